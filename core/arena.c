@@ -1,0 +1,169 @@
+/* arena.c - the arena planner and committer (see arena.h for the layout).
+ * Scratch packing: slots sorted by size (largest first, ties by index so the plan is
+ * deterministic), each placed at the lowest 256-aligned offset where it overlaps no placed
+ * slot whose lifetime intersects its own. Planning runs once at setup; the temporary index
+ * arrays it mallocs are freed before it returns. */
+#include "arena.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static const char *const region_names[] = {"weights", "state", "workspace", "staging", "scratch"};
+_Static_assert(sizeof(region_names) / sizeof(region_names[0]) == SAMRT_REGION_COUNT, "regions");
+
+const char *samrt_region_name(enum samrt_region region) {
+    if ((unsigned)region >= SAMRT_REGION_COUNT) return "?";
+    return region_names[region];
+}
+
+void samrt_plan_init(struct samrt_plan *plan, struct samrt_arena_slot *storage, int cap_slots) {
+    *plan = (struct samrt_plan){0};
+    plan->slots = storage;
+    plan->cap_slots = cap_slots;
+}
+
+enum samrt_status samrt_plan_add(struct samrt_plan *plan, const char *name, enum samrt_region region,
+                                 uint64_t nbytes, int t_first, int t_last, int *slot_out) {
+    SAMRT_CHECK(plan && !plan->finalized, SAMRT_E_BAD_STATE, "plan_add on a finalized plan");
+    SAMRT_CHECK((unsigned)region < SAMRT_REGION_COUNT, SAMRT_E_INVALID_ARG, "bad region %d", (int)region);
+    SAMRT_CHECK(plan->n_slots < plan->cap_slots, SAMRT_E_INVALID_ARG,
+                "plan has room for %d slots; '%s' does not fit", plan->cap_slots, name ? name : "?");
+    SAMRT_CHECK(region != SAMRT_REGION_SCRATCH || (t_first >= 0 && t_last >= t_first),
+                SAMRT_E_INVALID_ARG, "scratch slot '%s' has lifetime [%d, %d]", name ? name : "?",
+                t_first, t_last);
+    struct samrt_arena_slot *s = &plan->slots[plan->n_slots];
+    *s = (struct samrt_arena_slot){name, region, nbytes, t_first, t_last, 0};
+    if (slot_out) *slot_out = plan->n_slots;
+    plan->n_slots++;
+    return SAMRT_OK;
+}
+
+static int lifetimes_overlap(const struct samrt_arena_slot *a, const struct samrt_arena_slot *b) {
+    return a->t_first <= b->t_last && b->t_first <= a->t_last;
+}
+
+/* qsort comparator over slot indices: larger first, then lower index first. */
+static const struct samrt_arena_slot *g_sort_slots;
+static int cmp_size_desc(const void *pa, const void *pb) {
+    int a = *(const int *)pa, b = *(const int *)pb;
+    uint64_t sa = g_sort_slots[a].nbytes, sb = g_sort_slots[b].nbytes;
+    if (sa != sb) return sa > sb ? -1 : 1;
+    return a - b;
+}
+static int cmp_offset(const void *pa, const void *pb) {
+    int a = *(const int *)pa, b = *(const int *)pb;
+    uint64_t oa = g_sort_slots[a].offset, ob = g_sort_slots[b].offset;
+    if (oa != ob) return oa < ob ? -1 : 1;
+    return a - b;
+}
+
+static enum samrt_status pack_scratch(struct samrt_plan *plan, uint64_t *extent) {
+    int n = 0;
+    for (int i = 0; i < plan->n_slots; i++) n += plan->slots[i].region == SAMRT_REGION_SCRATCH;
+    *extent = 0;
+    if (n == 0) return SAMRT_OK;
+    int *order = malloc((size_t)n * sizeof *order);
+    int *placed = malloc((size_t)n * sizeof *placed);
+    int *conf = malloc((size_t)n * sizeof *conf);
+    if (!order || !placed || !conf) {
+        free(order); free(placed); free(conf);
+        SAMRT_LOG_ERROR("arena planner: out of host memory for %d scratch slots", n);
+        return SAMRT_E_HOST_MEMORY;
+    }
+    int k = 0;
+    for (int i = 0; i < plan->n_slots; i++)
+        if (plan->slots[i].region == SAMRT_REGION_SCRATCH) order[k++] = i;
+    g_sort_slots = plan->slots;
+    qsort(order, (size_t)n, sizeof *order, cmp_size_desc);
+    int n_placed = 0;
+    for (int i = 0; i < n; i++) {
+        struct samrt_arena_slot *s = &plan->slots[order[i]];
+        uint64_t need = SAMRT_PAD(s->nbytes, SAMRT_ALIGN);
+        int n_conf = 0;  /* placed slots alive at the same time, sorted by offset */
+        for (int j = 0; j < n_placed; j++)
+            if (lifetimes_overlap(s, &plan->slots[placed[j]])) conf[n_conf++] = placed[j];
+        g_sort_slots = plan->slots;
+        qsort(conf, (size_t)n_conf, sizeof *conf, cmp_offset);
+        uint64_t off = 0;
+        for (int j = 0; j < n_conf; j++) {
+            const struct samrt_arena_slot *c = &plan->slots[conf[j]];
+            uint64_t c_end = c->offset + SAMRT_PAD(c->nbytes, SAMRT_ALIGN);
+            if (off + need <= c->offset) break;   /* fits in the gap before c */
+            if (c_end > off) off = c_end;
+        }
+        s->offset = off;
+        if (off + need > *extent) *extent = off + need;
+        placed[n_placed++] = order[i];
+    }
+    free(order); free(placed); free(conf);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_plan_finalize(struct samrt_plan *plan) {
+    SAMRT_CHECK(plan && !plan->finalized, SAMRT_E_BAD_STATE, "plan finalized twice");
+    uint64_t base = 0;
+    for (int r = 0; r < SAMRT_REGION_COUNT; r++) {
+        plan->region_offset[r] = base;
+        uint64_t size = 0;
+        if (r == SAMRT_REGION_SCRATCH) {
+            SAMRT_TRY(pack_scratch(plan, &size));
+            for (int i = 0; i < plan->n_slots; i++)
+                if (plan->slots[i].region == SAMRT_REGION_SCRATCH) plan->slots[i].offset += base;
+        } else {
+            for (int i = 0; i < plan->n_slots; i++) {
+                struct samrt_arena_slot *s = &plan->slots[i];
+                if (s->region != (enum samrt_region)r) continue;
+                s->offset = base + size;
+                size += SAMRT_PAD(s->nbytes, SAMRT_ALIGN);
+            }
+        }
+        plan->region_bytes[r] = size;
+        base += size;
+    }
+    plan->total_bytes = base;
+    plan->finalized = 1;
+    return SAMRT_OK;
+}
+
+uint64_t samrt_plan_requested_bytes(const struct samrt_plan *plan, enum samrt_region region) {
+    uint64_t sum = 0;
+    for (int i = 0; i < plan->n_slots; i++)
+        if (plan->slots[i].region == region) sum += plan->slots[i].nbytes;
+    return sum;
+}
+
+void samrt_plan_log(const struct samrt_plan *plan, enum samrt_log_level level) {
+    for (int r = 0; r < SAMRT_REGION_COUNT; r++) {
+        samrt_log(level, "arena %-9s offset %12" PRIu64 "  size %12" PRIu64 " B (%8.2f MiB)",
+                  samrt_region_name((enum samrt_region)r), plan->region_offset[r],
+                  plan->region_bytes[r], plan->region_bytes[r] / 1048576.0);
+    }
+    samrt_log(level, "arena total %" PRIu64 " B (%.2f MiB), %d slots", plan->total_bytes,
+              plan->total_bytes / 1048576.0, plan->n_slots);
+    for (int i = 0; i < plan->n_slots; i++) {
+        const struct samrt_arena_slot *s = &plan->slots[i];
+        samrt_log(SAMRT_LOG_DEBUG, "  slot %-48s %-9s off %12" PRIu64 " bytes %12" PRIu64,
+                  s->name ? s->name : "?", samrt_region_name(s->region), s->offset, s->nbytes);
+    }
+}
+
+enum samrt_status samrt_arena_commit(struct samrt_arena *arena, const struct samrt_plan *plan,
+                                     void *base, uint64_t capacity) {
+    SAMRT_CHECK(arena && plan && plan->finalized, SAMRT_E_INVALID_ARG, "arena_commit needs a finalized plan");
+    SAMRT_CHECK(plan->total_bytes <= capacity, SAMRT_E_ARENA_TOO_SMALL,
+                "arena plan needs %" PRIu64 " bytes (%.2f MiB) but the pool has %" PRIu64
+                " bytes (%.2f MiB)", plan->total_bytes, plan->total_bytes / 1048576.0, capacity,
+                capacity / 1048576.0);
+    SAMRT_CHECK(base != NULL || plan->total_bytes == 0, SAMRT_E_INVALID_ARG, "arena pool is NULL");
+    SAMRT_CHECK(((uintptr_t)base % SAMRT_ALIGN) == 0, SAMRT_E_INVALID_ARG,
+                "arena pool %p is not %u-byte aligned", base, SAMRT_ALIGN);
+    arena->base = (uint8_t *)base;
+    arena->capacity = capacity;
+    arena->plan = plan;
+    return SAMRT_OK;
+}
+
+void *samrt_arena_ptr(const struct samrt_arena *arena, int slot) {
+    SAMRT_DASSERT(arena && arena->plan && slot >= 0 && slot < arena->plan->n_slots);
+    return arena->base + arena->plan->slots[slot].offset;
+}

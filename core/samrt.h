@@ -1,0 +1,159 @@
+/* samrt.h - the public C API of samrt, a static runtime for SAM 2.1 and EdgeTAM video
+ * object segmentation. This is the only public header; it compiles as plain C11 and as C++.
+ *
+ * Every tensor lives in one arena that is planned at init and committed once; nothing is
+ * allocated after samrt_engine_init returns. Every call that can fail returns an
+ * enum samrt_status; results come back through out-parameters.
+ *
+ * Basic usage:
+ *
+ *   struct samrt_engine_params p = samrt_engine_default_params();
+ *   p.platform  = "h100-80gb";            // a platform profile, see samrt_platform_profiles
+ *   p.precision = SAMRT_DTYPE_BF16;
+ *   samrt_engine_t eng = NULL;
+ *   enum samrt_status st = samrt_engine_init("sam2.1_hiera_tiny.pt", &p, &eng);
+ *   if (st != SAMRT_OK) { fprintf(stderr, "%s\n", samrt_status_str(st)); return 1; }
+ *   struct samrt_memory_report mem;
+ *   samrt_engine_memory(eng, &mem);       // exact arena plan, by region
+ *   ... per-frame calls ...
+ *   samrt_engine_free(eng);
+ *
+ * Statuses and exit codes are listed in docs/errors.md.
+ */
+#ifndef SAMRT_H
+#define SAMRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMRT_VERSION_MAJOR 0
+#define SAMRT_VERSION_MINOR 1
+#define SAMRT_VERSION_PATCH 0
+
+/* ---- status ---------------------------------------------------------------------------- */
+
+enum samrt_status {
+    SAMRT_OK = 0,
+    SAMRT_E_INVALID_ARG,      /* a parameter is out of range or NULL */
+    SAMRT_E_IO,               /* a file could not be opened, read or written */
+    SAMRT_E_FORMAT,           /* a file is malformed (zip, pickle, safetensors, JPEG, PNG) */
+    SAMRT_E_FORBIDDEN,        /* a checkpoint pickle uses an opcode or global we refuse */
+    SAMRT_E_KEYS,             /* checkpoint keys missing, unexpected or mis-shaped */
+    SAMRT_E_MODEL_MISMATCH,   /* the checkpoint is for a different model than requested */
+    SAMRT_E_UNSUPPORTED,      /* valid input we do not handle (dtype, option, platform) */
+    SAMRT_E_ARENA_TOO_SMALL,  /* the plan does not fit the pool; the log names both sizes */
+    SAMRT_E_NO_DEVICE,        /* a GPU is needed and none is present */
+    SAMRT_E_CUDA,             /* a CUDA, cuBLASLt or cuDNN call failed; the log names it */
+    SAMRT_E_HOST_MEMORY,      /* a host allocation at setup failed */
+    SAMRT_E_BAD_STATE,        /* the engine refused work after an earlier failure */
+    SAMRT_E_NOT_IMPLEMENTED,  /* the requested path does not exist yet in this build */
+    SAMRT_STATUS_COUNT
+};
+
+/* A short constant string for a status, e.g. "arena too small". Never NULL. */
+const char *samrt_status_str(enum samrt_status status);
+
+/* ---- data types --------------------------------------------------------------------- */
+
+enum samrt_dtype {
+    SAMRT_DTYPE_F32 = 0,
+    SAMRT_DTYPE_F16,
+    SAMRT_DTYPE_BF16,
+    SAMRT_DTYPE_U8,
+    SAMRT_DTYPE_I32,
+    SAMRT_DTYPE_I64,  /* only as a checkpoint storage type (BatchNorm num_batches_tracked) */
+    SAMRT_DTYPE_COUNT
+};
+
+const char *samrt_dtype_name(enum samrt_dtype dtype);          /* "f32", "f16", ... */
+size_t samrt_dtype_size(enum samrt_dtype dtype);               /* bytes per element */
+/* Parses "fp32"/"f32", "fp16"/"f16", "bf16"; returns SAMRT_E_INVALID_ARG otherwise. */
+enum samrt_status samrt_dtype_parse(const char *s, enum samrt_dtype *out);
+
+/* ---- memory kinds --------------------------------------------------------------------- */
+
+enum samrt_mem_kind {
+    SAMRT_MEM_AUTO = 0,  /* unified on integrated GPUs, device memory on discrete, host without CUDA */
+    SAMRT_MEM_DEVICE,    /* cudaMalloc */
+    SAMRT_MEM_UNIFIED,   /* cudaMallocManaged (Jetson: CPU and GPU share DRAM) */
+    SAMRT_MEM_HOST       /* host memory (CPU builds and tests) */
+};
+const char *samrt_mem_kind_name(enum samrt_mem_kind kind);
+
+/* ---- models ----------------------------------------------------------------------------- */
+
+enum samrt_model_id {
+    SAMRT_MODEL_UNKNOWN = 0,
+    SAMRT_MODEL_SAM2_1_TINY,
+    SAMRT_MODEL_SAM2_1_SMALL,
+    SAMRT_MODEL_SAM2_1_BASE_PLUS,
+    SAMRT_MODEL_SAM2_1_LARGE,
+    SAMRT_MODEL_EDGETAM,
+    SAMRT_MODEL_SAM2_TINY,       /* SAM 2.0 checkpoints (sam2_hiera_*.pt) */
+    SAMRT_MODEL_SAM2_SMALL,
+    SAMRT_MODEL_SAM2_BASE_PLUS,
+    SAMRT_MODEL_SAM2_LARGE,
+    SAMRT_MODEL_COUNT
+};
+/* "sam2.1_tiny", "edgetam", ...; "unknown" for SAMRT_MODEL_UNKNOWN. */
+const char *samrt_model_name(enum samrt_model_id id);
+/* Accepts the names above; returns SAMRT_E_INVALID_ARG for anything else. */
+enum samrt_status samrt_model_parse(const char *s, enum samrt_model_id *out);
+
+/* ---- engine ------------------------------------------------------------------------------ */
+
+typedef struct samrt_engine *samrt_engine_t;
+
+struct samrt_engine_params {
+    const char *platform;            /* platform profile name; NULL = detect from the device */
+    enum samrt_dtype precision;      /* F32 (parity), BF16 or F16; default: the profile's */
+    enum samrt_mem_kind mem_kind;    /* where the arena lives; default AUTO */
+    enum samrt_model_id expect_model;/* UNKNOWN = accept what the checkpoint holds */
+    int imgsz;                       /* model input side, default 1024 */
+    int max_objects;                 /* objects tracked at once; enters the plan. default 1 */
+    int device;                      /* CUDA device ordinal, default 0 */
+    int verbose;                     /* log the arena plan at init */
+};
+
+struct samrt_engine_params samrt_engine_default_params(void);
+
+/* Loads the checkpoint (official .pt zip or safetensors), plans the arena, commits it from
+ * the platform, and converts the weights into it. On failure *out is NULL. */
+enum samrt_status samrt_engine_init(const char *checkpoint_path,
+                                    const struct samrt_engine_params *params,
+                                    samrt_engine_t *out);
+void samrt_engine_free(samrt_engine_t engine);
+
+/* What the arena holds, by region. Every number is exact: it is the committed plan. */
+struct samrt_memory_report {
+    uint64_t weights_bytes;        /* persistent: model weights at run precision */
+    uint64_t state_bytes;          /* persistent: per-object state (memory bank, pointers) */
+    uint64_t workspace_bytes;      /* cuBLASLt + cuDNN workspaces (profile caps) */
+    uint64_t scratch_bytes;        /* activations, lifetime-packed */
+    uint64_t staging_bytes;        /* frame upload / mask download buffers */
+    uint64_t arena_bytes;          /* the single pool: sum of the above plus alignment */
+    uint64_t pool_capacity_bytes;  /* the profile's pool size (what the arena must fit in) */
+    enum samrt_mem_kind mem_kind;  /* the kind actually committed */
+};
+enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory_report *out);
+
+/* The model the checkpoint was recognised as, and its parameter count. */
+enum samrt_status samrt_engine_model(samrt_engine_t engine, enum samrt_model_id *id,
+                                     uint64_t *n_params);
+
+/* ---- logging ---------------------------------------------------------------------------- */
+
+enum samrt_log_level { SAMRT_LOG_ERROR = 0, SAMRT_LOG_WARN, SAMRT_LOG_INFO, SAMRT_LOG_DEBUG };
+typedef void (*samrt_log_fn)(enum samrt_log_level level, const char *msg, void *user);
+/* Replaces the log sink (default: stderr, level <= INFO). fn NULL restores the default. */
+void samrt_log_set(samrt_log_fn fn, void *user, enum samrt_log_level max_level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_H */

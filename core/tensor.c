@@ -1,0 +1,86 @@
+/* tensor.c - shape and stride arithmetic for arena views (no storage is ever allocated). */
+#include "tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct samrt_tensor samrt_tensor_make(void *data, enum samrt_dtype dtype, int n_dims, const int64_t *ne) {
+    struct samrt_tensor t = {0};
+    t.data = data;
+    t.dtype = dtype;
+    t.n_dims = n_dims;
+    for (int i = 0; i < SAMRT_MAX_DIMS; i++) t.ne[i] = i < n_dims ? ne[i] : 1;
+    int64_t stride = 1;
+    for (int i = SAMRT_MAX_DIMS - 1; i >= 0; i--) {
+        t.s[i] = stride;
+        if (i < n_dims) stride *= t.ne[i];
+    }
+    return t;
+}
+
+int64_t samrt_tensor_nelements(const struct samrt_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->n_dims; i++) n *= t->ne[i];
+    return n;
+}
+
+uint64_t samrt_tensor_nbytes(const struct samrt_tensor *t) {
+    return (uint64_t)samrt_tensor_nelements(t) * samrt_dtype_size(t->dtype);
+}
+
+int samrt_tensor_is_contiguous(const struct samrt_tensor *t) {
+    int64_t stride = 1;
+    for (int i = t->n_dims - 1; i >= 0; i--) {
+        if (t->ne[i] != 1 && t->s[i] != stride) return 0;
+        stride *= t->ne[i];
+    }
+    return 1;
+}
+
+enum samrt_status samrt_tensor_slice(const struct samrt_tensor *t, int dim, int64_t start, int64_t len,
+                                     struct samrt_tensor *out) {
+    SAMRT_CHECK(dim >= 0 && dim < t->n_dims, SAMRT_E_INVALID_ARG, "slice: dim %d of %d", dim, t->n_dims);
+    SAMRT_CHECK(start >= 0 && len >= 0 && start + len <= t->ne[dim], SAMRT_E_INVALID_ARG,
+                "slice: [%lld, %lld) outside extent %lld", (long long)start, (long long)(start + len),
+                (long long)t->ne[dim]);
+    *out = *t;
+    out->data = (uint8_t *)t->data + (uint64_t)(start * t->s[dim]) * samrt_dtype_size(t->dtype);
+    out->ne[dim] = len;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_tensor_permute(const struct samrt_tensor *t, const int *perm, struct samrt_tensor *out) {
+    int seen[SAMRT_MAX_DIMS] = {0};
+    struct samrt_tensor r = *t;
+    for (int i = 0; i < t->n_dims; i++) {
+        SAMRT_CHECK(perm[i] >= 0 && perm[i] < t->n_dims && !seen[perm[i]], SAMRT_E_INVALID_ARG,
+                    "permute: bad permutation");
+        seen[perm[i]] = 1;
+        r.ne[i] = t->ne[perm[i]];
+        r.s[i] = t->s[perm[i]];
+    }
+    *out = r;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_tensor_reshape(const struct samrt_tensor *t, int n_dims, const int64_t *ne,
+                                       struct samrt_tensor *out) {
+    SAMRT_CHECK(samrt_tensor_is_contiguous(t), SAMRT_E_INVALID_ARG, "reshape of a non-contiguous view");
+    SAMRT_CHECK(n_dims >= 0 && n_dims <= SAMRT_MAX_DIMS, SAMRT_E_INVALID_ARG, "reshape: %d dims", n_dims);
+    struct samrt_tensor r = samrt_tensor_make(t->data, t->dtype, n_dims, ne);
+    SAMRT_CHECK(samrt_tensor_nelements(&r) == samrt_tensor_nelements(t), SAMRT_E_INVALID_ARG,
+                "reshape: element count changes");
+    *out = r;
+    return SAMRT_OK;
+}
+
+const char *samrt_tensor_shape_str(int n_dims, const int64_t *ne, char *buf, size_t len) {
+    size_t o = 0;
+    if (len == 0) return buf;
+    buf[0] = 0;
+    o += (size_t)snprintf(buf + o, len - o, "(");
+    for (int i = 0; i < n_dims && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, i ? ",%lld" : "%lld", (long long)ne[i]);
+    if (o < len) snprintf(buf + o, len - o, ")");
+    return buf;
+}

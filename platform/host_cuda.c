@@ -1,0 +1,125 @@
+/* host_cuda.c - the platform for CUDA builds, discrete and integrated (Jetson) alike: the
+ * device query, pools from cudaMalloc / cudaMallocManaged / aligned host memory, library
+ * versions, and NVTX3 ranges. Integrated GPUs default to one managed pool: CPU and GPU
+ * share DRAM there, and a managed pool is counted once (docs/memory.md). */
+#include "platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#ifdef SAMRT_HAVE_NVTX
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
+
+enum samrt_status samrt_platform_device_count(int *n) {
+    *n = 0;
+    int c = 0;
+    cudaError_t e = cudaGetDeviceCount(&c);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();  /* no driver or no device: not an error for a query */
+        return SAMRT_OK;
+    }
+    *n = c;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_platform_device_query(int ordinal, struct samrt_device_info *out) {
+    memset(out, 0, sizeof *out);
+    int n = 0;
+    samrt_platform_device_count(&n);
+    SAMRT_CHECK(n > 0, SAMRT_E_NO_DEVICE, "no CUDA device is visible");
+    SAMRT_CHECK(ordinal >= 0 && ordinal < n, SAMRT_E_INVALID_ARG, "device %d of %d", ordinal, n);
+    struct cudaDeviceProp prop;
+    SAMRT_CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal));
+    snprintf(out->name, sizeof out->name, "%s", prop.name);
+    out->ordinal = ordinal;
+    out->sm_count = prop.multiProcessorCount;
+    out->cc_major = prop.major;
+    out->cc_minor = prop.minor;
+    out->integrated = prop.integrated;
+    out->l2_bytes = prop.l2CacheSize;
+    SAMRT_CUDA_TRY(cudaSetDevice(ordinal));
+    size_t free_b = 0, total_b = 0;
+    SAMRT_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    out->free_bytes = free_b;
+    out->total_bytes = total_b;
+    cudaDriverGetVersion(&out->driver_version);
+    cudaRuntimeGetVersion(&out->runtime_version);
+    return SAMRT_OK;
+}
+
+enum samrt_mem_kind samrt_platform_resolve_mem_kind(enum samrt_mem_kind kind, int ordinal) {
+    if (kind != SAMRT_MEM_AUTO) return kind;
+    int n = 0;
+    samrt_platform_device_count(&n);
+    if (n == 0) return SAMRT_MEM_HOST;
+    int integrated = 0;
+    if (cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, ordinal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return SAMRT_MEM_DEVICE;
+    }
+    return integrated ? SAMRT_MEM_UNIFIED : SAMRT_MEM_DEVICE;
+}
+
+enum samrt_status samrt_platform_mem_alloc(enum samrt_mem_kind kind, uint64_t bytes, void **out) {
+    *out = NULL;
+    if (bytes == 0) return SAMRT_OK;
+    switch (kind) {
+    case SAMRT_MEM_DEVICE: {
+        cudaError_t e = cudaMalloc(out, bytes);
+        SAMRT_CHECK(e == cudaSuccess, SAMRT_E_CUDA, "cudaMalloc of %llu bytes (%.1f MiB) failed: %s",
+                    (unsigned long long)bytes, bytes / 1048576.0, cudaGetErrorString(e));
+        /* scratch starts zeroed (cudaMalloc does not zero) */
+        SAMRT_CUDA_TRY(cudaMemset(*out, 0, bytes));
+        return SAMRT_OK;
+    }
+    case SAMRT_MEM_UNIFIED: {
+        cudaError_t e = cudaMallocManaged(out, bytes, cudaMemAttachGlobal);
+        SAMRT_CHECK(e == cudaSuccess, SAMRT_E_CUDA,
+                    "cudaMallocManaged of %llu bytes (%.1f MiB) failed: %s", (unsigned long long)bytes,
+                    bytes / 1048576.0, cudaGetErrorString(e));
+        SAMRT_CUDA_TRY(cudaMemset(*out, 0, bytes));
+        SAMRT_CUDA_TRY(cudaDeviceSynchronize());
+        return SAMRT_OK;
+    }
+    case SAMRT_MEM_HOST: {
+        void *p = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(bytes, SAMRT_ALIGN));
+        SAMRT_CHECK(p != NULL, SAMRT_E_HOST_MEMORY, "host pool of %llu bytes: allocation failed",
+                    (unsigned long long)bytes);
+        memset(p, 0, bytes);
+        *out = p;
+        return SAMRT_OK;
+    }
+    case SAMRT_MEM_AUTO: break;
+    }
+    SAMRT_LOG_ERROR("mem_alloc: memory kind must be resolved before allocation");
+    return SAMRT_E_INVALID_ARG;
+}
+
+void samrt_platform_mem_free(enum samrt_mem_kind kind, void *p) {
+    if (!p) return;
+    if (kind == SAMRT_MEM_HOST) free(p);
+    else cudaFree(p);
+}
+
+void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
+    memset(out, 0, sizeof *out);
+    if (cudaDriverGetVersion(&out->cuda_driver) != cudaSuccess) (void)cudaGetLastError();
+    if (cudaRuntimeGetVersion(&out->cuda_runtime) != cudaSuccess) (void)cudaGetLastError();
+    out->cudnn = (int)cudnnGetVersion();
+    out->cublaslt = (int)cublasLtGetVersion();
+    samrt_platform_host_lib_versions(out);
+}
+
+#ifdef SAMRT_HAVE_NVTX
+void samrt_nvtx_push(const char *name) { nvtxRangePushA(name); }
+void samrt_nvtx_pop(void) { nvtxRangePop(); }
+#else
+void samrt_nvtx_push(const char *name) { (void)name; }
+void samrt_nvtx_pop(void) {}
+#endif

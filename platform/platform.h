@@ -1,0 +1,84 @@
+/* platform.h - the hooks a target supplies: device query, the three memory kinds, clocks,
+ * peak RSS, NVTX ranges, library versions, and the platform profiles (pool size, workspace
+ * caps, default precision). CMake links exactly one implementation file (host_cuda.c or
+ * host_cpu.c); common.c holds what every target shares. Nothing else in the tree tests
+ * for a platform with #ifdef. */
+#ifndef SAMRT_PLATFORM_H
+#define SAMRT_PLATFORM_H
+
+#include "samrt_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_device_info {
+    char name[256];
+    int ordinal;
+    int sm_count;
+    int cc_major, cc_minor;
+    int integrated;            /* 1 on Jetson: CPU and GPU share DRAM */
+    uint64_t total_bytes, free_bytes;
+    int l2_bytes;
+    int driver_version;        /* e.g. 13000 */
+    int runtime_version;
+};
+
+/* Number of CUDA devices; 0 (and SAMRT_OK) on CPU builds or machines without a GPU. */
+enum samrt_status samrt_platform_device_count(int *n);
+/* SAMRT_E_NO_DEVICE when there is none. */
+enum samrt_status samrt_platform_device_query(int ordinal, struct samrt_device_info *out);
+
+/* The one pool of an engine. AUTO must be resolved first (samrt_platform_resolve_mem_kind).
+ * Device and unified pools are 256-byte aligned by CUDA; host pools by aligned_alloc. */
+enum samrt_status samrt_platform_mem_alloc(enum samrt_mem_kind kind, uint64_t bytes, void **out);
+void samrt_platform_mem_free(enum samrt_mem_kind kind, void *p);
+/* AUTO -> UNIFIED on integrated GPUs, DEVICE on discrete ones, HOST without CUDA. */
+enum samrt_mem_kind samrt_platform_resolve_mem_kind(enum samrt_mem_kind kind, int ordinal);
+
+/* Library versions, 0 where a library is absent from the build. */
+struct samrt_lib_versions {
+    int cuda_driver, cuda_runtime;   /* 13000 = 13.0 */
+    int cudnn;                       /* 91900 = 9.19.0 (cudnnGetVersion) */
+    int cublaslt;                    /* cublasLtGetVersion */
+    int libjpeg;                     /* JPEG_LIB_VERSION, e.g. 80 */
+    int libjpeg_turbo;               /* 1 when the libjpeg-turbo build is linked */
+    char libpng[32];                 /* png_get_libpng_ver */
+};
+void samrt_platform_lib_versions(struct samrt_lib_versions *out);
+
+uint64_t samrt_platform_now_ns(void);           /* monotonic clock */
+uint64_t samrt_platform_peak_rss_bytes(void);   /* VmHWM; 0 if unknown */
+uint64_t samrt_platform_rss_bytes(void);        /* VmRSS; 0 if unknown */
+
+/* NVTX ranges (compiled to nothing without CUDA or with SAMRT_NVTX=OFF). */
+void samrt_nvtx_push(const char *name);
+void samrt_nvtx_pop(void);
+
+/* ---- platform profiles ------------------------------------------------------------------ */
+
+struct samrt_platform_profile {
+    const char *name;                 /* "orin-nano-8gb", "h100-80gb", ... */
+    const char *description;
+    uint64_t device_bytes;            /* physical memory the GPU sees (shared on Jetson) */
+    uint64_t pool_bytes;              /* the most the arena may take */
+    uint64_t reserve_bytes;           /* headroom kept for CUDA context, handles, OS, host side */
+    uint64_t cublaslt_ws_bytes;       /* cuBLASLt workspace cap (algorithm choice fits inside) */
+    uint64_t cudnn_ws_bytes;          /* cuDNN workspace cap */
+    enum samrt_dtype precision;       /* default run precision */
+    enum samrt_mem_kind mem_kind;     /* pool kind on this platform */
+    int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
+};
+
+const struct samrt_platform_profile *samrt_platform_profiles(int *n);
+/* NULL when the name is unknown. */
+const struct samrt_platform_profile *samrt_platform_profile_find(const char *name);
+/* Best match for a device (by integrated flag, memory and compute capability); "cpu" when
+ * info is NULL. Never NULL. */
+const struct samrt_platform_profile *samrt_platform_profile_detect(const struct samrt_device_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_PLATFORM_H */

@@ -1,0 +1,131 @@
+/* test_arena.c - the planner: region order, 256-byte alignment, lifetime packing that never
+ * lets two live slots overlap, the too-small commit error, and determinism. */
+#include "arena.h"
+
+#include <string.h>
+
+#include "check.h"
+
+static int overlap(const struct samrt_arena_slot *a, const struct samrt_arena_slot *b) {
+    uint64_t ae = a->offset + SAMRT_PAD(a->nbytes, SAMRT_ALIGN);
+    uint64_t be = b->offset + SAMRT_PAD(b->nbytes, SAMRT_ALIGN);
+    return a->offset < be && b->offset < ae;
+}
+
+static void test_regions(void) {
+    struct samrt_arena_slot slots[8];
+    struct samrt_plan plan;
+    samrt_plan_init(&plan, slots, 8);
+    int w0, w1, s0, ws, st, a;
+    CHECK_STATUS(samrt_plan_add(&plan, "act", SAMRT_REGION_SCRATCH, 1000, 0, 1, &a), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_add(&plan, "w0", SAMRT_REGION_WEIGHTS, 1, 0, 0, &w0), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_add(&plan, "state", SAMRT_REGION_STATE, 300, 0, 0, &s0), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_add(&plan, "w1", SAMRT_REGION_WEIGHTS, 257, 0, 0, &w1), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_add(&plan, "ws", SAMRT_REGION_WORKSPACE, 512, 0, 0, &ws), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_add(&plan, "stage", SAMRT_REGION_STAGING, 10, 0, 0, &st), SAMRT_OK);
+    CHECK_STATUS(samrt_plan_finalize(&plan), SAMRT_OK);
+    /* weights first, laid end to end with padding */
+    CHECK_EQ_INT(slots[w0].offset, 0);
+    CHECK_EQ_INT(slots[w1].offset, 256);
+    CHECK_EQ_INT(plan.region_bytes[SAMRT_REGION_WEIGHTS], 256 + 512);
+    CHECK_EQ_INT(slots[s0].offset, 768);
+    CHECK_EQ_INT(slots[ws].offset, 768 + 512);
+    CHECK_EQ_INT(slots[st].offset, 768 + 512 + 512);
+    CHECK_EQ_INT(slots[a].offset, 768 + 512 + 512 + 256);
+    CHECK_EQ_INT(plan.total_bytes, 768 + 512 + 512 + 256 + 1024);
+    for (int i = 0; i < plan.n_slots; i++) CHECK(slots[i].offset % SAMRT_ALIGN == 0);
+    CHECK_EQ_INT(samrt_plan_requested_bytes(&plan, SAMRT_REGION_WEIGHTS), 258);
+    /* adding after finalize is refused */
+    CHECK_STATUS(samrt_plan_add(&plan, "late", SAMRT_REGION_WEIGHTS, 1, 0, 0, NULL), SAMRT_E_BAD_STATE);
+}
+
+static void test_lifetimes(void) {
+    /* a chain a(0-1) b(1-2) c(2-3): a and c may share, b may not share with either */
+    struct samrt_arena_slot slots[4];
+    struct samrt_plan plan;
+    samrt_plan_init(&plan, slots, 4);
+    int a, b, c;
+    samrt_plan_add(&plan, "a", SAMRT_REGION_SCRATCH, 4096, 0, 1, &a);
+    samrt_plan_add(&plan, "b", SAMRT_REGION_SCRATCH, 4096, 1, 2, &b);
+    samrt_plan_add(&plan, "c", SAMRT_REGION_SCRATCH, 4096, 2, 3, &c);
+    CHECK_STATUS(samrt_plan_finalize(&plan), SAMRT_OK);
+    CHECK(!overlap(&slots[a], &slots[b]));
+    CHECK(!overlap(&slots[b], &slots[c]));
+    CHECK_EQ_INT(slots[a].offset, slots[c].offset);
+    CHECK_EQ_INT(plan.region_bytes[SAMRT_REGION_SCRATCH], 8192);
+    /* too many slots */
+    CHECK_STATUS(samrt_plan_add(&plan, "x", SAMRT_REGION_SCRATCH, 1, 0, 0, NULL), SAMRT_E_BAD_STATE);
+}
+
+/* Random lifetimes: no two slots alive at the same step may overlap, and the scratch extent
+ * is at least the largest sum of sizes alive at one step (the lower bound). */
+static void test_random_packing(void) {
+    enum { N = 300 };
+    static struct samrt_arena_slot slots[N];
+    struct samrt_plan plan;
+    samrt_plan_init(&plan, slots, N);
+    uint32_t seed = 12345;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        int t0 = (int)(seed >> 8) % 100;
+        seed = seed * 1664525u + 1013904223u;
+        int len = (int)(seed >> 8) % 10;
+        seed = seed * 1664525u + 1013904223u;
+        uint64_t bytes = 1 + (seed >> 8) % 100000;
+        samrt_plan_add(&plan, "r", SAMRT_REGION_SCRATCH, bytes, t0, t0 + len, NULL);
+    }
+    CHECK_STATUS(samrt_plan_finalize(&plan), SAMRT_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++) {
+            int live = slots[i].t_first <= slots[j].t_last && slots[j].t_first <= slots[i].t_last;
+            if (live && overlap(&slots[i], &slots[j])) bad++;
+        }
+    CHECK_EQ_INT(bad, 0);
+    uint64_t lower = 0;
+    for (int t = 0; t < 110; t++) {
+        uint64_t sum = 0;
+        for (int i = 0; i < N; i++)
+            if (slots[i].t_first <= t && t <= slots[i].t_last) sum += SAMRT_PAD(slots[i].nbytes, SAMRT_ALIGN);
+        if (sum > lower) lower = sum;
+    }
+    uint64_t extent = plan.region_bytes[SAMRT_REGION_SCRATCH];
+    CHECK(extent >= lower);
+    CHECK_MSG(extent <= lower + lower / 2, "packing %llu vs lower bound %llu", (unsigned long long)extent,
+              (unsigned long long)lower);
+    /* deterministic: the same adds give the same offsets */
+    static struct samrt_arena_slot slots2[N];
+    struct samrt_plan plan2;
+    samrt_plan_init(&plan2, slots2, N);
+    for (int i = 0; i < N; i++)
+        samrt_plan_add(&plan2, "r", SAMRT_REGION_SCRATCH, slots[i].nbytes, slots[i].t_first, slots[i].t_last, NULL);
+    samrt_plan_finalize(&plan2);
+    int same = 1;
+    for (int i = 0; i < N; i++) same &= slots[i].offset == slots2[i].offset;
+    CHECK(same);
+}
+
+static void test_commit(void) {
+    struct samrt_arena_slot slots[2];
+    struct samrt_plan plan;
+    samrt_plan_init(&plan, slots, 2);
+    int w, a;
+    samrt_plan_add(&plan, "w", SAMRT_REGION_WEIGHTS, 1000, 0, 0, &w);
+    samrt_plan_add(&plan, "a", SAMRT_REGION_SCRATCH, 1000, 0, 0, &a);
+    samrt_plan_finalize(&plan);
+    static _Alignas(256) uint8_t pool[4096];
+    struct samrt_arena arena;
+    CHECK_STATUS(samrt_arena_commit(&arena, &plan, pool, 2047), SAMRT_E_ARENA_TOO_SMALL);
+    CHECK_STATUS(samrt_arena_commit(&arena, &plan, pool + 1, 4000), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_arena_commit(&arena, &plan, pool, 2048), SAMRT_OK);
+    CHECK((uint8_t *)samrt_arena_ptr(&arena, w) == pool);
+    CHECK((uint8_t *)samrt_arena_ptr(&arena, a) == pool + 1024);
+}
+
+int main(void) {
+    test_regions();
+    test_lifetimes();
+    test_random_packing();
+    test_commit();
+    return check_report("test_arena");
+}

@@ -1,0 +1,46 @@
+/* test_platform.c - the platform layer without a GPU: profiles exist and are coherent, the
+ * clock is monotonic, VmHWM is read, host pools are aligned and zeroed. */
+#include "platform.h"
+
+#include <string.h>
+
+#include "check.h"
+
+int main(void) {
+    static const char *const required[] = {"orin-nano-8gb", "orin-nx-16gb", "agx-orin-64gb",
+                                           "rtx3090", "a100-80gb", "h100-80gb", "cpu"};
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(required); i++) {
+        const struct samrt_platform_profile *p = samrt_platform_profile_find(required[i]);
+        CHECK_MSG(p != NULL, "profile %s missing", required[i]);
+        if (!p) continue;
+        if (p->mem_kind != SAMRT_MEM_HOST)
+            CHECK_MSG(p->pool_bytes + p->reserve_bytes <= p->device_bytes, "%s pool+reserve > device", p->name);
+        CHECK(p->cublaslt_ws_bytes % SAMRT_ALIGN == 0 && p->cudnn_ws_bytes % SAMRT_ALIGN == 0);
+    }
+    CHECK(samrt_platform_profile_find("nope") == NULL);
+    CHECK(samrt_platform_profile_find("orin-nano-8gb")->mem_kind == SAMRT_MEM_UNIFIED);
+    CHECK(samrt_platform_profile_find("orin-nano-8gb")->precision == SAMRT_DTYPE_F16);
+    struct samrt_device_info orin = {.integrated = 1, .cc_major = 8, .cc_minor = 7,
+                                     .total_bytes = 7800ull << 20};
+    CHECK(strcmp(samrt_platform_profile_detect(&orin)->name, "orin-nano-8gb") == 0);
+    struct samrt_device_info h100 = {.integrated = 0, .cc_major = 9, .total_bytes = 79ull << 30};
+    CHECK(strcmp(samrt_platform_profile_detect(&h100)->name, "h100-80gb") == 0);
+    CHECK(strcmp(samrt_platform_profile_detect(NULL)->name, "cpu") == 0);
+
+    uint64_t t0 = samrt_platform_now_ns(), t1 = samrt_platform_now_ns();
+    CHECK(t1 >= t0);
+    CHECK(samrt_platform_peak_rss_bytes() > 0);
+    CHECK(samrt_platform_peak_rss_bytes() >= samrt_platform_rss_bytes());
+
+    void *p = NULL;
+    CHECK_STATUS(samrt_platform_mem_alloc(SAMRT_MEM_HOST, 1000, &p), SAMRT_OK);
+    CHECK(p && ((uintptr_t)p % SAMRT_ALIGN) == 0);
+    if (p) CHECK(((unsigned char *)p)[999] == 0);
+    samrt_platform_mem_free(SAMRT_MEM_HOST, p);
+
+    struct samrt_lib_versions v;
+    samrt_platform_lib_versions(&v);
+    CHECK(v.libjpeg >= 62);
+    CHECK(strncmp(v.libpng, "1.6", 3) == 0);
+    return check_report("test_platform");
+}

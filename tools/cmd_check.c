@@ -1,0 +1,118 @@
+/* cmd_check.c - `samrt check`: what the old setup_check.py did, in one screen. Each line is
+ * a check with a mark and, when it fails, a hint. Exits 0 when everything needed for the
+ * build's configuration is present, 1 otherwise (a CPU build on a GPU-less machine passes;
+ * a CUDA build with no device reports it and fails). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "platform.h"
+
+static int g_failed = 0;
+
+static void line(int ok, const char *what, const char *value, const char *hint) {
+    printf("  %s %-22s %s\n", ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97", what, value);
+    if (!ok) {
+        g_failed = 1;
+        if (hint) printf("      hint: %s\n", hint);
+    }
+}
+
+/* nsys: NSYS_CMD wins (Jetson installs it under /opt/nvidia/nsight-systems/...), else PATH. */
+static int find_nsys(char *out, size_t len) {
+    const char *env = getenv("NSYS_CMD");
+    if (env && *env) {
+        snprintf(out, len, "%s (NSYS_CMD)", env);
+        return access(env, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char cand[4200];
+        snprintf(cand, sizeof cand, "%s/nsys", dir);
+        if (access(cand, X_OK) == 0) {
+            snprintf(out, len, "%s", cand);
+            return 1;
+        }
+    }
+    snprintf(out, len, "not found");
+    return 0;
+}
+
+#ifdef SAMRT_HAVE_CUDA
+static void ver(char *buf, size_t len, int v, int div_major, int div_minor) {
+    if (v <= 0) snprintf(buf, len, "absent");
+    else snprintf(buf, len, "%d.%d (%d)", v / div_major, (v % div_major) / div_minor, v);
+}
+#endif
+
+int samrt_cmd_check(int argc, char **argv) {
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            printf("usage: samrt check\n\n"
+                   "Reports the CUDA driver and runtime, the GPU, cuDNN, cuBLASLt, libjpeg-turbo,\n"
+                   "libpng and Nsight Systems (PATH or NSYS_CMD), each with a mark and a hint.\n"
+                   "exit: 0 all present, 1 something the build needs is missing.\n");
+            return SAMRT_EXIT_OK;
+        }
+        return SAMRT_EXIT_USAGE;
+    }
+    struct samrt_lib_versions v;
+    samrt_platform_lib_versions(&v);
+    char buf[512];
+    printf("samrt %d.%d.%d (%s build)\n", SAMRT_VERSION_MAJOR, SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH,
+#ifdef SAMRT_HAVE_CUDA
+           "CUDA"
+#else
+           "CPU-only"
+#endif
+    );
+#ifdef SAMRT_HAVE_CUDA
+    ver(buf, sizeof buf, v.cuda_driver, 1000, 10);
+    line(v.cuda_driver > 0, "CUDA driver", v.cuda_driver > 0 ? buf : "no driver loaded",
+         "install the NVIDIA driver (JetPack ships it); in containers pass --gpus all");
+    ver(buf, sizeof buf, v.cuda_runtime, 1000, 10);
+    line(v.cuda_runtime > 0, "CUDA runtime", buf, "install the CUDA toolkit (see README)");
+    int n = 0;
+    samrt_platform_device_count(&n);
+    if (n == 0) {
+        line(0, "GPU", "none visible", "check nvidia-smi / tegrastats and CUDA_VISIBLE_DEVICES");
+    }
+    for (int i = 0; i < n; i++) {
+        struct samrt_device_info d;
+        if (samrt_platform_device_query(i, &d) != SAMRT_OK) {
+            line(0, "GPU", "query failed", "see the error above");
+            continue;
+        }
+        const struct samrt_platform_profile *p = samrt_platform_profile_detect(&d);
+        snprintf(buf, sizeof buf, "[%d] %s, sm_%d%d, %d SMs, %s, %.1f/%.1f GiB free, profile %s", i, d.name,
+                 d.cc_major, d.cc_minor, d.sm_count, d.integrated ? "integrated (unified memory)" : "discrete",
+                 d.free_bytes / 1073741824.0, d.total_bytes / 1073741824.0, p->name);
+        line(d.cc_major >= 8, "GPU", buf, "samrt's kernels need sm_80 or newer (mma.sync bf16)");
+    }
+    ver(buf, sizeof buf, v.cudnn, 10000, 100);
+    line(v.cudnn >= 90300, "cuDNN", buf, "cuDNN 9.3 or newer (JetPack 6 ships 9.3); apt install cudnn9-cuda-12");
+    snprintf(buf, sizeof buf, "%d", v.cublaslt);
+    line(v.cublaslt > 0, "cuBLASLt", buf, "ships with the CUDA toolkit (libcublasLt)");
+#else
+    line(1, "CUDA", "not in this build (SAMRT_CUDA=OFF): CPU reference kernels only", NULL);
+#endif
+    snprintf(buf, sizeof buf, "libjpeg API %d%s", v.libjpeg, v.libjpeg_turbo ? " (libjpeg-turbo)" : "");
+    line(v.libjpeg_turbo, "libjpeg-turbo", buf, "apt install libjpeg-turbo8-dev (Ubuntu) / libjpeg62-turbo-dev (Debian)");
+    line(v.libpng[0] != 0, "libpng", v.libpng, "apt install libpng-dev");
+    int have_nsys = find_nsys(buf, sizeof buf);
+    printf("  %s %-22s %s\n", have_nsys ? "\xe2\x9c\x93" : "\xe2\x9c\x97", "nsys (optional)", buf);
+    if (!have_nsys)
+        printf("      hint: install Nsight Systems, or set NSYS_CMD (Jetson: "
+               "/opt/nvidia/nsight-systems/<ver>/bin/nsys); profiling still works without it\n");
+    return g_failed ? SAMRT_EXIT_PROBLEM : SAMRT_EXIT_OK;
+}
