@@ -41,6 +41,13 @@ void samrt_platform_mem_free(enum samrt_mem_kind kind, void *p) {
     free(p);
 }
 
+enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst, const void *src, uint64_t bytes) {
+    SAMRT_CHECK(kind == SAMRT_MEM_HOST, SAMRT_E_NO_DEVICE, "upload to a %s pool needs a CUDA build",
+                samrt_mem_kind_name(kind));
+    memcpy(dst, src, bytes);
+    return SAMRT_OK;
+}
+
 void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
     memset(out, 0, sizeof *out);
     samrt_platform_host_lib_versions(out);

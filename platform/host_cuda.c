@@ -107,6 +107,17 @@ void samrt_platform_mem_free(enum samrt_mem_kind kind, void *p) {
     else cudaFree(p);
 }
 
+enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst, const void *src, uint64_t bytes) {
+    if (kind == SAMRT_MEM_HOST) {
+        memcpy(dst, src, bytes);
+        return SAMRT_OK;
+    }
+    /* managed memory is written through the copy engine too, so the CPU never touches the
+     * pool outside the documented sync points (docs/memory.md) */
+    SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return SAMRT_OK;
+}
+
 void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
     memset(out, 0, sizeof *out);
     if (cudaDriverGetVersion(&out->cuda_driver) != cudaSuccess) (void)cudaGetLastError();

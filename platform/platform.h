@@ -33,6 +33,8 @@ enum samrt_status samrt_platform_device_query(int ordinal, struct samrt_device_i
  * Device and unified pools are 256-byte aligned by CUDA; host pools by aligned_alloc. */
 enum samrt_status samrt_platform_mem_alloc(enum samrt_mem_kind kind, uint64_t bytes, void **out);
 void samrt_platform_mem_free(enum samrt_mem_kind kind, void *p);
+/* Synchronous copy of host bytes into a pool of the given kind (setup only: weight loading). */
+enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst, const void *src, uint64_t bytes);
 /* AUTO -> UNIFIED on integrated GPUs, DEVICE on discrete ones, HOST without CUDA. */
 enum samrt_mem_kind samrt_platform_resolve_mem_kind(enum samrt_mem_kind kind, int ordinal);
 

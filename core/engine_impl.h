@@ -1,0 +1,53 @@
+/* engine_impl.h - the engine struct, shared by core/engine.c and the model code that binds
+ * weights and plans activations. Weights (read-only after init) are kept apart from run
+ * state, as whisper.cpp splits whisper_context from whisper_state. */
+#ifndef SAMRT_ENGINE_IMPL_H
+#define SAMRT_ENGINE_IMPL_H
+
+#include "arena.h"
+#include "platform.h"
+#include "samrt_impl.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One checkpoint tensor, converted into the arena's weights region. */
+struct samrt_weight {
+    char *name;                 /* official state_dict key (host heap, freed at engine free) */
+    int slot;                   /* arena slot */
+    struct samrt_tensor t;      /* view into the arena, at run precision */
+};
+
+struct samrt_weights {
+    struct samrt_weight *items; /* n, sorted by name for lookup */
+    int n;
+    uint64_t n_params;          /* floating-point elements in the checkpoint */
+};
+
+struct samrt_engine {
+    struct samrt_engine_params params;
+    enum samrt_model_id model;
+    const struct samrt_platform_profile *profile;
+    enum samrt_mem_kind mem_kind;
+    enum samrt_dtype precision;
+
+    struct samrt_arena_slot *slots;  /* plan storage (host heap, setup only) */
+    struct samrt_plan plan;
+    struct samrt_arena arena;
+    void *pool;                      /* the one allocation from the platform */
+
+    struct samrt_weights weights;
+    int slot_ws_cublaslt, slot_ws_cudnn;  /* workspaces (-1 when absent) */
+    int failed;                      /* set after a run failure; the engine refuses work */
+};
+
+/* The weight called `name`, or NULL. */
+const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_ENGINE_IMPL_H */
