@@ -151,7 +151,9 @@ void samrt_profile_timestamp(int64_t t, char *buf, size_t len) {
 }
 
 void samrt_profile_fmt_double(double v, char *buf, size_t len) {
-    for (int prec = 1; prec <= 17; prec++) {
+    /* start at the integer digit count so 100 prints as "100", not "1e+02" */
+    int prec = fabs(v) >= 1 && isfinite(v) ? (int)floor(log10(fabs(v))) + 1 : 1;
+    for (prec = prec < 1 ? 1 : prec > 17 ? 17 : prec; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;
     }
