@@ -14,6 +14,9 @@ struct command {
 
 static const struct command g_commands[] = {
     {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng and nsys, with hints"},
+    {"merge", samrt_cmd_merge, "join profile_summary.csv files from several machines or shards"},
+    {"compare", samrt_cmd_compare, "flag regressions between a baseline and a latest profile CSV"},
+    {"report", samrt_cmd_report, "write a self-contained HTML report (SVG charts) from a profile CSV"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,216 @@
+/* report_html.c - inline-SVG bar charts and the page frame for `samrt report` (see
+ * report_html.h). The y axis always starts at 0 (bar lengths must be comparable) and ends
+ * at a "nice" value (1, 2, 2.5 or 5 times a power of ten) so tick labels stay short. Bars
+ * carry an SVG <title>, which browsers show on hover without any script. The SVG has no
+ * xmlns attribute: inline SVG in HTML does not need one, and the page then holds no URL
+ * at all. Check the rendering with headless Chromium (docs/profiling.md). */
+#include "report_html.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Colour-blind-friendly, distinct at small sizes. */
+static const char *const g_palette[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee",
+                                        "#aa3377", "#bbbbbb", "#332288", "#dd7700", "#117733"};
+#define N_PALETTE (sizeof g_palette / sizeof g_palette[0])
+
+void samrt_html_text(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+void samrt_html_begin(FILE *f, const char *title) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    samrt_html_text(f, title);
+    fputs("</title>\n<style>\n"
+          "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px;color:#222;"
+          "max-width:1300px}\n"
+          "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 6px}\n"
+          "p.meta,p.note{color:#555;font-size:13px;margin:4px 0}\n"
+          "figure{margin:0 0 12px}svg{display:block;max-width:100%;height:auto}\n"
+          "svg text{font-family:inherit;font-size:11px;fill:#333}\n"
+          "table{border-collapse:collapse;font-size:12px;margin:6px 0 8px}\n"
+          "th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}\n"
+          "th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}\n"
+          "td.absent{color:#999}td.t{text-align:left}\n"
+          "</style>\n</head>\n<body>\n<h1>",
+          f);
+    samrt_html_text(f, title);
+    fputs("</h1>\n", f);
+}
+
+void samrt_html_end(FILE *f) { fputs("</body>\n</html>\n", f); }
+
+/* The smallest 1/2/2.5/5 x 10^k that is >= v (v > 0). */
+static double nice_ceil(double v) {
+    double p = pow(10.0, floor(log10(v)));
+    static const double steps[] = {1, 2, 2.5, 5, 10};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i] * p >= v * (1 - 1e-12)) return steps[i] * p;
+    return 10 * p;
+}
+
+static void fmt_value(char *buf, size_t len, double v) {
+    if (isnan(v)) snprintf(buf, len, "-");
+    else if (fabs(v) >= 100) snprintf(buf, len, "%.1f", v);
+    else if (fabs(v) >= 1) snprintf(buf, len, "%.2f", v);
+    else snprintf(buf, len, "%.3g", v);
+}
+
+void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
+    const size_t ng = c->n_groups, ns = c->n_series;
+    /* geometry, px. Group labels are drawn rotated by 30 degrees, so their length sets the
+     * bottom margin (sin 30 = 0.5) and how far the first one reaches left (cos 30 = 0.87). */
+    double label_px = 0;
+    for (size_t g = 0; g < ng; g++)
+        if (7.0 * (double)strlen(c->groups[g]) > label_px) label_px = 7.0 * (double)strlen(c->groups[g]);
+    const double right = 16, plot_h = 300, gap = 28, min_plot_w = 560;
+    double bar_w = c->stacked ? 44 : 20;
+    double group_w = (c->stacked ? bar_w : bar_w * (double)ns) + gap;
+    if (group_w * (double)ng < min_plot_w) {  /* few groups: widen them, bars up to 56 px */
+        group_w = min_plot_w / (double)(ng ? ng : 1);
+        bar_w = (group_w - gap) / (double)(c->stacked ? 1 : ns);
+        if (bar_w > 56) bar_w = 56;
+    }
+    const double plot_w = group_w * (double)(ng ? ng : 1);
+    const double bars_w = c->stacked ? bar_w : bar_w * (double)ns;
+    double left = 0.87 * label_px - (group_w - bars_w) / 2 - bars_w / 2 + 12;
+    if (left < 72) left = 72;
+    const double bottom = 0.5 * label_px + 36;
+    const double width = left + plot_w + right;
+    /* legend rows: entries wrap at the plot's right edge */
+    int legend_rows = 1;
+    for (size_t s = 0, lx = 0; s < ns; s++) {
+        size_t w = 28 + 7 * strlen(c->series[s]);
+        if (lx && (double)(lx + w) > plot_w) {
+            legend_rows++;
+            lx = 0;
+        }
+        lx += w;
+    }
+    const double top = 16 + 18.0 * legend_rows, height = top + plot_h + bottom;
+
+    double vmax = 0;
+    for (size_t g = 0; g < ng; g++) {
+        double sum = 0;
+        for (size_t s = 0; s < ns; s++) {
+            double v = c->values[g * ns + s];
+            if (isnan(v)) continue;
+            if (c->hi && !isnan(c->hi[g * ns + s]) && c->hi[g * ns + s] > v) v = c->hi[g * ns + s];
+            sum += c->stacked ? c->values[g * ns + s] : 0;
+            if (!c->stacked && v > vmax) vmax = v;
+        }
+        if (c->stacked && sum > vmax) vmax = sum;
+    }
+    double ymax = vmax > 0 ? nice_ceil(vmax) : 1;
+#define Y(v) (top + plot_h - (v) / ymax * plot_h)
+
+    fputs("<figure>\n<h2>", f);
+    samrt_html_text(f, c->title);
+    fprintf(f, "</h2>\n<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"",
+            width, height, width, height);
+    samrt_html_text(f, c->title);
+    fputs("\">\n", f);
+    /* grid and y ticks: 5 intervals, as many decimals as the step needs */
+    double step = ymax / 5;
+    int tick_dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (tick_dec > 6) tick_dec = 6;
+    if (step < 1 && fabs(step * pow(10, tick_dec) - round(step * pow(10, tick_dec))) > 1e-6) tick_dec++;
+    for (int i = 0; i <= 5; i++) {
+        double v = ymax * i / 5.0, y = Y(v);
+        char lab[32];
+        snprintf(lab, sizeof lab, "%.*f", tick_dec, v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y,
+                left + plot_w, y, i ? "#e5e5e5" : "#888");
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left - 6, y + 4, lab);
+    }
+    fprintf(f, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">", top + plot_h / 2);
+    samrt_html_text(f, c->y_label);
+    fputs("</text>\n", f);
+    /* legend along the top */
+    double lx = 0, ly = 8;
+    for (size_t s = 0; s < ns; s++) {
+        double w = 28 + 7.0 * (double)strlen(c->series[s]);
+        if (lx > 0 && lx + w > plot_w) {
+            lx = 0;
+            ly += 18;
+        }
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", left + lx,
+                ly, g_palette[s % N_PALETTE]);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", left + lx + 16, ly + 10);
+        samrt_html_text(f, c->series[s]);
+        fputs("</text>\n", f);
+        lx += w;
+    }
+    /* bars */
+    for (size_t g = 0; g < ng; g++) {
+        double gx = left + group_w * (double)g + (group_w - bars_w) / 2, acc = 0;
+        for (size_t s = 0; s < ns; s++) {
+            double v = c->values[g * ns + s];
+            double x = c->stacked ? gx : gx + bar_w * (double)s;
+            char lab[32];
+            fmt_value(lab, sizeof lab, v);
+            if (isnan(v)) {
+                if (!c->stacked)
+                    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n",
+                            x + bar_w / 2, top + plot_h - 4);
+                continue;
+            }
+            double y0 = Y(acc + v), h = v / ymax * plot_h;
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x + 1,
+                    y0, bar_w - 2, h < 0 ? 0 : h, g_palette[s % N_PALETTE]);
+            samrt_html_text(f, c->groups[g]);
+            fputs(" - ", f);
+            samrt_html_text(f, c->series[s]);
+            fprintf(f, ": %s</title></rect>\n", lab);
+            if (c->lo && c->hi && !isnan(c->lo[g * ns + s]) && !isnan(c->hi[g * ns + s])) {
+                double cx = x + bar_w / 2;
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", cx,
+                        Y(c->lo[g * ns + s]), cx, Y(c->hi[g * ns + s]));
+            }
+            if (c->stacked) acc += v;
+        }
+        /* group label, rotated so long model / platform names fit */
+        double cx = gx + bars_w / 2;
+        fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-30)\" text-anchor=\"end\">", cx,
+                top + plot_h + 14);
+        samrt_html_text(f, c->groups[g]);
+        fputs("</text>\n", f);
+    }
+#undef Y
+    fputs("</svg>\n", f);
+    if (c->note) {
+        fputs("<p class=\"note\">", f);
+        samrt_html_text(f, c->note);
+        fputs("</p>\n", f);
+    }
+    /* the plotted numbers */
+    fputs("<table><tr><th></th>", f);
+    for (size_t s = 0; s < ns; s++) {
+        fputs("<th>", f);
+        samrt_html_text(f, c->series[s]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t g = 0; g < ng; g++) {
+        fputs("<tr><td>", f);
+        samrt_html_text(f, c->groups[g]);
+        fputs("</td>", f);
+        for (size_t s = 0; s < ns; s++) {
+            double v = c->values[g * ns + s];
+            char lab[32];
+            fmt_value(lab, sizeof lab, v);
+            fprintf(f, "<td%s>%s</td>", isnan(v) ? " class=\"absent\"" : "", lab);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n</figure>\n", f);
+}

@@ -1,0 +1,47 @@
+/* report_html.h - the pieces of the self-contained HTML report (`samrt report`): a page
+ * frame with inline CSS, escaped text, and bar charts drawn as inline SVG (grouped or
+ * stacked) with a table of the plotted numbers under each. No script, no external
+ * resource: the page opens from a mail attachment or a CI artifact as it is.
+ *
+ * Usage:
+ *   samrt_html_begin(f, "samrt profile report");
+ *   struct samrt_html_chart c = {.title = "FPS", .y_label = "FPS (higher is better)",
+ *       .n_groups = 2, .groups = models, .n_series = 1, .series = platforms, .values = v};
+ *   samrt_html_chart(f, &c);      // exactly one <svg> per call
+ *   samrt_html_end(f);
+ */
+#ifndef SAMRT_TOOLS_REPORT_HTML_H
+#define SAMRT_TOOLS_REPORT_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_html_chart {
+    const char *title;
+    const char *y_label;           /* axis title, with the unit */
+    size_t n_groups;               /* positions on the x axis */
+    const char *const *groups;     /* (n_groups) labels */
+    size_t n_series;               /* bars per group (grouped) or segments (stacked) */
+    const char *const *series;     /* (n_series) legend labels */
+    const double *values;          /* (n_groups, n_series) group-major; NaN: no bar */
+    const double *lo, *hi;         /* (n_groups, n_series) whisker ends, or NULL */
+    int stacked;                   /* 1: segments of one bar per group */
+    const char *note;              /* a line under the chart, or NULL */
+};
+
+void samrt_html_begin(FILE *f, const char *title);
+void samrt_html_end(FILE *f);
+/* Writes s with & < > " ' escaped. */
+void samrt_html_text(FILE *f, const char *s);
+/* One <figure>: heading, the <svg>, the note, and a table of the values. */
+void samrt_html_chart(FILE *f, const struct samrt_html_chart *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_TOOLS_REPORT_HTML_H */
