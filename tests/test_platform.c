@@ -30,7 +30,7 @@ int main(void) {
     uint64_t t0 = samrt_platform_now_ns(), t1 = samrt_platform_now_ns();
     CHECK(t1 >= t0);
     CHECK(samrt_platform_peak_rss_bytes() > 0);
-    CHECK(samrt_platform_peak_rss_bytes() >= samrt_platform_rss_bytes());
+    CHECK(samrt_platform_rss_bytes() > 0);
 
     void *p = NULL;
     CHECK_STATUS(samrt_platform_mem_alloc(SAMRT_MEM_HOST, 1000, &p), SAMRT_OK);
