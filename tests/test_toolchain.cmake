@@ -2,7 +2,7 @@
 # inputs and says which one is missing and what it must point to. Each case configures the
 # real project in a scratch build dir with a controlled environment; the toolchain file fails
 # at project(), so a case takes a fraction of a second. No Jetson sysroot or CUDA cross target
-# exists in CI, so the success path is not run here (docs/build.md).
+# exists in CI: the last case only shows that the documented layout passes validation.
 #   ctest -R test_toolchain   (or: cmake -DPARAMS=<build>/tests/build_checks_params-<cfg>.cmake -P tests/test_toolchain.cmake)
 include(${PARAMS})
 set(tc ${SRC_DIR}/toolchains/aarch64-jetson.cmake)
@@ -19,7 +19,7 @@ file(CREATE_LINK /etc/alternatives/samrt-test-no-such-file
 set(failures 0)
 # configure(<case> <env args for cmake -E env> EXPECT <regex>... REJECT <regex>...)
 function(configure case)
-  cmake_parse_arguments(C "" "" "ENV;DEFS;EXPECT;REJECT" ${ARGN})
+  cmake_parse_arguments(C "ACCEPTED" "" "ENV;DEFS;EXPECT;REJECT" ${ARGN})
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env --unset=SAMRT_JETSON_SYSROOT --unset=SAMRT_JETSON_CUDA ${C_ENV}
             ${CMAKE_COMMAND} -S ${SRC_DIR} -B ${work}/build_${case} -G ${GENERATOR}
@@ -28,10 +28,16 @@ function(configure case)
   set(text "${out}${err}")
   string(REGEX REPLACE "[ \t\r\n]+" " " flat "${text}")   # CMake wraps long messages
   set(bad "")
-  if (rc EQUAL 0)
-    string(APPEND bad " configure succeeded;")
+  if (C_ACCEPTED)
+    set(must "")
+    list(APPEND C_REJECT "cannot cross-build for Jetson Orin")
+  else()
+    set(must "cannot cross-build for Jetson Orin")
+    if (rc EQUAL 0)
+      string(APPEND bad " configure succeeded;")
+    endif()
   endif()
-  foreach(re "cannot cross-build for Jetson Orin" ${C_EXPECT})
+  foreach(re ${must} ${C_EXPECT})
     if (NOT flat MATCHES "${re}")
       string(APPEND bad " missing '${re}';")
     endif()
@@ -79,7 +85,32 @@ configure(cache_entries
   EXPECT "has no usr/lib/aarch64-linux-gnu/crt1.o" "has no targets/aarch64-linux/include/cuda_runtime.h"
   REJECT "SAMRT_JETSON_[A-Z]+ is not set")
 
+# A layout with every documented file (empty stand-ins, no real compiler behind bin/nvcc)
+# passes validation: configure gets past the toolchain file, then fails on the fake nvcc.
+set(ok_root ${work}/layout_sysroot)
+set(ok_cuda ${work}/layout_cuda)
+foreach(f usr/lib/aarch64-linux-gnu/crt1.o usr/lib/aarch64-linux-gnu/libjpeg.so
+          usr/lib/aarch64-linux-gnu/libpng.so usr/lib/aarch64-linux-gnu/libcudnn.so)
+  file(WRITE ${ok_root}/${f} "")
+endforeach()
+file(WRITE ${ok_root}/usr/include/cudnn_version.h "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 3\n")
+file(WRITE ${ok_cuda}/bin/nvcc "")
+file(WRITE ${ok_cuda}/targets/aarch64-linux/include/cuda_runtime.h "")
+file(WRITE ${ok_cuda}/targets/aarch64-linux/include/cuda_runtime_api.h "#define CUDART_VERSION  12060\n")
+file(WRITE ${ok_cuda}/targets/aarch64-linux/lib/libcublasLt.so "")
+find_program(cross_gxx aarch64-linux-gnu-g++)
+if (cross_gxx)
+  configure(layout_accepted ENV SAMRT_JETSON_SYSROOT=${ok_root} SAMRT_JETSON_CUDA=${ok_cuda}
+    ACCEPTED EXPECT "samrt: Jetson Orin cross build: sysroot [^ ]*layout_sysroot, CUDA [^ ]*layout_cuda/targets/aarch64-linux"
+                    "CMAKE_CUDA_ARCHITECTURES=87"
+    REJECT "JetPack 6 has CUDA 12.6")
+else()   # the same layout, on a host without the cross g++: only that is reported
+  configure(layout_no_cross_gxx ENV SAMRT_JETSON_SYSROOT=${ok_root} SAMRT_JETSON_CUDA=${ok_cuda}
+    EXPECT "aarch64-linux-gnu-g\\+\\+ not found on PATH: install g\\+\\+-aarch64-linux-gnu"
+    REJECT " has no ")
+endif()
+
 if (failures GREATER 0)
   message(FATAL_ERROR "test_toolchain: ${failures} case(s) failed")
 endif()
-message("test_toolchain: all 6 cases ok")
+message("test_toolchain: all 7 cases ok")

@@ -85,7 +85,7 @@ foreach(_tool GCC:gcc GXX:g++)
   list(GET _tool 1 _exe)
   if (NOT SAMRT_JETSON_${_var})
     string(APPEND _problems "  ${SAMRT_JETSON_TRIPLE}-${_exe} not found on PATH: install ${_exe}-${SAMRT_JETSON_TRIPLE}"
-      " (the aarch64 C compiler and nvcc's host compiler)\n")
+      " (gcc builds the C code, g++ is nvcc's host compiler)\n")
   endif()
 endforeach()
 
@@ -117,11 +117,25 @@ set(CMAKE_CUDA_ARCHITECTURES 87 CACHE STRING "samrt: Jetson Orin")
 set(SAMRT_CUDA ON CACHE BOOL "samrt: forced ON by toolchains/aarch64-jetson.cmake" FORCE)
 set(SAMRT_PLATFORM host_cuda CACHE STRING "samrt: platform/ implementation file")
 
+# Report once per configure (this file is read several times, try_compiles included).
 get_property(_in_try GLOBAL PROPERTY IN_TRY_COMPILE)
-if (NOT _in_try)
+get_property(_announced GLOBAL PROPERTY SAMRT_JETSON_ANNOUNCED)
+if (NOT _in_try AND NOT _announced)
+  set_property(GLOBAL PROPERTY SAMRT_JETSON_ANNOUNCED TRUE)
   message(STATUS "samrt: Jetson Orin cross build: sysroot ${SAMRT_JETSON_SYSROOT}, CUDA ${SAMRT_JETSON_CUDA}/${_tgt}, "
     "host compiler ${SAMRT_JETSON_GXX}, CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}")
   if (NOT CMAKE_CUDA_ARCHITECTURES MATCHES "(^|;)87")
     message(WARNING "samrt: CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES} has no 87: the build will not run on Orin")
+  endif()
+  # JetPack 6 is CUDA 12.6 + cuDNN 9.3; other versions build, but not what the device runs.
+  file(STRINGS "${SAMRT_JETSON_CUDA}/${_tgt}/include/cuda_runtime_api.h" _v REGEX "define CUDART_VERSION")
+  string(REGEX MATCH "[0-9]+" _cudart "${_v}")
+  file(STRINGS "${SAMRT_JETSON_SYSROOT}/usr/include/cudnn_version.h" _v REGEX "define CUDNN_(MAJOR|MINOR) ")
+  string(REGEX REPLACE "[^0-9]+" ";" _v "${_v}")
+  list(JOIN _v "." _cudnn)
+  string(REGEX REPLACE "^\\.|\\.$" "" _cudnn "${_cudnn}")
+  if (NOT _cudart STREQUAL "12060" OR NOT _cudnn STREQUAL "9.3")
+    message(WARNING "samrt: JetPack 6 has CUDA 12.6 (12060) and cuDNN 9.3; this build uses CUDART_VERSION "
+      "${_cudart} from SAMRT_JETSON_CUDA and cuDNN ${_cudnn} from SAMRT_JETSON_SYSROOT")
   endif()
 endif()
