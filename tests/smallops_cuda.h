@@ -69,7 +69,7 @@ static inline void sc_free_all(void) {
     while (sc_n_dev) SC_CUDA(cudaFree(sc_dev_bufs[--sc_n_dev]));
 }
 
-/* n seeded uniform values in [lo, hi), stored as dtype in a malloc'ed host buffer. */
+/* n seeded uniform values in [lo, hi), stored as dtype in a host buffer (sc_free_all). */
 static inline void *sc_host_random(enum samrt_dtype dt, long n, uint64_t seed, float lo, float hi) {
     float *v = (float *)malloc(sizeof(float) * (size_t)(n ? n : 1));
     if (!v) { fprintf(stderr, "host allocation failed\n"); exit(1); }
@@ -82,7 +82,7 @@ static inline void *sc_host_random(enum samrt_dtype dt, long n, uint64_t seed, f
 
 /* Downloads n dtype elements from d and compares them with the dtype storage ref_host. */
 static inline int sc_compare(const char *what, enum samrt_dtype dt, const void *d, const void *ref_host, long n,
-                      double atol, double rtol) {
+                             double atol, double rtol) {
     void *h = malloc(samrt_dtype_size(dt) * (size_t)n + 1);
     float *got = (float *)malloc(sizeof(float) * (size_t)n + 1);
     float *want = (float *)malloc(sizeof(float) * (size_t)n + 1);
@@ -99,7 +99,7 @@ static inline int sc_compare(const char *what, enum samrt_dtype dt, const void *
     return bad;
 }
 
-/* One timed launch; returns non-zero on failure. */
+/* One launch of the op under test (for sc_bench); returns its status. */
 typedef enum samrt_status (*sc_launch_fn)(void *ctx, cudaStream_t stream);
 
 static inline int sc_cmp_double(const void *a, const void *b) {
@@ -110,7 +110,7 @@ static inline int sc_cmp_double(const void *a, const void *b) {
 /* Median time of fn over SC_BENCH_REPS reps, each after an L2 flush (a memset of twice
  * the L2 size), then prints the BENCH line. bytes = bytes the op must move. */
 static inline void sc_bench(const char *op, const char *shape, enum samrt_dtype dt, double bytes, sc_launch_fn fn,
-                     void *ctx) {
+                            void *ctx) {
     int dev = 0, l2 = 0;
     SC_CUDA(cudaGetDevice(&dev));
     SC_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
