@@ -1,7 +1,8 @@
 /* layernorm_ref.c - plain C11 references for layernorm.h (and the argument checks the
  * CUDA launchers share): for each row or pixel, the sum rounded to the storage dtype, a
  * sequential fp32 mean, a second fp32 pass for the biased variance, then
- * (x - mean) / sqrt(var + eps) * w + b, as nn.LayerNorm and SAM's LayerNorm2d define it. */
+ * (x - mean) / sqrt(var + eps) * w + b, as nn.LayerNorm and SAM's LayerNorm2d define it.
+ * Tests: tests/test_layernorm.c (hand values), tests/test_layernorm_cuda.c (vs the kernel). */
 #include "layernorm.h"
 
 #include <math.h>

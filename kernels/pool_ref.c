@@ -1,6 +1,7 @@
 /* pool_ref.c - plain C11 reference for pool.h: for every output token and channel, the
  * max of the 2x2 input window, starting from -inf and taking any NaN it meets (so NaN
- * propagates, as in PyTorch's max pool). Values are copied, never rounded. */
+ * propagates, as in PyTorch's max pool). Values are copied, never rounded.
+ * Tests: tests/test_pool.c (hand values), tests/test_pool_cuda.c (vs the kernel). */
 #include "pool.h"
 
 #include <math.h>
