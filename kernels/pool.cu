@@ -1,0 +1,78 @@
+/* pool.cu - CUDA launcher for pool.h. One thread per output token and pack of V channels
+ * (16 bytes when C, both token strides and the pointers allow it); the four input tokens
+ * are read as packs, so a warp reads whole 32*V-channel runs of each token. Pure data
+ * movement: the max is taken in fp32, which is exact for f16/bf16 values.
+ * Tests: tests/test_pool_cuda.c (add --bench for timings). */
+#include "elementwise.cuh"
+#include "pool.h"
+#include "samrt_impl.h"
+
+using namespace samrt;
+
+namespace {
+
+constexpr int POOL_THREADS = 256;
+constexpr unsigned POOL_MAX_BLOCKS = 65535;
+
+template <typename T, int V>
+__global__ void pool_max2x2_kernel(const T *x, T *out, int64_t n_out_tok, int h, int w, int n_packs,
+                                   int64_t s_in, int64_t s_out) {
+    const int ho = h / 2, wo = w / 2;
+    const int64_t total = n_out_tok * n_packs;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int c = (int)(t % n_packs) * V;
+        const int64_t tok = t / n_packs;  /* output token (b, y, x) */
+        const int xo = (int)(tok % wo), yo = (int)((tok / wo) % ho);
+        const int64_t b = tok / ((int64_t)wo * ho);
+        const int64_t in0 = ((b * h + 2 * yo) * w + 2 * xo) * s_in + c;
+        float m[V];
+#pragma unroll
+        for (int k = 0; k < V; k++) m[k] = -INFINITY;
+#pragma unroll
+        for (int d = 0; d < 4; d++) {
+            const pack<T, V> v = load_pack<V>(x + in0 + ((d >> 1) * (int64_t)w + (d & 1)) * s_in);
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                const float f = to_f32(v.v[k]);
+                if (f > m[k] || f != f) m[k] = f;
+            }
+        }
+        pack<T, V> o;
+#pragma unroll
+        for (int k = 0; k < V; k++) o.v[k] = from_f32<T>(m[k]);
+        store_pack<V>(out + tok * s_out + c, o);
+    }
+}
+
+template <typename T, int V>
+void pool_launch(const struct samrt_pool_args *a, int64_t s_in, int64_t s_out, cudaStream_t stream) {
+    const int64_t n_out_tok = a->n_batch * (a->h / 2) * (a->w / 2);
+    const int n_packs = a->n_channels / V;
+    unsigned blocks = ceil_div(SAMRT_MIN(n_out_tok * n_packs, (int64_t)POOL_MAX_BLOCKS * POOL_THREADS),
+                               POOL_THREADS);
+    pool_max2x2_kernel<T, V><<<blocks, POOL_THREADS, 0, stream>>>((const T *)a->x, (T *)a->out, n_out_tok,
+                                                                  a->h, a->w, n_packs, s_in, s_out);
+}
+
+int64_t gcd(int64_t a, int64_t b) { return b == 0 ? a : gcd(b, a % b); }
+
+template <typename T> void pool_run(const struct samrt_pool_args *a, cudaStream_t stream) {
+    const int64_t s_in = a->s_in_tok ? a->s_in_tok : a->n_channels;
+    const int64_t s_out = a->s_out_tok ? a->s_out_tok : a->n_channels;
+    /* A pack must tile C and keep its alignment from token to token. */
+    const int64_t g = gcd(gcd(a->n_channels, s_in), s_out);
+    const void *ptrs[] = {a->x, a->out};
+    const int v = pack_width(sizeof(T), g, ptrs, 2);
+    SAMRT_DISPATCH_PACK(T, v, pool_launch, a, s_in, s_out, stream);
+}
+
+}  // namespace
+
+extern "C" enum samrt_status samrt_pool_max2x2_cuda(const struct samrt_pool_args *a, cudaStream_t stream) {
+    SAMRT_TRY(samrt_pool_check(a));
+    if (a->h < 2 || a->w < 2) return SAMRT_OK;  /* floor mode: empty output */
+    SAMRT_DISPATCH_FLOAT(a->dtype, pool_run, a, stream);
+    SAMRT_LAUNCH_CHECK();
+    return SAMRT_OK;
+}

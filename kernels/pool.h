@@ -1,0 +1,53 @@
+/* pool.h - 2x2, stride 2 max pool over a channels-last (B, H, W, C) token map: Hiera's
+ * q-pool (hieradet.py do_pool: nn.MaxPool2d(2, 2, ceil_mode=False) on the NCHW view of
+ * (B, H, W, C)). Output (B, H/2, W/2, C), rounded down: an odd last row or column is
+ * dropped (floor mode). NaN propagates like PyTorch's max pool. Only channels-last is
+ * provided: no model here max-pools an NCHW tensor.
+ *
+ * Tokens may sit at a stride larger than C, so the two uses read their input in place:
+ *   - block shortcut: MaxPool(proj(norm1(x))) on the full map, s_in_tok = C;
+ *   - attention q-pool: q is the first third of each token of the qkv buffer of a window
+ *     batch (B = n_windows, H = W = window size), s_in_tok = 3 * C.
+ * Pooling each even-sized window is the same as pooling the padded full map.
+ *
+ * Usage (device pointers; out must not overlap x):
+ *   struct samrt_pool_args a = {SAMRT_DTYPE_BF16, n_win, ws, ws, 192, 3 * 192, 0, qkv, q};
+ *   SAMRT_TRY(samrt_pool_max2x2_cuda(&a, stream));
+ */
+#ifndef SAMRT_KERNELS_POOL_H
+#define SAMRT_KERNELS_POOL_H
+
+#include <stdint.h>
+
+#include "samrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_pool_args {
+    enum samrt_dtype dtype;  /* of x and out */
+    int64_t n_batch;
+    int32_t h, w;            /* input map; output is (h/2, w/2) */
+    int32_t n_channels;
+    int64_t s_in_tok;        /* elements from one input token to the next; 0 = n_channels */
+    int64_t s_out_tok;       /* elements from one output token to the next; 0 = n_channels */
+    const void *x;           /* (n_batch, h, w) tokens of n_channels values */
+    void *out;               /* (n_batch, h/2, w/2) tokens */
+};
+
+/* SAMRT_E_INVALID_ARG for NULL tensors, non-positive sizes or strides below n_channels;
+ * SAMRT_E_UNSUPPORTED for a dtype other than f32/f16/bf16. */
+enum samrt_status samrt_pool_check(const struct samrt_pool_args *a);
+enum samrt_status samrt_pool_max2x2_ref(const struct samrt_pool_args *a);
+
+#ifdef SAMRT_HAVE_CUDA
+#include <cuda_runtime.h>
+enum samrt_status samrt_pool_max2x2_cuda(const struct samrt_pool_args *a, cudaStream_t stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_KERNELS_POOL_H */

@@ -1,0 +1,40 @@
+/* pool_ref.c - plain C11 reference for pool.h: for every output token and channel, the
+ * max of the 2x2 input window, starting from -inf and taking any NaN it meets (so NaN
+ * propagates, as in PyTorch's max pool). Values are copied, never rounded.
+ * Tests: tests/test_pool.c (hand values), tests/test_pool_cuda.c (vs the kernel). */
+#include "pool.h"
+
+#include <math.h>
+
+#include "ref_util.h"
+#include "samrt_impl.h"
+
+enum samrt_status samrt_pool_check(const struct samrt_pool_args *a) {
+    if (!a || a->n_batch <= 0 || a->h <= 0 || a->w <= 0 || a->n_channels <= 0) return SAMRT_E_INVALID_ARG;
+    if ((a->s_in_tok != 0 && a->s_in_tok < a->n_channels) || (a->s_out_tok != 0 && a->s_out_tok < a->n_channels))
+        return SAMRT_E_INVALID_ARG;
+    if (!ref_dtype_ok(a->dtype)) return SAMRT_E_UNSUPPORTED;
+    if (!a->x || !a->out) return SAMRT_E_INVALID_ARG;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_pool_max2x2_ref(const struct samrt_pool_args *a) {
+    SAMRT_TRY(samrt_pool_check(a));
+    const int64_t s_in = a->s_in_tok ? a->s_in_tok : a->n_channels;
+    const int64_t s_out = a->s_out_tok ? a->s_out_tok : a->n_channels;
+    const int32_t ho = a->h / 2, wo = a->w / 2;
+    for (int64_t b = 0; b < a->n_batch; b++)
+        for (int32_t y = 0; y < ho; y++)
+            for (int32_t x = 0; x < wo; x++)
+                for (int32_t c = 0; c < a->n_channels; c++) {
+                    float m = -INFINITY;
+                    for (int dy = 0; dy < 2; dy++)
+                        for (int dx = 0; dx < 2; dx++) {
+                            const int64_t tok = (b * a->h + 2 * y + dy) * a->w + 2 * x + dx;
+                            const float v = ref_load(a->dtype, a->x, tok * s_in + c);
+                            if (v > m || isnan(v)) m = v;
+                        }
+                    ref_store(a->dtype, a->out, ((b * ho + y) * wo + x) * s_out + c, m);
+                }
+    return SAMRT_OK;
+}

@@ -1,0 +1,97 @@
+/* test_pool_cuda.c - samrt_pool_max2x2_cuda against the C reference on seeded random
+ * token maps, f32/f16/bf16, at the Hiera q-pool shapes (block shortcuts on the full map,
+ * q inside the qkv buffer of every window batch, including large's stage-4 entry) and odd
+ * ones (odd H/W, C = 3, strides that forbid packs, unaligned pointers, NaN inputs). A max
+ * pool only moves values, so the result must equal the reference bit for bit, NaN where
+ * the reference has NaN. Output tokens are padded and start as NaN bytes; the padding must
+ * stay untouched.
+ * Run: test_pool_cuda [--bench]   (exit 77 without a GPU) */
+#include <math.h>
+
+#include "pool.h"
+#include "samrt_impl.h"
+#include "smallops_cuda.h"
+
+struct pool_case {
+    const char *name;
+    long batch;
+    int h, w, channels;
+    long s_in, s_out;  /* 0 = channels */
+    int nan_every, misalign, bench;
+};
+
+static const struct pool_case POOL_CASES[] = {
+    {"t_blk1_shortcut", 1, 256, 256, 192, 0, 0, 0, 0, 1},     /* MaxPool(proj(norm1 x)), tiny block 1 */
+    {"t_blk1_qpool", 1024, 8, 8, 192, 3 * 192, 0, 0, 0, 1},   /* q of 1024 windows of 8x8 */
+    {"t_blk3_qpool", 1024, 4, 4, 384, 3 * 384, 0, 0, 0, 1},
+    {"t_blk10_qpool", 25, 14, 14, 768, 3 * 768, 0, 0, 0, 1},  /* 64x64 padded to 70x70 */
+    {"l_blk44_qpool", 16, 16, 16, 1152, 3 * 1152, 0, 0, 0, 1},
+    {"odd_hw", 2, 5, 7, 3, 0, 0, 0, 0, 0},
+    {"odd_strides", 3, 6, 4, 5, 7, 6, 0, 0, 0},
+    {"unaligned", 2, 8, 8, 64, 0, 0, 0, 1, 0},
+    {"nan", 4, 6, 6, 24, 3 * 24, 0, 37, 0, 0},
+};
+
+static enum samrt_status pool_launch(void *ctx, cudaStream_t s) {
+    return samrt_pool_max2x2_cuda((const struct samrt_pool_args *)ctx, s);
+}
+
+/* Exact comparison; a NaN must sit where the reference has one. */
+static void compare_exact(const char *what, enum samrt_dtype dt, const void *d, const void *ref, long n) {
+    float *got = (float *)sc_host_alloc(sizeof(float) * n), *want = (float *)sc_host_alloc(sizeof(float) * n);
+    void *h = sc_host_alloc(samrt_dtype_size(dt) * n);
+    SC_CUDA(cudaMemcpy(h, d, samrt_dtype_size(dt) * n, cudaMemcpyDeviceToHost));
+    tu_load(dt, got, h, n);
+    tu_load(dt, want, ref, n);
+    long bad = 0, first = -1;
+    for (long i = 0; i < n; i++) {
+        const int same = isnan(want[i]) ? isnan(got[i]) : got[i] == want[i];
+        if (!same && bad++ == 0) first = i;
+    }
+    CHECK_MSG(bad == 0, "%s [%s]: %ld of %ld differ, first at %ld (got %g want %g)", what,
+              samrt_dtype_name(dt), bad, n, first, first >= 0 ? got[first] : 0.0, first >= 0 ? want[first] : 0.0);
+}
+
+static void run_pool(const struct pool_case *c, enum samrt_dtype dt, uint64_t seed, int bench) {
+    const size_t es = samrt_dtype_size(dt), off = c->misalign ? es : 0;
+    const long s_in = c->s_in ? c->s_in : c->channels, s_out = c->s_out ? c->s_out : c->channels;
+    const long n_in = c->batch * c->h * c->w * s_in, n_out = c->batch * (c->h / 2) * (c->w / 2) * s_out;
+    void *hx = sc_host_random(dt, n_in, seed, -8, 8);
+    if (c->nan_every) {
+        float nan = NAN;
+        for (long i = 0; i < n_in; i += c->nan_every) tu_store(dt, (char *)hx + i * es, &nan, 1);
+    }
+    /* the reference output starts as the same NaN bytes, so padding compares equal */
+    void *rout = sc_host_alloc(n_out * es);
+    memset(rout, 0xff, n_out * es);
+    struct samrt_pool_args ra = {dt, c->batch, c->h, c->w, c->channels, c->s_in, c->s_out, hx, rout};
+    CHECK_STATUS(samrt_pool_max2x2_ref(&ra), SAMRT_OK);
+    struct samrt_pool_args ga = {dt, c->batch, c->h, c->w, c->channels, c->s_in, c->s_out,
+                                 sc_dev_at(hx, n_in * es, off), sc_dev_at(NULL, n_out * es, off)};
+    CHECK_STATUS(samrt_pool_max2x2_cuda(&ga, 0), SAMRT_OK);
+    SC_CUDA(cudaDeviceSynchronize());
+    compare_exact(c->name, dt, ga.out, rout, n_out);
+    if (bench && c->bench) {
+        char shape[64];
+        snprintf(shape, sizeof shape, "%ldx%dx%dx%d/s%ld", c->batch, c->h, c->w, c->channels, s_in);
+        const double moved = (double)c->batch * (c->h / 2) * (c->w / 2) * c->channels * es * 5;  /* 4 in, 1 out */
+        sc_bench("pool_max2x2", shape, dt, moved, pool_launch, &ga);
+    }
+    sc_free_all();
+}
+
+int main(int argc, char **argv) {
+    int rc = 0;
+    if (!sc_gpu_or_skip("test_pool_cuda", &rc)) return rc;
+    const int bench = sc_has_flag(argc, argv, "--bench");
+
+    struct samrt_pool_args bad = {SAMRT_DTYPE_F32, 1, 4, 4, 8, 4, 0, NULL, NULL};
+    CHECK_STATUS(samrt_pool_max2x2_cuda(&bad, 0), SAMRT_E_INVALID_ARG);  /* s_in < C */
+    float dummy;
+    struct samrt_pool_args empty = {SAMRT_DTYPE_F32, 1, 1, 9, 8, 0, 0, &dummy, &dummy};
+    CHECK_STATUS(samrt_pool_max2x2_cuda(&empty, 0), SAMRT_OK);  /* floor(1/2) = 0 rows: no launch */
+
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(POOL_CASES); i++)
+        for (int d = 0; d < 3; d++) run_pool(&POOL_CASES[i], sc_dtypes[d], 700 + 10 * i, bench);
+    return check_report("test_pool_cuda");
+}
