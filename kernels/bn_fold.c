@@ -18,8 +18,8 @@ enum samrt_status samrt_bn_fold_conv(int64_t c_out, int64_t per_out, const float
         const double s = (double)g[o] / sqrt(den);
         const double bias = b ? (double)b[o] : 0.0;
         const double nb = (bias - (double)mean[o]) * s + (double)beta[o];
-        SAMRT_CHECK(isfinite(s) && isfinite(nb), SAMRT_E_FORMAT, "bn_fold: channel %lld folds to a non-finite value",
-                    (long long)o);
+        SAMRT_CHECK(isfinite(s) && isfinite(nb), SAMRT_E_FORMAT,
+                    "bn_fold: channel %lld folds to a non-finite value", (long long)o);
         for (int64_t i = 0; i < per_out; i++) {
             const double v = (double)w[o * per_out + i] * s;
             SAMRT_CHECK(isfinite((float)v), SAMRT_E_FORMAT, "bn_fold: weight %lld,%lld overflows f32",

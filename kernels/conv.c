@@ -27,7 +27,9 @@
     } while (0)
 
 static cudnnDataType_t dnn_type(enum samrt_dtype dt) {
-    return dt == SAMRT_DTYPE_F16 ? CUDNN_DATA_HALF : dt == SAMRT_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+    return dt == SAMRT_DTYPE_F16    ? CUDNN_DATA_HALF
+           : dt == SAMRT_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16
+                                    : CUDNN_DATA_FLOAT;
 }
 
 static int is_tensor_op(cudnnMathType_t m) {
@@ -69,15 +71,16 @@ static int zero_workspace_algo(struct samrt_conv_plan *p, size_t ws_cap) {
     return 0;
 }
 
-static enum samrt_status choose_algo(struct samrt_conv_plan *p, size_t ws_cap, const struct samrt_conv_tune *tune) {
+static enum samrt_status choose_algo(struct samrt_conv_plan *p, size_t ws_cap,
+                                     const struct samrt_conv_tune *tune) {
     const struct samrt_conv_desc *d = &p->d;
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int n = 0, pick = -1;
     cudnnStatus_t st;
     if (tune && tune->x && tune->w && tune->y) {
-        st = cudnnFindConvolutionForwardAlgorithmEx(p->dnn, p->x_desc, tune->x, p->w_desc, tune->w, p->conv_desc,
-                                                    p->y_desc, tune->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,
-                                                    perf, tune->ws, tune->ws ? ws_cap : 0);
+        st = cudnnFindConvolutionForwardAlgorithmEx(
+            p->dnn, p->x_desc, tune->x, p->w_desc, tune->w, p->conv_desc, p->y_desc, tune->y,
+            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, tune->ws, tune->ws ? ws_cap : 0);
         if (st == CUDNN_STATUS_SUCCESS) pick = pick_candidate(d, perf, n, ws_cap);
         else SAMRT_LOG_WARN("conv: timed algorithm search failed (%s); using the heuristic",
                             cudnnGetErrorString(st));
@@ -93,7 +96,8 @@ static enum samrt_status choose_algo(struct samrt_conv_plan *p, size_t ws_cap, c
         p->algo = perf[pick].algo;
         if (d->dtype != SAMRT_DTYPE_F32 || d->allow_tf32) p->math = perf[pick].mathType;
     } else {
-        SAMRT_LOG_WARN("conv: no searched algorithm fits %zu workspace bytes; trying zero-workspace ones", ws_cap);
+        SAMRT_LOG_WARN("conv: no searched algorithm fits %zu workspace bytes; trying zero-workspace ones",
+                       ws_cap);
         SAMRT_CHECK(zero_workspace_algo(p, ws_cap), SAMRT_E_UNSUPPORTED,
                     "conv %dx%dx%dx%d -> %d k%dx%d s%d g%d %s: cuDNN offers no algorithm within %zu bytes",
                     d->n, d->c_in, d->h, d->w, d->c_out, d->kh, d->kw, d->stride_h, d->groups,
@@ -103,14 +107,15 @@ static enum samrt_status choose_algo(struct samrt_conv_plan *p, size_t ws_cap, c
     /* Confirms the (algorithm, math type) pair and its exact workspace. */
     DNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(p->dnn, p->x_desc, p->w_desc, p->conv_desc, p->y_desc,
                                                     p->algo, &p->ws_bytes));
-    SAMRT_CHECK(p->ws_bytes <= ws_cap, SAMRT_E_UNSUPPORTED, "conv: algorithm %d needs %zu > %zu workspace bytes",
-                (int)p->algo, p->ws_bytes, ws_cap);
+    SAMRT_CHECK(p->ws_bytes <= ws_cap, SAMRT_E_UNSUPPORTED,
+                "conv: algorithm %d needs %zu > %zu workspace bytes", (int)p->algo, p->ws_bytes, ws_cap);
     return SAMRT_OK;
 }
 
-static enum samrt_status plan_build(struct samrt_conv_plan *p, size_t ws_cap, const struct samrt_conv_tune *tune) {
+static enum samrt_status plan_build(struct samrt_conv_plan *p, size_t ws_cap,
+                                    const struct samrt_conv_tune *tune) {
     const struct samrt_conv_desc *d = &p->d;
-    const cudnnTensorFormat_t fmt = d->layout == SAMRT_LAYOUT_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    const cudnnTensorFormat_t fmt = d->layout == SAMRT_CONV_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
     const cudnnDataType_t dt = dnn_type(d->dtype);
     DNN_TRY(cudnnCreateTensorDescriptor(&p->x_desc));
     DNN_TRY(cudnnCreateTensorDescriptor(&p->y_desc));
@@ -171,8 +176,8 @@ enum samrt_status samrt_conv_cuda(const struct samrt_conv_plan *p, const void *x
     if (cudnnConvolutionForward(p->dnn, &one, p->x_desc, x, p->w_desc, w, p->conv_desc, p->algo, workspace,
                                 p->ws_bytes, &zero, p->y_desc, y) != CUDNN_STATUS_SUCCESS)
         return SAMRT_E_CUDA;
-    const enum samrt_act act = samrt_epilogue_act(d->epilogue);
-    if (!has_bias && !d->residual && act == SAMRT_ACT_NONE) return SAMRT_OK;
+    const enum samrt_epilogue_act act = samrt_epilogue_act(d->epilogue);
+    if (!has_bias && !d->residual && act == SAMRT_EPILOGUE_ACT_NONE) return SAMRT_OK;
     return samrt_epilogue_cuda(d->dtype, act, &p->pass_shape, has_bias ? bias : NULL,
                                d->residual ? residual : NULL, y, stream);
 }

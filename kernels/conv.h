@@ -32,7 +32,7 @@
  * (2*C_out) at load.
  *
  *   struct samrt_conv_desc d = samrt_conv_desc_make(1, 256, 64, 64, 256, 7, 1, 3, 256,
- *                                                   SAMRT_LAYOUT_NHWC, SAMRT_DTYPE_BF16,
+ *                                                   SAMRT_CONV_NHWC, SAMRT_DTYPE_BF16,
  *                                                   SAMRT_EPILOGUE_BIAS);
  *   struct samrt_conv_plan p;
  *   SAMRT_TRY(samrt_conv_plan_init(&ctx, &d, ws_cap, NULL, &p));          // init
@@ -48,7 +48,7 @@
 extern "C" {
 #endif
 
-enum samrt_layout { SAMRT_LAYOUT_NCHW = 0, SAMRT_LAYOUT_NHWC };
+enum samrt_conv_layout { SAMRT_CONV_NCHW = 0, SAMRT_CONV_NHWC };
 
 struct samrt_conv_desc {
     int n, c_in, h, w;          /* input (N, C_in, H, W) in `layout` */
@@ -56,7 +56,7 @@ struct samrt_conv_desc {
     int stride_h, stride_w;
     int pad_h, pad_w;           /* zero padding on each side */
     int groups;                 /* 1; c_in = c_out = groups is depthwise */
-    enum samrt_layout layout;   /* of x, y, R and the weight */
+    enum samrt_conv_layout layout;   /* of x, y, R and the weight */
     enum samrt_dtype dtype;     /* x, w, y, bias and R: f32, f16 or bf16 */
     enum samrt_epilogue epilogue;
     int residual;               /* 1: R (y's shape) is added before the activation */
@@ -65,7 +65,7 @@ struct samrt_conv_desc {
 
 /* Square kernel, stride and padding; no residual. */
 struct samrt_conv_desc samrt_conv_desc_make(int n, int c_in, int h, int w, int c_out, int k, int stride,
-                                            int pad, int groups, enum samrt_layout layout,
+                                            int pad, int groups, enum samrt_conv_layout layout,
                                             enum samrt_dtype dtype, enum samrt_epilogue ep);
 enum samrt_status samrt_conv_desc_check(const struct samrt_conv_desc *d);
 /* Output height and width (PyTorch's floor rule). */

@@ -7,7 +7,7 @@
 #include "conv.h"
 
 struct samrt_conv_desc samrt_conv_desc_make(int n, int c_in, int h, int w, int c_out, int k, int stride,
-                                            int pad, int groups, enum samrt_layout layout,
+                                            int pad, int groups, enum samrt_conv_layout layout,
                                             enum samrt_dtype dtype, enum samrt_epilogue ep) {
     struct samrt_conv_desc d = {0};
     d.n = n; d.c_in = c_in; d.h = h; d.w = w;
@@ -46,7 +46,7 @@ struct samrt_epilogue_shape samrt_conv_epilogue_shape(const struct samrt_conv_de
     samrt_conv_out_hw(d, &ho, &wo);
     const int64_t hw = (int64_t)ho * wo;
     struct samrt_epilogue_shape sh;
-    if (d->layout == SAMRT_LAYOUT_NCHW) {
+    if (d->layout == SAMRT_CONV_NCHW) {
         sh.n_batch = d->n; sh.n_rows = d->c_out; sh.n_cols = hw;
         sh.s_batch = d->c_out * hw; sh.s_row = hw; sh.bias_per_row = 1;
     } else {
@@ -65,7 +65,7 @@ enum samrt_status samrt_conv_desc_check(const struct samrt_conv_desc *d) {
                 "conv: %d groups do not divide %d -> %d channels", d->groups, d->c_in, d->c_out);
     SAMRT_CHECK(d->h + 2 * d->pad_h >= d->kh && d->w + 2 * d->pad_w >= d->kw, SAMRT_E_INVALID_ARG,
                 "conv: %dx%d kernel larger than the padded %dx%d input", d->kh, d->kw, d->h, d->w);
-    SAMRT_CHECK(d->layout == SAMRT_LAYOUT_NCHW || d->layout == SAMRT_LAYOUT_NHWC, SAMRT_E_INVALID_ARG,
+    SAMRT_CHECK(d->layout == SAMRT_CONV_NCHW || d->layout == SAMRT_CONV_NHWC, SAMRT_E_INVALID_ARG,
                 "conv: layout %d", (int)d->layout);
     SAMRT_CHECK(d->dtype == SAMRT_DTYPE_F32 || d->dtype == SAMRT_DTYPE_F16 || d->dtype == SAMRT_DTYPE_BF16,
                 SAMRT_E_UNSUPPORTED, "conv: dtype %s", samrt_dtype_name(d->dtype));
@@ -81,13 +81,13 @@ enum samrt_status samrt_conv_desc_check(const struct samrt_conv_desc *d) {
 
 static int64_t act_index(const struct samrt_conv_desc *d, int c_total, int h, int w, int n, int c, int y,
                          int x) {
-    if (d->layout == SAMRT_LAYOUT_NCHW) return (((int64_t)n * c_total + c) * h + y) * w + x;
+    if (d->layout == SAMRT_CONV_NCHW) return (((int64_t)n * c_total + c) * h + y) * w + x;
     return (((int64_t)n * h + y) * w + x) * c_total + c;
 }
 
 static int64_t weight_index(const struct samrt_conv_desc *d, int o, int ci, int r, int s) {
     const int cpg = d->c_in / d->groups;
-    if (d->layout == SAMRT_LAYOUT_NCHW) return (((int64_t)o * cpg + ci) * d->kh + r) * d->kw + s;
+    if (d->layout == SAMRT_CONV_NCHW) return (((int64_t)o * cpg + ci) * d->kh + r) * d->kw + s;
     return (((int64_t)o * d->kh + r) * d->kw + s) * cpg + ci;
 }
 
@@ -125,7 +125,8 @@ void samrt_conv_pack_nhwc(int c_out, int cpg, int kh, int kw, const float *w, fl
         for (int ci = 0; ci < cpg; ci++)
             for (int r = 0; r < kh; r++)
                 for (int s = 0; s < kw; s++)
-                    out[(((int64_t)o * kh + r) * kw + s) * cpg + ci] = w[(((int64_t)o * cpg + ci) * kh + r) * kw + s];
+                    out[(((int64_t)o * kh + r) * kw + s) * cpg + ci] =
+                        w[(((int64_t)o * cpg + ci) * kh + r) * kw + s];
 }
 
 /* ---- transposed 2x2 stride 2 ---------------------------------------------------------- */

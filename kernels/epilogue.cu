@@ -14,8 +14,8 @@ namespace {
 constexpr int kThreads = 256;
 
 template <int ACT> __device__ __forceinline__ float apply_act(float v) {
-    if (ACT == SAMRT_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    if (ACT == SAMRT_ACT_RELU) return v < 0.0f ? 0.0f : v;  /* NaN passes through, as torch */
+    if (ACT == SAMRT_EPILOGUE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    if (ACT == SAMRT_EPILOGUE_ACT_RELU) return v < 0.0f ? 0.0f : v;  /* NaN passes through, as torch */
     return v;
 }
 
@@ -40,7 +40,7 @@ __global__ void epilogue_kernel(T *__restrict__ y, const T *__restrict__ bias,
 }
 
 template <typename T>
-void launch(enum samrt_act act, const struct samrt_epilogue_shape *sh, const void *bias,
+void launch(enum samrt_epilogue_act act, const struct samrt_epilogue_shape *sh, const void *bias,
             const void *residual, void *y, cudaStream_t stream) {
     const unsigned n_cols = (unsigned)sh->n_cols, n_rows = (unsigned)sh->n_rows;
     const unsigned rpb = n_cols >= kThreads ? 1u : kThreads / n_cols;
@@ -51,25 +51,25 @@ void launch(enum samrt_act act, const struct samrt_epilogue_shape *sh, const voi
     T *yt = (T *)y;
     const T *bt = (const T *)bias, *rt = (const T *)residual;
     const unsigned s_batch = (unsigned)sh->s_batch, s_row = (unsigned)sh->s_row;
-    if (act == SAMRT_ACT_GELU)
-        epilogue_kernel<T, SAMRT_ACT_GELU><<<grid, kThreads, 0, stream>>>(
+    if (act == SAMRT_EPILOGUE_ACT_GELU)
+        epilogue_kernel<T, SAMRT_EPILOGUE_ACT_GELU><<<grid, kThreads, 0, stream>>>(
             yt, bt, rt, n_rows, n_cols, s_batch, s_row, sh->bias_per_row, rpb, tpr);
-    else if (act == SAMRT_ACT_RELU)
-        epilogue_kernel<T, SAMRT_ACT_RELU><<<grid, kThreads, 0, stream>>>(
+    else if (act == SAMRT_EPILOGUE_ACT_RELU)
+        epilogue_kernel<T, SAMRT_EPILOGUE_ACT_RELU><<<grid, kThreads, 0, stream>>>(
             yt, bt, rt, n_rows, n_cols, s_batch, s_row, sh->bias_per_row, rpb, tpr);
     else
-        epilogue_kernel<T, SAMRT_ACT_NONE><<<grid, kThreads, 0, stream>>>(
+        epilogue_kernel<T, SAMRT_EPILOGUE_ACT_NONE><<<grid, kThreads, 0, stream>>>(
             yt, bt, rt, n_rows, n_cols, s_batch, s_row, sh->bias_per_row, rpb, tpr);
 }
 
 }  // namespace
 
-extern "C" enum samrt_status samrt_epilogue_cuda(enum samrt_dtype dtype, enum samrt_act act,
+extern "C" enum samrt_status samrt_epilogue_cuda(enum samrt_dtype dtype, enum samrt_epilogue_act act,
                                                  const struct samrt_epilogue_shape *sh,
                                                  const void *bias, const void *residual, void *y,
                                                  cudaStream_t stream) {
     SAMRT_DASSERT(samrt_epilogue_shape_check(sh) == SAMRT_OK);
-    if (act == SAMRT_ACT_NONE && !bias && !residual) return SAMRT_OK;
+    if (act == SAMRT_EPILOGUE_ACT_NONE && !bias && !residual) return SAMRT_OK;
     SAMRT_DISPATCH_FLOAT(dtype, launch, act, sh, bias, residual, y, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;

@@ -16,7 +16,7 @@ const char *samrt_epilogue_name(enum samrt_epilogue ep) {
     }
 }
 
-float samrt_gelu_ref(float x) {
+float samrt_epilogue_gelu_ref(float x) {
     double v = (double)x;
     return (float)(0.5 * v * (1.0 + erf(v * 0.70710678118654752440)));
 }
@@ -39,7 +39,7 @@ enum samrt_status samrt_epilogue_shape_check(const struct samrt_epilogue_shape *
     return SAMRT_OK;
 }
 
-void samrt_epilogue_ref(enum samrt_act act, const struct samrt_epilogue_shape *sh,
+void samrt_epilogue_ref(enum samrt_epilogue_act act, const struct samrt_epilogue_shape *sh,
                         const float *bias, const float *residual, float *y) {
     for (int64_t bt = 0; bt < sh->n_batch; bt++) {
         for (int64_t r = 0; r < sh->n_rows; r++) {
@@ -48,8 +48,8 @@ void samrt_epilogue_ref(enum samrt_act act, const struct samrt_epilogue_shape *s
                 float v = y[row + c];
                 if (bias) v += bias[sh->bias_per_row ? r : c];
                 if (residual) v += residual[row + c];
-                if (act == SAMRT_ACT_GELU) v = samrt_gelu_ref(v);
-                else if (act == SAMRT_ACT_RELU && v < 0.0f) v = 0.0f;  /* NaN stays NaN, as torch */
+                if (act == SAMRT_EPILOGUE_ACT_GELU) v = samrt_epilogue_gelu_ref(v);
+                else if (act == SAMRT_EPILOGUE_ACT_RELU && v < 0.0f) v = 0.0f;  /* NaN stays NaN, as torch */
                 y[row + c] = v;
             }
         }

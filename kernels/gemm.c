@@ -40,8 +40,10 @@ static enum samrt_status make_layout(cublasLtMatrixLayout_t *l, enum samrt_dtype
     LT_TRY(cublasLtMatrixLayoutCreate(l, cuda_type(dt), (uint64_t)rows, (uint64_t)cols, ld));
     if (n_batch > 1) {
         const int32_t count = (int32_t)n_batch;
-        LT_TRY(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
-        LT_TRY(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb));
+        LT_TRY(
+            cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+        LT_TRY(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &sb,
+                                                sizeof sb));
     }
     return SAMRT_OK;
 }
@@ -97,8 +99,13 @@ static enum samrt_status choose_algo(struct samrt_gemm_plan *p, size_t ws_cap) {
         st = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->l_w, p->l_x, p->l_y, p->l_y, pref,
                                             GEMM_N_CANDIDATES, res, &n_res);
     cublasLtMatmulPreferenceDestroy(pref);
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED) n_res = 0;  /* "no algorithm", not a failure */
-    else LT_TRY(st);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        /* NOT_SUPPORTED is cuBLASLt's "no algorithm"; INVALID_VALUE comes back for attribute
+         * combinations some versions lack (e.g. a bias batch stride). Either way the caller
+         * may still fall back to the plain matmul. */
+        SAMRT_LOG_DEBUG("gemm: heuristic: %s", cublasLtGetStatusString(st));
+        n_res = 0;
+    }
 
     int pick = -1;
     for (int i = 0; i < n_res; i++) {
@@ -131,13 +138,15 @@ static enum samrt_status plan_build(const struct samrt_gpu_ctx *ctx, size_t ws_c
     p->lt = ctx->lt;
     p->lt_bias = lt_bias;
     const int has_bias = samrt_epilogue_has_bias(d->epilogue);
-    const enum samrt_act act = samrt_epilogue_act(d->epilogue);
+    const enum samrt_epilogue_act act = samrt_epilogue_act(d->epilogue);
     p->pass_bias = has_bias && !lt_bias;
-    p->pass_act = (act == SAMRT_ACT_GELU || (act == SAMRT_ACT_RELU && !lt_bias)) ? act : SAMRT_ACT_NONE;
+    p->pass_act = (act == SAMRT_EPILOGUE_ACT_GELU || (act == SAMRT_EPILOGUE_ACT_RELU && !lt_bias))
+                      ? act
+                      : SAMRT_EPILOGUE_ACT_NONE;
     const struct samrt_epilogue_shape sh = {.n_batch = d->n_batch, .n_rows = d->m, .n_cols = d->n,
                                             .s_batch = d->sb_y, .s_row = d->s_y, .bias_per_row = 0};
     p->pass_shape = sh;
-    if (p->pass_bias || p->pass_act != SAMRT_ACT_NONE) {
+    if (p->pass_bias || p->pass_act != SAMRT_EPILOGUE_ACT_NONE) {
         SAMRT_TRY(samrt_epilogue_shape_check(&sh));
         SAMRT_CHECK(!p->pass_bias || d->n_batch == 1 || d->sb_b == 0, SAMRT_E_UNSUPPORTED,
                     "gemm: per-batch bias needs cuBLASLt's bias epilogue, which has no algorithm here");
@@ -198,7 +207,8 @@ enum samrt_status samrt_gemm_cuda(const struct samrt_gemm_plan *p, const void *x
     SAMRT_DASSERT(p->op != NULL);
     const unsigned a = d->align_bytes;
     const int has_bias = samrt_epilogue_has_bias(d->epilogue);
-    if (!x || !w || !y || misaligned(x, a) || misaligned(w, a) || misaligned(y, a)) return SAMRT_E_INVALID_ARG;
+    if (!x || !w || !y || misaligned(x, a) || misaligned(w, a) || misaligned(y, a))
+        return SAMRT_E_INVALID_ARG;
     if (has_bias && (!bias || misaligned(bias, a))) return SAMRT_E_INVALID_ARG;
     if (d->residual && (!residual || misaligned(residual, a))) return SAMRT_E_INVALID_ARG;
     if (ws_bytes < p->ws_bytes || (p->ws_bytes && !workspace)) return SAMRT_E_INVALID_ARG;
@@ -212,7 +222,7 @@ enum samrt_status samrt_gemm_cuda(const struct samrt_gemm_plan *p, const void *x
     if (cublasLtMatmul(p->lt, p->op, &d->alpha, w, p->l_w, x, p->l_x, &beta, c, p->l_y, y, p->l_y,
                        &p->algo, workspace, p->ws_bytes, stream) != CUBLAS_STATUS_SUCCESS)
         return SAMRT_E_CUDA;
-    if (p->pass_bias || p->pass_act != SAMRT_ACT_NONE)
+    if (p->pass_bias || p->pass_act != SAMRT_EPILOGUE_ACT_NONE)
         return samrt_epilogue_cuda(d->dt_out, p->pass_act, &p->pass_shape, p->pass_bias ? bias : NULL,
                                    NULL, y, stream);
     return SAMRT_OK;

@@ -77,7 +77,7 @@ struct samrt_gemm_plan {
     cublasLtMatmulAlgo_t algo;
     size_t ws_bytes;                      /* workspace the chosen algorithm needs (<= cap) */
     int lt_bias;                          /* cuBLASLt adds the bias */
-    enum samrt_act pass_act;              /* activation of the pass after cuBLASLt */
+    enum samrt_epilogue_act pass_act;              /* activation of the pass after cuBLASLt */
     int pass_bias;                        /* the pass adds the bias (fallback) */
     struct samrt_epilogue_shape pass_shape;
     uint64_t impl_flags;                  /* cuBLASLt numerical-implementation flags of algo */

@@ -59,7 +59,7 @@ void samrt_gemm_ref(const struct samrt_gemm_desc *d, const float *x, const float
                     const float *bias, const float *residual, float *y) {
     const struct samrt_epilogue_shape sh = {
         .n_batch = 1, .n_rows = d->m, .n_cols = d->n, .s_batch = 0, .s_row = d->s_y, .bias_per_row = 0};
-    const enum samrt_act act = samrt_epilogue_act(d->epilogue);
+    const enum samrt_epilogue_act act = samrt_epilogue_act(d->epilogue);
     for (int64_t bt = 0; bt < d->n_batch; bt++) {
         const float *xb = x + bt * d->sb_x, *wb = w + bt * d->sb_w;
         float *yb = y + bt * d->sb_y;

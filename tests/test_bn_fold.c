@@ -34,7 +34,7 @@ static void test_property(void) {
     tu_fill_uniform(beta, CO, 15, -1, 1);
     tu_fill_uniform(mean, CO, 16, -1, 1);
     tu_fill_uniform(var, CO, 17, 0.01f, 3);
-    struct samrt_conv_desc d = samrt_conv_desc_make(1, CI, H, W, CO, 3, 1, 1, 1, SAMRT_LAYOUT_NCHW,
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, CI, H, W, CO, 3, 1, 1, 1, SAMRT_CONV_NCHW,
                                                     SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS);
     samrt_conv_ref(&d, x, w, b, NULL, y);
     for (int o = 0; o < CO; o++)
@@ -55,11 +55,15 @@ static void test_corrupt(void) {
     float wo[2], bo[1];
     const float neg[1] = {-1}, nan_var[1] = {NAN}, tiny[1] = {-1e-5f};
     CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, g, beta, mean, neg, SAMRT_BN_EPS, wo, bo), SAMRT_E_FORMAT);
-    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, g, beta, mean, nan_var, SAMRT_BN_EPS, wo, bo), SAMRT_E_FORMAT);
-    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, g, beta, mean, tiny, SAMRT_BN_EPS, wo, bo), SAMRT_E_FORMAT);
+    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, g, beta, mean, nan_var, SAMRT_BN_EPS, wo, bo),
+                 SAMRT_E_FORMAT);
+    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, g, beta, mean, tiny, SAMRT_BN_EPS, wo, bo),
+                 SAMRT_E_FORMAT);
     const float huge_g[1] = {3e38f}, one[1] = {1};
-    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, huge_g, beta, mean, one, SAMRT_BN_EPS, wo, bo), SAMRT_E_FORMAT);
-    CHECK_STATUS(samrt_bn_fold_conv(0, 2, w, NULL, g, beta, mean, one, SAMRT_BN_EPS, wo, bo), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_bn_fold_conv(1, 2, w, NULL, huge_g, beta, mean, one, SAMRT_BN_EPS, wo, bo),
+                 SAMRT_E_FORMAT);
+    CHECK_STATUS(samrt_bn_fold_conv(0, 2, w, NULL, g, beta, mean, one, SAMRT_BN_EPS, wo, bo),
+                 SAMRT_E_INVALID_ARG);
 }
 
 static void test_repvgg(void) {
@@ -70,9 +74,9 @@ static void test_repvgg(void) {
     tu_fill_uniform(b3, C, 23, -1, 1);
     tu_fill_uniform(w1, C, 24, -1, 1);
     tu_fill_uniform(b1, C, 25, -1, 1);
-    const struct samrt_conv_desc d3 = samrt_conv_desc_make(1, C, H, W, C, 3, 1, 1, C, SAMRT_LAYOUT_NCHW,
+    const struct samrt_conv_desc d3 = samrt_conv_desc_make(1, C, H, W, C, 3, 1, 1, C, SAMRT_CONV_NCHW,
                                                            SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS);
-    const struct samrt_conv_desc d1 = samrt_conv_desc_make(1, C, H, W, C, 1, 1, 0, C, SAMRT_LAYOUT_NCHW,
+    const struct samrt_conv_desc d1 = samrt_conv_desc_make(1, C, H, W, C, 1, 1, 0, C, SAMRT_CONV_NCHW,
                                                            SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS);
     samrt_conv_ref(&d3, x, w3, b3, NULL, y3);
     samrt_conv_ref(&d1, x, w1, b1, NULL, y1);

@@ -18,8 +18,8 @@ static void test_box_filter(void) {
     /* 3x3 ones, pad 1: each output is the sum of the in-image neighbourhood. */
     float w[9], y[9];
     for (int i = 0; i < 9; i++) w[i] = 1;
-    struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 3, 3, 1, 3, 1, 1, 1, SAMRT_LAYOUT_NCHW, SAMRT_DTYPE_F32,
-                                                    SAMRT_EPILOGUE_NONE);
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 3, 3, 1, 3, 1, 1, 1, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_OK);
     samrt_conv_ref(&d, IMG, w, NULL, NULL, y);
     const float want[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};
@@ -40,7 +40,7 @@ static void test_2x2_stride2(void) {
     float x[16], y[4];
     for (int i = 0; i < 16; i++) x[i] = (float)i;
     const float w[4] = {1, 0, 0, 1};
-    const struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 4, 4, 1, 2, 2, 0, 1, SAMRT_LAYOUT_NHWC,
+    const struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 4, 4, 1, 2, 2, 0, 1, SAMRT_CONV_NHWC,
                                                           SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     samrt_conv_ref(&d, x, w, NULL, NULL, y);
     const float want[4] = {0 + 5, 2 + 7, 8 + 13, 10 + 15};
@@ -51,8 +51,8 @@ static void test_groups(void) {
     /* Depthwise, 2 channels: channel 0 is the box filter, channel 1 doubles (centre tap 2). */
     float x[18], w[18], y[18];
     for (int i = 0; i < 9; i++) { x[i] = IMG[i]; x[9 + i] = -IMG[i]; w[i] = 1; w[9 + i] = i == 4 ? 2 : 0; }
-    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 3, 3, 2, 3, 1, 1, 2, SAMRT_LAYOUT_NCHW, SAMRT_DTYPE_F32,
-                                                    SAMRT_EPILOGUE_NONE);
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 3, 3, 2, 3, 1, 1, 2, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     samrt_conv_ref(&d, x, w, NULL, NULL, y);
     const float want[18] = {12, 21, 16, 27, 45, 33, 24, 39, 28, -2, -4, -6, -8, -10, -12, -14, -16, -18};
     check_close_f32("depthwise_nchw", y, want, 18, TOL, 0);
@@ -63,14 +63,14 @@ static void test_groups(void) {
         for (int c = 0; c < 2; c++) { xh[p * 2 + c] = x[c * 9 + p]; want_h[p * 2 + c] = want[c * 9 + p]; }
     samrt_conv_pack_nhwc(2, 1, 3, 3, w, wh);
     CHECK(memcmp(wh, w, sizeof w) == 0);
-    d.layout = SAMRT_LAYOUT_NHWC;
+    d.layout = SAMRT_CONV_NHWC;
     samrt_conv_ref(&d, xh, wh, NULL, NULL, yh);
     check_close_f32("depthwise_nhwc", yh, want_h, 18, TOL, 0);
 
     /* 2 groups, 4 -> 2 channels, 1x1: out0 = 1*c0 + 10*c1, out1 = 100*c2 + 1000*c3. */
     const float xg[4] = {1, 2, 3, 4}, wg[4] = {1, 10, 100, 1000};
     float yg[2];
-    const struct samrt_conv_desc g = samrt_conv_desc_make(1, 4, 1, 1, 2, 1, 1, 0, 2, SAMRT_LAYOUT_NCHW,
+    const struct samrt_conv_desc g = samrt_conv_desc_make(1, 4, 1, 1, 2, 1, 1, 0, 2, SAMRT_CONV_NCHW,
                                                           SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     samrt_conv_ref(&g, xg, wg, NULL, NULL, yg);
     const float want_g[2] = {21, 4300};
@@ -83,8 +83,8 @@ static void test_epilogue_layouts(void) {
     const float w[4] = {1, 0, 0, 1}, b[2] = {0.5f, -0.5f};
     const float r_nchw[4] = {10, 10, 20, 20};
     float y[4];
-    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 1, 2, 2, 1, 1, 0, 1, SAMRT_LAYOUT_NCHW, SAMRT_DTYPE_F32,
-                                                    SAMRT_EPILOGUE_BIAS_RELU);
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 1, 2, 2, 1, 1, 0, 1, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS_RELU);
     samrt_conv_ref(&d, x_nchw, w, b, NULL, y);
     const float want_relu[4] = {1.5f, 0, 2.5f, 0};
     check_close_f32("nchw_bias_relu", y, want_relu, 4, TOL, 0);
@@ -97,7 +97,7 @@ static void test_epilogue_layouts(void) {
     /* NHWC: pixels are rows, the bias goes by column. */
     const float x_nhwc[4] = {1, 3, -2, -4}, r_nhwc[4] = {10, 20, 10, 20};
     const float want_res_h[4] = {11.5f, 22.5f, 8.5f, 15.5f};
-    d.layout = SAMRT_LAYOUT_NHWC;
+    d.layout = SAMRT_CONV_NHWC;
     samrt_conv_ref(&d, x_nhwc, w, b, r_nhwc, y);
     check_close_f32("nhwc_residual", y, want_res_h, 4, TOL, 0);
     /* GELU after the residual: gelu(11.5) = 11.5, gelu(8.5) = 8.5 to f32. */
@@ -125,8 +125,14 @@ static void test_transpose2x2(void) {
 /* The CUDA transposed conv is two strided-batch GEMMs (dy = 0, 1) over the packed weight;
  * check that decomposition with the GEMM reference on odd sizes, with residual and GELU. */
 static void test_transpose2x2_as_gemm(void) {
-    const struct samrt_convt2x2_desc d = {.n = 2, .c_in = 3, .h = 3, .w = 5, .c_out = 4, .dtype = SAMRT_DTYPE_F32,
-                                          .epilogue = SAMRT_EPILOGUE_BIAS_GELU, .residual = 1};
+    const struct samrt_convt2x2_desc d = {.n = 2,
+                                          .c_in = 3,
+                                          .h = 3,
+                                          .w = 5,
+                                          .c_out = 4,
+                                          .dtype = SAMRT_DTYPE_F32,
+                                          .epilogue = SAMRT_EPILOGUE_BIAS_GELU,
+                                          .residual = 1};
     enum { NX = 2 * 3 * 5 * 3, NW = 3 * 4 * 4, NY = 2 * 6 * 10 * 4 };
     float x[NX], w[NW], b[4], r[NY], wp[NW], bp[8], y_ref[NY], y_gemm[NY];
     tu_fill_uniform(x, NX, 1, -1, 1);
@@ -151,7 +157,7 @@ static void test_transpose2x2_as_gemm(void) {
 }
 
 static void test_desc(void) {
-    const struct samrt_conv_desc pe = samrt_conv_desc_make(1, 3, 1024, 1024, 96, 7, 4, 3, 1, SAMRT_LAYOUT_NHWC,
+    const struct samrt_conv_desc pe = samrt_conv_desc_make(1, 3, 1024, 1024, 96, 7, 4, 3, 1, SAMRT_CONV_NHWC,
                                                            SAMRT_DTYPE_BF16, SAMRT_EPILOGUE_BIAS);
     int ho, wo;
     samrt_conv_out_hw(&pe, &ho, &wo);

@@ -78,16 +78,17 @@ struct host_conv {
     float *x_h, *w_h, *r_h, *ref_h, *out;  /* NHWC and output scratch */
 };
 
-static struct samrt_conv_desc case_desc(const struct conv_case *c, enum samrt_layout l, enum samrt_dtype dt) {
-    struct samrt_conv_desc d = samrt_conv_desc_make(c->n, c->c_in, c->h, c->w, c->c_out, c->k, c->stride, c->pad,
-                                                    c->groups, l, dt, c->ep);
+static struct samrt_conv_desc case_desc(const struct conv_case *c, enum samrt_conv_layout l,
+                                        enum samrt_dtype dt) {
+    struct samrt_conv_desc d = samrt_conv_desc_make(c->n, c->c_in, c->h, c->w, c->c_out, c->k, c->stride,
+                                                    c->pad, c->groups, l, dt, c->ep);
     d.residual = c->residual;
     return d;
 }
 
 static int host_conv_init(const struct conv_case *c, struct host_conv *h) {
     memset(h, 0, sizeof *h);
-    h->d = case_desc(c, SAMRT_LAYOUT_NCHW, SAMRT_DTYPE_F32);
+    h->d = case_desc(c, SAMRT_CONV_NCHW, SAMRT_DTYPE_F32);
     h->nx = samrt_conv_x_elems(&h->d);
     h->nw = samrt_conv_w_elems(&h->d);
     h->ny = samrt_conv_y_elems(&h->d);
@@ -143,9 +144,9 @@ static void check_output(const char *what, struct gc_fixture *f, struct bench_ar
     gc_compare(what, out, ref, (long)ny, conv_tol(dt));
 }
 
-static void run_conv(struct gc_fixture *f, const struct conv_case *c, struct host_conv *h, enum samrt_layout l,
-                     enum samrt_dtype dt, struct samrt_bench *bench) {
-    const int nhwc = l == SAMRT_LAYOUT_NHWC;
+static void run_conv(struct gc_fixture *f, const struct conv_case *c, struct host_conv *h,
+                     enum samrt_conv_layout l, enum samrt_dtype dt, struct samrt_bench *bench) {
+    const int nhwc = l == SAMRT_CONV_NHWC;
     char what[160];
     snprintf(what, sizeof what, "%s %s %s", c->name, nhwc ? "nhwc" : "nchw", samrt_dtype_name(dt));
     const struct samrt_conv_desc d = case_desc(c, l, dt);
@@ -166,10 +167,12 @@ static void run_conv(struct gc_fixture *f, const struct conv_case *c, struct hos
         check_output(what, f, &a, dt, h->out, nhwc ? h->ref_h : h->ref, h->ny);
         if (bench && c->production) {
             const double ms = samrt_bench_median_ms(bench, bench_run, &a, f->stream, 3, BENCH_REPS);
-            printf("BENCH op=conv name=%s shape=%dx%dx%dx%d->%dx%dx%d k=%d s=%d g=%d layout=%s dtype=%s algo=%d "
-                   "ws=%zu ms=%.4f TFLOPs=%.3f\n", c->name, c->n, c->c_in, c->h, c->w, c->c_out, plan.ho, plan.wo,
-                   c->k, c->stride, c->groups, nhwc ? "nhwc" : "nchw", samrt_dtype_name(dt), (int)plan.algo,
-                   plan.ws_bytes, ms, samrt_conv_flops(&d) / (ms * 1e-3) / 1e12);
+            printf(
+                "BENCH op=conv name=%s shape=%dx%dx%dx%d->%dx%dx%d k=%d s=%d g=%d layout=%s dtype=%s algo=%d "
+                "ws=%zu ms=%.4f TFLOPs=%.3f\n",
+                c->name, c->n, c->c_in, c->h, c->w, c->c_out, plan.ho, plan.wo, c->k, c->stride, c->groups,
+                nhwc ? "nhwc" : "nchw", samrt_dtype_name(dt), (int)plan.algo, plan.ws_bytes, ms,
+                samrt_conv_flops(&d) / (ms * 1e-3) / 1e12);
         }
         samrt_conv_plan_free(&plan);
     }
@@ -184,8 +187,10 @@ static void run_convt(struct gc_fixture *f, const struct convt_case *c, enum sam
                                           .dtype = dt, .epilogue = c->ep, .residual = c->residual};
     const int64_t nx = (int64_t)c->n * c->h * c->w * c->c_in, nw = 4 * (int64_t)c->c_in * c->c_out;
     const int64_t ny = 4 * (int64_t)c->n * c->h * c->w * c->c_out;
-    float *hx = malloc(nx * sizeof(float)), *hw = malloc(nw * sizeof(float)), *hb = malloc(c->c_out * sizeof(float));
-    float *hr = malloc(ny * sizeof(float)), *ref = malloc(ny * sizeof(float)), *out = malloc(ny * sizeof(float));
+    float *hx = malloc(nx * sizeof(float)), *hw = malloc(nw * sizeof(float)),
+          *hb = malloc(c->c_out * sizeof(float));
+    float *hr = malloc(ny * sizeof(float)), *ref = malloc(ny * sizeof(float)),
+          *out = malloc(ny * sizeof(float));
     float *wp = malloc(nw * sizeof(float)), *bp = malloc(2 * c->c_out * sizeof(float));
     CHECK_MSG(hx && hw && hb && hr && ref && out && wp && bp, "%s: host allocation", what);
     if (hx && hw && hb && hr && ref && out && wp && bp) {
@@ -221,16 +226,20 @@ int main(int argc, char **argv) {
     char why[256];
     if (!tu_have_gpu(why, sizeof why)) return check_skip("test_conv_cuda", why);
     struct gc_fixture f;
-    if (gc_fixture_init(&f, WS_CAP) != 0) return check_skip("test_conv_cuda", "GPU setup failed");
+    if (gc_fixture_init(&f, WS_CAP) != 0) return gc_fail("test_conv_cuda", "GPU setup failed");
     struct samrt_bench bench;
-    if (bench_on && samrt_bench_init(&bench, 1) != 0) return check_skip("test_conv_cuda", "bench setup failed");
+    if (bench_on && samrt_bench_init(&bench, 1) != 0)
+        return gc_fail("test_conv_cuda", "bench setup failed");
     struct samrt_bench *bp = bench_on ? &bench : NULL;
     for (size_t ci = 0; ci < SAMRT_ARRAY_LEN(CASES); ci++) {
         struct host_conv h;
-        if (host_conv_init(&CASES[ci], &h) != 0) { CHECK_MSG(0, "%s: host allocation", CASES[ci].name); continue; }
+        if (host_conv_init(&CASES[ci], &h) != 0) {
+            CHECK_MSG(0, "%s: host allocation", CASES[ci].name);
+            continue;
+        }
         for (size_t di = 0; di < SAMRT_ARRAY_LEN(DTYPES); di++) {
-            run_conv(&f, &CASES[ci], &h, SAMRT_LAYOUT_NCHW, DTYPES[di], bp);
-            run_conv(&f, &CASES[ci], &h, SAMRT_LAYOUT_NHWC, DTYPES[di], bp);
+            run_conv(&f, &CASES[ci], &h, SAMRT_CONV_NCHW, DTYPES[di], bp);
+            run_conv(&f, &CASES[ci], &h, SAMRT_CONV_NHWC, DTYPES[di], bp);
         }
         host_conv_free(&h);
     }

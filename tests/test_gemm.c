@@ -19,7 +19,8 @@ static const float B[2] = {0.5f, -1.0f};
 
 static void test_epilogues(void) {
     float y[4];
-    struct samrt_gemm_desc d = samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    struct samrt_gemm_desc d =
+        samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     samrt_gemm_ref(&d, X, W, NULL, NULL, y);
     const float want_none[4] = {-2, 4, -2, 13};
     check_close_f32("none", y, want_none, 4, TOL, 0);
@@ -55,7 +56,8 @@ static void test_strides(void) {
     const float xs[8] = {1, 2, 3, 99, 4, 5, 6, 99};
     const float ws[8] = {1, 0, -1, 99, 2, 1, 0, 99};
     float y[6] = {77, 77, 77, 77, 77, 77};
-    struct samrt_gemm_desc d = samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    struct samrt_gemm_desc d =
+        samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     d.s_x = 4; d.s_w = 4; d.s_y = 3;
     CHECK_STATUS(samrt_gemm_desc_check(&d), SAMRT_OK);
     samrt_gemm_ref(&d, xs, ws, NULL, NULL, y);
@@ -68,7 +70,8 @@ static void test_batched(void) {
     float xb[12], yb[8];
     for (int i = 0; i < 6; i++) { xb[i] = X[i]; xb[6 + i] = 2 * X[i]; }
     const float bb[4] = {0.5f, -1, 10, 20};
-    struct samrt_gemm_desc d = samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS);
+    struct samrt_gemm_desc d =
+        samrt_gemm_desc_make(2, 2, 3, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS);
     d.n_batch = 2; d.sb_x = 6; d.sb_w = 0; d.sb_y = 4; d.sb_b = 2;
     CHECK_STATUS(samrt_gemm_desc_check(&d), SAMRT_OK);
     samrt_gemm_ref(&d, xb, W, bb, NULL, yb);
@@ -82,7 +85,7 @@ static void test_gelu_and_rows(void) {
     const float in[6] = {0, 1, -1, 0.5f, -3, -10};
     const float want[6] = {0, 0.841344746f, -0.158655254f, 0.345731231f, -0.00404969409f, 0};
     float got[6];
-    for (int i = 0; i < 6; i++) got[i] = samrt_gelu_ref(in[i]);
+    for (int i = 0; i < 6; i++) got[i] = samrt_epilogue_gelu_ref(in[i]);
     check_close_f32("gelu", got, want, 6, 1e-7, 1e-6);
 
     /* Per-row bias (NCHW planes): 2 batches x 2 rows x 3 cols, rows 4 apart, batches 9 apart. */
@@ -92,7 +95,7 @@ static void test_gelu_and_rows(void) {
     const struct samrt_epilogue_shape sh = {.n_batch = 2, .n_rows = 2, .n_cols = 3, .s_batch = 9, .s_row = 4,
                                             .bias_per_row = 1};
     CHECK_STATUS(samrt_epilogue_shape_check(&sh), SAMRT_OK);
-    samrt_epilogue_ref(SAMRT_ACT_NONE, &sh, bias, NULL, y);
+    samrt_epilogue_ref(SAMRT_EPILOGUE_ACT_NONE, &sh, bias, NULL, y);
     const float want_rows[18] = {100, 101, 102, 3, 204, 205, 206, 7, 8,
                                  109, 110, 111, 12, 213, 214, 215, 16, 17};
     check_close_f32("bias_per_row", y, want_rows, 18, TOL, 0);
@@ -100,7 +103,7 @@ static void test_gelu_and_rows(void) {
     /* ReLU keeps NaN (as torch.relu), so a never-written poisoned element stays visible. */
     float v[3] = {-1.0f, NAN, 2.0f};
     const struct samrt_epilogue_shape sh1 = {.n_batch = 1, .n_rows = 1, .n_cols = 3, .s_row = 3};
-    samrt_epilogue_ref(SAMRT_ACT_RELU, &sh1, NULL, NULL, v);
+    samrt_epilogue_ref(SAMRT_EPILOGUE_ACT_RELU, &sh1, NULL, NULL, v);
     CHECK(v[0] == 0.0f && isnan(v[1]) && v[2] == 2.0f);
 }
 

@@ -56,7 +56,8 @@ static const enum samrt_dtype DT_PAIRS[][2] = {
     {SAMRT_DTYPE_F16, SAMRT_DTYPE_F32},
 };
 
-static struct samrt_gemm_desc case_desc(const struct gemm_case *c, enum samrt_dtype in, enum samrt_dtype out) {
+static struct samrt_gemm_desc case_desc(const struct gemm_case *c, enum samrt_dtype in,
+                                        enum samrt_dtype out) {
     struct samrt_gemm_desc d = samrt_gemm_desc_make(c->m, c->n, c->k, in, out, c->ep);
     d.s_x = c->k + c->pad_x;
     d.s_y = c->n + c->pad_y;
@@ -134,8 +135,8 @@ static enum samrt_status bench_run(void *p, cudaStream_t s) {
     return samrt_gemm_cuda(a->plan, a->x, a->w, a->b, a->r, a->y, a->f->ws, a->f->ws_cap, s);
 }
 
-static void run_pair(struct gc_fixture *f, const struct gemm_case *c, struct host_case *h, enum samrt_dtype in,
-                     enum samrt_dtype out, struct samrt_bench *bench) {
+static void run_pair(struct gc_fixture *f, const struct gemm_case *c, struct host_case *h,
+                     enum samrt_dtype in, enum samrt_dtype out, struct samrt_bench *bench) {
     char what[160];
     snprintf(what, sizeof what, "%s %s->%s", c->name, samrt_dtype_name(in), samrt_dtype_name(out));
     const struct samrt_gemm_desc d = case_desc(c, in, out);
@@ -164,7 +165,8 @@ static void run_pair(struct gc_fixture *f, const struct gemm_case *c, struct hos
                     bad_written += !isfinite(h->out[idx]);
                     if (rows_checked(h, i)) { got[n_cmp] = h->out[idx]; want[n_cmp] = h->ref[idx]; n_cmp++; }
                 }
-        CHECK_MSG(bad_written == 0, "%s: %ld outputs not written (still NaN) or not finite", what, bad_written);
+        CHECK_MSG(bad_written == 0, "%s: %ld outputs not written (still NaN) or not finite", what,
+                  bad_written);
         CHECK_MSG(bad_pad == 0, "%s: %ld padding elements overwritten", what, bad_pad);
         gc_compare(what, got, want, n_cmp, gc_tol_for(out));
         free(got);
@@ -190,8 +192,10 @@ static void test_rejections(struct gc_fixture *f) {
     CHECK_STATUS(samrt_gemm_plan_init(&f->ctx, &d, f->ws_cap, &plan), SAMRT_OK);
     void *buf = gc_alloc_poison(SAMRT_DTYPE_BF16, 64 * 64 + 8);
     char *p = buf;
-    CHECK_STATUS(samrt_gemm_cuda(&plan, p + 2, p, p, NULL, p, f->ws, f->ws_cap, f->stream), SAMRT_E_INVALID_ARG);
-    CHECK_STATUS(samrt_gemm_cuda(&plan, p, p, NULL, NULL, p, f->ws, f->ws_cap, f->stream), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_gemm_cuda(&plan, p + 2, p, p, NULL, p, f->ws, f->ws_cap, f->stream),
+                 SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_gemm_cuda(&plan, p, p, NULL, NULL, p, f->ws, f->ws_cap, f->stream),
+                 SAMRT_E_INVALID_ARG);
     if (plan.ws_bytes)
         CHECK_STATUS(samrt_gemm_cuda(&plan, p, p, p, NULL, p, f->ws, plan.ws_bytes - 1, f->stream),
                      SAMRT_E_INVALID_ARG);
@@ -206,12 +210,16 @@ int main(int argc, char **argv) {
     char why[256];
     if (!tu_have_gpu(why, sizeof why)) return check_skip("test_gemm_cuda", why);
     struct gc_fixture f;
-    if (gc_fixture_init(&f, WS_CAP) != 0) return check_skip("test_gemm_cuda", "GPU setup failed");
+    if (gc_fixture_init(&f, WS_CAP) != 0) return gc_fail("test_gemm_cuda", "GPU setup failed");
     struct samrt_bench bench;
-    if (bench_on && samrt_bench_init(&bench, 1) != 0) return check_skip("test_gemm_cuda", "bench setup failed");
+    if (bench_on && samrt_bench_init(&bench, 1) != 0)
+        return gc_fail("test_gemm_cuda", "bench setup failed");
     for (size_t ci = 0; ci < SAMRT_ARRAY_LEN(CASES); ci++) {
         struct host_case h;
-        if (host_case_init(&CASES[ci], &h) != 0) { CHECK_MSG(0, "%s: host allocation", CASES[ci].name); continue; }
+        if (host_case_init(&CASES[ci], &h) != 0) {
+            CHECK_MSG(0, "%s: host allocation", CASES[ci].name);
+            continue;
+        }
         for (size_t pi = 0; pi < SAMRT_ARRAY_LEN(DT_PAIRS); pi++)
             run_pair(&f, &CASES[ci], &h, DT_PAIRS[pi][0], DT_PAIRS[pi][1], bench_on ? &bench : NULL);
         host_case_free(&h);

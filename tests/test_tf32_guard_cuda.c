@@ -49,10 +49,13 @@ static double gemm_error(struct gc_fixture *f, int allow_tf32, const float *x, c
     CHECK_MSG(st == SAMRT_OK, "gemm plan (tf32 %d): %s", allow_tf32, samrt_status_str(st));
     if (st != SAMRT_OK) return -1;
     double err = -1;
-    void *dx = gc_upload(SAMRT_DTYPE_F32, x, (int64_t)GM * GK), *dw = gc_upload(SAMRT_DTYPE_F32, w, (int64_t)GN * GK);
+    void *dx = gc_upload(SAMRT_DTYPE_F32, x, (int64_t)GM * GK),
+         *dw = gc_upload(SAMRT_DTYPE_F32, w, (int64_t)GN * GK);
     void *dy = gc_alloc_poison(SAMRT_DTYPE_F32, (int64_t)GM * GN);
-    if (dx && dw && dy && samrt_gemm_cuda(&plan, dx, dw, NULL, NULL, dy, f->ws, f->ws_cap, f->stream) == SAMRT_OK &&
-        cudaStreamSynchronize(f->stream) == cudaSuccess && gc_download(SAMRT_DTYPE_F32, out, dy, (int64_t)GM * GN) == 0)
+    if (dx && dw && dy &&
+        samrt_gemm_cuda(&plan, dx, dw, NULL, NULL, dy, f->ws, f->ws_cap, f->stream) == SAMRT_OK &&
+        cudaStreamSynchronize(f->stream) == cudaSuccess &&
+        gc_download(SAMRT_DTYPE_F32, out, dy, (int64_t)GM * GN) == 0)
         err = normwise_err(out, ref, (int64_t)GM * GN);
     printf("gemm %dx%dx%d f32 %s: impl flags 0x%llx, normwise error %.3g\n", GM, GN, GK,
            allow_tf32 ? "TF32 (test mode)" : "strict", (unsigned long long)plan.impl_flags, err);
@@ -63,12 +66,12 @@ static double gemm_error(struct gc_fixture *f, int allow_tf32, const float *x, c
 
 /* ---- convolution ------------------------------------------------------------------------- */
 
-struct conv_shape { int c_in, hw, c_out, k; enum samrt_layout layout; };
+struct conv_shape { int c_in, hw, c_out, k; enum samrt_conv_layout layout; };
 
 static const struct conv_shape CONVS[] = {
-    {512, 24, 32, 3, SAMRT_LAYOUT_NHWC},    /* K = 512 * 9 = 4608 */
-    {512, 24, 32, 3, SAMRT_LAYOUT_NCHW},
-    {4096, 16, 32, 1, SAMRT_LAYOUT_NHWC},   /* K = 4096 */
+    {512, 24, 32, 3, SAMRT_CONV_NHWC},    /* K = 512 * 9 = 4608 */
+    {512, 24, 32, 3, SAMRT_CONV_NCHW},
+    {4096, 16, 32, 1, SAMRT_CONV_NHWC},   /* K = 4096 */
 };
 
 static void conv_ref_double(const struct conv_shape *s, const float *x, const float *w, double *y) {
@@ -91,7 +94,7 @@ static void conv_ref_double(const struct conv_shape *s, const float *x, const fl
 
 static double conv_error(struct gc_fixture *f, const struct conv_shape *s, int allow_tf32, const float *x,
                          const float *w, const double *ref, int *tensor_op) {
-    const int nhwc = s->layout == SAMRT_LAYOUT_NHWC;
+    const int nhwc = s->layout == SAMRT_CONV_NHWC;
     struct samrt_conv_desc d = samrt_conv_desc_make(1, s->c_in, s->hw, s->hw, s->c_out, s->k, 1, s->k / 2, 1,
                                                     s->layout, SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
     d.allow_tf32 = allow_tf32;
@@ -101,7 +104,8 @@ static double conv_error(struct gc_fixture *f, const struct conv_shape *s, int a
     if (st != SAMRT_OK) return -1;
     *tensor_op = plan.math == CUDNN_TENSOR_OP_MATH || plan.math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
     const int64_t nx = samrt_conv_x_elems(&d), nw = samrt_conv_w_elems(&d), ny = samrt_conv_y_elems(&d);
-    float *xl = malloc(nx * sizeof(float)), *wl = malloc(nw * sizeof(float)), *yl = malloc(ny * sizeof(float));
+    float *xl = malloc(nx * sizeof(float)), *wl = malloc(nw * sizeof(float)),
+          *yl = malloc(ny * sizeof(float));
     double *refl = malloc(ny * sizeof(double));
     double err = -1;
     if (xl && wl && yl && refl) {
@@ -109,7 +113,8 @@ static double conv_error(struct gc_fixture *f, const struct conv_shape *s, int a
             gc_nchw_to_nhwc(xl, x, 1, s->c_in, s->hw, s->hw);
             samrt_conv_pack_nhwc(s->c_out, s->c_in, s->k, s->k, w, wl);
             for (int64_t p = 0; p < (int64_t)s->hw * s->hw; p++)   /* reference to NHWC, in double */
-                for (int o = 0; o < s->c_out; o++) refl[p * s->c_out + o] = ref[o * (int64_t)s->hw * s->hw + p];
+                for (int o = 0; o < s->c_out; o++)
+                    refl[p * s->c_out + o] = ref[o * (int64_t)s->hw * s->hw + p];
         } else {
             memcpy(xl, x, nx * sizeof(float));
             memcpy(wl, w, nw * sizeof(float));
@@ -117,7 +122,8 @@ static double conv_error(struct gc_fixture *f, const struct conv_shape *s, int a
         }
         void *dx = gc_upload(SAMRT_DTYPE_F32, xl, nx), *dw = gc_upload(SAMRT_DTYPE_F32, wl, nw);
         void *dy = gc_alloc_poison(SAMRT_DTYPE_F32, ny);
-        if (dx && dw && dy && samrt_conv_cuda(&plan, dx, dw, NULL, NULL, dy, f->ws, f->ws_cap, f->stream) == SAMRT_OK &&
+        if (dx && dw && dy &&
+            samrt_conv_cuda(&plan, dx, dw, NULL, NULL, dy, f->ws, f->ws_cap, f->stream) == SAMRT_OK &&
             cudaStreamSynchronize(f->stream) == cudaSuccess && gc_download(SAMRT_DTYPE_F32, yl, dy, ny) == 0)
             err = normwise_err(yl, refl, ny);
         cudaFree(dx); cudaFree(dw); cudaFree(dy);
@@ -134,23 +140,25 @@ int main(void) {
     char why[256];
     if (!tu_have_gpu(why, sizeof why)) return check_skip("test_tf32_guard_cuda", why);
     struct gc_fixture f;
-    if (gc_fixture_init(&f, WS_CAP) != 0) return check_skip("test_tf32_guard_cuda", "GPU setup failed");
+    if (gc_fixture_init(&f, WS_CAP) != 0) return gc_fail("test_tf32_guard_cuda", "GPU setup failed");
     const char *ov = getenv("NVIDIA_TF32_OVERRIDE");
     const int tf32_possible = f.ctx.cc_major >= 8 && !(ov && !strcmp(ov, "0"));
     if (!tf32_possible)
-        printf("TF32 half skipped: %s\n", f.ctx.cc_major < 8 ? "no TF32 before sm_80" : "NVIDIA_TF32_OVERRIDE=0");
+        printf("TF32 half skipped: %s\n",
+               f.ctx.cc_major < 8 ? "no TF32 before sm_80" : "NVIDIA_TF32_OVERRIDE=0");
 
     /* GEMM */
     float *x = malloc((size_t)GM * GK * sizeof(float)), *w = malloc((size_t)GN * GK * sizeof(float));
     float *out = malloc((size_t)GM * GN * sizeof(float));
     double *ref = malloc((size_t)GM * GN * sizeof(double));
-    if (!x || !w || !out || !ref) return check_skip("test_tf32_guard_cuda", "host allocation failed");
+    if (!x || !w || !out || !ref) return gc_fail("test_tf32_guard_cuda", "host allocation failed");
     tu_fill_uniform(x, (long)GM * GK, 101, -1, 1);
     tu_fill_uniform(w, (long)GN * GK, 102, -1, 1);
     for (int i = 0; i < GM; i++)
         for (int j = 0; j < GN; j++) {
             double acc = 0;
-            for (int k = 0; k < GK; k++) acc += (double)x[(int64_t)i * GK + k] * (double)w[(int64_t)j * GK + k];
+            for (int k = 0; k < GK; k++)
+                acc += (double)x[(int64_t)i * GK + k] * (double)w[(int64_t)j * GK + k];
             ref[(int64_t)i * GN + j] = acc;
         }
     const double e_strict = gemm_error(&f, 0, x, w, ref, out);
@@ -181,9 +189,10 @@ int main(void) {
                   STRICT_CONV_TOL);
         if (tf32_possible) {
             const double c_tf32 = conv_error(&f, s, 1, cx, cw, cref, &tensor_op);
-            CHECK_MSG(c_tf32 > STRICT_CONV_TOL, "TF32 conv error %.3g within the strict tolerance (cuDNN %s a "
-                      "tensor-op algorithm): the guard cannot tell TF32 apart", c_tf32,
-                      tensor_op ? "chose" : "did not choose");
+            CHECK_MSG(c_tf32 > STRICT_CONV_TOL,
+                      "TF32 conv error %.3g within the strict tolerance (cuDNN %s a "
+                      "tensor-op algorithm): the guard cannot tell TF32 apart",
+                      c_tf32, tensor_op ? "chose" : "did not choose");
         }
         free(cx); free(cw); free(cref);
     }

@@ -68,7 +68,8 @@ static inline double samrt_bench_median_ms(struct samrt_bench *b, samrt_bench_fn
         if (fn(arg, stream) != SAMRT_OK) return -1.0;
         cudaEventRecord(b->t1, stream);
         float ms = 0.0f;
-        if (cudaEventSynchronize(b->t1) != cudaSuccess || cudaEventElapsedTime(&ms, b->t0, b->t1) != cudaSuccess)
+        if (cudaEventSynchronize(b->t1) != cudaSuccess ||
+            cudaEventElapsedTime(&ms, b->t0, b->t1) != cudaSuccess)
             return -1.0;
         t[i] = ms;
     }

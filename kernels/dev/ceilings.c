@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--reps") && v) reps = atoi(v), i++;
         else if (!strcmp(argv[i], "--ws-mib") && v) ws_mib = (size_t)atol(v), i++;
         else {
-            fprintf(stderr, "usage: %s [--device N] [--copy-mib M] [--n N] [--reps R] [--ws-mib W]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--device N] [--copy-mib M] [--n N] [--reps R] [--ws-mib W]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -101,8 +102,9 @@ int main(int argc, char **argv) {
     struct gemm_arg ga = {&plan, NULL, NULL, NULL, NULL, ws_mib << 20};
     if (samrt_gemm_plan_init(&ctx, &d, ga.ws_bytes, &plan) != SAMRT_OK) goto out_bench;
     if (cudaMalloc(&ga.x, nn * 2) != cudaSuccess || cudaMalloc(&ga.w, nn * 2) != cudaSuccess ||
-        cudaMalloc(&ga.y, nn * 2) != cudaSuccess || (ga.ws_bytes && cudaMalloc(&ga.ws, ga.ws_bytes) != cudaSuccess) ||
-        fill_bf16(ga.x, nn, 1) || fill_bf16(ga.w, nn, 2)) {
+        cudaMalloc(&ga.y, nn * 2) != cudaSuccess ||
+        (ga.ws_bytes && cudaMalloc(&ga.ws, ga.ws_bytes) != cudaSuccess) || fill_bf16(ga.x, nn, 1) ||
+        fill_bf16(ga.w, nn, 2)) {
         fprintf(stderr, "ceilings: cannot set up the %d^3 matmul\n", n);
         goto out_gemm;
     }
@@ -112,8 +114,8 @@ int main(int argc, char **argv) {
 
     printf("device: %s (sm_%d%d, %d SMs, %.1f GiB)\n", prop.name, prop.major, prop.minor,
            prop.multiProcessorCount, (double)total_b / (1 << 30));
-    printf("copy: 2 x %zu MiB, median %.3f ms of %d -> %.1f GB/s (read + write)\n", bytes >> 20, copy_ms, reps,
-           copy_gbps);
+    printf("copy: 2 x %zu MiB, median %.3f ms of %d -> %.1f GB/s (read + write)\n", bytes >> 20, copy_ms,
+           reps, copy_gbps);
     printf("matmul: bf16 %d^3, workspace %zu bytes (cap %zu MiB), median %.3f ms of %d -> %.1f TFLOP/s\n", n,
            plan.ws_bytes, ws_mib, gemm_ms, reps, tflops);
     printf("CEILING copy_GBps=%.1f bf16_TFLOPs=%.1f\n", copy_gbps, tflops);
