@@ -1,0 +1,46 @@
+/* gpu_ctx.h - the engine-level GPU context: the device, its SM count and compute
+ * capability, and the cuBLASLt and cuDNN handles. One per engine, created at init; every
+ * GEMM and convolution plan borrows its handles. Nothing global: two engines hold two
+ * contexts (handles are not shared across threads that run at the same time).
+ *
+ *   struct samrt_gpu_ctx ctx;
+ *   SAMRT_TRY(samrt_gpu_ctx_init(0, &ctx));
+ *   ... samrt_gemm_plan_init(&ctx, ...), samrt_conv_plan_init(&ctx, ...) ...
+ *   samrt_gpu_ctx_free(&ctx);   // after every plan that borrowed it is freed
+ */
+#ifndef SAMRT_KERNELS_GPU_CTX_H
+#define SAMRT_KERNELS_GPU_CTX_H
+
+#include "samrt_impl.h"
+
+#ifdef SAMRT_HAVE_CUDA
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_gpu_ctx {
+    int device;              /* CUDA ordinal; made current by init */
+    int sm_count;
+    int cc_major, cc_minor;
+    size_t l2_bytes;
+    cublasLtHandle_t lt;     /* owned */
+    cudnnHandle_t dnn;       /* owned */
+};
+
+/* Selects the device, reads its properties and creates both handles. Checks that the cuDNN
+ * library at run time has the major version the code was built against. On failure nothing
+ * is left allocated and *out is zeroed. */
+enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out);
+/* Destroys the handles; a zeroed ctx is fine. */
+void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_HAVE_CUDA */
+#endif /* SAMRT_KERNELS_GPU_CTX_H */

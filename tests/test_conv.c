@@ -1,0 +1,191 @@
+/* test_conv.c - CPU tests of the convolution references (kernels/conv_ref.c) on cases worked
+ * out by hand: a 3x3 box filter with padding and stride, the prompt encoder's 2x2 stride-2
+ * conv, depthwise and grouped channels, bias/residual/activation in both layouts, the
+ * transposed 2x2 stride-2 conv, and the claim the CUDA path rests on: two strided-batch
+ * GEMMs over the packed weight (samrt_convt2x2_gemm_desc) reproduce the transposed conv.
+ * Run: ctest --preset cpu -R test_conv */
+#include <string.h>
+
+#include "check.h"
+#include "conv.h"
+#include "test_util.h"
+
+#define TOL 1e-5
+
+static const float IMG[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+static void test_box_filter(void) {
+    /* 3x3 ones, pad 1: each output is the sum of the in-image neighbourhood. */
+    float w[9], y[9];
+    for (int i = 0; i < 9; i++) w[i] = 1;
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 3, 3, 1, 3, 1, 1, 1, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_OK);
+    samrt_conv_ref(&d, IMG, w, NULL, NULL, y);
+    const float want[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};
+    check_close_f32("box", y, want, 9, TOL, 0);
+
+    /* stride 2 keeps the corners */
+    d.stride_h = d.stride_w = 2;
+    int ho, wo;
+    samrt_conv_out_hw(&d, &ho, &wo);
+    CHECK(ho == 2 && wo == 2);
+    samrt_conv_ref(&d, IMG, w, NULL, NULL, y);
+    const float want_s2[4] = {12, 16, 24, 28};
+    check_close_f32("box_s2", y, want_s2, 4, TOL, 0);
+}
+
+static void test_2x2_stride2(void) {
+    /* Conv(1,1,2,2,0) with weight [[1,0],[0,1]]: out[i][j] = x[2i][2j] + x[2i+1][2j+1]. */
+    float x[16], y[4];
+    for (int i = 0; i < 16; i++) x[i] = (float)i;
+    const float w[4] = {1, 0, 0, 1};
+    const struct samrt_conv_desc d = samrt_conv_desc_make(1, 1, 4, 4, 1, 2, 2, 0, 1, SAMRT_CONV_NHWC,
+                                                          SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    samrt_conv_ref(&d, x, w, NULL, NULL, y);
+    const float want[4] = {0 + 5, 2 + 7, 8 + 13, 10 + 15};
+    check_close_f32("2x2_s2", y, want, 4, TOL, 0);
+}
+
+static void test_groups(void) {
+    /* Depthwise, 2 channels: channel 0 is the box filter, channel 1 doubles (centre tap 2). */
+    float x[18], w[18], y[18];
+    for (int i = 0; i < 9; i++) { x[i] = IMG[i]; x[9 + i] = -IMG[i]; w[i] = 1; w[9 + i] = i == 4 ? 2 : 0; }
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 3, 3, 2, 3, 1, 1, 2, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    samrt_conv_ref(&d, x, w, NULL, NULL, y);
+    const float want[18] = {12, 21, 16, 27, 45, 33, 24, 39, 28, -2, -4, -6, -8, -10, -12, -14, -16, -18};
+    check_close_f32("depthwise_nchw", y, want, 18, TOL, 0);
+
+    /* The same in NHWC: for depthwise the NHWC weight is the same bytes. */
+    float xh[18], wh[18], yh[18], want_h[18];
+    for (int p = 0; p < 9; p++)
+        for (int c = 0; c < 2; c++) { xh[p * 2 + c] = x[c * 9 + p]; want_h[p * 2 + c] = want[c * 9 + p]; }
+    samrt_conv_pack_nhwc(2, 1, 3, 3, w, wh);
+    CHECK(memcmp(wh, w, sizeof w) == 0);
+    d.layout = SAMRT_CONV_NHWC;
+    samrt_conv_ref(&d, xh, wh, NULL, NULL, yh);
+    check_close_f32("depthwise_nhwc", yh, want_h, 18, TOL, 0);
+
+    /* 2 groups, 4 -> 2 channels, 1x1: out0 = 1*c0 + 10*c1, out1 = 100*c2 + 1000*c3. */
+    const float xg[4] = {1, 2, 3, 4}, wg[4] = {1, 10, 100, 1000};
+    float yg[2];
+    const struct samrt_conv_desc g = samrt_conv_desc_make(1, 4, 1, 1, 2, 1, 1, 0, 2, SAMRT_CONV_NCHW,
+                                                          SAMRT_DTYPE_F32, SAMRT_EPILOGUE_NONE);
+    samrt_conv_ref(&g, xg, wg, NULL, NULL, yg);
+    const float want_g[2] = {21, 4300};
+    check_close_f32("groups", yg, want_g, 2, TOL, 0);
+}
+
+static void test_epilogue_layouts(void) {
+    /* 2 -> 2 channels, 1x1 identity weight, 1x2 image: y = act(x + b[c] + r). */
+    const float x_nchw[4] = {1, -2, 3, -4};            /* c0: (1,-2), c1: (3,-4) */
+    const float w[4] = {1, 0, 0, 1}, b[2] = {0.5f, -0.5f};
+    const float r_nchw[4] = {10, 10, 20, 20};
+    float y[4];
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 2, 1, 2, 2, 1, 1, 0, 1, SAMRT_CONV_NCHW,
+                                                    SAMRT_DTYPE_F32, SAMRT_EPILOGUE_BIAS_RELU);
+    samrt_conv_ref(&d, x_nchw, w, b, NULL, y);
+    const float want_relu[4] = {1.5f, 0, 2.5f, 0};
+    check_close_f32("nchw_bias_relu", y, want_relu, 4, TOL, 0);
+    d.residual = 1;
+    d.epilogue = SAMRT_EPILOGUE_BIAS;
+    samrt_conv_ref(&d, x_nchw, w, b, r_nchw, y);
+    const float want_res[4] = {11.5f, 8.5f, 22.5f, 15.5f};
+    check_close_f32("nchw_residual", y, want_res, 4, TOL, 0);
+
+    /* NHWC: pixels are rows, the bias goes by column. */
+    const float x_nhwc[4] = {1, 3, -2, -4}, r_nhwc[4] = {10, 20, 10, 20};
+    const float want_res_h[4] = {11.5f, 22.5f, 8.5f, 15.5f};
+    d.layout = SAMRT_CONV_NHWC;
+    samrt_conv_ref(&d, x_nhwc, w, b, r_nhwc, y);
+    check_close_f32("nhwc_residual", y, want_res_h, 4, TOL, 0);
+    /* GELU after the residual: gelu(11.5) = 11.5, gelu(8.5) = 8.5 to f32. */
+    d.epilogue = SAMRT_EPILOGUE_BIAS_GELU;
+    samrt_conv_ref(&d, x_nhwc, w, b, r_nhwc, y);
+    check_close_f32("nhwc_gelu", y, want_res_h, 4, TOL, 0);
+}
+
+static void test_transpose2x2(void) {
+    /* 1 -> 2 channels, input 1x2 = [1, 2]; out channel 0 weights [[1,2],[3,4]], channel 1
+     * [[10,20],[30,40]]; PyTorch weight layout (c_in, c_out, 2, 2). Output (2, 4, 2) NHWC. */
+    const float x[2] = {1, 2};
+    const float w[8] = {1, 2, 3, 4, 10, 20, 30, 40};
+    const float b[2] = {0.5f, -1};
+    const struct samrt_convt2x2_desc d = {.n = 1, .c_in = 1, .h = 1, .w = 2, .c_out = 2,
+                                          .dtype = SAMRT_DTYPE_F32, .epilogue = SAMRT_EPILOGUE_BIAS};
+    float y[16];
+    samrt_convt2x2_ref(&d, x, w, b, NULL, y);
+    /* row 0: pixels (x=0,dx=0) (0,1) (1,0) (1,1) -> 1*w[.,0,0], 1*w[.,0,1], 2*w[.,0,0], 2*w[.,0,1] */
+    const float want[16] = {1.5f, 9,  2.5f, 19, 2.5f, 19, 4.5f, 39,
+                            3.5f, 29, 4.5f, 39, 6.5f, 59, 8.5f, 79};
+    check_close_f32("convt", y, want, 16, TOL, 0);
+}
+
+/* The CUDA transposed conv is two strided-batch GEMMs (dy = 0, 1) over the packed weight;
+ * check that decomposition with the GEMM reference on odd sizes, with residual and GELU. */
+static void test_transpose2x2_as_gemm(void) {
+    const struct samrt_convt2x2_desc d = {.n = 2,
+                                          .c_in = 3,
+                                          .h = 3,
+                                          .w = 5,
+                                          .c_out = 4,
+                                          .dtype = SAMRT_DTYPE_F32,
+                                          .epilogue = SAMRT_EPILOGUE_BIAS_GELU,
+                                          .residual = 1};
+    enum { NX = 2 * 3 * 5 * 3, NW = 3 * 4 * 4, NY = 2 * 6 * 10 * 4 };
+    float x[NX], w[NW], b[4], r[NY], wp[NW], bp[8], y_ref[NY], y_gemm[NY];
+    tu_fill_uniform(x, NX, 1, -1, 1);
+    tu_fill_uniform(w, NW, 2, -1, 1);
+    tu_fill_uniform(b, 4, 3, -1, 1);
+    tu_fill_uniform(r, NY, 4, -1, 1);
+    samrt_conv_pack_transpose2x2(d.c_in, d.c_out, w, b, wp, bp);
+    /* packed row dx*c_out + o of block dy holds W[:, o, dy, dx] */
+    CHECK(wp[(1 * 2 * 4 + 1 * 4 + 2) * 3 + 1] == w[((1 * 4 + 2) * 2 + 1) * 2 + 1]);
+    CHECK(bp[4 + 3] == b[3] && bp[3] == b[3]);
+    samrt_convt2x2_ref(&d, x, w, b, r, y_ref);
+
+    const struct samrt_gemm_desc g = samrt_convt2x2_gemm_desc(&d);
+    CHECK_STATUS(samrt_gemm_desc_check(&g), SAMRT_OK);
+    CHECK_EQ_INT(g.n_batch, 6);
+    CHECK_EQ_INT(g.align_bytes, 4);    /* 5 * 3 f32 = 60 bytes per batch of x: 4-byte aligned */
+    for (int i = 0; i < NY; i++) y_gemm[i] = NAN;
+    const int64_t off_y = 2 * d.w * d.c_out, off_w = 2 * d.c_out * d.c_in;
+    for (int dy = 0; dy < 2; dy++)
+        samrt_gemm_ref(&g, x, wp + dy * off_w, bp, r + dy * off_y, y_gemm + dy * off_y);
+    check_close_f32("convt_as_gemm", y_gemm, y_ref, NY, 1e-6, 1e-6);
+}
+
+static void test_desc(void) {
+    const struct samrt_conv_desc pe = samrt_conv_desc_make(1, 3, 1024, 1024, 96, 7, 4, 3, 1, SAMRT_CONV_NHWC,
+                                                           SAMRT_DTYPE_BF16, SAMRT_EPILOGUE_BIAS);
+    int ho, wo;
+    samrt_conv_out_hw(&pe, &ho, &wo);
+    CHECK(ho == 256 && wo == 256);
+    CHECK_STATUS(samrt_conv_desc_check(&pe), SAMRT_OK);
+    /* model-spec §6.1: patch embed 1.85 GFLOP */
+    CHECK_NEAR(samrt_conv_flops(&pe) / 1e9, 1.85, 0.005);
+    CHECK_EQ_INT(samrt_conv_w_elems(&pe), 96 * 3 * 49);
+    struct samrt_conv_desc d = pe;
+    d.groups = 2;
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_INVALID_ARG);
+    d = pe; d.kh = 1031;
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_INVALID_ARG);
+    d = pe; d.dtype = SAMRT_DTYPE_U8;
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_UNSUPPORTED);
+    d = pe; d.allow_tf32 = 1;
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_INVALID_ARG);
+    d = pe; d.stride_w = 0;
+    CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_INVALID_ARG);
+}
+
+int main(void) {
+    test_box_filter();
+    test_2x2_stride2();
+    test_groups();
+    test_epilogue_layouts();
+    test_transpose2x2();
+    test_transpose2x2_as_gemm();
+    test_desc();
+    return check_report("test_conv");
+}
