@@ -1,0 +1,640 @@
+/* ops.c - the op layer of ops.h: context, plan table, and the dense, pointwise, convolution,
+ * pooling and copy ops (attention and interp are in ops_attn.c).
+ *
+ * Every op follows one pattern: validate shapes (logged, PLAN mode catches every problem at
+ * init), obtain the output with samrt_exec_new, mark inputs and output as used by this step,
+ * then in RUN mode dispatch to the CUDA launcher or the C reference, then advance the step.
+ * GEMM and convolution plans are made in PLAN mode, shared by every call with the same
+ * descriptor (the same Linear shape in many blocks), and found again in RUN mode by call
+ * position: the k-th plan-using op of a RUN pass is the k-th of the PLAN pass, because the
+ * sequence of ops never depends on data.
+ *
+ * Alignment promised to cuBLASLt is derived from the actual pointers and strides. It is the
+ * same in both passes: PLAN-mode pointers are exec tags that keep every view offset, and
+ * tags, like arena slots, are 256-byte aligned. */
+#include "ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy.h"
+#include "layernorm.h"
+#include "pool.h"
+
+/* ---- context --------------------------------------------------------------------------------- */
+
+#ifdef SAMRT_HAVE_CUDA
+enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+                                       enum samrt_dtype dtype, const struct samrt_gpu_ctx *gpu,
+                                       struct samrt_exec *ex, struct samrt_plan *plan)
+#else
+enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+                                       enum samrt_dtype dtype, const void *gpu, struct samrt_exec *ex,
+                                       struct samrt_plan *plan)
+#endif
+{
+    memset(c, 0, sizeof *c);
+    SAMRT_CHECK(ex && plan, SAMRT_E_INVALID_ARG, "ops: exec and plan are required");
+    SAMRT_CHECK(dtype == SAMRT_DTYPE_F32 || dtype == SAMRT_DTYPE_F16 || dtype == SAMRT_DTYPE_BF16,
+                SAMRT_E_INVALID_ARG, "ops: run dtype %s", samrt_dtype_name(dtype));
+    SAMRT_CHECK(backend != SAMRT_BACKEND_CPU || dtype == SAMRT_DTYPE_F32, SAMRT_E_UNSUPPORTED,
+                "ops: the CPU backend runs f32 only (asked for %s)", samrt_dtype_name(dtype));
+#ifdef SAMRT_HAVE_CUDA
+    SAMRT_CHECK(backend == SAMRT_BACKEND_CPU || gpu, SAMRT_E_INVALID_ARG, "ops: the CUDA backend needs a gpu ctx");
+    c->gpu = gpu;
+#else
+    (void)gpu;
+    SAMRT_CHECK(backend == SAMRT_BACKEND_CPU, SAMRT_E_UNSUPPORTED, "ops: built without CUDA");
+#endif
+    c->backend = backend;
+    c->dtype = dtype;
+    c->ex = ex;
+    c->plan = plan;
+    c->plans = calloc(SAMRT_OPS_MAX_PLANS, sizeof *c->plans);
+    SAMRT_CHECK(c->plans != NULL, SAMRT_E_HOST_MEMORY, "ops: out of host memory");
+    return SAMRT_OK;
+}
+
+void samrt_model_ctx_free(struct samrt_model_ctx *c) {
+    if (!c) return;
+#ifdef SAMRT_HAVE_CUDA
+    for (int i = 0; c->plans && i < c->n_plans; i++) {
+        struct samrt_ops_plan *p = &c->plans[i];
+        if (c->backend != SAMRT_BACKEND_CUDA) continue;
+        if (p->kind == SAMRT_OPS_PLAN_GEMM) samrt_gemm_plan_free(&p->g);
+        else if (p->kind == SAMRT_OPS_PLAN_CONV) samrt_conv_plan_free(&p->cv);
+        else if (p->kind == SAMRT_OPS_PLAN_CONVT) samrt_convt2x2_plan_free(&p->ct);
+    }
+#endif
+    free(c->plans);
+    c->plans = NULL;
+    c->n_plans = 0;
+}
+
+void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena) {
+    samrt_exec_begin(c->ex, mode, c->plan, arena);
+    if (mode == SAMRT_EXEC_PLAN) {
+        c->n_calls = 0;
+        if (c->step_base) c->ex->step = *c->step_base;
+    }
+    c->i_call = 0;
+}
+
+enum samrt_status samrt_ops_end(struct samrt_model_ctx *c) {
+    enum samrt_status st = samrt_exec_end(c->ex);
+    if (st != SAMRT_OK) return st;
+    if (c->ex->mode == SAMRT_EXEC_PLAN) {
+        if (c->step_base) *c->step_base = c->ex->step + 1;
+        return SAMRT_OK;
+    }
+    SAMRT_CHECK(c->i_call == c->n_calls, SAMRT_E_BAD_STATE, "ops: run pass used %d plans, the plan pass %d",
+                c->i_call, c->n_calls);
+    return SAMRT_OK;
+}
+
+void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st) {
+    if (c->ex->status == SAMRT_OK && st != SAMRT_OK) c->ex->status = st;
+}
+
+static int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
+#ifdef SAMRT_HAVE_CUDA
+static int cuda(const struct samrt_model_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
+#endif
+
+struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype, int n_dims,
+                                 const int64_t *ne) {
+    return samrt_exec_new(c->ex, name, SAMRT_REGION_SCRATCH, dtype, n_dims, ne);
+}
+
+void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t) {
+    if (c->tap && samrt_exec_running(c->ex)) samrt_ops_fail(c, c->tap(c->tap_user, name, t));
+}
+
+/* Marks tensors (NULLs skipped) as used by the current step. */
+static void use(struct samrt_model_ctx *c, const struct samrt_tensor *a, const struct samrt_tensor *b,
+                const struct samrt_tensor *d, const struct samrt_tensor *e) {
+    samrt_exec_use(c->ex, a);
+    samrt_exec_use(c->ex, b);
+    samrt_exec_use(c->ex, d);
+    samrt_exec_use(c->ex, e);
+}
+
+/* Wraps an op body: a failure sticks in the exec; the step advances either way. */
+static void finish(struct samrt_model_ctx *c, enum samrt_status st) {
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+}
+
+/* ---- shape helpers --------------------------------------------------------------------------- */
+
+/* x as rows: (m, k) with row stride *s_row; leading dims must collapse at that stride. */
+static enum samrt_status as_rows(const struct samrt_tensor *x, int64_t *m, int64_t *k, int64_t *s_row) {
+    SAMRT_CHECK(x->n_dims >= 1, SAMRT_E_INVALID_ARG, "ops: scalar where rows are expected");
+    const int last = x->n_dims - 1;
+    SAMRT_CHECK(x->s[last] == 1 || x->ne[last] == 1, SAMRT_E_INVALID_ARG, "ops: last dim is not contiguous");
+    *k = x->ne[last];
+    *s_row = x->n_dims >= 2 ? x->s[last - 1] : *k;
+    *m = 1;
+    for (int d = last - 1; d >= 0; d--) {
+        if (d < last - 1 && x->ne[d] > 1)
+            SAMRT_CHECK(x->s[d] == x->s[d + 1] * x->ne[d + 1], SAMRT_E_INVALID_ARG,
+                        "ops: leading dims do not collapse into rows (dim %d)", d);
+        *m *= x->ne[d];
+    }
+    if (*m == 1) *s_row = *k;
+    return SAMRT_OK;
+}
+
+static enum samrt_status check_contig(const struct samrt_tensor *t, const char *what) {
+    SAMRT_CHECK(samrt_tensor_is_contiguous(t), SAMRT_E_INVALID_ARG, "ops: %s must be contiguous", what);
+    return SAMRT_OK;
+}
+
+static enum samrt_status check_dtype(const struct samrt_tensor *t, enum samrt_dtype dt, const char *what) {
+    SAMRT_CHECK(t->dtype == dt, SAMRT_E_INVALID_ARG, "ops: %s is %s, expected %s", what, samrt_dtype_name(t->dtype),
+                samrt_dtype_name(dt));
+    return SAMRT_OK;
+}
+
+/* Largest power of two <= 16 dividing the address and every byte stride given. */
+static unsigned align_of(const void *p, const int64_t *nb, int n) {
+    unsigned a = 16;
+    while (a > 1 && ((uintptr_t)p % a)) a /= 2;
+    for (int i = 0; i < n; i++)
+        while (a > 1 && (nb[i] % a)) a /= 2;
+    return a;
+}
+
+static enum samrt_epilogue epilogue_of(enum samrt_act act, int has_bias) {
+    if (!has_bias) return SAMRT_EPILOGUE_NONE;
+    return act == SAMRT_ACT_GELU ? SAMRT_EPILOGUE_BIAS_GELU
+         : act == SAMRT_ACT_RELU ? SAMRT_EPILOGUE_BIAS_RELU : SAMRT_EPILOGUE_BIAS;
+}
+
+/* ---- plan table ------------------------------------------------------------------------------- */
+
+static int gemm_desc_eq(const struct samrt_gemm_desc *a, const struct samrt_gemm_desc *b) {
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->s_x == b->s_x && a->s_w == b->s_w &&
+           a->s_y == b->s_y && a->n_batch == b->n_batch && a->sb_x == b->sb_x && a->sb_w == b->sb_w &&
+           a->sb_y == b->sb_y && a->sb_b == b->sb_b && a->alpha == b->alpha && a->epilogue == b->epilogue &&
+           a->residual == b->residual && a->dt_in == b->dt_in && a->dt_out == b->dt_out &&
+           a->align_bytes == b->align_bytes && a->allow_tf32 == b->allow_tf32;
+}
+
+static int conv_desc_eq(const struct samrt_conv_desc *a, const struct samrt_conv_desc *b) {
+    return a->n == b->n && a->c_in == b->c_in && a->h == b->h && a->w == b->w && a->c_out == b->c_out &&
+           a->kh == b->kh && a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w &&
+           a->pad_h == b->pad_h && a->pad_w == b->pad_w && a->groups == b->groups && a->layout == b->layout &&
+           a->dtype == b->dtype && a->epilogue == b->epilogue && a->residual == b->residual &&
+           a->allow_tf32 == b->allow_tf32;
+}
+
+static int convt_desc_eq(const struct samrt_convt2x2_desc *a, const struct samrt_convt2x2_desc *b) {
+    return a->n == b->n && a->c_in == b->c_in && a->h == b->h && a->w == b->w && a->c_out == b->c_out &&
+           a->dtype == b->dtype && a->epilogue == b->epilogue && a->residual == b->residual;
+}
+
+static int plan_matches(const struct samrt_ops_plan *p, const struct samrt_ops_plan *want) {
+    if (p->kind != want->kind) return 0;
+    if (p->kind == SAMRT_OPS_PLAN_GEMM) return gemm_desc_eq(&p->gemm, &want->gemm);
+    if (p->kind == SAMRT_OPS_PLAN_CONV) return conv_desc_eq(&p->conv, &want->conv);
+    return convt_desc_eq(&p->convt, &want->convt);
+}
+
+/* PLAN: finds or creates the plan for `want` and records the call. RUN: the plan of the next
+ * call, checked against `want`. *out is the table entry. */
+static enum samrt_status plan_for(struct samrt_model_ctx *c, const struct samrt_ops_plan *want,
+                                  const struct samrt_ops_plan **out) {
+    if (!planning(c)) {
+        if (c->i_call >= c->n_calls) return SAMRT_E_BAD_STATE;
+        const struct samrt_ops_plan *p = &c->plans[c->calls[c->i_call++]];
+        if (!plan_matches(p, want)) return SAMRT_E_BAD_STATE;
+        *out = p;
+        return SAMRT_OK;
+    }
+    SAMRT_CHECK(c->n_calls < SAMRT_OPS_MAX_CALLS, SAMRT_E_UNSUPPORTED, "ops: more than %d planned calls",
+                SAMRT_OPS_MAX_CALLS);
+    int idx = -1;
+    for (int i = 0; i < c->n_plans && idx < 0; i++)
+        if (plan_matches(&c->plans[i], want)) idx = i;
+    if (idx < 0) {
+        SAMRT_CHECK(c->n_plans < SAMRT_OPS_MAX_PLANS, SAMRT_E_UNSUPPORTED, "ops: more than %d distinct plans",
+                    SAMRT_OPS_MAX_PLANS);
+        struct samrt_ops_plan *p = &c->plans[c->n_plans];
+        *p = *want;
+        if (want->kind == SAMRT_OPS_PLAN_GEMM) SAMRT_TRY(samrt_gemm_desc_check(&want->gemm));
+        else if (want->kind == SAMRT_OPS_PLAN_CONV) SAMRT_TRY(samrt_conv_desc_check(&want->conv));
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c)) {
+            if (want->kind == SAMRT_OPS_PLAN_GEMM)
+                SAMRT_TRY(samrt_gemm_plan_init(c->gpu, &want->gemm, c->ws_lt_bytes, &p->g));
+            else if (want->kind == SAMRT_OPS_PLAN_CONV)
+                SAMRT_TRY(samrt_conv_plan_init(c->gpu, &want->conv, c->ws_dnn_bytes, NULL, &p->cv));
+            else
+                SAMRT_TRY(samrt_convt2x2_plan_init(c->gpu, &want->convt, c->ws_lt_bytes, &p->ct));
+        }
+#endif
+        idx = c->n_plans++;
+    }
+    c->calls[c->n_calls++] = idx;
+    *out = &c->plans[idx];
+    return SAMRT_OK;
+}
+
+/* ---- linear ------------------------------------------------------------------------------------ */
+
+static enum samrt_status linear_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                     const struct samrt_tensor *w, const struct samrt_tensor *b, enum samrt_act act,
+                                     const struct samrt_tensor *r, const struct samrt_tensor *y) {
+    use(c, x, w, b, r);
+    samrt_exec_use(c->ex, y);
+    SAMRT_TRY(c->ex->status);
+    int64_t m, k, s_x, m_y, n, s_y;
+    SAMRT_TRY(as_rows(x, &m, &k, &s_x));
+    SAMRT_TRY(as_rows(y, &m_y, &n, &s_y));
+    SAMRT_CHECK(m_y == m && s_y == n, SAMRT_E_INVALID_ARG, "linear: output is not (%lld, %lld) contiguous",
+                (long long)m, (long long)n);
+    const int64_t k_w = w->n_dims == 4 ? w->ne[1] * w->ne[2] * w->ne[3] : w->ne[1];
+    SAMRT_CHECK((w->n_dims == 2 || (w->n_dims == 4 && w->ne[2] == 1 && w->ne[3] == 1)) && w->ne[0] == n &&
+                    k_w == k, SAMRT_E_INVALID_ARG, "linear: weight (%lld, %lld) for x (.., %lld) -> (.., %lld)",
+                (long long)w->ne[0], (long long)k_w, (long long)k, (long long)n);
+    SAMRT_CHECK(!b || samrt_tensor_nelements(b) == n, SAMRT_E_INVALID_ARG, "linear: bias length");
+    SAMRT_CHECK(act == SAMRT_ACT_NONE || ((act == SAMRT_ACT_GELU || act == SAMRT_ACT_RELU) && b),
+                SAMRT_E_UNSUPPORTED, "linear: activation %d needs a bias and must be GELU or ReLU", (int)act);
+    SAMRT_CHECK(x->dtype == w->dtype && (y->dtype == x->dtype || y->dtype == SAMRT_DTYPE_F32), SAMRT_E_INVALID_ARG,
+                "linear: dtypes x %s w %s y %s", samrt_dtype_name(x->dtype), samrt_dtype_name(w->dtype),
+                samrt_dtype_name(y->dtype));
+    if (b) SAMRT_TRY(check_dtype(b, y->dtype, "linear bias"));
+    if (r) {
+        SAMRT_TRY(check_contig(r, "linear residual"));
+        SAMRT_TRY(check_dtype(r, y->dtype, "linear residual"));
+        SAMRT_CHECK(samrt_tensor_nelements(r) == m * n && r->data != y->data, SAMRT_E_INVALID_ARG,
+                    "linear: residual must have the output's shape and not alias it");
+    }
+    struct samrt_ops_plan want;
+    memset(&want, 0, sizeof want);
+    want.kind = SAMRT_OPS_PLAN_GEMM;
+    struct samrt_gemm_desc *d = &want.gemm;
+    *d = samrt_gemm_desc_make(m, n, k, x->dtype, y->dtype, epilogue_of(act, b != NULL));
+    d->s_x = s_x;
+    d->residual = r != NULL;
+    const size_t es = samrt_dtype_size(x->dtype), eo = samrt_dtype_size(y->dtype);
+    const int64_t nb[3] = {s_x * (int64_t)es, k * (int64_t)es, n * (int64_t)eo};
+    unsigned a = align_of(x->data, nb, 3);
+    a = SAMRT_MIN(a, align_of(w->data, NULL, 0));
+    a = SAMRT_MIN(a, align_of(y->data, NULL, 0));
+    if (b) a = SAMRT_MIN(a, align_of(b->data, NULL, 0));
+    if (r) a = SAMRT_MIN(a, align_of(r->data, NULL, 0));
+    d->align_bytes = SAMRT_MAX(a, (unsigned)SAMRT_MAX(es, eo));
+    const struct samrt_ops_plan *p = NULL;
+    SAMRT_TRY(plan_for(c, &want, &p));
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c))
+        return samrt_gemm_cuda(&p->g, x->data, w->data, b ? b->data : NULL, r ? r->data : NULL, y->data, c->ws_lt,
+                               c->ws_lt_bytes, c->stream);
+#endif
+    samrt_gemm_ref(d, x->data, w->data, b ? b->data : NULL, r ? r->data : NULL, y->data);
+    return SAMRT_OK;
+}
+
+static struct samrt_tensor new_like_rows(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                         int64_t last, enum samrt_dtype dt) {
+    int64_t ne[SAMRT_MAX_DIMS];
+    int nd = x->n_dims ? x->n_dims : 1;
+    for (int i = 0; i < nd; i++) ne[i] = x->n_dims ? x->ne[i] : 1;
+    ne[nd - 1] = last;
+    return samrt_op_new(c, name, dt, nd, ne);
+}
+
+struct samrt_tensor samrt_op_linear(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    const struct samrt_tensor *w, const struct samrt_tensor *b, enum samrt_act act,
+                                    const struct samrt_tensor *residual) {
+    struct samrt_tensor y = new_like_rows(c, name, x, w->ne[0], x->dtype);
+    finish(c, linear_impl(c, x, w, b, act, residual, &y));
+    return y;
+}
+
+void samrt_op_linear_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
+                          const struct samrt_tensor *b, enum samrt_act act, const struct samrt_tensor *residual,
+                          const struct samrt_tensor *out) {
+    finish(c, linear_impl(c, x, w, b, act, residual, out));
+}
+
+/* ---- norms ------------------------------------------------------------------------------------- */
+
+static enum samrt_status layernorm_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                        const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                        const struct samrt_tensor *r, float eps, const struct samrt_tensor *y,
+                                        const struct samrt_tensor *sum) {
+    use(c, x, w, b, r);
+    use(c, y, sum, NULL, NULL);
+    SAMRT_TRY(c->ex->status);
+    const int64_t n_cols = x->ne[x->n_dims - 1];
+    if (planning(c)) {
+        SAMRT_TRY(check_contig(x, "layernorm input"));
+        SAMRT_CHECK(!w || samrt_tensor_nelements(w) == n_cols, SAMRT_E_INVALID_ARG, "layernorm: weight length");
+        SAMRT_CHECK(!b || samrt_tensor_nelements(b) == n_cols, SAMRT_E_INVALID_ARG, "layernorm: bias length");
+        if (r) SAMRT_TRY(check_contig(r, "layernorm residual"));
+        SAMRT_CHECK(!r || samrt_tensor_nelements(r) == samrt_tensor_nelements(x), SAMRT_E_INVALID_ARG,
+                    "layernorm: residual shape");
+    }
+    struct samrt_layernorm_args a = {.dtype = x->dtype, .n_rows = samrt_tensor_nelements(x) / n_cols,
+                                     .n_cols = (int32_t)n_cols, .eps = eps, .x = x->data,
+                                     .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
+                                     .bias = b ? b->data : NULL, .out = y->data, .sum_out = sum ? sum->data : NULL};
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_layernorm_cuda(&a, c->stream);
+#endif
+    return samrt_layernorm_ref(&a);
+}
+
+struct samrt_tensor samrt_op_layernorm(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                       const struct samrt_tensor *residual, float eps,
+                                       struct samrt_tensor *sum_out) {
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    if (sum_out) *sum_out = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    finish(c, layernorm_impl(c, x, w, b, residual, eps, &y, sum_out));
+    return y;
+}
+
+static enum samrt_status layernorm2d_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                          const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                          const struct samrt_tensor *r, float eps, enum samrt_act act,
+                                          const struct samrt_tensor *y) {
+    use(c, x, w, b, r);
+    samrt_exec_use(c->ex, y);
+    SAMRT_TRY(c->ex->status);
+    if (planning(c)) {
+        SAMRT_CHECK(x->n_dims == 4, SAMRT_E_INVALID_ARG, "layernorm2d: x must be (N, C, H, W)");
+        SAMRT_TRY(check_contig(x, "layernorm2d input"));
+        if (r) SAMRT_TRY(check_contig(r, "layernorm2d residual"));
+    }
+    struct samrt_layernorm2d_args a = {.dtype = x->dtype, .n_batch = x->ne[0], .n_channels = (int32_t)x->ne[1],
+                                       .n_pixels = x->ne[2] * x->ne[3], .eps = eps, .act = act, .x = x->data,
+                                       .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
+                                       .bias = b ? b->data : NULL, .out = y->data};
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_layernorm2d_cuda(&a, c->stream);
+#endif
+    return samrt_layernorm2d_ref(&a);
+}
+
+struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                         const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                         const struct samrt_tensor *residual, float eps, enum samrt_act act) {
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    finish(c, layernorm2d_impl(c, x, w, b, residual, eps, act, &y));
+    return y;
+}
+
+/* ---- pointwise --------------------------------------------------------------------------------- */
+
+static enum samrt_status unary_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x, enum samrt_act act,
+                                    float alpha, float beta, const struct samrt_tensor *y) {
+    use(c, x, y, NULL, NULL);
+    SAMRT_TRY(c->ex->status);
+    if (planning(c)) SAMRT_TRY(check_contig(x, "unary input"));
+    struct samrt_unary_args a = {x->dtype, act, samrt_tensor_nelements(x), alpha, beta, x->data, y->data};
+    if (planning(c)) SAMRT_CHECK(a.n < ((int64_t)1 << 31), SAMRT_E_UNSUPPORTED, "unary: too many elements");
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_unary_cuda(&a, c->stream);
+#endif
+    return samrt_unary_ref(&a);
+}
+
+struct samrt_tensor samrt_op_unary(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                   enum samrt_act act, float alpha, float beta) {
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    finish(c, unary_impl(c, x, act, alpha, beta, &y));
+    return y;
+}
+
+static enum samrt_status add_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                  const struct samrt_tensor *y, float fa, float fb, const struct samrt_tensor *out) {
+    use(c, x, y, out, NULL);
+    SAMRT_TRY(c->ex->status);
+    if (planning(c)) {
+        SAMRT_TRY(check_contig(x, "add input"));
+        SAMRT_TRY(check_contig(y, "add input"));
+        SAMRT_CHECK(samrt_tensor_nelements(x) == samrt_tensor_nelements(y) && x->dtype == y->dtype,
+                    SAMRT_E_INVALID_ARG, "add: shapes or dtypes differ");
+    }
+    struct samrt_add_scaled_args a = {x->dtype, samrt_tensor_nelements(x), fa, fb, x->data, y->data, out->data};
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_add_scaled_cuda(&a, c->stream);
+#endif
+    return samrt_add_scaled_ref(&a);
+}
+
+struct samrt_tensor samrt_op_add_scaled(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                        const struct samrt_tensor *y, float a, float b) {
+    struct samrt_tensor out = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    finish(c, add_impl(c, x, y, a, b, &out));
+    return out;
+}
+
+struct samrt_tensor samrt_op_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                 const struct samrt_tensor *y) {
+    return samrt_op_add_scaled(c, name, x, y, 1.0f, 1.0f);
+}
+
+static enum samrt_status affine_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                     const struct samrt_tensor *s, const struct samrt_tensor *b,
+                                     const struct samrt_tensor *r, int channels_last, const struct samrt_tensor *y) {
+    use(c, x, s, b, r);
+    samrt_exec_use(c->ex, y);
+    SAMRT_TRY(c->ex->status);
+    const int64_t n_ch = channels_last ? x->ne[x->n_dims - 1] : x->ne[1];
+    const int64_t inner = channels_last ? 1 : samrt_tensor_nelements(x) / (x->ne[0] * x->ne[1]);
+    if (planning(c)) {
+        SAMRT_TRY(check_contig(x, "channel_affine input"));
+        SAMRT_CHECK(channels_last || x->n_dims >= 2, SAMRT_E_INVALID_ARG, "channel_affine: NCHW needs 2+ dims");
+        SAMRT_CHECK((!s || samrt_tensor_nelements(s) == n_ch) && (!b || samrt_tensor_nelements(b) == n_ch),
+                    SAMRT_E_INVALID_ARG, "channel_affine: scale / bias length");
+        if (r) SAMRT_CHECK(samrt_tensor_is_contiguous(r) && samrt_tensor_nelements(r) == samrt_tensor_nelements(x),
+                           SAMRT_E_INVALID_ARG, "channel_affine: residual shape");
+    }
+    struct samrt_channel_affine_args a = {x->dtype, samrt_tensor_nelements(x), (int32_t)n_ch, inner, x->data,
+                                          s ? s->data : NULL, b ? b->data : NULL, r ? r->data : NULL, y->data};
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_channel_affine_cuda(&a, c->stream);
+#endif
+    return samrt_channel_affine_ref(&a);
+}
+
+struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const char *name,
+                                            const struct samrt_tensor *x, const struct samrt_tensor *scale,
+                                            const struct samrt_tensor *bias, const struct samrt_tensor *residual,
+                                            int channels_last) {
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
+    finish(c, affine_impl(c, x, scale, bias, residual, channels_last, &y));
+    return y;
+}
+
+/* ---- convolutions ------------------------------------------------------------------------------ */
+
+static enum samrt_status conv_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                   const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                   const struct samrt_ops_plan *want, const struct samrt_tensor *y) {
+    use(c, x, w, b, y);
+    SAMRT_TRY(c->ex->status);
+    const struct samrt_ops_plan *p = NULL;
+    SAMRT_TRY(plan_for(c, want, &p));
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c))
+        return samrt_conv_cuda(&p->cv, x->data, w->data, b ? b->data : NULL, NULL, y->data, c->ws_dnn,
+                               c->ws_dnn_bytes, c->stream);
+#endif
+    samrt_conv_ref(&p->conv, x->data, w->data, b ? b->data : NULL, NULL, y->data);
+    return SAMRT_OK;
+}
+
+struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    const struct samrt_tensor *w, const struct samrt_tensor *b, int stride, int pad,
+                                    int groups, enum samrt_conv_layout layout, enum samrt_act act) {
+    const int nhwc = layout == SAMRT_CONV_NHWC;
+    const int64_t n = x->ne[0], ci = nhwc ? x->ne[3] : x->ne[1], h = nhwc ? x->ne[1] : x->ne[2],
+                  wd = nhwc ? x->ne[2] : x->ne[3];
+    const int64_t k = nhwc ? w->ne[1] : w->ne[2], co = w->ne[0];
+    struct samrt_ops_plan want;
+    memset(&want, 0, sizeof want);
+    want.kind = SAMRT_OPS_PLAN_CONV;
+    want.conv = samrt_conv_desc_make((int)n, (int)ci, (int)h, (int)wd, (int)co, (int)k, stride, pad, groups, layout,
+                                     x->dtype, epilogue_of(act, b != NULL));
+    int ho = 0, wo = 0;
+    samrt_conv_out_hw(&want.conv, &ho, &wo);
+    const int64_t ne[4] = {n, nhwc ? ho : co, nhwc ? wo : ho, nhwc ? co : wo};
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, ne);
+    enum samrt_status st = SAMRT_OK;
+    if (planning(c) && samrt_ops_ok(c)) {
+        const int64_t cpg = groups > 0 ? ci / groups : 0;
+        const int w_ok = w->n_dims == 4 && (nhwc ? (w->ne[1] == w->ne[2] && w->ne[3] == cpg)
+                                                 : (w->ne[2] == w->ne[3] && w->ne[1] == cpg));
+        if (x->n_dims != 4 || !samrt_tensor_is_contiguous(x) || !w_ok || (b && samrt_tensor_nelements(b) != co) ||
+            (act != SAMRT_ACT_NONE && act != SAMRT_ACT_GELU && act != SAMRT_ACT_RELU) ||
+            (act != SAMRT_ACT_NONE && !b)) {
+            SAMRT_LOG_ERROR("conv2d %s: x must be contiguous 4-D, w (out, %s) with groups %d, bias (out) for an "
+                            "activation", name ? name : "?", nhwc ? "k, k, in/g" : "in/g, k, k", groups);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    finish(c, st != SAMRT_OK ? st : conv_impl(c, x, w, b, &want, &y));
+    return y;
+}
+
+struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                      const struct samrt_tensor *w_packed, const struct samrt_tensor *b_packed,
+                                      int c_out, enum samrt_act act) {
+    struct samrt_ops_plan want;
+    memset(&want, 0, sizeof want);
+    want.kind = SAMRT_OPS_PLAN_CONVT;
+    want.convt = (struct samrt_convt2x2_desc){(int)x->ne[0], (int)x->ne[3], (int)x->ne[1], (int)x->ne[2], c_out,
+                                              x->dtype, epilogue_of(act, b_packed != NULL), 0};
+    const int64_t ne[4] = {x->ne[0], 2 * x->ne[1], 2 * x->ne[2], c_out};
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, ne);
+    use(c, x, w_packed, b_packed, &y);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c) &&
+        (x->n_dims != 4 || !samrt_tensor_is_contiguous(x) ||
+         samrt_tensor_nelements(w_packed) != 4 * (int64_t)c_out * x->ne[3] ||
+         (b_packed && samrt_tensor_nelements(b_packed) != 2 * (int64_t)c_out))) {
+        SAMRT_LOG_ERROR("convt2x2 %s: x (N, H, W, C) contiguous, packed w (2, 2*out, in), b (2*out)", name ? name : "?");
+        st = SAMRT_E_INVALID_ARG;
+    }
+    const struct samrt_ops_plan *p = NULL;
+    if (st == SAMRT_OK) st = plan_for(c, &want, &p);
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        const void *bp = b_packed ? b_packed->data : NULL;
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c))
+            st = samrt_convt2x2_cuda(&p->ct, x->data, w_packed->data, bp, NULL, y.data, c->ws_lt, c->ws_lt_bytes,
+                                     c->stream);
+        else
+#endif
+        {
+            /* The same two GEMMs as the CUDA path (conv.h), on the reference. */
+            const struct samrt_gemm_desc g = samrt_convt2x2_gemm_desc(&want.convt);
+            const int64_t off_y = 2 * x->ne[2] * c_out, off_w = 2 * (int64_t)c_out * x->ne[3];
+            for (int dy = 0; dy < 2; dy++)
+                samrt_gemm_ref(&g, x->data, (const float *)w_packed->data + dy * off_w, bp, NULL,
+                               (float *)y.data + dy * off_y);
+        }
+    }
+    finish(c, st);
+    return y;
+}
+
+/* ---- pooling and copies ------------------------------------------------------------------------ */
+
+struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x) {
+    const int64_t ne[4] = {x->ne[0], x->ne[1] / 2, x->ne[2] / 2, x->ne[3]};
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, ne);
+    use(c, x, &y, NULL, NULL);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c) &&
+        (x->n_dims != 4 || x->s[3] != 1 || x->s[1] != x->ne[2] * x->s[2] || x->s[0] != x->ne[1] * x->s[1])) {
+        SAMRT_LOG_ERROR("maxpool2x2 %s: x must be (B, H, W, C) with contiguous channels and packed tokens",
+                        name ? name : "?");
+        st = SAMRT_E_INVALID_ARG;
+    }
+    struct samrt_pool_args a = {x->dtype, x->ne[0], (int32_t)x->ne[1], (int32_t)x->ne[2], (int32_t)x->ne[3],
+                                x->s[2], 0, x->data, y.data};
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c)) st = samrt_pool_max2x2_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_pool_max2x2_ref(&a);
+    }
+    finish(c, st);
+    return y;
+}
+
+static enum samrt_status copy_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                                   const struct samrt_tensor *add, const struct samrt_tensor *y) {
+    use(c, x, add, y, NULL);
+    SAMRT_TRY(c->ex->status);
+    struct samrt_copy_args a = {.src_dtype = x->dtype, .dst_dtype = y->dtype, .x = x->data,
+                                .add = add ? add->data : NULL, .out = y->data};
+    const int pad = SAMRT_MAX_DIMS - x->n_dims;
+    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
+        a.ne[d] = d < pad ? 1 : x->ne[d - pad];
+        a.s[d] = d < pad ? 0 : x->s[d - pad];
+    }
+    if (planning(c)) {
+        SAMRT_TRY(check_contig(y, "copy output"));
+        SAMRT_CHECK(samrt_tensor_nelements(y) == samrt_tensor_nelements(x), SAMRT_E_INVALID_ARG,
+                    "copy: element counts differ");
+        if (add) {
+            SAMRT_TRY(check_contig(add, "copy add"));
+            SAMRT_TRY(check_dtype(add, y->dtype, "copy add"));
+            SAMRT_CHECK(samrt_tensor_nelements(add) == samrt_tensor_nelements(y), SAMRT_E_INVALID_ARG,
+                        "copy: add shape");
+        }
+    }
+    if (!samrt_exec_running(c->ex)) return SAMRT_OK;
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c)) return samrt_copy_cuda(&a, c->stream);
+#endif
+    return samrt_copy_ref(&a);
+}
+
+struct samrt_tensor samrt_op_copy(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                  enum samrt_dtype out_dtype, const struct samrt_tensor *add) {
+    struct samrt_tensor y = samrt_op_new(c, name, out_dtype, x->n_dims, x->ne);
+    finish(c, copy_impl(c, x, add, &y));
+    return y;
+}
+
+void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
+                        const struct samrt_tensor *out) {
+    finish(c, copy_impl(c, x, add, out));
+}

@@ -1,0 +1,244 @@
+/* ops.h - the model-facing op layer: every layer of a forward pass is one call here. An op
+ * takes the model context, input tensors (views) and weights, and returns its output as a
+ * new tensor from the executor (models/exec.h). The same forward function therefore runs
+ * twice: in PLAN mode (at engine init) each op records its output slot and the lifetimes of
+ * its inputs, and creates the cuBLASLt / cuDNN plans it will need; in RUN mode (per frame)
+ * it gets the committed slot back and launches, either the CUDA launcher (backend CUDA) or
+ * the plain `_ref` function of kernels/ (backend CPU, used by the CPU tests).
+ *
+ * Layout conventions (the whole model follows them):
+ *   - Activations are channels-last tokens: a feature map (B, H, W, C) is the tensor
+ *     (B, H*W, C) or (B, H, W, C), token index y*W + x, channels contiguous. Hiera works in
+ *     this layout natively; a 1x1 convolution is then samrt_op_linear with the conv weight
+ *     (out, in, 1, 1) read as (out, in), and SAM's LayerNorm2d is samrt_op_layernorm with
+ *     eps 1e-6. The official NCHW layout appears only at the edges: the model input
+ *     (1, 3, H, W) from the preprocessing, NCHW convolutions where the caller chooses them,
+ *     interp (which resamples NCHW planes) and the parity dumps (samrt_op_copy converts).
+ *   - Weights are used as the checkpoint stores them (PyTorch layouts) unless an op says it
+ *     needs a packed form (NHWC convolutions with k > 1, transposed 2x2 convolutions).
+ *   - Shapes are PyTorch order (ne[0] outermost); the last dim of every input is
+ *     contiguous (stride 1). Row-shaped inputs ((..., K) for linear, attention q/k/v) may
+ *     have a row stride larger than K, so slices of a fused projection ([q | k | v]) are
+ *     views, never copies.
+ *   - Every activation has the run precision ctx->dtype (f32, f16 or bf16) unless an op
+ *     says otherwise; statistics and accumulation are fp32 inside every kernel. The CPU
+ *     backend runs f32 only.
+ *
+ * Errors. Ops return tensors, not statuses, so a forward pass reads as a list of layers.
+ * The first failure is stored in ctx->ex->status (exec.h); every later op is then a no-op,
+ * and samrt_ops_end() returns that status. PLAN mode validates every shape, dtype and
+ * plan (logged with SAMRT_CHECK messages); RUN mode only returns launcher statuses.
+ *
+ *   struct samrt_model_ctx c;
+ *   samrt_model_ctx_init(&c, SAMRT_BACKEND_CUDA, SAMRT_DTYPE_BF16, &gpu, &exec, &plan);
+ *   samrt_ops_begin(&c, SAMRT_EXEC_PLAN, NULL);  forward(&c);  samrt_ops_end(&c);  // init
+ *   ... samrt_plan_finalize, samrt_arena_commit ...
+ *   samrt_ops_begin(&c, SAMRT_EXEC_RUN, &arena); forward(&c);  samrt_ops_end(&c);  // frame
+ *   samrt_model_ctx_free(&c);
+ * and inside forward:
+ *   struct samrt_tensor h = samrt_op_layernorm(c, "blk.norm1", &x, w1, b1, NULL, 1e-6f, NULL);
+ *   struct samrt_tensor y = samrt_op_linear(c, "blk.fc1", &h, fc1_w, fc1_b, SAMRT_ACT_GELU, NULL);
+ */
+#ifndef SAMRT_MODELS_OPS_H
+#define SAMRT_MODELS_OPS_H
+
+#include "conv.h"
+#include "elementwise.h"
+#include "exec.h"
+#include "gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum samrt_backend { SAMRT_BACKEND_CPU = 0, SAMRT_BACKEND_CUDA };
+
+#define SAMRT_OPS_MAX_PLANS 256   /* distinct GEMM / conv plans per context (shared by shape) */
+#define SAMRT_OPS_MAX_CALLS 2048  /* plan-using op calls per forward pass */
+
+/* Observer of intermediate tensors (parity dumps). Called in RUN mode right after the op
+ * that produced `t` was enqueued; the callee may synchronise the stream and copy t out.
+ * Never set while a CUDA graph is captured. */
+typedef enum samrt_status (*samrt_tap_fn)(void *user, const char *name, const struct samrt_tensor *t);
+
+/* One GEMM or convolution plan; kind says which member is live. */
+enum samrt_ops_plan_kind { SAMRT_OPS_PLAN_GEMM = 1, SAMRT_OPS_PLAN_CONV, SAMRT_OPS_PLAN_CONVT };
+struct samrt_ops_plan {
+    enum samrt_ops_plan_kind kind;
+    struct samrt_gemm_desc gemm;       /* the descs the plan was made for (also the key) */
+    struct samrt_conv_desc conv;
+    struct samrt_convt2x2_desc convt;
+#ifdef SAMRT_HAVE_CUDA
+    struct samrt_gemm_plan g;          /* owned */
+    struct samrt_conv_plan cv;         /* owned */
+    struct samrt_convt2x2_plan ct;     /* owned */
+#endif
+};
+
+struct samrt_model_ctx {
+    enum samrt_backend backend;
+    enum samrt_dtype dtype;            /* run precision of activations and weights */
+    struct samrt_exec *ex;             /* borrowed; this context's passes run on it */
+    struct samrt_plan *plan;           /* borrowed; PLAN passes add their slots here */
+    int *step_base;                    /* borrowed, may be NULL: where the next PLAN pass
+                                          starts counting steps, so the scratch of two
+                                          contexts planned one after the other can share */
+#ifdef SAMRT_HAVE_CUDA
+    const struct samrt_gpu_ctx *gpu;   /* borrowed; NULL on the CPU backend */
+    cudaStream_t stream;
+#endif
+    void *ws_lt;                       /* cuBLASLt workspace (arena slot), RUN only */
+    size_t ws_lt_bytes;
+    void *ws_dnn;                      /* cuDNN workspace (arena slot), RUN only */
+    size_t ws_dnn_bytes;
+    samrt_tap_fn tap;                  /* NULL: no taps */
+    void *tap_user;
+
+    /* Plans, made in PLAN mode and reused by shape; calls[i] is the plan of the i-th
+     * plan-using op of the pass, so RUN mode finds its plan by position. */
+    struct samrt_ops_plan *plans;      /* SAMRT_OPS_MAX_PLANS, host heap (setup only) */
+    int n_plans;
+    int calls[SAMRT_OPS_MAX_CALLS];
+    int n_calls, i_call;
+    int attn_ready;                    /* samrt_attention_init_cuda done */
+};
+
+/* Sets up a context. gpu is required for the CUDA backend (pass NULL for CPU). The plan
+ * table is allocated here (host, setup only). */
+#ifdef SAMRT_HAVE_CUDA
+enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+                                       enum samrt_dtype dtype, const struct samrt_gpu_ctx *gpu,
+                                       struct samrt_exec *ex, struct samrt_plan *plan);
+#else
+enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+                                       enum samrt_dtype dtype, const void *gpu, struct samrt_exec *ex,
+                                       struct samrt_plan *plan);
+#endif
+/* Frees the plans (cuBLASLt / cuDNN descriptors) and the table. */
+void samrt_model_ctx_free(struct samrt_model_ctx *c);
+/* Starts a pass; arena is the committed arena in RUN mode (NULL in PLAN mode). */
+void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena);
+/* Ends a pass: the first error of the pass, or a mismatch between the RUN and PLAN passes. */
+enum samrt_status samrt_ops_end(struct samrt_model_ctx *c);
+/* Records a failure from model code (a shape check): logs nothing, later ops become no-ops. */
+void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st);
+static inline int samrt_ops_ok(const struct samrt_model_ctx *c) { return c->ex->status == SAMRT_OK; }
+
+/* A new scratch tensor of the run dtype (or `dtype`), for ops written in model code. */
+struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype,
+                                 int n_dims, const int64_t *ne);
+/* Passes t to the tap observer under `name` (RUN mode, when one is set). */
+void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t);
+
+/* ---- dense layers ------------------------------------------------------------------------ */
+
+/* y = act(x W^T + b + residual): x (..., K) with contiguous rows (row stride may exceed K,
+ * every leading dim collapses to rows at that stride), W (N, K) as nn.Linear stores it (or a
+ * 1x1 conv weight (N, K, 1, 1)), b (N) or NULL, residual (..., N) contiguous or NULL. GELU is
+ * the exact erf form. Output (..., N) contiguous. An activation needs a bias. */
+struct samrt_tensor samrt_op_linear(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                    enum samrt_act act, const struct samrt_tensor *residual);
+/* Same, written into an existing contiguous tensor `out` (persistent outputs); residual must
+ * not alias out. */
+void samrt_op_linear_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
+                          const struct samrt_tensor *b, enum samrt_act act, const struct samrt_tensor *residual,
+                          const struct samrt_tensor *out);
+
+/* LayerNorm over the last dim of a contiguous x (..., C). With a residual r:
+ * s = x + r (rounded to the dtype) is normalised, and written to *sum_out (a new tensor)
+ * when sum_out is not NULL. w, b may be NULL (identity). eps: 1e-6 Hiera / LN2d, 1e-5 else. */
+struct samrt_tensor samrt_op_layernorm(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *w, const struct samrt_tensor *b,
+                                       const struct samrt_tensor *residual, float eps,
+                                       struct samrt_tensor *sum_out);
+/* SAM's LayerNorm2d on an NCHW tensor (N, C, H, W), then act; optional residual before. */
+struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *name,
+                                         const struct samrt_tensor *x, const struct samrt_tensor *w,
+                                         const struct samrt_tensor *b, const struct samrt_tensor *residual,
+                                         float eps, enum samrt_act act);
+
+/* ---- pointwise ---------------------------------------------------------------------------- */
+
+/* out = alpha * act(x) + beta, x contiguous. */
+struct samrt_tensor samrt_op_unary(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                   enum samrt_act act, float alpha, float beta);
+/* out = a * x + b * y (x, y contiguous, same shape); samrt_op_add is a = b = 1. */
+struct samrt_tensor samrt_op_add_scaled(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                        const struct samrt_tensor *y, float a, float b);
+struct samrt_tensor samrt_op_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                 const struct samrt_tensor *y);
+/* out = x * scale[ch] + bias[ch] + residual; the channel is the last dim (channels_last 1)
+ * or dim 1 of (N, C, H, W) (channels_last 0). scale, bias, residual may be NULL. */
+struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const char *name,
+                                            const struct samrt_tensor *x, const struct samrt_tensor *scale,
+                                            const struct samrt_tensor *bias, const struct samrt_tensor *residual,
+                                            int channels_last);
+
+/* ---- convolutions ------------------------------------------------------------------------- */
+
+/* 2-D convolution with bias and an optional activation (GELU / ReLU). layout NCHW: x is
+ * (N, C, H, W) and w (out, in/groups, kh, kw) as the checkpoint stores it; layout NHWC: x is
+ * (N, H, W, C), w packed (out, kh, kw, in/groups) (samrt_conv_pack_nhwc; the same bytes for
+ * depthwise and 1x1). Output in x's layout. */
+struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                    int pad, int groups, enum samrt_conv_layout layout, enum samrt_act act);
+/* ConvTranspose2d(k 2, stride 2) on NHWC x (N, H, W, C_in) -> (N, 2H, 2W, C_out), with the
+ * packed weight (2, 2*C_out, C_in) and bias (2*C_out) of samrt_conv_pack_transpose2x2. */
+struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                      const struct samrt_tensor *w_packed, const struct samrt_tensor *b_packed,
+                                      int c_out, enum samrt_act act);
+
+/* ---- attention ---------------------------------------------------------------------------- */
+
+/* Multi-head SDPA, heads contiguous inside a token: q (B, Lq, n_head*d_qk), k (B, Lk,
+ * n_head*d_qk), v (B, Lk, n_head*d_v), each with contiguous channels and any token / batch
+ * stride (slices of a fused qkv are fine). Output (B, Lq, n_head*d_v) contiguous.
+ * Window mode (win_q > 0, Hiera): q/o tokens address the unpadded (q_h, q_w) map and k/v the
+ * (k_h, k_w) map, windows of win_q / win_k; padded key tokens take pad_k / pad_v (the k and
+ * v slices of the qkv bias, (n_head*d) vectors). RoPE (f32 tables of kernels/rope.h, as
+ * tensors so that PLAN mode sees them before they hold data) and windows do not combine.
+ * The split-K count comes from the GPU's SM count; its fp32 partials and the rotated q/k
+ * copies live in a scratch workspace tensor planned with the op. */
+struct samrt_op_attn_args {
+    int n_head;
+    int d_qk, d_v;                 /* per head */
+    float scale;                   /* 0: 1/sqrt(d_qk) */
+    int win_q, win_k;              /* 0: no windows */
+    int q_h, q_w, k_h, k_w;
+    const struct samrt_tensor *pad_k, *pad_v;
+    const struct samrt_tensor *rope_q, *rope_k;  /* f32 tables (rope.h); NULL: no rotation */
+    int rope_k_period, rope_k_skip;
+    int64_t rope_n_k;
+};
+struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
+                                       const struct samrt_tensor *k, const struct samrt_tensor *v,
+                                       const struct samrt_op_attn_args *a);
+
+/* ---- resampling and data movement --------------------------------------------------------- */
+
+/* 2x2 stride-2 max pool of a channels-last map x (B, H, W, C) (channel stride 1, token
+ * stride x->s[2] may exceed C) -> (B, H/2, W/2, C) contiguous. */
+struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x);
+
+/* F.interpolate on NCHW planes: x (N, C, H, W) contiguous -> (N, C, h_out, w_out) in
+ * dtype `out_dtype` (nearest / bilinear / bicubic A=-0.75, align_corners False). */
+struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    int mode /* enum samrt_interp_mode */, int h_out, int w_out,
+                                    enum samrt_dtype out_dtype);
+
+/* out = convert(x) (+ add): x any strided view of up to 4 dims, out a new contiguous tensor
+ * of x's shape in `out_dtype`; `add` (out's shape, contiguous, out_dtype) may be NULL.
+ * Permute first with samrt_tensor_permute to change the layout (NCHW <-> NHWC). */
+struct samrt_tensor samrt_op_copy(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                  enum samrt_dtype out_dtype, const struct samrt_tensor *add);
+/* Same into an existing contiguous tensor out (out's shape equals x's). */
+void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
+                        const struct samrt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_MODELS_OPS_H */

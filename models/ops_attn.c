@@ -1,0 +1,173 @@
+/* ops_attn.c - the attention and interp ops of ops.h (kernels/attention.h, kernels/interp.h).
+ *
+ * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
+ * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
+ * like any activation. The split count is a pure function of the shapes and the SM count,
+ * so the PLAN and RUN passes agree on it, and with it on the workspace size. */
+#include <string.h>
+
+#include "attention.h"
+#include "interp.h"
+#include "ops.h"
+
+/* Any non-NULL address for the pure planning helpers, which reject NULL tensors; PLAN-mode
+ * weights have no data yet. */
+#define PLAN_PTR(p) ((p) ? (p) : (void *)(uintptr_t)SAMRT_ALIGN)
+
+static int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
+
+/* q/k/v/o as (B, L, H*d) with channel stride 1: batch and token strides. */
+static enum samrt_status rows3(const struct samrt_tensor *t, int64_t hd, const char *what, int64_t *s_b,
+                               int64_t *s_t, int64_t *len) {
+    SAMRT_CHECK(t->n_dims == 3 && t->s[2] == 1 && t->ne[2] == hd, SAMRT_E_INVALID_ARG,
+                "attention: %s must be (B, L, %lld) with contiguous channels", what, (long long)hd);
+    *s_b = t->s[0];
+    *s_t = t->s[1];
+    *len = t->ne[1];
+    return SAMRT_OK;
+}
+
+static enum samrt_status fill_params(struct samrt_model_ctx *c, const struct samrt_tensor *q,
+                                     const struct samrt_tensor *k, const struct samrt_tensor *v,
+                                     const struct samrt_tensor *o, const struct samrt_op_attn_args *a,
+                                     struct samrt_attention_params *p) {
+    memset(p, 0, sizeof *p);
+    int64_t lq, lk, lv, lo;
+    SAMRT_CHECK(a->n_head > 0 && a->d_qk > 0 && a->d_v > 0, SAMRT_E_INVALID_ARG, "attention: heads and dims");
+    SAMRT_TRY(rows3(q, (int64_t)a->n_head * a->d_qk, "q", &p->s_q_b, &p->s_q_t, &lq));
+    SAMRT_TRY(rows3(k, (int64_t)a->n_head * a->d_qk, "k", &p->s_k_b, &p->s_k_t, &lk));
+    SAMRT_TRY(rows3(v, (int64_t)a->n_head * a->d_v, "v", &p->s_v_b, &p->s_v_t, &lv));
+    SAMRT_TRY(rows3(o, (int64_t)a->n_head * a->d_v, "o", &p->s_o_b, &p->s_o_t, &lo));
+    SAMRT_CHECK(lk == lv && lq == lo && k->ne[0] == q->ne[0] && v->ne[0] == q->ne[0], SAMRT_E_INVALID_ARG,
+                "attention: q/o and k/v lengths or batches differ");
+    SAMRT_CHECK(q->dtype == k->dtype && q->dtype == v->dtype && q->dtype == o->dtype, SAMRT_E_INVALID_ARG,
+                "attention: q, k, v, o dtypes differ");
+    p->dtype = q->dtype;
+    p->n_batch = (int)q->ne[0];
+    p->n_head = a->n_head;
+    p->d_qk = a->d_qk;
+    p->d_v = a->d_v;
+    p->scale = a->scale;
+    p->s_q_h = p->s_k_h = a->d_qk;
+    p->s_v_h = p->s_o_h = a->d_v;
+    p->q = q->data;
+    p->k = k->data;
+    p->v = v->data;
+    p->o = o->data;
+    if (a->win_q > 0) {
+        SAMRT_CHECK(lq == (int64_t)a->q_h * a->q_w && lk == (int64_t)a->k_h * a->k_w, SAMRT_E_INVALID_ARG,
+                    "attention: window maps %dx%d / %dx%d do not match %lld / %lld tokens", a->q_h, a->q_w,
+                    a->k_h, a->k_w, (long long)lq, (long long)lk);
+        p->n_q = a->win_q * a->win_q;
+        p->n_k = a->win_k * a->win_k;
+        p->win = (struct samrt_attention_window){a->win_q, a->win_k, a->q_h, a->q_w, a->k_h, a->k_w,
+                                                 a->pad_k ? a->pad_k->data : NULL, a->pad_v ? a->pad_v->data : NULL,
+                                                 a->d_qk};
+        SAMRT_CHECK(!a->pad_k || (a->pad_k->dtype == p->dtype && samrt_tensor_nelements(a->pad_k) ==
+                                                                      (int64_t)a->n_head * a->d_qk),
+                    SAMRT_E_INVALID_ARG, "attention: pad_k must be (n_head * d_qk) of the run dtype");
+        SAMRT_CHECK(!a->pad_v || (a->pad_v->dtype == p->dtype && samrt_tensor_nelements(a->pad_v) ==
+                                                                      (int64_t)a->n_head * a->d_v),
+                    SAMRT_E_INVALID_ARG, "attention: pad_v must be (n_head * d_v) of the run dtype");
+        SAMRT_CHECK(a->d_qk == a->d_v || (!a->pad_k && !a->pad_v), SAMRT_E_UNSUPPORTED,
+                    "attention: pad rows share one head stride (d_qk == d_v)");
+    } else {
+        p->n_q = (int)lq;
+        p->n_k = (int)lk;
+    }
+    if (a->rope_q || a->rope_k) {
+        p->rope.q = a->rope_q ? (const float *)a->rope_q->data : NULL;
+        p->rope.k = a->rope_k ? (const float *)a->rope_k->data : NULL;
+        p->rope.k_period = a->rope_k_period;
+        p->rope.k_skip = a->rope_k_skip;
+        p->rope.n_k = a->rope_n_k;
+    }
+    if (planning(c)) {
+        /* the planning helpers reject NULL; weights and tables have no data yet */
+        p->q = PLAN_PTR(p->q);
+        p->k = PLAN_PTR(p->k);
+        p->v = PLAN_PTR(p->v);
+        p->o = PLAN_PTR(p->o);
+        if (a->rope_q) p->rope.q = PLAN_PTR(p->rope.q);
+        if (a->rope_k) p->rope.k = PLAN_PTR(p->rope.k);
+        if (a->pad_k) p->win.pad_k = PLAN_PTR(p->win.pad_k);
+        if (a->pad_v) p->win.pad_v = PLAN_PTR(p->win.pad_v);
+    }
+    p->n_split = 1;
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        p->n_split = samrt_attention_split_count(p, c->gpu->sm_count);
+        if (planning(c) && !c->attn_ready) {  /* shared-memory attributes: setup, not capture */
+            SAMRT_TRY(samrt_attention_init_cuda());
+            c->attn_ready = 1;
+        }
+    }
+#endif
+    enum samrt_status st = samrt_attention_check(p);
+    SAMRT_CHECK(st == SAMRT_OK, st, "attention: parameters rejected (%s)", samrt_status_str(st));
+    return SAMRT_OK;
+}
+
+struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
+                                       const struct samrt_tensor *k, const struct samrt_tensor *v,
+                                       const struct samrt_op_attn_args *a) {
+    const int64_t ne[3] = {q->ne[0], q->ne[1], (int64_t)a->n_head * a->d_v};
+    struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
+    struct samrt_attention_params p;
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK) st = fill_params(c, q, k, v, &o, a, &p);
+    /* The workspace is a tensor of this step whatever happens, so both passes make the same
+     * number of tensors. */
+    size_t ws = st == SAMRT_OK ? samrt_attention_workspace_size(&p) : 0;
+    const int64_t ne_ws[1] = {(int64_t)SAMRT_MAX(ws, (size_t)1)};
+    struct samrt_tensor w = samrt_op_new(c, name, SAMRT_DTYPE_U8, 1, ne_ws);
+    samrt_exec_use(c->ex, q);
+    samrt_exec_use(c->ex, k);
+    samrt_exec_use(c->ex, v);
+    samrt_exec_use(c->ex, &o);
+    samrt_exec_use(c->ex, &w);
+    samrt_exec_use(c->ex, a->pad_k);
+    samrt_exec_use(c->ex, a->pad_v);
+    samrt_exec_use(c->ex, a->rope_q);
+    samrt_exec_use(c->ex, a->rope_k);
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        p.workspace = ws ? w.data : NULL;
+        p.workspace_bytes = ws;
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_attention_cuda(&p, c->stream);
+        else
+#endif
+            st = samrt_attention_ref(&p);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+    return o;
+}
+
+struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    int mode, int h_out, int w_out, enum samrt_dtype out_dtype) {
+    const int64_t ne[4] = {x->ne[0], x->ne[1], h_out, w_out};
+    struct samrt_tensor y = samrt_op_new(c, name, out_dtype, 4, ne);
+    samrt_exec_use(c->ex, x);
+    samrt_exec_use(c->ex, &y);
+    const struct samrt_interp_desc d = {(enum samrt_interp_mode)mode, (int)(x->ne[0] * x->ne[1]), (int)x->ne[2],
+                                        (int)x->ne[3], h_out, w_out, x->dtype, out_dtype};
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c)) {
+        if (x->n_dims != 4 || !samrt_tensor_is_contiguous(x) || samrt_interp_check(&d) != SAMRT_OK) {
+            SAMRT_LOG_ERROR("interp %s: x must be contiguous (N, C, H, W); mode %d, %dx%d -> %dx%d", name ? name : "?",
+                            mode, d.h_in, d.w_in, h_out, w_out);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_interp_cuda(&d, x->data, y.data, c->stream);
+        else
+#endif
+            st = samrt_interp_ref(&d, x->data, y.data);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+    return y;
+}
