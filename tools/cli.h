@@ -25,5 +25,6 @@ int samrt_cli_parse_double(const char *s, double *out);
 int samrt_cli_use_color(int fd);
 
 int samrt_cmd_check(int argc, char **argv);
+int samrt_cmd_info(int argc, char **argv);
 
 #endif /* SAMRT_CLI_H */

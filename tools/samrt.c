@@ -14,6 +14,7 @@ struct command {
 
 static const struct command g_commands[] = {
     {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng and nsys, with hints"},
+    {"info", samrt_cmd_info, "list a checkpoint's tensors, parameter count and model (no Python)"},
 };
 
 static void usage(FILE *f) {
