@@ -262,7 +262,7 @@ static enum samrt_status check_ranges(struct samrt_ckpt_tensor *t, struct range 
                     x->name, (unsigned long long)x->nbytes, (unsigned long long)(r[k].end - r[k].begin));
         x->offset = base + r[k].begin;
     }
-    qsort(r, (size_t)n, sizeof *r, cmp_range);
+    if (n > 1) qsort(r, (size_t)n, sizeof *r, cmp_range);
     uint64_t prev_end = 0;
     int prev = -1;
     for (int k = 0; k < n; k++) {
