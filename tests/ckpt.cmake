@@ -7,6 +7,16 @@ samrt_add_test(test_ckpt SOURCES test_ckpt.c LABELS cpu)
 samrt_add_test(test_ckpt_corpus SOURCES test_ckpt_corpus.c LABELS cpu)
 samrt_add_test(test_keys SOURCES test_keys.c LABELS cpu)
 
+# `samrt info` end to end: lists a fixture (exit 0), refuses a malicious pickle (exit 2).
+if (TARGET samrt_cli)
+  set(_ckpt_data ${CMAKE_CURRENT_SOURCE_DIR}/data/ckpt)
+  add_test(NAME test_samrt_info COMMAND samrt_cli info ${_ckpt_data}/good/tiny_state.pt)
+  set_tests_properties(test_samrt_info PROPERTIES LABELS cpu
+    PASS_REGULAR_EXPRESSION "f32   \\(8\\) +conv\n.*values +41 floating-point")
+  add_test(NAME test_samrt_info_refuses COMMAND samrt_cli info ${_ckpt_data}/bad/forbidden_os_system.pt)
+  set_tests_properties(test_samrt_info_refuses PROPERTIES LABELS cpu WILL_FAIL TRUE)
+endif()
+
 if (SAMRT_FUZZ)
   if (NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "samrt: SAMRT_FUZZ needs clang (libFuzzer); configure with CC=clang")
