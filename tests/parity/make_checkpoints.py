@@ -13,7 +13,7 @@ Python process. With --samrt BIN, every file is then checked with
 `BIN info --summary --model <name>`: it must exit 0 and print torch's parameter count.
 
   python3 tests/parity/make_checkpoints.py --ref .carry/official_reference.py \\
-      --sam2-pkg .carry/sam2ref --edgetam-pkg .carry/edgetamref --out /tmp/ckpts \\
+      --sam2-pkg .carry/sam2ref --edgetam-pkg .carry/edgetamref --out build/ckpts \\
       [--sam20] [--samrt build/gpu/tools/samrt]
 """
 import argparse
