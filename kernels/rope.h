@@ -77,7 +77,7 @@ enum samrt_status samrt_rope_apply_ref(const struct samrt_rope_params *p);
 
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
-/* Same on the GPU (one thread per pair). Allocates nothing, logs nothing. */
+/* Same on the GPU. Allocates nothing, logs nothing. */
 enum samrt_status samrt_rope_apply_cuda(const struct samrt_rope_params *p, cudaStream_t stream);
 #endif
 
