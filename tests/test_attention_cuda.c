@@ -7,8 +7,9 @@
  * At large shapes the reference runs on three blocks of query rows only.
  * Outputs are poisoned with NaN bytes first, so an unwritten element fails.
  *
- *   test_attention_cuda            correctness (exit 77 without a GPU)
- *   test_attention_cuda --bench    BENCH lines for the timed shapes (bf16 and f16; median of
+ *   test_attention_cuda [NAME]          correctness (exit 77 without a GPU); NAME keeps the
+ *                                       cases whose name contains it
+ *   test_attention_cuda --bench [NAME]  BENCH lines for the timed shapes (bf16 and f16; median of
  *                                  CUDA-event-timed repeats after warm-up, L2 flushed), the
  *                                  format kernels/dev/sdpa_bench.py prints for PyTorch SDPA */
 #include "attention.h"
@@ -80,9 +81,9 @@ static const struct tcase g_cases[] = {
      .ws_q = 7, .ws_k = 14, .qh = 32, .qw = 32, .kh = 64, .kw = 64, .amp_q = 2, .bench = 1},
     {.name = "hiera_win8_t", .B = 1, .H = 1, .D = 96, .Dv = 96, .layout = LAYOUT_QKV,
      .ws_q = 8, .ws_k = 8, .qh = 256, .qw = 256, .kh = 256, .kw = 256, .amp_q = 2, .bench = 1},
-    {.name = "hiera_win14_bp", .B = 1, .H = 8, .D = 56, .Dv = 56, .layout = LAYOUT_QKV,
+    {.name = "hiera_win14_bp", .B = 1, .H = 2, .D = 56, .Dv = 56, .layout = LAYOUT_QKV,
      .ws_q = 14, .ws_k = 14, .qh = 64, .qw = 64, .kh = 64, .kw = 64, .amp_q = 2},
-    {.name = "hiera_win16_l", .B = 1, .H = 8, .D = 72, .Dv = 72, .layout = LAYOUT_QKV,
+    {.name = "hiera_win16_l", .B = 1, .H = 2, .D = 72, .Dv = 72, .layout = LAYOUT_QKV,
      .ws_q = 16, .ws_k = 16, .qh = 64, .qw = 64, .kh = 64, .kw = 64, .amp_q = 2},
     {.name = "hiera_win7_odd", .B = 2, .H = 2, .D = 96, .Dv = 96, .layout = LAYOUT_QKV,
      .ws_q = 7, .ws_k = 7, .qh = 30, .qw = 19, .kh = 30, .kw = 19, .amp_q = 2},
@@ -366,14 +367,21 @@ static void test_case(const struct tcase *c, enum samrt_dtype dt, int sm_count) 
         free_setup(&s);
         return;
     }
+    bind(&s, 0, dt);
     CHECK_STATUS(samrt_attention_check(&s.p), SAMRT_OK);
     CHECK_MSG(run_ref(c, &s, dt), "%s: reference failed", c->name);
     void *ref_o = malloc(s.n_o * samrt_dtype_size(dt));
     memcpy(ref_o, s.h_o, s.n_o * samrt_dtype_size(dt));
-    const int planned = samrt_attention_split_count(&s.p, sm_count);
-    const int splits[3] = {1, planned, FORCED_SPLIT};
+    /* no split, the planned split, a forced split: each distinct launched count once */
+    const int splits[3] = {1, samrt_attention_split_count(&s.p, sm_count), FORCED_SPLIT};
+    int done[3], n_done = 0;
     for (int i = 0; i < 3; i++) {
-        if (i > 0 && (splits[i] == 1 || splits[i] == splits[i - 1])) continue;
+        s.p.n_split = splits[i];
+        const int eff = samrt_attention_n_split_effective(&s.p);
+        int seen = 0;
+        for (int j = 0; j < n_done; j++) seen |= done[j] == eff;
+        if (seen) continue;
+        done[n_done++] = eff;
         run_gpu_and_compare(c, &s, dt, splits[i], ref_o, &ws_cap);
     }
     free(ref_o);
@@ -463,14 +471,18 @@ static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count,
     free_setup(&s);
 }
 
-static int run_bench(int sm_count) {
+static int selected(const struct tcase *c, const char *filter) {
+    return !filter || strstr(c->name, filter) != NULL;
+}
+
+static int run_bench(int sm_count, const char *filter) {
     const size_t flush_bytes = 256u << 20;
     void *flush = NULL;
     if (cudaMalloc(&flush, flush_bytes) != cudaSuccess) return 1;
     const enum samrt_dtype dts[2] = {SAMRT_DTYPE_BF16, SAMRT_DTYPE_F16};
     for (size_t i = 0; i < sizeof(g_cases) / sizeof(g_cases[0]); i++) {
         const struct tcase *c = &g_cases[i];
-        if (!c->bench) continue;
+        if (!c->bench || !selected(c, filter)) continue;
         for (int d = 0; d < 2; d++) {
             bench_case(c, dts[d], sm_count, 0, 0, flush, flush_bytes);
             if (c->rope) bench_case(c, dts[d], sm_count, 1, 0, flush, flush_bytes);
@@ -491,11 +503,14 @@ int main(int argc, char **argv) {
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     if (major < 8) return check_skip("test_attention_cuda", "the tensor-core path needs sm_80 or later");
     CHECK_STATUS(samrt_attention_init_cuda(), SAMRT_OK);
-    if (argc > 1 && strcmp(argv[1], "--bench") == 0) return run_bench(sm_count);
+    const int bench = argc > 1 && strcmp(argv[1], "--bench") == 0;
+    const char *filter = argc > 1 + bench ? argv[1 + bench] : NULL;
+    if (bench) return run_bench(sm_count, filter);
 
     const enum samrt_dtype dts[3] = {SAMRT_DTYPE_F32, SAMRT_DTYPE_F16, SAMRT_DTYPE_BF16};
     for (int d = 0; d < 3; d++) test_rope_kernel(dts[d]);
     for (size_t i = 0; i < sizeof(g_cases) / sizeof(g_cases[0]); i++)
-        for (int d = 0; d < 3; d++) test_case(&g_cases[i], dts[d], sm_count);
+        if (selected(&g_cases[i], filter))
+            for (int d = 0; d < 3; d++) test_case(&g_cases[i], dts[d], sm_count);
     return check_report("test_attention_cuda");
 }
