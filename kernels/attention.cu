@@ -161,7 +161,7 @@ __device__ __forceinline__ float ex2(float x) {
 
 // ---- f16 / bf16 tensor-core kernel ------------------------------------------------------
 
-/* Tile shape per padded head dim; attention_plan.c's samrt_attention_config must agree
+/* Tile shape per padded head dim; attention_plan.c's samrt_attention_configure must agree
  * (the launcher checks). NW warps, MT m16 tiles per warp, BN keys per tile. */
 template <int DP> struct Tile { static constexpr int NW = 4, MT = 2, BN = 64; };
 template <> struct Tile<96> { static constexpr int NW = 4, MT = 2, BN = 32; };

@@ -1,8 +1,9 @@
 /* attention_plan.c - the pure, host-side half of attention: parameter validation, the tile
  * configuration of the CUDA path, the split-K heuristic and the workspace size. Built in
  * every configuration (CPU-only too) because the arena planner needs the workspace size
- * before any GPU exists. The CUDA launcher reads its tile shape from samrt_attention_config,
- * so the planner and the kernels cannot disagree. */
+ * before any GPU exists. The CUDA launcher takes its tile shape from
+ * samrt_attention_configure and checks it against the compiled one, so the planner and the
+ * kernels cannot disagree silently. Tested by tests/test_attention.c (test_plan). */
 #include "attention.h"
 
 #include <math.h>
