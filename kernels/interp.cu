@@ -33,11 +33,9 @@ __global__ void interp_kernel(enum samrt_interp_mode mode, int n_planes, int hi,
             v = samrt_lerp(h0, h1, top, bot);
         } else {
             int iy, ix;
-            float ty, tx, cy[4], cx[4], rows[4];
-            samrt_cubic_src(sh, y, &iy, &ty);
-            samrt_cubic_src(sw, x, &ix, &tx);
-            samrt_cubic_coefs(ty, cy);
-            samrt_cubic_coefs(tx, cx);
+            float cy[4], cx[4], rows[4];
+            samrt_cubic_axis(sh, y, &iy, cy);
+            samrt_cubic_axis(sw, x, &ix, cx);
             int xs[4];
 #pragma unroll
             for (int j = 0; j < 4; j++) xs[j] = samrt_clampi(ix - 1 + j, 0, wi - 1);

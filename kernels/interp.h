@@ -131,6 +131,12 @@ SAMRT_HD void samrt_cubic_coefs(float t, float c[4]) {
     c[2] = samrt_cubic_c1(u);
     c[3] = samrt_cubic_c2(u + 1.0f);
 }
+/* Both steps for one axis: first tap index i and the four weights. */
+SAMRT_HD void samrt_cubic_axis(float scale, int d, int *i, float c[4]) {
+    float t;
+    samrt_cubic_src(scale, d, i, &t);
+    samrt_cubic_coefs(t, c);
+}
 /* x0*c0 + x1*c1 + x2*c2 + x3*c3 as a left-to-right fused chain. */
 SAMRT_HD float samrt_dot4(float x0, float x1, float x2, float x3, const float c[4]) {
     return fmaf(x3, c[3], fmaf(x2, c[2], fmaf(x1, c[1], samrt_mul_rn(x0, c[0]))));

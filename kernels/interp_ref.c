@@ -43,11 +43,9 @@ static float interp_at(const struct samrt_interp_desc *d, const void *src, long 
     }
     /* bicubic: a horizontal cubic on each of the 4 rows, then a vertical one (PyTorch order) */
     int iy, ix;
-    float ty, tx, cy[4], cx[4], rows[4];
-    samrt_cubic_src(sh, y, &iy, &ty);
-    samrt_cubic_src(sw, x, &ix, &tx);
-    samrt_cubic_coefs(ty, cy);
-    samrt_cubic_coefs(tx, cx);
+    float cy[4], cx[4], rows[4];
+    samrt_cubic_axis(sh, y, &iy, cy);
+    samrt_cubic_axis(sw, x, &ix, cx);
     for (int k = 0; k < 4; k++) {
         long row = plane + (long)samrt_clampi(iy - 1 + k, 0, hi - 1) * wi;
         float v[4];
