@@ -28,9 +28,8 @@ __global__ void interp_kernel(enum samrt_interp_mode mode, int n_planes, int hi,
             samrt_linear_coef(sh, y, hi, &y0, &y1, &h0, &h1);
             samrt_linear_coef(sw, x, wi, &x0, &x1, &w0, &w1);
             const Tin *r0 = s + (long)y0 * wi, *r1 = s + (long)y1 * wi;
-            float top = samrt_lerp(w0, w1, samrt::to_f32(r0[x0]), samrt::to_f32(r0[x1]));
-            float bot = samrt_lerp(w0, w1, samrt::to_f32(r1[x0]), samrt::to_f32(r1[x1]));
-            v = samrt_lerp(h0, h1, top, bot);
+            v = samrt_bilerp(h0, h1, w0, w1, samrt::to_f32(r0[x0]), samrt::to_f32(r0[x1]),
+                             samrt::to_f32(r1[x0]), samrt::to_f32(r1[x1]));
         } else {
             int iy, ix;
             float cy[4], cx[4], rows[4];
@@ -77,13 +76,9 @@ enum samrt_status launch_out(const struct samrt_interp_desc *d, const void *src,
 
 extern "C" enum samrt_status samrt_interp_cuda(const struct samrt_interp_desc *d, const void *src,
                                                void *dst, cudaStream_t stream) {
-    if (d == NULL || src == NULL || dst == NULL) return SAMRT_E_INVALID_ARG;
-    if (d->mode < 0 || d->mode >= SAMRT_INTERP_MODE_COUNT || d->n_planes < 1 || d->h_in < 1 ||
-        d->w_in < 1 || d->h_out < 1 || d->w_out < 1 || d->h_out > SAMRT_INTERP_MAX_SIDE ||
-        d->w_out > SAMRT_INTERP_MAX_SIDE || d->h_in > SAMRT_INTERP_MAX_SIDE ||
-        d->w_in > SAMRT_INTERP_MAX_SIDE)
-        return SAMRT_E_INVALID_ARG;
-    enum samrt_status st;
+    enum samrt_status st = samrt_interp_check(d);
+    if (st != SAMRT_OK) return st;
+    if (src == NULL || dst == NULL) return SAMRT_E_INVALID_ARG;
     switch (d->src_dtype) {
     case SAMRT_DTYPE_F32: st = launch_out<float>(d, src, dst, stream); break;
     case SAMRT_DTYPE_F16: st = launch_out<__half>(d, src, dst, stream); break;

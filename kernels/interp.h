@@ -47,12 +47,18 @@ struct samrt_interp_desc {
 };
 
 /* SAMRT_E_INVALID_ARG for a bad mode, a size < 1, or sizes above SAMRT_INTERP_MAX_SIDE;
- * SAMRT_E_UNSUPPORTED for a dtype other than f32/f16/bf16. */
+ * SAMRT_E_UNSUPPORTED for a dtype other than f32/f16/bf16. Logs nothing (launchers call it
+ * too); setup code that wants a message logs the status itself. */
 #define SAMRT_INTERP_MAX_SIDE 32768
 enum samrt_status samrt_interp_check(const struct samrt_interp_desc *d);
 
 /* src (n_planes, h_in, w_in) -> dst (n_planes, h_out, w_out). */
 enum samrt_status samrt_interp_ref(const struct samrt_interp_desc *d, const void *src, void *dst);
+
+/* One bilinear output value of the plane starting at element `plane` of src (h_in x w_in)
+ * with scales sh, sw (samrt_interp_scale): the building block other references reuse. */
+float samrt_interp_bilinear_ref(enum samrt_dtype dt, const void *src, long plane, int hi, int wi,
+                                float sh, float sw, int y, int x);
 
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -70,12 +76,14 @@ enum samrt_status samrt_interp_cuda(const struct samrt_interp_desc *d, const voi
 
 #define SAMRT_CUBIC_A (-0.75f)
 
-/* a * b rounded once, never fused into a following add. */
+/* a * b rounded once, never fused into a following add (the volatile stops GCC's
+ * -ffp-contract=fast, the default for GNU C, from forming an FMA on targets that have one). */
 SAMRT_HD float samrt_mul_rn(float a, float b) {
 #ifdef __CUDA_ARCH__
     return __fmul_rn(a, b);
 #else
-    return a * b;
+    volatile float p = a * b;
+    return p;
 #endif
 }
 
@@ -104,6 +112,12 @@ SAMRT_HD void samrt_linear_coef(float scale, int d, int in, int *i0, int *i1, fl
 /* l0 * a + l1 * b, the product l1 * b fused (PyTorch's bilinear inner term). */
 SAMRT_HD float samrt_lerp(float l0, float l1, float a, float b) {
     return fmaf(l1, b, samrt_mul_rn(l0, a));
+}
+
+/* The bilinear value from the four corners: rows first, then between the rows. */
+SAMRT_HD float samrt_bilerp(float h0, float h1, float w0, float w1, float v00, float v01, float v10,
+                            float v11) {
+    return samrt_lerp(h0, h1, samrt_lerp(w0, w1, v00, v01), samrt_lerp(w0, w1, v10, v11));
 }
 
 /* Cubic taps along one axis: first tap index i (taps i-1 .. i+2, to be clamped) and t. */

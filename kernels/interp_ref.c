@@ -7,18 +7,27 @@
 #include "samrt_impl.h"
 
 enum samrt_status samrt_interp_check(const struct samrt_interp_desc *d) {
-    SAMRT_CHECK(d != NULL, SAMRT_E_INVALID_ARG, "interp: NULL descriptor");
-    SAMRT_CHECK(d->mode >= 0 && d->mode < SAMRT_INTERP_MODE_COUNT, SAMRT_E_INVALID_ARG,
-                "interp: bad mode %d", (int)d->mode);
-    SAMRT_CHECK(d->n_planes >= 1 && d->h_in >= 1 && d->w_in >= 1 && d->h_out >= 1 && d->w_out >= 1,
-                SAMRT_E_INVALID_ARG, "interp: sizes must be >= 1");
-    SAMRT_CHECK(d->h_in <= SAMRT_INTERP_MAX_SIDE && d->w_in <= SAMRT_INTERP_MAX_SIDE &&
-                    d->h_out <= SAMRT_INTERP_MAX_SIDE && d->w_out <= SAMRT_INTERP_MAX_SIDE,
-                SAMRT_E_INVALID_ARG, "interp: side above %d", SAMRT_INTERP_MAX_SIDE);
-    SAMRT_CHECK(samrt_is_float_dtype(d->src_dtype) && samrt_is_float_dtype(d->dst_dtype),
-                SAMRT_E_UNSUPPORTED, "interp: dtypes %s -> %s not supported",
-                samrt_dtype_name(d->src_dtype), samrt_dtype_name(d->dst_dtype));
+    if (d == NULL || d->mode < 0 || d->mode >= SAMRT_INTERP_MODE_COUNT) return SAMRT_E_INVALID_ARG;
+    if (d->n_planes < 1 || d->h_in < 1 || d->w_in < 1 || d->h_out < 1 || d->w_out < 1)
+        return SAMRT_E_INVALID_ARG;
+    if (d->h_in > SAMRT_INTERP_MAX_SIDE || d->w_in > SAMRT_INTERP_MAX_SIDE ||
+        d->h_out > SAMRT_INTERP_MAX_SIDE || d->w_out > SAMRT_INTERP_MAX_SIDE)
+        return SAMRT_E_INVALID_ARG;
+    if (!samrt_is_float_dtype(d->src_dtype) || !samrt_is_float_dtype(d->dst_dtype))
+        return SAMRT_E_UNSUPPORTED;
     return SAMRT_OK;
+}
+
+float samrt_interp_bilinear_ref(enum samrt_dtype dt, const void *src, long plane, int hi, int wi,
+                                float sh, float sw, int y, int x) {
+    int y0, y1, x0, x1;
+    float h0, h1, w0, w1;
+    samrt_linear_coef(sh, y, hi, &y0, &y1, &h0, &h1);
+    samrt_linear_coef(sw, x, wi, &x0, &x1, &w0, &w1);
+    const long r0 = plane + (long)y0 * wi, r1 = plane + (long)y1 * wi;
+    return samrt_bilerp(h0, h1, w0, w1, samrt_ref_load(dt, src, r0 + x0),
+                        samrt_ref_load(dt, src, r0 + x1), samrt_ref_load(dt, src, r1 + x0),
+                        samrt_ref_load(dt, src, r1 + x1));
 }
 
 /* One output value of plane p at (y, x). */
@@ -30,17 +39,8 @@ static float interp_at(const struct samrt_interp_desc *d, const void *src, long 
         int iy = samrt_nearest_src(sh, y, hi), ix = samrt_nearest_src(sw, x, wi);
         return samrt_ref_load(dt, src, plane + (long)iy * wi + ix);
     }
-    if (d->mode == SAMRT_INTERP_BILINEAR) {
-        int y0, y1, x0, x1;
-        float h0, h1, w0, w1;
-        samrt_linear_coef(sh, y, hi, &y0, &y1, &h0, &h1);
-        samrt_linear_coef(sw, x, wi, &x0, &x1, &w0, &w1);
-        float top = samrt_lerp(w0, w1, samrt_ref_load(dt, src, plane + (long)y0 * wi + x0),
-                               samrt_ref_load(dt, src, plane + (long)y0 * wi + x1));
-        float bot = samrt_lerp(w0, w1, samrt_ref_load(dt, src, plane + (long)y1 * wi + x0),
-                               samrt_ref_load(dt, src, plane + (long)y1 * wi + x1));
-        return samrt_lerp(h0, h1, top, bot);
-    }
+    if (d->mode == SAMRT_INTERP_BILINEAR)
+        return samrt_interp_bilinear_ref(dt, src, plane, hi, wi, sh, sw, y, x);
     /* bicubic: a horizontal cubic on each of the 4 rows, then a vertical one (PyTorch order) */
     int iy, ix;
     float cy[4], cx[4], rows[4];
@@ -57,7 +57,7 @@ static float interp_at(const struct samrt_interp_desc *d, const void *src, long 
 
 enum samrt_status samrt_interp_ref(const struct samrt_interp_desc *d, const void *src, void *dst) {
     SAMRT_TRY(samrt_interp_check(d));
-    SAMRT_CHECK(src != NULL && dst != NULL, SAMRT_E_INVALID_ARG, "interp: NULL buffer");
+    if (src == NULL || dst == NULL) return SAMRT_E_INVALID_ARG;
     const float sh = samrt_interp_scale(d->h_in, d->h_out), sw = samrt_interp_scale(d->w_in, d->w_out);
     const long in_plane = (long)d->h_in * d->w_in, out_plane = (long)d->h_out * d->w_out;
     for (long p = 0; p < d->n_planes; p++)
