@@ -45,6 +45,7 @@ struct samrt_ckpt {
     struct samrt_ckpt_tensor *tensors; /* n_tensors, in file order */
     int n_tensors;
     int n_nonfinite_warnings;          /* set by samrt_ckpt_check_finite */
+    int *by_name;                      /* n_tensors indices into tensors, sorted by name */
 };
 
 /* Opens and indexes a checkpoint; the format is detected from the bytes. */
@@ -52,6 +53,8 @@ enum samrt_status samrt_ckpt_open(const char *path, struct samrt_ckpt *out);
 /* Same, over memory the caller keeps alive until close (fuzz targets, tests). */
 enum samrt_status samrt_ckpt_open_mem(const void *data, uint64_t size, struct samrt_ckpt *out);
 void samrt_ckpt_close(struct samrt_ckpt *ck);
+/* "PyTorch zip" or "safetensors". */
+const char *samrt_ckpt_format_name(enum samrt_ckpt_format format);
 
 /* NULL when absent. */
 const struct samrt_ckpt_tensor *samrt_ckpt_find(const struct samrt_ckpt *ck, const char *name);

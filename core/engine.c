@@ -90,7 +90,7 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
         SAMRT_CHECK(t->n_dims <= SAMRT_MAX_DIMS, SAMRT_E_UNSUPPORTED, "tensor %s has %d dims", t->name, t->n_dims);
         w->t = samrt_tensor_make(NULL, e->precision, t->n_dims, t->ne);
         e->weights.n++;
-        e->weights.n_params += (uint64_t)t->nelements;
+        e->weights.n_floats += (uint64_t)t->nelements;
     }
     e->slot_ws_cublaslt = e->slot_ws_cudnn = -1;
     if (e->mem_kind != SAMRT_MEM_HOST) {
@@ -145,11 +145,14 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
     memset(&ck, 0, sizeof ck);
     enum samrt_status st = samrt_ckpt_open(checkpoint_path, &ck);
     if (st == SAMRT_OK) {
-        e->model = samrt_model_identify(&ck);
-        st = samrt_model_keys_check(params->expect_model != SAMRT_MODEL_UNKNOWN ? params->expect_model : e->model,
-                                    &ck);
+        st = samrt_keys_match(params->expect_model, ck.tensors, ck.n_tensors, &e->model);
     }
     if (st == SAMRT_OK) {
+        struct samrt_keys keys;
+        if (samrt_keys_init(e->model, &keys) == SAMRT_OK) {
+            e->weights.n_params = samrt_keys_param_count(&keys);
+            samrt_keys_free(&keys);
+        }
         samrt_ckpt_check_finite(&ck);
         st = resolve_profile(e);
     }

@@ -23,7 +23,8 @@ struct samrt_weight {
 struct samrt_weights {
     struct samrt_weight *items; /* n, sorted by name for lookup */
     int n;
-    uint64_t n_params;          /* floating-point elements in the checkpoint */
+    uint64_t n_floats;          /* floating-point elements in the checkpoint (float buffers too) */
+    uint64_t n_params;          /* parameters as PyTorch counts them (no buffers) */
 };
 
 struct samrt_engine {

@@ -28,5 +28,6 @@ int samrt_cmd_check(int argc, char **argv);
 int samrt_cmd_merge(int argc, char **argv);
 int samrt_cmd_compare(int argc, char **argv);
 int samrt_cmd_report(int argc, char **argv);
+int samrt_cmd_info(int argc, char **argv);
 
 #endif /* SAMRT_CLI_H */

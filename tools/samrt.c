@@ -17,6 +17,7 @@ static const struct command g_commands[] = {
     {"merge", samrt_cmd_merge, "join profile_summary.csv files from several machines or shards"},
     {"compare", samrt_cmd_compare, "flag regressions between a baseline and a latest profile CSV"},
     {"report", samrt_cmd_report, "write a self-contained HTML report (SVG charts) from a profile CSV"},
+    {"info", samrt_cmd_info, "list a checkpoint's tensors, parameter count and model (no Python)"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,131 @@
+/* test_engine_alloc.c - exact accounting, measured from outside the arena. Every
+ * cudaMalloc* / cudaFree and host malloc-family call of the process is intercepted by the
+ * linker (--wrap, tests/alloc_intercept.c). The test shows:
+ *   1. the device (or managed) bytes allocated by engine init equal the planned arena, in
+ *      exactly one allocation;
+ *   2. not one allocation, host or device, happens after init while the engine is used;
+ *   3. the numbers the engine reports agree with the intercepted ones.
+ * It also prints cudaMemGetInfo and VmHWM around init (what lies outside the arena: the
+ * CUDA context and library handles). Argument: "host" (host pool, any machine) or "gpu"
+ * (device and unified pools; exits 77 without a GPU). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc_intercept.h"
+#include "check.h"
+#include "ckpt_writer.h"
+#include "engine_impl.h"
+#include "platform.h"
+#ifdef SAMRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+static uint64_t dev_free_bytes(void) {
+#ifdef SAMRT_HAVE_CUDA
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) == cudaSuccess) return f;
+    (void)cudaGetLastError();
+#endif
+    return 0;
+}
+
+/* The engine's use between frames; none of it may allocate. */
+static void use_engine(samrt_engine_t e) {
+    struct samrt_memory_report m;
+    enum samrt_model_id id;
+    uint64_t n;
+    for (int i = 0; i < 1000; i++) {
+        samrt_engine_memory(e, &m);
+        samrt_engine_model(e, &id, &n);
+        (void)samrt_engine_weight(e, "no_mem_embed");
+        (void)samrt_engine_weight(e, "memory_attention.layers.1.linear2.weight");
+    }
+}
+
+static void run_case(const char *path, const char *label, const char *platform, enum samrt_mem_kind kind,
+                     enum samrt_dtype prec) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = platform;
+    p.mem_kind = kind;
+    p.precision = prec;
+    struct alloc_counts c0, c1, c2, c3;
+    uint64_t free0 = dev_free_bytes(), hwm0 = samrt_platform_peak_rss_bytes();
+    alloc_counts_get(&c0);
+    samrt_engine_t e = NULL;
+    enum samrt_status st = samrt_engine_init(path, &p, &e);
+    alloc_counts_get(&c1);
+    CHECK_STATUS(st, SAMRT_OK);
+    if (st != SAMRT_OK) return;
+    uint64_t free1 = dev_free_bytes(), hwm1 = samrt_platform_peak_rss_bytes();
+    struct samrt_memory_report m;
+    samrt_engine_memory(e, &m);
+
+    use_engine(e);
+    alloc_counts_get(&c2);
+    uint64_t pool_calls, pool_bytes;
+    if (kind == SAMRT_MEM_DEVICE) { pool_calls = c1.dev_calls - c0.dev_calls; pool_bytes = c1.dev_bytes - c0.dev_bytes; }
+    else if (kind == SAMRT_MEM_UNIFIED) { pool_calls = c1.managed_calls - c0.managed_calls; pool_bytes = c1.managed_bytes - c0.managed_bytes; }
+    else { pool_calls = 0; pool_bytes = 0; }
+    printf("%-8s arena (engine report) %12llu B | intercepted: device %llu B in %llu calls, managed %llu B in %llu "
+           "calls, pinned %llu calls | host during init %llu calls %llu B\n", label,
+           (unsigned long long)m.arena_bytes, (unsigned long long)(c1.dev_bytes - c0.dev_bytes),
+           (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.managed_bytes - c0.managed_bytes),
+           (unsigned long long)(c1.managed_calls - c0.managed_calls), (unsigned long long)(c1.pinned_calls - c0.pinned_calls),
+           (unsigned long long)(c1.host_calls - c0.host_calls), (unsigned long long)(c1.host_bytes - c0.host_bytes));
+    printf("%-8s after init: device %llu calls, managed %llu, host %llu calls %llu B, frees %llu | "
+           "cudaMemGetInfo free drop %.2f MiB, VmHWM %.1f -> %.1f MiB\n", label,
+           (unsigned long long)(c2.dev_calls - c1.dev_calls), (unsigned long long)(c2.managed_calls - c1.managed_calls),
+           (unsigned long long)(c2.host_calls - c1.host_calls), (unsigned long long)(c2.host_bytes - c1.host_bytes),
+           (unsigned long long)(c2.host_frees - c1.host_frees + c2.dev_frees - c1.dev_frees),
+           free0 >= free1 ? (free0 - free1) / 1048576.0 : 0.0, hwm0 / 1048576.0, hwm1 / 1048576.0);
+    if (kind != SAMRT_MEM_HOST) {
+        CHECK_EQ_INT(pool_calls, 1);
+        CHECK_EQ_INT(pool_bytes, m.arena_bytes);
+        CHECK_EQ_INT(c1.pinned_calls - c0.pinned_calls, 0);
+        /* the other device kind saw nothing */
+        if (kind == SAMRT_MEM_DEVICE) CHECK_EQ_INT(c1.managed_calls - c0.managed_calls, 0);
+        else CHECK_EQ_INT(c1.dev_calls - c0.dev_calls, 0);
+        CHECK(m.mem_kind == kind);
+    } else {
+        /* the host pool is one aligned allocation of the padded arena among init's host calls */
+        CHECK(c1.host_bytes - c0.host_bytes >= m.arena_bytes);
+        CHECK_EQ_INT(c1.dev_calls + c1.managed_calls - c0.dev_calls - c0.managed_calls, 0);
+    }
+    CHECK_EQ_INT(c2.dev_calls - c1.dev_calls, 0);
+    CHECK_EQ_INT(c2.managed_calls - c1.managed_calls, 0);
+    CHECK_EQ_INT(c2.pinned_calls - c1.pinned_calls, 0);
+    CHECK_EQ_INT(c2.host_calls - c1.host_calls, 0);
+    samrt_engine_free(e);
+    alloc_counts_get(&c3);
+    if (kind != SAMRT_MEM_HOST) CHECK_EQ_INT(c3.dev_frees - c2.dev_frees, 1);
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "host";
+    int gpu = !strcmp(mode, "gpu");
+    if (gpu) {
+#ifdef SAMRT_HAVE_CUDA
+        int n = 0;
+        samrt_platform_device_count(&n);
+        if (n == 0) return check_skip("test_engine_alloc_cuda", "no CUDA device");
+        cudaFree(0);  /* create the context first: it lies outside the arena */
+#else
+        return check_skip("test_engine_alloc_cuda", "CPU-only build");
+#endif
+    }
+    char path[] = "/tmp/samrt_test_alloc_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return check_skip("test_engine_alloc", "cannot create a temporary file");
+    close(fd);
+    CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_EDGETAM, SAMRT_DTYPE_F32), 0);
+    if (gpu) {
+        run_case(path, "device", NULL, SAMRT_MEM_DEVICE, SAMRT_DTYPE_BF16);
+        run_case(path, "unified", NULL, SAMRT_MEM_UNIFIED, SAMRT_DTYPE_BF16);
+        run_case(path, "device32", NULL, SAMRT_MEM_DEVICE, SAMRT_DTYPE_F32);
+    } else {
+        run_case(path, "host", "cpu", SAMRT_MEM_HOST, SAMRT_DTYPE_F32);
+    }
+    unlink(path);
+    return check_report(gpu ? "test_engine_alloc_cuda" : "test_engine_alloc");
+}
