@@ -22,7 +22,6 @@
 
 #include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +44,28 @@ struct binder {
     enum samrt_status st;
 };
 
-/* The weight named by fmt with the given shape (n_dims values follow), or NULL (status set). */
+/* The weight named by fmt with the given shape, or NULL (status set; also NULL when only
+ * listing keys). */
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
     SAMRT_PRINTF(4, 5);
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
     if (b->st != SAMRT_OK) return NULL;
-    char name[160];
+    char name[sizeof b->bound->keys[0].name];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    if (b->bound) {
+        if (b->bound->n >= SAMRT_SAM2_ENCODER_MAX_KEYS) {
+            b->st = SAMRT_E_UNSUPPORTED;
+            return NULL;
+        }
+        struct samrt_sam2_bound_key *k = &b->bound->keys[b->bound->n++];
+        memcpy(k->name, name, sizeof name);
+        k->n_dims = n_dims;
+        for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
+    }
+    if (!b->e) return NULL;
     const struct samrt_tensor *t = samrt_engine_weight(b->e, name);
     int ok = t && t->n_dims == n_dims;
     for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
@@ -65,14 +76,6 @@ static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int6
                         samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
         b->st = SAMRT_E_KEYS;
         return NULL;
-    }
-    if (b->bound) {
-        if (b->bound->n >= SAMRT_SAM2_ENCODER_MAX_KEYS) {
-            b->st = SAMRT_E_UNSUPPORTED;
-            return NULL;
-        }
-        const struct samrt_weight *w = (const struct samrt_weight *)((const char *)t - offsetof(struct samrt_weight, t));
-        b->bound->names[b->bound->n++] = w->name;
     }
     return t;
 }

@@ -1,0 +1,7 @@
+# SAM 2 image encoder: configuration and weight binding (cpu), the encoder on the CPU
+# reference backend against a naive reimplementation (cpu), the copy kernel, and the encoder
+# on the GPU at 1024 from a generated tiny checkpoint (cuda).
+samrt_add_test(test_sam2_config SOURCES test_sam2_config.c LABELS cpu)
+target_include_directories(test_sam2_config PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+samrt_add_test(test_sam2_encoder SOURCES test_sam2_encoder.c LABELS cpu)
+target_include_directories(test_sam2_encoder PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
