@@ -14,6 +14,8 @@ struct command {
 
 static const struct command g_commands[] = {
     {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng and nsys, with hints"},
+    {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
+    {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
 };
 
 static void usage(FILE *f) {
