@@ -175,8 +175,8 @@ enum samrt_status samrt_sav_list_jpegs(const char *dir, struct samrt_sav_jpeg **
             if (i > 0 && f[i].number == f[i - 1].number)
                 SAMRT_LOG_ERROR("%s: %s and %s are both frame %ld", dir, f[i - 1].name, f[i].name, f[i].number);
             else
-                SAMRT_LOG_ERROR("%s: frame %05d is missing (found %s after %s; frames must be numbered 0..%d "
-                                "without gaps)", dir, i, f[i].name, i ? f[i - 1].name : "nothing", m - 1);
+                SAMRT_LOG_ERROR("%s: frame %05d is missing (found %s after %s; frame numbers must run 0, 1, 2, ... "
+                                "without gaps)", dir, i, f[i].name, i ? f[i - 1].name : "nothing");
             st = SAMRT_E_FORMAT;
             break;
         }
