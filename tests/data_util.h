@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "samrt.h"
+
 static int du_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st, (void)flag, (void)ftw;
     return remove(path);
@@ -102,6 +104,16 @@ static inline int du_write_png_raw(const char *path, int w, int h, int depth, in
     png_destroy_write_struct(&p, &info);
     free(row);
     return fclose(f) == 0 ? 0 : -1;
+}
+
+static void du_log_none(enum samrt_log_level level, const char *msg, void *user) {
+    (void)level, (void)msg, (void)user;
+}
+
+/* Silences the log while bad inputs are tested (each one logs its error), or restores it. */
+static inline void du_quiet(int on) {
+    if (on) samrt_log_set(du_log_none, NULL, SAMRT_LOG_ERROR);
+    else samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
 }
 
 /* rect(H,W, r0..r1, c0..c1) of eval-spec 6 into m (0/1). */

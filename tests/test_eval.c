@@ -441,8 +441,6 @@ static void test_bad_inputs(void) {
     samrt_eval_result_free(&r);
 }
 
-static void quiet_log(enum samrt_log_level level, const char *msg, void *user) { (void)level, (void)msg, (void)user; }
-
 int main(void) {
     if (du_tmpdir("eval", g_tmp, sizeof g_tmp) != 0) return check_skip("test_eval", "no temp folder");
     samrt_palette_davis(g_pal);
@@ -452,9 +450,9 @@ int main(void) {
     test_sequence();
     test_mean();
     test_t9();
-    samrt_log_set(quiet_log, NULL, SAMRT_LOG_ERROR);   /* the bad inputs log their errors */
+    du_quiet(1);   /* the bad inputs log their errors */
     test_bad_inputs();
-    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    du_quiet(0);
     du_rmtree(g_tmp);
     return check_report("test_eval");
 }

@@ -321,8 +321,6 @@ static void test_truncation_sweep(void) {
     free(data);
 }
 
-static void quiet_log(enum samrt_log_level level, const char *msg, void *user) { (void)level, (void)msg, (void)user; }
-
 int main(void) {
     if (du_tmpdir("image_io", g_tmp, sizeof g_tmp) != 0) return check_skip("test_image_io", "no temp folder");
     test_jpeg_matches_pillow();
@@ -331,10 +329,10 @@ int main(void) {
     test_png_write();
     test_files();
     test_palette();
-    samrt_log_set(quiet_log, NULL, SAMRT_LOG_ERROR);   /* the corpus logs one error per file */
+    du_quiet(1);   /* the corpus logs one error per file */
     test_bad_corpus();
     test_truncation_sweep();
-    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    du_quiet(0);
     du_rmtree(g_tmp);
     return check_report("test_image_io");
 }

@@ -167,14 +167,12 @@ static void test_next_click(void) {
     free(s);
 }
 
-static void quiet_log(enum samrt_log_level level, const char *msg, void *user) { (void)level, (void)msg, (void)user; }
-
 int main(void) {
     test_spec_clicks();
     test_edt_random();
     test_next_click();
-    samrt_log_set(quiet_log, NULL, SAMRT_LOG_ERROR);
+    du_quiet(1);
     test_prompt_kinds();
-    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    du_quiet(0);
     return check_report("test_prompts");
 }

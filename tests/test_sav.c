@@ -452,11 +452,9 @@ static void test_stream(void) {
     CHECK_STATUS(samrt_frame_stream_open(path, 2, &fs), SAMRT_E_IO);
 }
 
-static void quiet_log(enum samrt_log_level level, const char *msg, void *user) { (void)level, (void)msg, (void)user; }
-
 int main(void) {
     if (du_tmpdir("sav", g_tmp, sizeof g_tmp) != 0) return check_skip("test_sav", "no temp folder");
-    samrt_log_set(quiet_log, NULL, SAMRT_LOG_ERROR);   /* the bad inputs log their errors */
+    du_quiet(1);   /* the bad inputs log their errors */
     test_basic();
     test_selection();
     test_split_list();
@@ -464,7 +462,7 @@ int main(void) {
     test_bad_masks();
     test_mask_modes();
     test_stream();
-    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    du_quiet(0);
     du_rmtree(g_tmp);
     return check_report("test_sav");
 }

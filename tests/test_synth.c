@@ -221,16 +221,14 @@ static void test_params(void) {
     CHECK(!strcmp(name, "synth_012"));
 }
 
-static void quiet_log(enum samrt_log_level level, const char *msg, void *user) { (void)level, (void)msg, (void)user; }
-
 int main(void) {
     if (du_tmpdir("synth", g_tmp, sizeof g_tmp) != 0) return check_skip("test_synth", "no temp folder");
     test_render_determinism();
     test_scene_conditions();
     test_write();
-    samrt_log_set(quiet_log, NULL, SAMRT_LOG_ERROR);
+    du_quiet(1);
     test_params();
-    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    du_quiet(0);
     du_rmtree(g_tmp);
     return check_report("test_synth");
 }
