@@ -113,8 +113,8 @@ enum samrt_status samrt_list_dir(const char *dir, struct samrt_names *dirs, stru
         if (files) samrt_names_free(files);
         return st;
     }
-    if (dirs) qsort(dirs->v, (size_t)dirs->n, sizeof *dirs->v, cmp_str);
-    if (files) qsort(files->v, (size_t)files->n, sizeof *files->v, cmp_str);
+    if (dirs && dirs->n) qsort(dirs->v, (size_t)dirs->n, sizeof *dirs->v, cmp_str);
+    if (files && files->n) qsort(files->v, (size_t)files->n, sizeof *files->v, cmp_str);
     return st;
 }
 
