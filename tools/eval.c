@@ -348,7 +348,9 @@ static int is_dir(const char *path) {
  * applies the reference's own heuristic for a DAVIS-style "Annotations" child. */
 static enum samrt_status resolve_gt_root(const char *gt, int n_pred_entries, char **out) {
     char p[EVAL_PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", gt, SAMRT_SAV_ANN_DIR);
+    size_t n = strlen(gt);
+    const char *sep = n && gt[n - 1] == '/' ? "" : "/";   /* as os.path.join */
+    snprintf(p, sizeof p, "%s%s%s", gt, sep, SAMRT_SAV_ANN_DIR);
     if (is_dir(p)) {
         SAMRT_LOG_INFO("reading GT from %s", p);
     } else {
@@ -356,7 +358,7 @@ static enum samrt_status resolve_gt_root(const char *gt, int n_pred_entries, cha
         struct samrt_names dirs = {0}, files = {0}, inner = {0}, inner_files = {0};
         SAMRT_TRY(samrt_list_dir(gt, &dirs, &files));
         char ann[EVAL_PATH_MAX];
-        snprintf(ann, sizeof ann, "%s/Annotations", gt);
+        snprintf(ann, sizeof ann, "%s%sAnnotations", gt, sep);
         if (dirs.n + files.n != n_pred_entries && names_has(&dirs, "Annotations") &&
             samrt_list_dir(ann, &inner, &inner_files) == SAMRT_OK) {
             int has_png = 0;
