@@ -25,6 +25,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import taps_io  # noqa: E402
 
@@ -180,6 +181,8 @@ def main(argv=None):
         return 2
     for k in META_KEYS:
         if k in rmeta and k in tmeta and rmeta[k] != tmeta[k]:
+            if k == "num_frames" and all(v.isdigit() and int(v) >= 16 for v in (rmeta[k], tmeta[k])):
+                continue  # the pointer normaliser min(num_frames, 16) - 1 is the same
             print(f"WARNING: metadata '{k}' differs: ref {rmeta[k]!r} vs test {tmeta[k]!r}")
     print(f"ref : {a.ref} ({rmeta.get('producer', '?')}, {rmeta.get('model', '?')}, {rmeta.get('precision', '?')})")
     print(f"test: {a.test} ({tmeta.get('producer', '?')}, {tmeta.get('model', '?')}, {tmeta.get('precision', '?')})")

@@ -72,10 +72,11 @@ Tracked frames (--frames-to-track N, t = 0..N; frame 0 is the stored prompt fram
   frame.<t>.<any tap.* name without "tap.">     the same hooks on tracked frames (t >= 1)
   mem.pos_enc                  (1,64,64,64)     maskmem_pos_enc, one copy (constant per model)
 
+Docs (tap table, groups, thresholds, commands): docs/parity.md.
 Usage (from the repository root; --help lists every option):
   python3 tests/parity/dump_taps.py --model sam2.1_tiny --precision fp32 --gate-open \\
-      --ckpt-out /tmp/tiny.pt --out /tmp/tiny_fp32.safetensors --frames-to-track 8
-  python3 tests/parity/dump_taps.py --save-all-ckpts /tmp/ckpts --gate-open
+      --ckpt-out build/parity/tiny.pt --out build/parity/tiny.fp32.safetensors --frames-to-track 8
+  python3 tests/parity/dump_taps.py --save-all-ckpts build/parity/ckpt --gate-open
 """
 import argparse
 import contextlib
@@ -91,6 +92,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, HERE)
 import taps_io  # noqa: E402
 
@@ -282,8 +284,15 @@ def build_model(a, ref, cfg):
     return model.to(a.device).eval()
 
 
+def make_parent(path):
+    if path and os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+
+
 def save_checkpoint(model, pt_path, st_path, meta):
     import torch
+    make_parent(pt_path)
+    make_parent(st_path)
     sd = {k: v.detach().to("cpu").contiguous() for k, v in model.state_dict().items()}
     if pt_path:
         torch.save({"model": sd}, pt_path)
@@ -461,6 +470,7 @@ def main():
                 device=torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu",
                 taps_subset=a.taps_subset, layout="NCHW except tap.trunk.patch_embed/embed/block.* (NHWC)",
                 format="samrt-taps/1")
+    make_parent(a.out)
     nbytes = taps_io.write(a.out, taps.store, {k: str(v) for k, v in meta.items()})
     if a.list:
         for name, arr in taps.store.items():

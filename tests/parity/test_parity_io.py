@@ -15,6 +15,7 @@ import tempfile
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_taps  # noqa: E402
 import taps_io  # noqa: E402
