@@ -11,7 +11,9 @@
  *     shared memory as 16-byte cp.async copies, all in flight at once, RGB interleaved,
  *     starting at the 16-byte aligned address below the first needed byte (its offset inside
  *     that chunk is the row's "phase"). Chunks that would reach outside the frame are copied
- *     byte by byte. While they arrive, the clip + normalise table is built.
+ *     byte by byte. The tile's slices of the plan tables (bounds and weights of its columns
+ *     and rows) come along in the same group, so neither pass waits on global memory after
+ *     the one wait for the band. While they arrive, the clip + normalise table is built.
  *  2. horizontal pass: a thread owns one output column and walks the band rows. It realigns
  *     the row bytes it needs with funnel shifts, splits four pixels' RGB bytes into one word
  *     per channel (PRMT), and sums taps x weights as byte dot products (dp4a) over the three
@@ -27,6 +29,7 @@
  * as uint32 (two's complement), which gives the exact int32 sum Pillow computes.
  * Tested by tests/test_resize_normalize_cuda.c (--bench reports GB/s vs a device copy). */
 #include <cstdint>
+#include <type_traits>
 
 #include "common.cuh"
 #include "resize_normalize.h"
@@ -48,18 +51,24 @@ struct Args {
     int out_w, out_h, ky;
     int tw_log2, th_log2;              // tile_w, tile_h (powers of two)
     int band_rows, row_bytes;          // shared-memory layout, from the plan
+    int tabs_off;                      // byte offset of the table slices in shared memory
     bool vec;                          // 8-wide vector stores allowed
 };
 
 __device__ __forceinline__ int clip8(int acc) { return min(max(acc >> kShift, 0), 255); }
 
-__device__ __forceinline__ void cp_async16(void *dst, const void *src) {
+/* N-byte asynchronous copy global -> shared, N = 4 or 16 (16-byte copies bypass L1). */
+template <int N> __device__ __forceinline__ void cp_async(void *dst, const void *src) {
+    static_assert(N == 4 || N == 16, "cp.async sizes used here");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    if constexpr (N == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src), "n"(N) : "memory");
 #else
-    *reinterpret_cast<uint4 *>(dst) = __ldg(reinterpret_cast<const uint4 *>(src));
+    using W = typename std::conditional<N == 16, uint4, uint32_t>::type;
+    *reinterpret_cast<W *>(dst) = *reinterpret_cast<const W *>(src);
 #endif
 }
 __device__ __forceinline__ void cp_async_commit() {
@@ -106,14 +115,26 @@ __device__ __forceinline__ void stage_band(const Args &a, uint8_t *stage, uintpt
         const uintptr_t g = (p & ~(uintptr_t)15) + 16u * (unsigned)j;
         uint8_t *s = stage + r * a.row_bytes + 16 * j;
         if (g >= lo && g + 16 <= hi) {
-            cp_async16(s, reinterpret_cast<const void *>(g));
+            cp_async<16>(s, reinterpret_cast<const void *>(g));
         } else {  // the frame's first or last bytes: copy what exists, zero the rest
             uint32_t v[4] = {0, 0, 0, 0};
 #pragma unroll
             for (int b = 0; b < 16; b++)
-                if (g + b >= lo && g + b < hi) v[b >> 2] |= (uint32_t)*reinterpret_cast<const uint8_t *>(g + b) << (8 * (b & 3));
+                if (g + b >= lo && g + b < hi)
+                    v[b >> 2] |= (uint32_t)*reinterpret_cast<const uint8_t *>(g + b) << (8 * (b & 3));
             *reinterpret_cast<uint4 *>(s) = make_uint4(v[0], v[1], v[2], v[3]);
         }
+    }
+}
+
+/* Queues copies of n 4-byte words; with vec16 (both pointers 16-byte aligned) all but the
+ * last n % 4 go as 16-byte chunks. */
+__device__ __forceinline__ void copy_words(int32_t *dst, const int32_t *src, int n, bool vec16) {
+    if (vec16) {
+        for (int i = threadIdx.x; i < n / 4; i += kThreads) cp_async<16>(dst + 4 * i, src + 4 * i);
+        for (int i = (n & ~3) + threadIdx.x; i < n; i += kThreads) cp_async<4>(dst + i, src + i);
+    } else {
+        for (int i = threadIdx.x; i < n; i += kThreads) cp_async<4>(dst + i, src + i);
     }
 }
 
@@ -133,7 +154,7 @@ template <int K> __device__ __forceinline__ XWeights<K> load_x_weights(const int
     const int4 *wp = reinterpret_cast<const int4 *>(xw);
 #pragma unroll
     for (int q = 0; q < K / 4; q++) {
-        const int4 t = __ldg(wp + q);
+        const int4 t = wp[q];
 #pragma unroll
         for (int b = 0; b < 3; b++) {
             const uint32_t lo = __byte_perm((uint32_t)t.x, (uint32_t)t.y, b | ((4 + b) << 4));
@@ -197,6 +218,11 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
     uint8_t *stage = smem;                                      // band_rows x row_bytes
     uint8_t *inter = smem + (size_t)a.band_rows * a.row_bytes;  // 3 planes x band_rows x tw
     T *tab = reinterpret_cast<T *>(inter + 3 * a.band_rows * tw);  // 3 x kNormN
+    // the tile's slices of the plan tables, so no pass waits on global memory after the band
+    int32_t *s_xw = reinterpret_cast<int32_t *>(smem + a.tabs_off);  // tw x K
+    int32_t *s_xb = s_xw + tw * K;                                   // tw x 2
+    int32_t *s_yw = s_xb + ((2 * tw + 3) & ~3);                      // th x ky
+    int32_t *s_yb = s_yw + th * a.ky;                                // th x 2
 
     const int tid = threadIdx.x;
     const int c0 = blockIdx.x << a.tw_log2, y0 = blockIdx.y << a.th_log2;
@@ -204,9 +230,13 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
     const int x_lo = a.xb[2 * c0], x_hi = a.xb[2 * c_last] + a.xb[2 * c_last + 1];
     const int y_lo = a.yb[2 * y0], n_rows = a.yb[2 * y_last] + a.yb[2 * y_last + 1] - y_lo;
 
-    // 1. stage the band; the chunk count covers any phase
+    // 1. stage the band (the chunk count covers any phase) and the table slices
     const uintptr_t row0 = (uintptr_t)a.src + (size_t)y_lo * a.nb_row + 3 * (size_t)x_lo;
     stage_band(a, stage, row0, n_rows, (3 * (x_hi - x_lo) + 30) >> 4);
+    copy_words(s_xw, a.xw + (size_t)c0 * K, (c_last - c0 + 1) * K, true);
+    copy_words(s_xb, a.xb + 2 * c0, 2 * (c_last - c0 + 1), false);
+    copy_words(s_yw, a.yw + (size_t)y0 * a.ky, (y_last - y0 + 1) * a.ky, true);
+    copy_words(s_yb, a.yb + 2 * y0, 2 * (y_last - y0 + 1), false);
     cp_async_commit();
 
     // clip + normalise table (entry i: u8 value clamp(i + kNormLo, 0, 255)), while the band arrives
@@ -216,13 +246,13 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
     }
 
     // 2. horizontal pass: column c0 + cc, band rows tid / tw, + kThreads / tw, ...
+    cp_async_wait_all();
+    __syncthreads();
     {
-        const int cc = tid & (tw - 1), c = min(c0 + cc, c_last);  // past the edge: a duplicate, never stored
-        const XWeights<K> w = load_x_weights<K>(a.xw + (size_t)c * K);
-        const int ob = 3 * (a.xb[2 * c] - x_lo);
+        const int cc = tid & (tw - 1), ci = min(cc, c_last - c0);  // past the edge: a duplicate, never stored
+        const XWeights<K> w = load_x_weights<K>(s_xw + ci * K);
+        const int ob = 3 * (s_xb[2 * ci] - x_lo);
         const uint32_t phase0 = (uint32_t)row0;  // only its low 4 bits matter
-        cp_async_wait_all();
-        __syncthreads();
         for (int r = tid >> a.tw_log2; r < n_rows; r += kThreads >> a.tw_log2) {
             const int o = ob + (int)((phase0 + (uint32_t)r * (uint32_t)a.nb_row) & 15u);
             int acc[3];
@@ -239,8 +269,8 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
     for (int i = tid; i < th << opr_log2; i += kThreads) {
         const int y = y0 + (i >> opr_log2), xo = kPx * (i & ((1 << opr_log2) - 1)), x = c0 + xo;
         if (y > y_last || x > c_last) continue;
-        const int ys = a.yb[2 * y] - y_lo, cnt = a.yb[2 * y + 1];
-        const int32_t *wy = a.yw + (size_t)y * a.ky;
+        const int ys = s_yb[2 * (y - y0)] - y_lo, cnt = s_yb[2 * (y - y0) + 1];
+        const int32_t *wy = s_yw + (y - y0) * a.ky;
         const uint8_t *col = inter + ys * tw + xo;
         constexpr uint32_t kBias = kHalf - (uint32_t)(kNormLo * (1 << kShift));
         uint32_t acc[3][kPx];
@@ -249,7 +279,7 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
 #pragma unroll
             for (int j = 0; j < kPx; j++) acc[ch][j] = kBias;
         for (int k = 0; k < cnt; k++) {
-            const uint32_t wk = (uint32_t)__ldg(wy + k);
+            const uint32_t wk = (uint32_t)wy[k];
 #pragma unroll
             for (int ch = 0; ch < 3; ch++) {
                 const uint2 v = *reinterpret_cast<const uint2 *>(col + (ch * a.band_rows + k) * tw);
@@ -321,6 +351,7 @@ extern "C" enum samrt_status samrt_resize_normalize_cuda(const struct samrt_resi
     a.th_log2 = log2i(plan->tile_h);
     a.band_rows = plan->band_rows;
     a.row_bytes = plan->stage_row_bytes;
+    a.tabs_off = SAMRT_RESIZE_TABS_OFF(plan->band_rows, plan->stage_row_bytes, plan->tile_w);
     /* 8 values = 16 bytes (16-bit types) or two 16-byte halves (f32): 16-byte alignment */
     a.vec = plan->out_w % kPx == 0 && ((uintptr_t)dst & 15u) == 0;
     enum samrt_status st;

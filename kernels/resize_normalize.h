@@ -55,6 +55,13 @@ extern "C" {
  * checks that every vertical sum lands inside (bicubic overshoots by ~12%, far within). */
 #define SAMRT_RESIZE_NORM_LO (-64)
 #define SAMRT_RESIZE_NORM_N 384
+/* The CUDA kernel's shared memory: the staged band (band_rows x stage_row_bytes), the uint8
+ * planes (3 x band_rows x tile_w), the normalisation table (3 x NORM_N, 4 bytes reserved
+ * each), then from this 16-byte aligned offset the tile's slices of the plan tables:
+ * x weights (tile_w x kx), x bounds (2 x tile_w, padded to 4), y weights (tile_h x ky),
+ * y bounds (2 x tile_h), 4 bytes each. */
+#define SAMRT_RESIZE_TABS_OFF(band_rows, row_bytes, tile_w) \
+    (((band_rows) * (row_bytes) + 3 * (band_rows) * (tile_w) + 3 * SAMRT_RESIZE_NORM_N * 4 + 15) & ~15)
 
 /* ImageNet statistics used by SAM 2 (R, G, B). */
 extern const float samrt_sam_mean[3];

@@ -165,7 +165,8 @@ static void plan_tiling(struct samrt_resize_plan *p) {
         /* staged bytes: up to 15 (phase) + 3 * span, and the last column's K-tap window
          * (3 * kx bytes from its first tap, read as whole words) past them */
         const long row_bytes = SAMRT_PAD(3 * span + 3 * p->kx + 19, 16);
-        const long smem = band * row_bytes + 3 * band * tw + 3 * SAMRT_RESIZE_NORM_N * 4;
+        const long smem = SAMRT_RESIZE_TABS_OFF(band, row_bytes, tw) +
+                          4L * (tw * p->kx + ((2 * tw + 3) & ~3) + th * p->ky + 2 * th);
         if (smem <= SAMRT_RESIZE_SMEM_MAX) {
             p->tile_w = tw;
             p->tile_h = th;
