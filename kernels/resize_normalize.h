@@ -25,9 +25,10 @@
  * frame t+1 overlaps the compute of frame t.
  *
  * The CUDA kernel works on output tiles of tile_w x tile_h: it stages the band of input rows
- * the tile needs in shared memory (one coalesced read of the frame in total, plus a few halo
- * rows), runs the horizontal pass into a shared uint8 band, then the vertical pass, and
- * writes the normalised values with a table lookup. The plan picks the tile so the shared
+ * the tile needs in shared memory (16-byte asynchronous copies, one coalesced read of the frame
+ * in total, plus a few halo rows), runs the horizontal pass into a shared uint8 band, then the
+ * vertical pass, and writes the normalised values with one table lookup per value that also
+ * does the final clip (SAMRT_RESIZE_NORM_LO/N below). The plan picks the tile so the shared
  * memory stays within SAMRT_RESIZE_SMEM_MAX; scales too extreme for that (or more than
  * SAMRT_RESIZE_MAX_TAPS_X horizontal taps, a downscale beyond about 7.75x) leave
  * tile_w = 0 and the launcher returns SAMRT_E_UNSUPPORTED. The reference handles any size.
@@ -49,6 +50,18 @@ extern "C" {
 #define SAMRT_RESIZE_SMEM_MAX (48 * 1024)    /* per block, no opt-in attribute needed */
 #define SAMRT_RESIZE_MAX_TAPS_X 32           /* horizontal taps the CUDA kernel unrolls */
 #define SAMRT_RESIZE_THREADS 256
+/* The CUDA kernel's vertical pass looks (acc >> 22) up in a table of NORM_N entries per
+ * channel starting at NORM_LO: Pillow's clip8 folded into the normalisation table. The plan
+ * checks that every vertical sum lands inside (bicubic overshoots by ~12%, far within). */
+#define SAMRT_RESIZE_NORM_LO (-64)
+#define SAMRT_RESIZE_NORM_N 384
+/* The CUDA kernel's shared memory: the staged band (band_rows x stage_row_bytes), the uint8
+ * planes (3 x band_rows x tile_w), the normalisation table (3 x NORM_N, 4 bytes reserved
+ * each), then from this 16-byte aligned offset the tile's slices of the plan tables:
+ * x weights (tile_w x kx), x bounds (2 x tile_w, padded to 4), y weights (tile_h x ky),
+ * y bounds (2 x tile_h), 4 bytes each. */
+#define SAMRT_RESIZE_TABS_OFF(band_rows, row_bytes, tile_w) \
+    (((band_rows) * (row_bytes) + 3 * (band_rows) * (tile_w) + 3 * SAMRT_RESIZE_NORM_N * 4 + 15) & ~15)
 
 /* ImageNet statistics used by SAM 2 (R, G, B). */
 extern const float samrt_sam_mean[3];

@@ -67,22 +67,56 @@ static double tap(const struct axis *a, int first, double center, int x) {
     return bicubic(mul_d(x + first - center + 0.5, a->inv_filterscale));
 }
 
-/* Fixed-point weights of output index xx into w[0..k) (zero past the count). The filter is
+/* Sum of the filter over the count taps: the normaliser. */
+static double tap_sum(const struct axis *a, int first, int count, double center) {
+    double ww = 0.0;
+    for (int x = 0; x < count; x++) ww += tap(a, first, center, x);
+    return ww;
+}
+
+/* Fixed-point weight of tap x (Pillow's normalize_coeffs_8bpc rounding). The filter is
  * evaluated twice per tap (sum, then value) instead of being buffered: same doubles. */
+static int32_t fixed_weight(const struct axis *a, int first, double center, double ww, int x) {
+    double v = tap(a, first, center, x);
+    if (ww != 0.0) v /= ww;
+    double f = v * (1 << SAMRT_RESIZE_PRECISION_BITS);  /* power of two: exact */
+    return (int32_t)(v < 0 ? -0.5 + f : 0.5 + f);
+}
+
+/* Fixed-point weights of output index xx into w[0..k) (zero past the count). */
 static void axis_weights(const struct axis *a, int n, int xx, int k, int32_t *bounds, int32_t *w) {
     int first, count;
     double center;
     axis_bounds(a, n, xx, &first, &count, &center);
-    double ww = 0.0;
-    for (int x = 0; x < count; x++) ww += tap(a, first, center, x);
-    for (int x = 0; x < k; x++) {
-        double v = x < count ? tap(a, first, center, x) : 0.0;
-        if (ww != 0.0) v /= ww;
-        double f = v * (1 << SAMRT_RESIZE_PRECISION_BITS);  /* power of two: exact */
-        w[x] = (int32_t)(v < 0 ? -0.5 + f : 0.5 + f);
-    }
+    const double ww = tap_sum(a, first, count, center);
+    for (int x = 0; x < k; x++) w[x] = x < count ? fixed_weight(a, first, center, ww, x) : 0;
     bounds[0] = first;
     bounds[1] = count;
+}
+
+/* Whether the CUDA kernel's integer shortcuts hold on this axis: every weight fits 24 bits
+ * signed (the horizontal pass splits weights into bytes, the top one signed), and with
+ * check_sums every pass sum over uint8 inputs, (sum(u8 * w) + 2^21) >> 22, lies in
+ * [SAMRT_RESIZE_NORM_LO, SAMRT_RESIZE_NORM_LO + SAMRT_RESIZE_NORM_N), the range of the
+ * vertical pass's clip + normalise table. The extreme sums take 255 on the taps of one sign. */
+static int axis_fits_kernel(int n, int out, int check_sums) {
+    struct axis a = axis_make(n, out);
+    const int64_t one = (int64_t)1 << SAMRT_RESIZE_PRECISION_BITS, half = one / 2;
+    const int64_t lo = SAMRT_RESIZE_NORM_LO * one, hi = (SAMRT_RESIZE_NORM_LO + SAMRT_RESIZE_NORM_N) * one;
+    for (int i = 0; i < out; i++) {
+        int first, count;
+        double center;
+        axis_bounds(&a, n, i, &first, &count, &center);
+        const double ww = tap_sum(&a, first, count, center);
+        int64_t neg = 0, pos = 0;
+        for (int x = 0; x < count; x++) {
+            const int32_t w = fixed_weight(&a, first, center, ww, x);
+            if (w < -(1 << 23) || w >= (1 << 23)) return 0;
+            if (w < 0) neg += w; else pos += w;
+        }
+        if (check_sums && (half + 255 * neg < lo || half + 255 * pos >= hi)) return 0;
+    }
+    return 1;
 }
 
 static int max_count(int n, int out) {
@@ -111,26 +145,35 @@ static int max_span(int n, int out, int t) {
 
 /* ---- plan ----------------------------------------------------------------------------------- */
 
+/* Output tiles the CUDA kernel may use, best first. A taller tile recomputes fewer halo rows
+ * in the horizontal pass (the costly one); a narrower one only re-reads a few halo columns
+ * (from L2) and gives more blocks. The vertical pass needs tile_w >= 8. */
+static const int tile_candidates[][2] = {
+    {64, 32}, {32, 64}, {32, 32}, {64, 16}, {32, 16}, {16, 32}, {16, 16},
+    {8, 32}, {8, 16}, {8, 8}, {8, 4}, {8, 2}, {8, 1},
+};
+
 static void plan_tiling(struct samrt_resize_plan *p) {
-    static const int ths[] = {32, 16, 8, 4, 2, 1}, tws[] = {64, 32, 16, 8, 4};
     p->tile_w = p->tile_h = p->band_rows = p->stage_row_bytes = p->smem_bytes = 0;
-    if (p->kx > SAMRT_RESIZE_MAX_TAPS_X) return;
-    /* A taller tile recomputes fewer halo rows in the horizontal pass, the costly one; a
-     * narrower tile only re-reads a few halo columns. So shrink the width first. */
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(ths); i++) {
-        const long band = max_span(p->in_h, p->out_h, ths[i]);
-        for (size_t j = 0; j < SAMRT_ARRAY_LEN(tws); j++) {
-            const long span = max_span(p->in_w, p->out_w, tws[j]);
-            const long row_bytes = SAMRT_PAD(3 * span + 3 * p->kx + 8, 16);
-            const long smem = band * row_bytes + 3 * band * tws[j] + 3 * 256 * 4;
-            if (smem <= SAMRT_RESIZE_SMEM_MAX) {
-                p->tile_w = tws[j];
-                p->tile_h = ths[i];
-                p->band_rows = (int)band;
-                p->stage_row_bytes = (int)row_bytes;
-                p->smem_bytes = (int)smem;
-                return;
-            }
+    if (p->kx > SAMRT_RESIZE_MAX_TAPS_X || !axis_fits_kernel(p->in_w, p->out_w, 0) ||
+        !axis_fits_kernel(p->in_h, p->out_h, 1))
+        return;
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(tile_candidates); i++) {
+        const int tw = tile_candidates[i][0], th = tile_candidates[i][1];
+        const long band = max_span(p->in_h, p->out_h, th);
+        const long span = max_span(p->in_w, p->out_w, tw);
+        /* staged bytes: up to 15 (phase) + 3 * span, and the last column's K-tap window
+         * (3 * kx bytes from its first tap, read as whole words) past them */
+        const long row_bytes = SAMRT_PAD(3 * span + 3 * p->kx + 19, 16);
+        const long smem = SAMRT_RESIZE_TABS_OFF(band, row_bytes, tw) +
+                          4L * (tw * p->kx + ((2 * tw + 3) & ~3) + th * p->ky + 2 * th);
+        if (smem <= SAMRT_RESIZE_SMEM_MAX) {
+            p->tile_w = tw;
+            p->tile_h = th;
+            p->band_rows = (int)band;
+            p->stage_row_bytes = (int)row_bytes;
+            p->smem_bytes = (int)smem;
+            return;
         }
     }
 }
