@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ckpt.h"
+#include "hooks.h"
 #include "keys.h"
 
 struct samrt_engine_params samrt_engine_default_params(void) {
@@ -71,10 +72,13 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
     return SAMRT_OK;
 }
 
+/* Slots the model's forward passes may add to the plan (models/hooks.h). */
+#define SAMRT_ENGINE_MODEL_SLOTS 4096
+
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision.
  * Workspaces: the profile's fixed caps (GPU pools only), so the plan is exact without a GPU. */
 static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_ckpt *ck) {
-    int cap = ck->n_tensors + 64;
+    int cap = ck->n_tensors + 64 + SAMRT_ENGINE_MODEL_SLOTS;
     e->slots = calloc((size_t)cap, sizeof *e->slots);
     e->weights.items = calloc((size_t)ck->n_tensors + 1, sizeof *e->weights.items);
     SAMRT_CHECK(e->slots && e->weights.items, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
@@ -101,8 +105,9 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
             SAMRT_TRY(samrt_plan_add(&e->plan, "workspace.cudnn", SAMRT_REGION_WORKSPACE,
                                      e->profile->cudnn_ws_bytes, 0, 0, &e->slot_ws_cudnn));
     }
-    SAMRT_TRY(samrt_plan_finalize(&e->plan));
     qsort(e->weights.items, (size_t)e->weights.n, sizeof *e->weights.items, cmp_weight_name);
+    SAMRT_TRY(samrt_model_plan(e));  /* the forward passes' slots, before the plan is final */
+    SAMRT_TRY(samrt_plan_finalize(&e->plan));
     return SAMRT_OK;
 }
 
@@ -169,6 +174,7 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
     if (st == SAMRT_OK) st = samrt_platform_mem_alloc(e->mem_kind, e->plan.total_bytes, &e->pool);
     if (st == SAMRT_OK) st = samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
     if (st == SAMRT_OK) st = load_weights(e, &ck);
+    if (st == SAMRT_OK) st = samrt_model_prepare(e, &ck);
     samrt_ckpt_close(&ck);
     if (st != SAMRT_OK) {
         samrt_engine_free(e);
@@ -183,6 +189,10 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
 
 void samrt_engine_free(samrt_engine_t e) {
     if (!e) return;
+    samrt_model_free(e);
+#ifdef SAMRT_HAVE_CUDA
+    samrt_gpu_ctx_free(&e->gpu);
+#endif
     if (e->pool) samrt_platform_mem_free(e->mem_kind, e->pool);
     for (int i = 0; i < e->weights.n; i++) free(e->weights.items[i].name);
     free(e->weights.items);

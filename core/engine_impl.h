@@ -5,6 +5,7 @@
 #define SAMRT_ENGINE_IMPL_H
 
 #include "arena.h"
+#include "gpu_ctx.h"
 #include "platform.h"
 #include "samrt_impl.h"
 #include "tensor.h"
@@ -12,6 +13,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct samrt_sam2;
 
 /* One checkpoint tensor, converted into the arena's weights region. */
 struct samrt_weight {
@@ -42,6 +45,10 @@ struct samrt_engine {
     struct samrt_weights weights;
     int slot_ws_cublaslt, slot_ws_cudnn;  /* workspaces (-1 when absent) */
     int failed;                      /* set after a run failure; the engine refuses work */
+#ifdef SAMRT_HAVE_CUDA
+    struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by models/hooks.h planning (GPU pools) */
+#endif
+    struct samrt_sam2 *sam2;         /* SAM 2 model state (models/sam2/sam2.h); NULL otherwise */
 };
 
 /* The weight called `name`, or NULL. */

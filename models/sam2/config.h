@@ -1,0 +1,70 @@
+/* config.h - the SAM 2 / 2.1 image-encoder configurations (model-spec section 1.1) and the
+ * per-block table of the Hiera trunk derived from them (section 3.1). SAM 2.0 and 2.1 share
+ * the image path (the 2.1 switches only touch the memory and pointer paths), so each size
+ * has one Hiera row; the model ids of both versions map onto it.
+ *
+ * The block rules are the official constructor's (hieradet.py Hiera.__init__):
+ *   - stage_ends[s] = index of the last block of stage s; the first block of stages 2..4
+ *     doubles dim and heads and pools q by 2x2 (q_pool = 3 stages);
+ *   - the window size of a block is window_spec of the stage of the PREVIOUS block for the
+ *     first block of a stage (it lags one block), else of its own stage; 0 (global) for the
+ *     global_att_blocks.
+ *
+ *   const struct samrt_sam2_config *cfg = samrt_sam2_config_get(SAMRT_MODEL_SAM2_1_TINY);
+ *   struct samrt_hiera_block blk[SAMRT_HIERA_MAX_BLOCKS];
+ *   int n = samrt_hiera_blocks(&cfg->hiera, blk);       // 12 for tiny
+ */
+#ifndef SAMRT_SAM2_CONFIG_H
+#define SAMRT_SAM2_CONFIG_H
+
+#include "samrt_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMRT_HIERA_MAX_BLOCKS 64
+#define SAMRT_HIERA_N_STAGES 4
+#define SAMRT_HIERA_MAX_GLOBAL 4
+
+struct samrt_hiera_config {
+    int embed_dim;                          /* stage-1 width E (doubles per stage) */
+    int num_heads;                          /* stage-1 heads (doubles per stage) */
+    int stages[SAMRT_HIERA_N_STAGES];       /* blocks per stage */
+    int global_blocks[SAMRT_HIERA_MAX_GLOBAL]; /* global-attention block indices, -1 = none */
+    int window_spec[SAMRT_HIERA_N_STAGES];  /* window side per stage */
+    int bkg;                                /* window_pos_embed_bkg_spatial_size: pos_embed side */
+    int q_pool;                             /* stages (from 2) whose first block pools q: 3 */
+};
+
+struct samrt_sam2_config {
+    enum samrt_model_id id;
+    const char *name;
+    struct samrt_hiera_config hiera;
+    int d_model;                            /* neck width: 256 */
+    int n_levels;                           /* FPN levels kept after the scalp: 3 */
+};
+
+/* One Hiera block (MultiScaleBlock). */
+struct samrt_hiera_block {
+    int dim, dim_out;       /* input and output width */
+    int heads;              /* head dim = dim_out / heads */
+    int window;             /* window side; 0 = global attention */
+    int q_pool;             /* 1: q (and the projected shortcut) are 2x2 max-pooled */
+    int stage;              /* 0..3 */
+    int stage_end;          /* 1: the last block of its stage (an FPN input) */
+};
+
+/* The configuration of a SAM 2.0 / 2.1 Hiera model, or NULL (EdgeTAM, UNKNOWN). */
+const struct samrt_sam2_config *samrt_sam2_config_get(enum samrt_model_id id);
+/* Fills blk (SAMRT_HIERA_MAX_BLOCKS entries) and returns the number of blocks. */
+int samrt_hiera_blocks(const struct samrt_hiera_config *h, struct samrt_hiera_block *blk);
+/* Checks the sizes an encoder can run at: imgsz a positive multiple of 32 (four 2x
+ * reductions after the stride-4 patch embed, none of them flooring). */
+enum samrt_status samrt_sam2_check_imgsz(int imgsz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_SAM2_CONFIG_H */

@@ -1,0 +1,102 @@
+/* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 checkpoints and the internal run
+ * entries of sam2.h. Backend choice: the CUDA backend when the arena is GPU-visible memory,
+ * the CPU reference backend for host pools (CPU builds and tests), which runs f32 only: a
+ * host engine at another precision keeps its weights but plans no forward pass (its run
+ * entries return SAMRT_E_UNSUPPORTED). */
+#include "sam2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt.h"
+#include "engine_impl.h"
+#include "hooks.h"
+
+struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->sam2 : NULL; }
+
+static enum samrt_status ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
+    const int gpu = e->mem_kind != SAMRT_MEM_HOST;
+#ifdef SAMRT_HAVE_CUDA
+    SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision,
+                                   gpu ? &e->gpu : NULL, ex, &e->plan));
+#else
+    SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision, NULL, ex,
+                                   &e->plan));
+#endif
+    /* plans are chosen to fit the arena's workspace slots (the profile's caps) */
+    if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->plan.slots[e->slot_ws_cublaslt].nbytes;
+    if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->plan.slots[e->slot_ws_cudnn].nbytes;
+    c->step_base = &e->sam2->step_base;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_model_plan(struct samrt_engine *e) {
+    if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* EdgeTAM: its own hooks, later */
+    if (e->mem_kind == SAMRT_MEM_HOST && e->precision != SAMRT_DTYPE_F32) {
+        SAMRT_LOG_INFO("sam2: the CPU backend runs f32 only; no forward pass planned at %s",
+                       samrt_dtype_name(e->precision));
+        return SAMRT_OK;
+    }
+    e->sam2 = calloc(1, sizeof *e->sam2);
+    SAMRT_CHECK(e->sam2 != NULL, SAMRT_E_HOST_MEMORY, "sam2: out of host memory");
+    struct samrt_sam2 *m = e->sam2;
+#ifdef SAMRT_HAVE_CUDA
+    if (e->mem_kind != SAMRT_MEM_HOST) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
+#endif
+    SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, e, NULL));
+    SAMRT_TRY(ctx_init(e, &m->ctx_enc, &m->ex_enc));
+    SAMRT_TRY(samrt_sam2_encoder_plan(&m->enc, &m->ctx_enc));
+    return SAMRT_OK;
+}
+
+/* The f32 values of a checkpoint tensor (host heap; the caller frees). */
+static enum samrt_status read_f32(const struct samrt_ckpt *ck, const char *name, float **out) {
+    *out = NULL;
+    const struct samrt_ckpt_tensor *t = samrt_ckpt_find(ck, name);
+    SAMRT_CHECK(t != NULL, SAMRT_E_KEYS, "sam2: %s missing from the checkpoint", name);
+    *out = malloc(sizeof(float) * (size_t)t->nelements);
+    SAMRT_CHECK(*out != NULL, SAMRT_E_HOST_MEMORY, "sam2: out of host memory");
+    return samrt_ckpt_read(ck, t, SAMRT_DTYPE_F32, *out, sizeof(float) * (uint64_t)t->nelements);
+}
+
+enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt_ckpt *ck) {
+    struct samrt_sam2 *m = e->sam2;
+    if (!m) return SAMRT_OK;
+    /* the position embedding is formed from the checkpoint's f32 values, as autocast does */
+    float *pos = NULL, *win = NULL;
+    enum samrt_status st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
+    if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
+    if (st == SAMRT_OK) st = samrt_sam2_encoder_prepare(&m->enc, e, pos, win);
+    free(pos);
+    free(win);
+    SAMRT_TRY(st);
+    struct samrt_model_ctx *c = &m->ctx_enc;
+    if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
+    if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
+    m->enc_ready = 1;
+    return SAMRT_OK;
+}
+
+void samrt_model_free(struct samrt_engine *e) {
+    if (!e->sam2) return;
+    samrt_model_ctx_free(&e->sam2->ctx_enc);
+    free(e->sam2);
+    e->sam2 = NULL;
+}
+
+enum samrt_status samrt_sam2_encode_image(struct samrt_engine *e, void *stream) {
+    if (!e || e->failed) return SAMRT_E_BAD_STATE;
+    struct samrt_sam2 *m = e->sam2;
+    if (!m || !m->enc_ready) return SAMRT_E_UNSUPPORTED;
+    struct samrt_model_ctx *c = &m->ctx_enc;
+#ifdef SAMRT_HAVE_CUDA
+    c->stream = (cudaStream_t)stream;
+#else
+    (void)stream;
+#endif
+    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_sam2_encoder_forward(&m->enc, c);
+    enum samrt_status st = samrt_ops_end(c);
+    if (st != SAMRT_OK) e->failed = 1;
+    return st;
+}
