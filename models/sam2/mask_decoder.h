@@ -35,7 +35,8 @@
  * Taps (ops.h), RUN mode, object slots [0, n_obj): tap.prompt.sparse, tap.prompt.dense,
  * tap.decoder.image_embed, tap.decoder.image_pe, tap.decoder.hs, tap.decoder.src,
  * tap.decoder.upscaled, tap.decoder.all_masks, tap.decoder.all_iou, tap.decoder.all_tokens,
- * tap.decoder.object_score_logits, in the official layouts as strided views (NCHW maps
+ * tap.decoder.object_score_logits, tap.decoder.sam_tokens (its token choice is known before
+ * the pass, unlike the selected mask: see samrt_sam2_heads_taps), in the official layouts as strided views (NCHW maps
  * appear as permuted views of the channels-last tensors).
  */
 #ifndef SAMRT_SAM2_MASK_DECODER_H
@@ -98,14 +99,18 @@ struct samrt_sam2_heads {
     struct samrt_sam2_prompt_tables tables;  /* host fp32 (prepare) */
 
     /* Arena slots owned by the heads (NULL data before prepare). */
-    struct samrt_tensor image_pe;   /* (g*g, 256) [weights]: dense PE, channels-last */
+    struct samrt_tensor image_pe;   /* (1, g*g, 256) [weights]: dense PE, channels-last */
     struct samrt_tensor up0_w, up0_b, up1_w, up1_b; /* [weights] packed ConvTranspose 2x2 (conv.h) */
     struct samrt_tensor tokens;     /* (B, t_max, 256) [staging]: query tokens (set_prompts) */
     struct samrt_tensor mask_in;    /* (B, 1, 4g, 4g) [staging]: mask prompts (mask_input only) */
+    struct samrt_tensor all_masks;  /* (B, 4, 4g*4g) f32 [state]: the decoder's four mask logits */
+    struct samrt_tensor all_iou;    /* (B, 4) f32 [state]: the four IoU predictions (sigmoid) */
+    struct samrt_tensor score;      /* (B, 1) f32 [state]: object-score logits */
     struct samrt_tensor low_res;    /* (B, 1, 4g, 4g) f32 [state]: selected, gated mask logits */
     struct samrt_tensor result;     /* (B, SAMRT_SAM2_RES_COLS) f32 [state] */
     struct samrt_tensor obj_ptr;    /* (B, 256) f32 [state]: gated object pointers */
-    int slot_image_pe, slot_up[4], slot_tokens, slot_mask_in, slot_low_res, slot_result, slot_obj_ptr;
+    int slot_image_pe, slot_up[4], slot_tokens, slot_mask_in;
+    int slot_all_masks, slot_all_iou, slot_score, slot_low_res, slot_result, slot_obj_ptr;
 
     /* Per call (set_prompts). */
     int n_obj;
@@ -138,9 +143,20 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
 /* The SAM heads forward over the op layer: image (Bi, g*g, 256) with Bi = 1 (broadcast) or B,
  * the pixel features AFTER any no_mem_embed / memory conditioning; feat_s0 (Bf, 4g*4g, 32) and
  * feat_s1 (Bf, 2g*2g, 64) channels-last, Bf = 1 or B. Writes h->low_res, h->result,
- * h->obj_ptr. */
+ * h->obj_ptr (and h->all_masks, h->all_iou, h->score). */
 void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
                               const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1);
+
+/* After a RUN pass (stream synchronised): the taps of the selection stage, from the
+ * persistent results, for object 0: tap.decoder.masks, tap.decoder.iou (the official
+ * MaskDecoder outputs: masks 1..3, mask 0, or the dynamic choice), tap.heads.ious,
+ * tap.heads.low_res_masks, tap.heads.obj_ptr, tap.heads.object_score_logits. Host copies are
+ * passed to c->tap as host tensors. */
+enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c);
+
+/* Arena bytes -> host memory (cudaMemcpy on the CUDA backend, memcpy on the CPU backend),
+ * for results read after a stream sync. */
+enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "prompt_encoder.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ckpt.h"
