@@ -45,7 +45,15 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     const size_t n_low = (size_t)samrt_tensor_nelements(&s->heads.low_res);
     s->low_host = malloc(sizeof(float) * n_low);
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
-    SAMRT_CHECK(s->low_host && s->res_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    /* the resize tables grow with the downscale ratio: size them for the largest frame */
+    struct samrt_resize_plan big;
+    const int side = m->enc.imgsz;
+    SAMRT_TRY(samrt_resize_plan_init(SAMRT_RESIZE_MAX_SIDE, SAMRT_RESIZE_MAX_SIDE, side, side, &big));
+    s->tables_cap = SAMRT_PAD(big.table_bytes, 16);
+    s->tables_host = aligned_alloc(16, s->tables_cap);
+    if (e->mem_kind != SAMRT_MEM_HOST) s->in_host = malloc(samrt_tensor_nbytes(&m->enc.input));
+    SAMRT_CHECK(s->low_host && s->res_host && s->tables_host && (s->in_host || e->mem_kind == SAMRT_MEM_HOST),
+                SAMRT_E_HOST_MEMORY, "segment: out of host memory");
     s->ready = 1;
     return SAMRT_OK;
 }
@@ -56,7 +64,10 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     samrt_sam2_heads_free(&s->heads);
     free(s->low_host);
     free(s->res_host);
+    free(s->in_host);
+    free(s->tables_host);
     s->low_host = s->res_host = NULL;
+    s->in_host = s->tables_host = NULL;
     s->ready = 0;
 }
 
@@ -71,25 +82,20 @@ enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_f
 /* ---- host pre- and post-processing ------------------------------------------------------------- */
 
 /* Pillow-exact resize to the model side and normalisation, written into the encoder's input
- * slot. Host buffers are per call: their sizes follow the image. */
+ * slot (through the host copy for GPU pools). */
 static enum samrt_status preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+    struct samrt_sam2_segment *s = &m->seg;
     const int side = m->enc.imgsz;
     struct samrt_resize_plan plan;
     SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
-    const uint64_t nb_in = samrt_tensor_nbytes(&m->enc.input);
-    void *tables = aligned_alloc(16, SAMRT_PAD(plan.table_bytes, 16));
-    void *dst = e->mem_kind == SAMRT_MEM_HOST ? m->enc.input.data : malloc(nb_in);
-    enum samrt_status st = tables && dst ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st != SAMRT_OK) SAMRT_LOG_ERROR("segment: no host memory for a %dx%d image", img->width, img->height);
-    if (st == SAMRT_OK) st = samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, tables, plan.table_bytes);
-    if (st == SAMRT_OK)
-        st = samrt_resize_normalize_ref(&plan, tables, img->rgb, (size_t)img->stride, samrt_sam_mean, samrt_sam_std,
-                                        dst, m->enc.input.dtype);
-    if (st == SAMRT_OK && dst != m->enc.input.data)
-        st = samrt_platform_mem_upload(e->mem_kind, m->enc.input.data, dst, nb_in);
-    free(tables);
-    if (dst != m->enc.input.data) free(dst);
-    return st;
+    SAMRT_CHECK(plan.table_bytes <= s->tables_cap, SAMRT_E_UNSUPPORTED, "segment: a %dx%d image needs %zu bytes of "
+                "resize tables, %zu were reserved", img->width, img->height, plan.table_bytes, s->tables_cap);
+    void *dst = e->mem_kind == SAMRT_MEM_HOST ? m->enc.input.data : s->in_host;
+    SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
+    SAMRT_TRY(samrt_resize_normalize_ref(&plan, s->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
+                                         samrt_sam_std, dst, m->enc.input.dtype));
+    if (dst == m->enc.input.data) return SAMRT_OK;
+    return samrt_platform_mem_upload(e->mem_kind, m->enc.input.data, dst, samrt_tensor_nbytes(&m->enc.input));
 }
 
 static void tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {

@@ -10,8 +10,9 @@
  *
  * The pre- and post-processing run on the host because their sizes follow the image, which
  * an engine planned at init does not know; both references are bit-exact with their CUDA
- * kernels, so nothing changes numerically. Host buffers for them are allocated per call (the
- * one-shot API; the video path plans its own device-side buffers).
+ * kernels, so nothing changes numerically. Their host buffers are allocated once at prepare,
+ * sized for the largest frame the resize supports, so a call allocates nothing (only the tap
+ * path of parity dumps does).
  *
  * Lifecycle, called from models/sam2/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
  * samrt_sam2_segment_prepare after the weights are loaded, samrt_sam2_segment_free.
@@ -40,6 +41,9 @@ struct samrt_sam2_segment {
     struct samrt_sam2_points pts[SAMRT_SAM2_MAX_OBJ];  /* per call: the objects' prompts */
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
+    void *in_host;               /* (1, 3, S, S) run dtype: the preprocessed frame (GPU pools) */
+    void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned */
+    size_t tables_cap;
 };
 
 /* Binds the heads' weights, adds their slots and runs the PLAN pass of the segmentation pass
