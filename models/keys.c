@@ -8,6 +8,7 @@
  * switches no_obj_embed_spatial and proj_tpos_enc_in_obj_ptrs (configs/sam2 vs
  * configs/sam2.1), i.e. the keys no_obj_embed_spatial and obj_ptr_tpos_proj.{weight,bias}. */
 #include "keys.h"
+#include "sam2/config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,10 +20,8 @@ enum trunk_kind { TRUNK_HIERA, TRUNK_REPVIT };
 struct model_cfg {
     enum samrt_model_id id;
     enum trunk_kind trunk;
-    int embed_dim;     /* Hiera: stage-1 width (doubles per stage); RepViT: stage-1 width */
-    int stages[4];     /* blocks per stage */
-    int window0;       /* Hiera window_spec[0]: side of pos_embed_window */
-    int bkg;           /* Hiera window_pos_embed_bkg_spatial_size: side of pos_embed */
+    int embed_dim;     /* RepViT: stage-1 width (Hiera sizes: models/sam2/config.c) */
+    int stages[4];     /* RepViT: blocks per stage */
     int n_mem_layers;  /* memory attention layers */
     uint8_t sam21;     /* no_obj_embed_spatial and obj_ptr_tpos_proj exist */
     uint8_t perceiver; /* EdgeTAM's spatial perceiver */
@@ -31,15 +30,15 @@ struct model_cfg {
 /* From the YAMLs in sam2/configs/sam2.1/ and sam2/configs/sam2/ (facebookresearch/sam2) and
  * sam2/configs/edgetam.yaml (facebookresearch/EdgeTAM); Hiera defaults fill what they omit. */
 static const struct model_cfg g_models[] = {
-    {SAMRT_MODEL_SAM2_1_TINY, TRUNK_HIERA, 96, {1, 2, 7, 2}, 8, 7, 4, 1, 0},
-    {SAMRT_MODEL_SAM2_1_SMALL, TRUNK_HIERA, 96, {1, 2, 11, 2}, 8, 7, 4, 1, 0},
-    {SAMRT_MODEL_SAM2_1_BASE_PLUS, TRUNK_HIERA, 112, {2, 3, 16, 3}, 8, 14, 4, 1, 0},
-    {SAMRT_MODEL_SAM2_1_LARGE, TRUNK_HIERA, 144, {2, 6, 36, 4}, 8, 7, 4, 1, 0},
-    {SAMRT_MODEL_EDGETAM, TRUNK_REPVIT, 48, {2, 2, 14, 2}, 0, 0, 2, 0, 1},
-    {SAMRT_MODEL_SAM2_TINY, TRUNK_HIERA, 96, {1, 2, 7, 2}, 8, 7, 4, 0, 0},
-    {SAMRT_MODEL_SAM2_SMALL, TRUNK_HIERA, 96, {1, 2, 11, 2}, 8, 7, 4, 0, 0},
-    {SAMRT_MODEL_SAM2_BASE_PLUS, TRUNK_HIERA, 112, {2, 3, 16, 3}, 8, 14, 4, 0, 0},
-    {SAMRT_MODEL_SAM2_LARGE, TRUNK_HIERA, 144, {2, 6, 36, 4}, 8, 7, 4, 0, 0},
+    {SAMRT_MODEL_SAM2_1_TINY, TRUNK_HIERA, 0, {0}, 4, 1, 0},
+    {SAMRT_MODEL_SAM2_1_SMALL, TRUNK_HIERA, 0, {0}, 4, 1, 0},
+    {SAMRT_MODEL_SAM2_1_BASE_PLUS, TRUNK_HIERA, 0, {0}, 4, 1, 0},
+    {SAMRT_MODEL_SAM2_1_LARGE, TRUNK_HIERA, 0, {0}, 4, 1, 0},
+    {SAMRT_MODEL_EDGETAM, TRUNK_REPVIT, 48, {2, 2, 14, 2}, 2, 0, 1},
+    {SAMRT_MODEL_SAM2_TINY, TRUNK_HIERA, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_SAM2_SMALL, TRUNK_HIERA, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_SAM2_BASE_PLUS, TRUNK_HIERA, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_SAM2_LARGE, TRUNK_HIERA, 0, {0}, 4, 0, 0},
 };
 _Static_assert(SAMRT_ARRAY_LEN(g_models) == SAMRT_MODEL_COUNT - 1, "one config row per model");
 
@@ -149,14 +148,15 @@ static void mlp(struct gen *g, const char *p, int64_t in, int64_t hid, int64_t o
 static void hiera(struct gen *g, const struct model_cfg *c, int64_t channels[4]) {
     const char *t = "image_encoder.trunk.";
     char p[SAMRT_KEY_NAME_MAX];
-    int64_t e = c->embed_dim;
-    add(g, t, "pos_embed", 0, 4, 1, e, c->bkg, c->bkg);
-    add(g, t, "pos_embed_window", 0, 4, 1, e, c->window0, c->window0);
+    const struct samrt_hiera_config *h = &samrt_sam2_config_get(c->id)->hiera;
+    int64_t e = h->embed_dim;
+    add(g, t, "pos_embed", 0, 4, 1, e, h->bkg, h->bkg);
+    add(g, t, "pos_embed_window", 0, 4, 1, e, h->window_spec[0], h->window_spec[0]);
     conv(g, "image_encoder.trunk.patch_embed.proj", e, 3, 7);
     int64_t dim = e;
     for (int s = 0, i = 0; s < 4; s++) {
         int64_t o = e << s;
-        for (int b = 0; b < c->stages[s]; b++, i++) {
+        for (int b = 0; b < h->stages[s]; b++, i++) {
             norm(g, PF(p, "image_encoder.trunk.blocks.%d.norm1", i), dim);
             linear(g, PF(p, "image_encoder.trunk.blocks.%d.attn.qkv", i), 3 * o, dim, 1);
             linear(g, PF(p, "image_encoder.trunk.blocks.%d.attn.proj", i), o, o, 1);

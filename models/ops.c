@@ -101,6 +101,15 @@ static int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAM
 static int cuda(const struct samrt_model_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
 #endif
 
+enum samrt_status samrt_ops_persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
+                                       enum samrt_dtype dtype, int n_dims, const int64_t *ne,
+                                       struct samrt_tensor *t, int *slot) {
+    SAMRT_CHECK(region != SAMRT_REGION_SCRATCH, SAMRT_E_INVALID_ARG, "ops: %s: scratch tensors come from passes",
+                name ? name : "?");
+    *t = samrt_tensor_make(NULL, dtype, n_dims, ne);
+    return samrt_plan_add(c->plan, name, region, samrt_tensor_nbytes(t), 0, 0, slot);
+}
+
 struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype, int n_dims,
                                  const int64_t *ne) {
     return samrt_exec_new(c->ex, name, SAMRT_REGION_SCRATCH, dtype, n_dims, ne);

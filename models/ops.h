@@ -124,7 +124,13 @@ enum samrt_status samrt_ops_end(struct samrt_model_ctx *c);
 void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st);
 static inline int samrt_ops_ok(const struct samrt_model_ctx *c) { return c->ex->status == SAMRT_OK; }
 
-/* A new scratch tensor of the run dtype (or `dtype`), for ops written in model code. */
+/* A persistent tensor (weights-derived constants, state, staging) added straight to the plan
+ * at setup, outside any pass: *t gets the shape with no data, *slot the slot to resolve with
+ * samrt_arena_ptr after commit. Passes may read and write it; its bytes are never shared. */
+enum samrt_status samrt_ops_persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
+                                       enum samrt_dtype dtype, int n_dims, const int64_t *ne,
+                                       struct samrt_tensor *t, int *slot);
+/* A new scratch tensor of `dtype`, for ops written in model code. */
 struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype,
                                  int n_dims, const int64_t *ne);
 /* Passes t to the tap observer under `name` (RUN mode, when one is set). */

@@ -3,7 +3,9 @@
  * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
  * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
  * like any activation. The split count is a pure function of the shapes and the SM count,
- * so the PLAN and RUN passes agree on it, and with it on the workspace size. */
+ * so the PLAN and RUN passes agree on it, and with it on the workspace size.
+ * Tests: tests/test_sam2_encoder.c (CPU backend, windowed and global attention with padding
+ * and q-pool), tests/test_sam2_encoder_cuda.c (CUDA against the CPU backend). */
 #include <string.h>
 
 #include "attention.h"

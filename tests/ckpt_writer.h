@@ -1,7 +1,8 @@
 /* ckpt_writer.h - writes a complete, shape-correct safetensors checkpoint for any model from
  * its key table (models/keys.h), with deterministic values, so engine tests need no real
  * checkpoint. Values: element j of key i is a small pattern that differs per key, stored as
- * f32 or bf16. Header-only (one function) to keep tests single-file. */
+ * f32 or bf16; ckw_write_safetensors_fn takes the values from a callback instead.
+ * Header-only to keep tests single-file. */
 #ifndef SAMRT_TEST_CKPT_WRITER_H
 #define SAMRT_TEST_CKPT_WRITER_H
 
@@ -17,8 +18,20 @@ static inline float ckw_value(int i, int64_t j) {
     return (float)((i * 7 + (int)(j % 251)) % 97 - 48) / 64.0f;
 }
 
-/* Returns 0 on success. storage: SAMRT_DTYPE_F32 or SAMRT_DTYPE_BF16. */
-static inline int ckw_write_safetensors(const char *path, enum samrt_model_id model, enum samrt_dtype storage) {
+/* The value of element j of key i (the floating-point keys); user is the caller's. */
+typedef float (*ckw_value_fn)(const struct samrt_key *k, int i, int64_t j, void *user);
+
+static inline float ckw_pattern(const struct samrt_key *k, int i, int64_t j, void *user) {
+    (void)user;
+    float v = ckw_value(i, j);
+    /* BatchNorm running_var must stay positive */
+    if (strstr(k->name, "running_var")) v = 1.0f + (v < 0 ? -v : v);
+    return v;
+}
+
+/* Returns 0 on success. storage: SAMRT_DTYPE_F32 or SAMRT_DTYPE_BF16. Values from fn. */
+static inline int ckw_write_safetensors_fn(const char *path, enum samrt_model_id model, enum samrt_dtype storage,
+                                           ckw_value_fn fn, void *user) {
     struct samrt_keys keys;
     if (samrt_keys_init(model, &keys) != SAMRT_OK) return -1;
     size_t hcap = (size_t)keys.n_keys * 256 + 64, hlen = 0;
@@ -56,14 +69,10 @@ static inline int ckw_write_safetensors(const char *path, enum samrt_model_id mo
                 int64_t v = 0;
                 rc = fwrite(&v, 8, 1, f) == 1 ? 0 : -1;
             } else if (storage == SAMRT_DTYPE_F32) {
-                float v = ckw_value(i, j);
-                /* BatchNorm running_var must stay positive */
-                if (strstr(k->name, "running_var")) v = 1.0f + (v < 0 ? -v : v);
+                float v = fn(k, i, j, user);
                 rc = fwrite(&v, 4, 1, f) == 1 ? 0 : -1;
             } else {
-                float v = ckw_value(i, j);
-                if (strstr(k->name, "running_var")) v = 1.0f + (v < 0 ? -v : v);
-                uint16_t h = samrt_f32_to_bf16(v);
+                uint16_t h = samrt_f32_to_bf16(fn(k, i, j, user));
                 rc = fwrite(&h, 2, 1, f) == 1 ? 0 : -1;
             }
         }
@@ -72,6 +81,11 @@ static inline int ckw_write_safetensors(const char *path, enum samrt_model_id mo
     free(hdr);
     samrt_keys_free(&keys);
     return rc;
+}
+
+/* The pattern values of ckw_value (running_var kept positive). */
+static inline int ckw_write_safetensors(const char *path, enum samrt_model_id model, enum samrt_dtype storage) {
+    return ckw_write_safetensors_fn(path, model, storage, ckw_pattern, NULL);
 }
 
 #endif /* SAMRT_TEST_CKPT_WRITER_H */

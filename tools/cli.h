@@ -25,9 +25,12 @@ int samrt_cli_parse_double(const char *s, double *out);
 int samrt_cli_use_color(int fd);
 
 int samrt_cmd_check(int argc, char **argv);
+int samrt_cmd_demo(int argc, char **argv);
 int samrt_cmd_merge(int argc, char **argv);
 int samrt_cmd_compare(int argc, char **argv);
 int samrt_cmd_report(int argc, char **argv);
 int samrt_cmd_info(int argc, char **argv);
+int samrt_cmd_synth(int argc, char **argv);
+int samrt_cmd_eval(int argc, char **argv);
 
 #endif /* SAMRT_CLI_H */

@@ -13,11 +13,14 @@ struct command {
 };
 
 static const struct command g_commands[] = {
+    {"demo", samrt_cmd_demo, "the main job on built-in synthetic data (synth, preprocess, eval)"},
     {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng and nsys, with hints"},
     {"merge", samrt_cmd_merge, "join profile_summary.csv files from several machines or shards"},
     {"compare", samrt_cmd_compare, "flag regressions between a baseline and a latest profile CSV"},
     {"report", samrt_cmd_report, "write a self-contained HTML report (SVG charts) from a profile CSV"},
     {"info", samrt_cmd_info, "list a checkpoint's tensors, parameter count and model (no Python)"},
+    {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
+    {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
 };
 
 static void usage(FILE *f) {

@@ -22,7 +22,6 @@
 
 #include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +44,28 @@ struct binder {
     enum samrt_status st;
 };
 
-/* The weight named by fmt with the given shape (n_dims values follow), or NULL (status set). */
+/* The weight named by fmt with the given shape, or NULL (status set; also NULL when only
+ * listing keys). */
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
     SAMRT_PRINTF(4, 5);
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
     if (b->st != SAMRT_OK) return NULL;
-    char name[160];
+    char name[sizeof b->bound->keys[0].name];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    if (b->bound) {
+        if (b->bound->n >= SAMRT_SAM2_ENCODER_MAX_KEYS) {
+            b->st = SAMRT_E_UNSUPPORTED;
+            return NULL;
+        }
+        struct samrt_sam2_bound_key *k = &b->bound->keys[b->bound->n++];
+        memcpy(k->name, name, sizeof name);
+        k->n_dims = n_dims;
+        for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
+    }
+    if (!b->e) return NULL;
     const struct samrt_tensor *t = samrt_engine_weight(b->e, name);
     int ok = t && t->n_dims == n_dims;
     for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
@@ -65,14 +76,6 @@ static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int6
                         samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
         b->st = SAMRT_E_KEYS;
         return NULL;
-    }
-    if (b->bound) {
-        if (b->bound->n >= SAMRT_SAM2_ENCODER_MAX_KEYS) {
-            b->st = SAMRT_E_UNSUPPORTED;
-            return NULL;
-        }
-        const struct samrt_weight *w = (const struct samrt_weight *)((const char *)t - offsetof(struct samrt_weight, t));
-        b->bound->names[b->bound->n++] = w->name;
     }
     return t;
 }
@@ -137,29 +140,22 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
 
 /* ---- planning ---------------------------------------------------------------------------------- */
 
-static enum samrt_status persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
-                                    enum samrt_dtype dt, int n_dims, const int64_t *ne, struct samrt_tensor *t,
-                                    int *slot) {
-    *t = samrt_tensor_make(NULL, dt, n_dims, ne);
-    return samrt_plan_add(c->plan, name, region, samrt_tensor_nbytes(t), 0, 0, slot);
-}
-
 enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
     const int64_t S = enc->imgsz, E = enc->cfg->hiera.embed_dim;
     const int64_t n0 = (int64_t)enc->side[0] * enc->side[0], n1 = (int64_t)enc->side[1] * enc->side[1],
                   n2 = (int64_t)enc->side[2] * enc->side[2];
     const enum samrt_dtype dt = c->dtype;
-    SAMRT_TRY(persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SHAPE(1, 3, S, S), &enc->input,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SHAPE(1, 3, S, S), &enc->input,
                          &enc->slot_input));
-    SAMRT_TRY(persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n0, E), &enc->pos,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n0, E), &enc->pos,
                          &enc->slot_pos));
-    SAMRT_TRY(persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n2, NECK_DIM),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n2, NECK_DIM),
                          &enc->vision_pos, &enc->slot_vision_pos));
-    SAMRT_TRY(persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n0, 32), &enc->feat_s0,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n0, 32), &enc->feat_s0,
                          &enc->slot_feat_s0));
-    SAMRT_TRY(persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n1, 64), &enc->feat_s1,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n1, 64), &enc->feat_s1,
                          &enc->slot_feat_s1));
-    SAMRT_TRY(persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n2, NECK_DIM), &enc->vision,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n2, NECK_DIM), &enc->vision,
                          &enc->slot_vision));
     samrt_ops_begin(c, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_encoder_forward(enc, c);

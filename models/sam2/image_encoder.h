@@ -49,10 +49,16 @@ struct samrt_sam2_encoder_weights {
     const struct samrt_tensor *s1_w, *s1_b;         /* sam_mask_decoder.conv_s1: (64, 256, 1, 1), (64) */
 };
 
-/* Names bound by samrt_sam2_encoder_bind, for the "each key exactly once" check. */
+/* Keys (with the shapes asked for) seen by samrt_sam2_encoder_bind, for the "each key
+ * exactly once" check and for tests that build weights for a configuration. */
 #define SAMRT_SAM2_ENCODER_MAX_KEYS 1024
+struct samrt_sam2_bound_key {
+    char name[128];
+    int n_dims;
+    int64_t ne[4];
+};
 struct samrt_sam2_bound_keys {
-    const char *names[SAMRT_SAM2_ENCODER_MAX_KEYS];  /* borrowed from the engine's weight table */
+    struct samrt_sam2_bound_key keys[SAMRT_SAM2_ENCODER_MAX_KEYS];
     int n;
 };
 
@@ -76,7 +82,8 @@ struct samrt_sam2_encoder {
 
 /* Looks up every encoder weight of the configuration (image_encoder.* and the mask decoder's
  * conv_s0 / conv_s1) in e's weight table and checks its shape. bound (may be NULL) receives
- * each name as it is bound. cfg is borrowed (a samrt_sam2_config_get row, or a test's). */
+ * each key as it is bound. cfg is borrowed (a samrt_sam2_config_get row, or a test's).
+ * e == NULL only lists the keys into bound (the weight views stay NULL). */
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
                                           int imgsz, const struct samrt_engine *e,
                                           struct samrt_sam2_bound_keys *bound);

@@ -1,0 +1,17 @@
+# tests/fuzz_image.cmake: the libFuzzer target for core/image_io (JPEG and PNG decoders),
+# built only with -DSAMRT_FUZZ=ON and clang:
+#   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DSAMRT_CUDA=OFF -DSAMRT_FUZZ=ON
+#   cmake --build build/fuzz --target fuzz_image -j2
+#   build/fuzz/tests/fuzz_image -max_total_time=60 tests/data/images/ok tests/data/images/bad
+if (SAMRT_FUZZ)
+  if (NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "samrt: SAMRT_FUZZ needs clang (libFuzzer); got ${CMAKE_C_COMPILER_ID}")
+  endif()
+  # image_io.c and log.c are compiled in so that they carry the coverage instrumentation.
+  add_executable(fuzz_image ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_image.c
+    ${PROJECT_SOURCE_DIR}/core/image_io.c ${PROJECT_SOURCE_DIR}/core/log.c)
+  target_include_directories(fuzz_image PRIVATE ${PROJECT_SOURCE_DIR}/core)
+  target_compile_options(fuzz_image PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
+  target_link_options(fuzz_image PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_image PRIVATE samrt_flags JPEG::JPEG PNG::PNG)
+endif()

@@ -1,0 +1,803 @@
+/* sav.c - the SA-V val/test reader and the prefetching frame streamer; see sav.h and
+ * eval-spec section 1.
+ *
+ * The reader is strict where the Python tools crash or silently mis-pair data: frame gaps,
+ * annotations without a JPEG, objects without a first-frame mask, RGB or three-valued mask
+ * PNGs and size mismatches are errors that name the file. Stray files where folders belong
+ * are skipped with a warning (the Python would crash on them). Sorting follows the tools:
+ * JPEGs by the integer value of the stem, objects and mask files with strcmp.
+ *
+ * The streamer is one pthread per open video that decodes frame i into ring slot i % n_slots
+ * and waits for that slot to be released; the consumer takes frames in order. The ring is
+ * allocated once at open, so the steady state allocates nothing but libjpeg's own pools.
+ */
+#include "sav.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_io.h"
+
+#define SAV_PATH_MAX 4096
+#define STREAM_MAX_DEPTH 64
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static char *xstrdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = (char *)malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+static char *path_join(const char *a, const char *b) {
+    size_t na = strlen(a), nb = strlen(b);
+    while (na > 1 && a[na - 1] == '/') na--;
+    char *p = (char *)malloc(na + nb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, na);
+    p[na] = '/';
+    memcpy(p + na + 1, b, nb + 1);
+    return p;
+}
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* All-digit string to long; -1 when it is not one (or overflows). */
+static long parse_decimal(const char *s, size_t len) {
+    if (len == 0 || len > 18) return -1;
+    long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)s[i])) return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+void samrt_names_free(struct samrt_names *l) {
+    for (int i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+enum samrt_status samrt_names_push(struct samrt_names *l, const char *s) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 16;
+        char **nv = (char **)realloc(l->v, (size_t)cap * sizeof *nv);
+        SAMRT_CHECK(nv, SAMRT_E_HOST_MEMORY, "out of memory listing files");
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n] = xstrdup(s);
+    SAMRT_CHECK(l->v[l->n], SAMRT_E_HOST_MEMORY, "out of memory listing files");
+    l->n++;
+    return SAMRT_OK;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+enum samrt_status samrt_list_dir(const char *dir, struct samrt_names *dirs, struct samrt_names *files) {
+    DIR *d = opendir(dir);
+    SAMRT_CHECK(d, SAMRT_E_IO, "cannot list %s: %s", dir, strerror(errno));
+    enum samrt_status st = SAMRT_OK;
+    struct dirent *e;
+    while (st == SAMRT_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char *p = path_join(dir, e->d_name);
+        if (!p) {
+            st = SAMRT_E_HOST_MEMORY;
+            break;
+        }
+        struct samrt_names *into = is_dir(p) ? dirs : files;
+        free(p);
+        if (into) st = samrt_names_push(into, e->d_name);
+    }
+    closedir(d);
+    if (st != SAMRT_OK) {
+        if (dirs) samrt_names_free(dirs);
+        if (files) samrt_names_free(files);
+        return st;
+    }
+    if (dirs && dirs->n) qsort(dirs->v, (size_t)dirs->n, sizeof *dirs->v, cmp_str);
+    if (files && files->n) qsort(files->v, (size_t)files->n, sizeof *files->v, cmp_str);
+    return st;
+}
+
+/* ---- JPEG listing ---------------------------------------------------------------------- */
+
+static size_t jpeg_stem_len(const char *name) {
+    static const char *const ext[] = {".jpg", ".jpeg", ".JPG", ".JPEG"};
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(ext); i++)
+        if (ends_with(name, ext[i]) && strlen(name) > strlen(ext[i])) return strlen(name) - strlen(ext[i]);
+    return 0;
+}
+
+static int cmp_jpeg(const void *a, const void *b) {
+    long x = ((const struct samrt_sav_jpeg *)a)->number, y = ((const struct samrt_sav_jpeg *)b)->number;
+    return (x > y) - (x < y);
+}
+
+void samrt_sav_free_jpegs(struct samrt_sav_jpeg *frames, int n) {
+    for (int i = 0; i < n && frames; i++) free(frames[i].name);
+    free(frames);
+}
+
+enum samrt_status samrt_sav_list_jpegs(const char *dir, struct samrt_sav_jpeg **frames, int *n) {
+    SAMRT_CHECK(dir && frames && n, SAMRT_E_INVALID_ARG, "samrt_sav_list_jpegs: NULL argument");
+    *frames = NULL;
+    *n = 0;
+    SAMRT_CHECK(is_dir(dir), SAMRT_E_IO, "frame folder %s does not exist", dir);
+    struct samrt_names files = {0};
+    SAMRT_TRY(samrt_list_dir(dir, NULL, &files));
+    struct samrt_sav_jpeg *f = (struct samrt_sav_jpeg *)calloc((size_t)files.n + 1, sizeof *f);
+    int m = 0;
+    enum samrt_status st = f ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    for (int i = 0; st == SAMRT_OK && i < files.n; i++) {
+        size_t stem = jpeg_stem_len(files.v[i]);
+        if (!stem) continue;
+        long num = parse_decimal(files.v[i], stem);
+        if (num < 0) {
+            SAMRT_LOG_ERROR("%s/%s: frame names must be decimal frame numbers (00000.jpg, 00001.jpg, ...)", dir,
+                            files.v[i]);
+            st = SAMRT_E_FORMAT;
+            break;
+        }
+        f[m].name = files.v[i];
+        files.v[i] = NULL;
+        f[m++].number = num;
+    }
+    samrt_names_free(&files);
+    if (st == SAMRT_OK && m == 0) {
+        SAMRT_LOG_ERROR("no images found in %s (expected 00000.jpg, 00001.jpg, ...)", dir);
+        st = SAMRT_E_FORMAT;
+    }
+    if (st == SAMRT_OK) {
+        qsort(f, (size_t)m, sizeof *f, cmp_jpeg);
+        /* The model's frame index is the list position; annotations and predictions are keyed
+         * by name. Both agree only when the numbers run 0..n-1. */
+        for (int i = 0; i < m; i++) {
+            if (f[i].number == i) continue;
+            if (i > 0 && f[i].number == f[i - 1].number)
+                SAMRT_LOG_ERROR("%s: %s and %s are both frame %ld", dir, f[i - 1].name, f[i].name, f[i].number);
+            else
+                SAMRT_LOG_ERROR("%s: frame %05d is missing (found %s after %s; frame numbers must run 0, 1, 2, ... "
+                                "without gaps)", dir, i, f[i].name, i ? f[i - 1].name : "nothing");
+            st = SAMRT_E_FORMAT;
+            break;
+        }
+    }
+    if (st != SAMRT_OK) {
+        samrt_sav_free_jpegs(f, m);
+        return st;
+    }
+    *frames = f;
+    *n = m;
+    return SAMRT_OK;
+}
+
+/* ---- masks ------------------------------------------------------------------------------ */
+
+void samrt_mask_reader_free(struct samrt_mask_reader *r) {
+    if (!r) return;
+    free(r->file);
+    free(r->wide);
+    memset(r, 0, sizeof *r);
+}
+
+static const char *color_name(int t) {
+    switch (t) {
+    case SAMRT_PNG_GRAY: return "gray";
+    case SAMRT_PNG_RGB: return "RGB";
+    case SAMRT_PNG_PALETTE: return "palette";
+    case SAMRT_PNG_GRAY_ALPHA: return "gray+alpha";
+    case SAMRT_PNG_RGBA: return "RGBA";
+    default: return "unknown";
+    }
+}
+
+/* Colour types 0 and 3 only (eval-spec 1.3, rule 1). */
+static enum samrt_status check_mask_type(const char *path, const struct samrt_image_info *info) {
+    SAMRT_CHECK(info->color_type == SAMRT_PNG_GRAY || info->color_type == SAMRT_PNG_PALETTE, SAMRT_E_FORMAT,
+                "%s: %s PNG (colour type %d); SA-V masks are gray or palette PNGs holding one object",
+                path, color_name(info->color_type), info->color_type);
+    return SAMRT_OK;
+}
+
+/* Binarises n raw samples (1 or 2 bytes each) into dst as value > 0, refusing a third
+ * distinct value (eval-spec 1.3, rule 2). dst may alias src for 1-byte samples: sample i is
+ * read before byte i is written. */
+static enum samrt_status binarize(const void *src, int bytes_per_sample, size_t n, uint8_t *dst, const char *path,
+                                  long *n_fg) {
+    const uint8_t *s8 = (const uint8_t *)src;
+    const uint16_t *s16 = (const uint16_t *)src;
+    unsigned a = bytes_per_sample == 1 ? s8[0] : s16[0], b = a;
+    long fg = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = bytes_per_sample == 1 ? s8[i] : s16[i];
+        if (v != a && v != b) {
+            SAMRT_CHECK(a == b, SAMRT_E_FORMAT,
+                        "%s: found more than 1 object (values %u, %u and %u); SA-V masks hold one object per PNG",
+                        path, a, b, v);
+            b = v;
+        }
+        dst[i] = v > 0;
+        fg += v > 0;
+    }
+    *n_fg = fg;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_mask_load(struct samrt_mask_reader *r, const char *path, uint8_t **mask, size_t *cap,
+                                  int *width, int *height, long *n_fg) {
+    SAMRT_CHECK(r && path && mask && cap && width && height, SAMRT_E_INVALID_ARG, "samrt_mask_load: NULL argument");
+    size_t size = 0;
+    SAMRT_TRY(samrt_file_read(path, &r->file, &r->file_cap, &size));
+    struct samrt_image_info info;
+    enum samrt_status st = samrt_png_info(r->file, size, &info);
+    SAMRT_CHECK(st == SAMRT_OK, st, "cannot read mask %s", path);
+    SAMRT_TRY(check_mask_type(path, &info));
+    size_t n = (size_t)info.width * (size_t)info.height;
+    if (n > *cap || !*mask) {
+        uint8_t *m = (uint8_t *)realloc(*mask, n);
+        SAMRT_CHECK(m, SAMRT_E_HOST_MEMORY, "out of memory decoding %s", path);
+        *mask = m;
+        *cap = n;
+    }
+    long fg = 0;
+    if (info.bytes_per_sample == 1) {
+        st = samrt_png_decode(r->file, size, *mask, *cap, &info);
+        SAMRT_CHECK(st == SAMRT_OK, st, "cannot decode mask %s", path);
+        SAMRT_TRY(binarize(*mask, 1, n, *mask, path, &fg));
+    } else {
+        size_t need = samrt_image_nbytes(&info);
+        if (need > r->wide_cap) {
+            uint8_t *w = (uint8_t *)realloc(r->wide, need);
+            SAMRT_CHECK(w, SAMRT_E_HOST_MEMORY, "out of memory decoding %s", path);
+            r->wide = w;
+            r->wide_cap = need;
+        }
+        st = samrt_png_decode(r->file, size, r->wide, r->wide_cap, &info);
+        SAMRT_CHECK(st == SAMRT_OK, st, "cannot decode mask %s", path);
+        SAMRT_TRY(binarize(r->wide, 2, n, *mask, path, &fg));
+    }
+    *width = info.width;
+    *height = info.height;
+    if (n_fg) *n_fg = fg;
+    return SAMRT_OK;
+}
+
+/* ---- split reader ----------------------------------------------------------------------- */
+
+struct samrt_sav_select samrt_sav_default_select(void) {
+    struct samrt_sav_select s;
+    memset(&s, 0, sizeof s);
+    return s;
+}
+
+enum samrt_status samrt_sav_parse_shard(const char *s, int *k, int *n) {
+    SAMRT_CHECK(s && k && n, SAMRT_E_INVALID_ARG, "--shard: NULL argument");
+    const char *slash = strchr(s, '/');
+    SAMRT_CHECK(slash, SAMRT_E_INVALID_ARG, "--shard '%s': expected K/N, e.g. 0/4", s);
+    long kk = parse_decimal(s, (size_t)(slash - s));
+    long nn = parse_decimal(slash + 1, strlen(slash + 1));
+    SAMRT_CHECK(kk >= 0 && nn >= 1 && kk < nn && nn <= INT_MAX, SAMRT_E_INVALID_ARG,
+                "--shard '%s': expected K/N with 0 <= K < N", s);
+    *k = (int)kk;
+    *n = (int)nn;
+    return SAMRT_OK;
+}
+
+static void free_object(struct samrt_sav_object *o) {
+    for (int i = 0; i < o->n_anns && o->anns; i++) free(o->anns[i].name);
+    free(o->anns);
+    free(o->name);
+}
+
+static void free_video(struct samrt_sav_video *v) {
+    for (int i = 0; i < v->n_objects && v->objects; i++) free_object(&v->objects[i]);
+    free(v->objects);
+    samrt_sav_free_jpegs(v->frames, v->n_frames);
+    free(v->name);
+    free(v->jpeg_dir);
+    free(v->ann_dir);
+    memset(v, 0, sizeof *v);
+}
+
+void samrt_sav_free(struct samrt_sav_split *split) {
+    if (!split) return;
+    for (int i = 0; i < split->n_videos && split->videos; i++) free_video(&split->videos[i]);
+    free(split->videos);
+    free(split->root);
+    memset(split, 0, sizeof *split);
+}
+
+void samrt_sav_ann_path(const struct samrt_sav_video *v, const struct samrt_sav_object *o, int ann, char *buf,
+                        size_t len) {
+    snprintf(buf, len, "%s/%s/%s", v->ann_dir, o->name, o->anns[ann].name);
+}
+
+/* The video list: <split>/<basename>.txt (stripped lines, blanks skipped) or, without it,
+ * the sorted folders of JPEGImages_24fps. */
+static enum samrt_status read_video_list(const char *root, const char *jpeg_root, struct samrt_names *out) {
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/') n--;
+    size_t b = n;
+    while (b > 0 && root[b - 1] != '/') b--;
+    char txt[SAV_PATH_MAX];
+    snprintf(txt, sizeof txt, "%.*s/%.*s.txt", (int)n, root, (int)(n - b), root + b);
+    FILE *f = fopen(txt, "r");
+    if (!f) {
+        SAMRT_LOG_INFO("%s not found: using every folder of %s", txt, jpeg_root);
+        return samrt_list_dir(jpeg_root, out, NULL);
+    }
+    char line[1024];
+    enum samrt_status st = SAMRT_OK;
+    while (st == SAMRT_OK && fgets(line, sizeof line, f)) {
+        char *s = line, *e = line + strlen(line);
+        while (*s && isspace((unsigned char)*s)) s++;
+        while (e > s && isspace((unsigned char)e[-1])) e--;
+        *e = 0;
+        if (!*s) continue;
+        for (int i = 0; i < out->n; i++)
+            if (!strcmp(out->v[i], s)) {
+                SAMRT_LOG_ERROR("%s lists video '%s' twice", txt, s);
+                st = SAMRT_E_FORMAT;
+            }
+        if (st == SAMRT_OK) st = samrt_names_push(out, s);
+    }
+    fclose(f);
+    SAMRT_CHECK(st != SAMRT_OK || out->n > 0, SAMRT_E_FORMAT, "%s lists no videos", txt);
+    return st;
+}
+
+/* Applies --videos, --shard and --limit_videos (in that order) to the list; keeps the list's
+ * order. */
+static enum samrt_status select_videos(const struct samrt_names *all, const struct samrt_sav_select *sel,
+                                       struct samrt_names *out) {
+    struct samrt_names picked = {0};
+    enum samrt_status st = SAMRT_OK;
+    if (sel->videos && *sel->videos) {
+        char *list = xstrdup(sel->videos);
+        SAMRT_CHECK(list, SAMRT_E_HOST_MEMORY, "out of memory");
+        char *keep = (char *)calloc((size_t)all->n + 1, 1);
+        for (char *save = NULL, *tok = strtok_r(list, ",", &save); keep && tok; tok = strtok_r(NULL, ",", &save)) {
+            while (isspace((unsigned char)*tok)) tok++;
+            char *e = tok + strlen(tok);
+            while (e > tok && isspace((unsigned char)e[-1])) *--e = 0;
+            if (!*tok) continue;
+            int found = 0;
+            for (int i = 0; i < all->n; i++)
+                if (!strcmp(all->v[i], tok)) keep[i] = 1, found = 1;
+            if (!found) {
+                SAMRT_LOG_ERROR("--videos: '%s' is not a video of this split", tok);
+                st = SAMRT_E_INVALID_ARG;
+            }
+        }
+        for (int i = 0; keep && st == SAMRT_OK && i < all->n; i++)
+            if (keep[i]) st = samrt_names_push(&picked, all->v[i]);
+        if (!keep) st = SAMRT_E_HOST_MEMORY;
+        free(keep);
+        free(list);
+    } else {
+        for (int i = 0; st == SAMRT_OK && i < all->n; i++) st = samrt_names_push(&picked, all->v[i]);
+    }
+    for (int i = 0; st == SAMRT_OK && i < picked.n; i++) {
+        if (sel->shard_n > 0 && i % sel->shard_n != sel->shard_k) continue;
+        if (sel->limit_videos > 0 && out->n >= sel->limit_videos) break;
+        st = samrt_names_push(out, picked.v[i]);
+    }
+    samrt_names_free(&picked);
+    return st;
+}
+
+/* Lists one object's PNGs and maps each to its JPEG; checks each mask's header. */
+static enum samrt_status load_object(struct samrt_sav_video *v, struct samrt_sav_object *o,
+                                     struct samrt_mask_reader *mr) {
+    char *dir = path_join(v->ann_dir, o->name);
+    SAMRT_CHECK(dir, SAMRT_E_HOST_MEMORY, "out of memory");
+    struct samrt_names files = {0};
+    enum samrt_status st = samrt_list_dir(dir, NULL, &files);
+    int m = 0;
+    for (int i = 0; i < files.n; i++) m += ends_with(files.v[i], ".png");
+    o->anns = (struct samrt_sav_ann *)calloc((size_t)m + 1, sizeof *o->anns);
+    if (st == SAMRT_OK && !o->anns) st = SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK && m == 0) {
+        SAMRT_LOG_ERROR("%s: object folder holds no .png masks", dir);
+        st = SAMRT_E_FORMAT;
+    }
+    for (int i = 0; st == SAMRT_OK && i < files.n; i++) {
+        if (!ends_with(files.v[i], ".png")) continue;
+        struct samrt_sav_ann *a = &o->anns[o->n_anns];
+        a->name = files.v[i];
+        files.v[i] = NULL;
+        o->n_anns++;
+        /* The mask in NNNNN.png belongs to NNNNN.jpg: match the stem text exactly. */
+        size_t stem = strlen(a->name) - 4;
+        long num = parse_decimal(a->name, stem);
+        a->frame = -1;
+        if (num >= 0 && num < v->n_frames && !strncmp(v->frames[num].name, a->name, stem) &&
+            jpeg_stem_len(v->frames[num].name) == stem)
+            a->frame = (int)num;
+        if (a->frame < 0) {
+            SAMRT_LOG_ERROR("%s/%s: no frame %.*s.jpg in %s", dir, a->name, (int)stem, a->name, v->jpeg_dir);
+            st = SAMRT_E_FORMAT;
+            break;
+        }
+        char path[SAV_PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, a->name);
+        size_t size = 0;
+        struct samrt_image_info info;
+        st = samrt_file_read(path, &mr->file, &mr->file_cap, &size);
+        if (st == SAMRT_OK) st = samrt_png_info(mr->file, size, &info);
+        if (st != SAMRT_OK) {
+            SAMRT_LOG_ERROR("cannot read mask %s", path);
+            break;
+        }
+        st = check_mask_type(path, &info);
+        if (st == SAMRT_OK && (info.width != v->width || info.height != v->height)) {
+            SAMRT_LOG_ERROR("%s: mask is %dx%d but the frames of %s are %dx%d", path, info.width, info.height,
+                            v->name, v->width, v->height);
+            st = SAMRT_E_FORMAT;
+        }
+    }
+    /* vos_inference prompts every object on frame 0 and fails without its mask (spec 1.4). */
+    if (st == SAMRT_OK && o->anns[0].frame != 0) {
+        SAMRT_LOG_ERROR("%s: the first mask is %s, not the first frame's; SA-V objects are prompted on frame 0 "
+                        "(the reference needs --track_object_appearing_later_in_video here)", dir, o->anns[0].name);
+        st = SAMRT_E_FORMAT;
+    }
+    samrt_names_free(&files);
+    free(dir);
+    return st;
+}
+
+/* Decodes every mask of an object: refuses three-valued masks, reports emptiness. Returns
+ * the number of non-empty masks in *n_nonempty and whether frame 0 is empty. */
+static enum samrt_status validate_object(const struct samrt_sav_video *v, const struct samrt_sav_object *o,
+                                         struct samrt_mask_reader *mr, uint8_t **mask, size_t *cap, int *n_nonempty,
+                                         int *first_empty) {
+    *n_nonempty = 0;
+    *first_empty = 0;
+    for (int a = 0; a < o->n_anns; a++) {
+        char path[SAV_PATH_MAX];
+        samrt_sav_ann_path(v, o, a, path, sizeof path);
+        int w, h;
+        long fg;
+        SAMRT_TRY(samrt_mask_load(mr, path, mask, cap, &w, &h, &fg));
+        *n_nonempty += fg > 0;
+        if (a == 0) *first_empty = fg == 0;
+    }
+    return SAMRT_OK;
+}
+
+static enum samrt_status load_video(const char *root, const char *name, const struct samrt_sav_select *sel,
+                                    struct samrt_sav_video *v, struct samrt_mask_reader *mr) {
+    v->name = xstrdup(name);
+    char *jroot = path_join(root, SAMRT_SAV_JPEG_DIR), *aroot = path_join(root, SAMRT_SAV_ANN_DIR);
+    v->jpeg_dir = jroot ? path_join(jroot, name) : NULL;
+    v->ann_dir = aroot ? path_join(aroot, name) : NULL;
+    free(jroot);
+    free(aroot);
+    SAMRT_CHECK(v->name && v->jpeg_dir && v->ann_dir, SAMRT_E_HOST_MEMORY, "out of memory");
+    SAMRT_CHECK(is_dir(v->jpeg_dir), SAMRT_E_FORMAT, "video '%s': frame folder %s does not exist", name, v->jpeg_dir);
+    SAMRT_CHECK(is_dir(v->ann_dir), SAMRT_E_FORMAT, "video '%s': annotation folder %s does not exist", name,
+                v->ann_dir);
+    SAMRT_TRY(samrt_sav_list_jpegs(v->jpeg_dir, &v->frames, &v->n_frames));
+
+    char path[SAV_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", v->jpeg_dir, v->frames[0].name);
+    size_t size = 0;
+    struct samrt_image_info info;
+    enum samrt_status st = samrt_file_read(path, &mr->file, &mr->file_cap, &size);
+    if (st == SAMRT_OK) st = samrt_jpeg_info(mr->file, size, &info);
+    SAMRT_CHECK(st == SAMRT_OK, st, "cannot read frame %s", path);
+    v->width = info.width;
+    v->height = info.height;
+
+    struct samrt_names dirs = {0}, files = {0};
+    SAMRT_TRY(samrt_list_dir(v->ann_dir, &dirs, &files));
+    for (int i = 0; i < files.n; i++)
+        SAMRT_LOG_WARN("%s/%s: not an object folder, skipped", v->ann_dir, files.v[i]);
+    samrt_names_free(&files);
+    if (dirs.n == 0) {
+        samrt_names_free(&dirs);
+        SAMRT_LOG_ERROR("video '%s': %s has no object folders", name, v->ann_dir);
+        return SAMRT_E_FORMAT;
+    }
+    int n = sel->limit_objects > 0 ? SAMRT_MIN(sel->limit_objects, dirs.n) : dirs.n;
+    v->objects = (struct samrt_sav_object *)calloc((size_t)n, sizeof *v->objects);
+    st = v->objects ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    for (int i = 0; st == SAMRT_OK && i < n; i++) {
+        struct samrt_sav_object *o = &v->objects[v->n_objects++];
+        o->name = dirs.v[i];
+        dirs.v[i] = NULL;
+        long id = parse_decimal(o->name, strlen(o->name));
+        o->id = id >= 0 && id <= INT_MAX ? (int)id : -1;
+        if (o->id < 0) SAMRT_LOG_WARN("%s/%s: object folder name is not a number", v->ann_dir, o->name);
+        st = load_object(v, o, mr);
+    }
+    samrt_names_free(&dirs);
+    if (st != SAMRT_OK || !sel->validate_masks) return st;
+
+    uint8_t *mask = NULL;
+    size_t cap = 0;
+    for (int i = 0; st == SAMRT_OK && i < v->n_objects; i++) {
+        struct samrt_sav_object *o = &v->objects[i];
+        int nonempty = 0, first_empty = 0;
+        st = validate_object(v, o, mr, &mask, &cap, &nonempty, &first_empty);
+        if (st != SAMRT_OK) break;
+        if (nonempty == 0) {
+            if (!sel->skip_empty_objects) {
+                SAMRT_LOG_ERROR("%s/%s: the object is empty in every annotated frame (nothing to prompt or score; "
+                                "--skip_empty_objects leaves it out)", v->ann_dir, o->name);
+                st = SAMRT_E_FORMAT;
+                break;
+            }
+            SAMRT_LOG_WARN("%s/%s: empty in every annotated frame, skipped", v->ann_dir, o->name);
+            free_object(o);
+            memset(o, 0, sizeof *o);   /* compacted below; freeing it again is harmless */
+            continue;
+        }
+        if (first_empty)
+            SAMRT_LOG_WARN("%s/%s: the first-frame mask is empty; the object is still prompted with it, as "
+                           "vos_inference does", v->ann_dir, o->name);
+    }
+    free(mask);
+    if (st == SAMRT_OK) {
+        int kept = 0;
+        for (int i = 0; i < v->n_objects; i++)
+            if (v->objects[i].name) v->objects[kept++] = v->objects[i];
+        v->n_objects = kept;
+        SAMRT_CHECK(kept > 0, SAMRT_E_FORMAT, "video '%s': every object is empty", name);
+    }
+    return st;
+}
+
+enum samrt_status samrt_sav_open(const char *split_dir, const struct samrt_sav_select *sel_in,
+                                 struct samrt_sav_split *out) {
+    SAMRT_CHECK(split_dir && out, SAMRT_E_INVALID_ARG, "samrt_sav_open: NULL argument");
+    memset(out, 0, sizeof *out);
+    struct samrt_sav_select sel = sel_in ? *sel_in : samrt_sav_default_select();
+    SAMRT_CHECK(sel.limit_videos >= 0 && sel.limit_objects >= 0, SAMRT_E_INVALID_ARG, "negative limit");
+    SAMRT_CHECK(sel.shard_n == 0 || (sel.shard_k >= 0 && sel.shard_k < sel.shard_n), SAMRT_E_INVALID_ARG,
+                "shard %d/%d: need 0 <= K < N", sel.shard_k, sel.shard_n);
+    SAMRT_CHECK(is_dir(split_dir), SAMRT_E_IO, "split directory %s does not exist", split_dir);
+    char *jroot = path_join(split_dir, SAMRT_SAV_JPEG_DIR), *aroot = path_join(split_dir, SAMRT_SAV_ANN_DIR);
+    enum samrt_status st = jroot && aroot ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK && (!is_dir(jroot) || !is_dir(aroot))) {
+        SAMRT_LOG_ERROR("%s is not an SA-V split: it needs %s/ and %s/", split_dir, SAMRT_SAV_JPEG_DIR,
+                        SAMRT_SAV_ANN_DIR);
+        st = SAMRT_E_FORMAT;
+    }
+    struct samrt_names all = {0}, picked = {0};
+    if (st == SAMRT_OK) st = read_video_list(split_dir, jroot, &all);
+    if (st == SAMRT_OK) st = select_videos(&all, &sel, &picked);
+    out->n_videos_total = all.n;
+    if (st == SAMRT_OK && picked.n == 0) {
+        SAMRT_LOG_ERROR("%s: the selection keeps no video (%d in the split)", split_dir, all.n);
+        st = SAMRT_E_INVALID_ARG;
+    }
+    if (st == SAMRT_OK) {
+        out->root = xstrdup(split_dir);
+        out->videos = (struct samrt_sav_video *)calloc((size_t)picked.n, sizeof *out->videos);
+        if (!out->root || !out->videos) st = SAMRT_E_HOST_MEMORY;
+    }
+    struct samrt_mask_reader mr = {0};
+    for (int i = 0; st == SAMRT_OK && i < picked.n; i++) {
+        st = load_video(split_dir, picked.v[i], &sel, &out->videos[i], &mr);
+        out->n_videos = i + 1;
+    }
+    samrt_mask_reader_free(&mr);
+    samrt_names_free(&all);
+    samrt_names_free(&picked);
+    free(jroot);
+    free(aroot);
+    if (st != SAMRT_OK) samrt_sav_free(out);
+    return st;
+}
+
+/* ---- frame streamer --------------------------------------------------------------------- */
+
+enum slot_state { SLOT_FREE = 0, SLOT_FILLED, SLOT_HELD };
+
+struct samrt_frame_stream {
+    char *dir;
+    struct samrt_sav_jpeg *frames;
+    int n_frames;
+    int width, height;
+    int n_slots;
+    size_t frame_bytes;
+    uint8_t *pixels;              /* n_slots * frame_bytes, allocated at open */
+    enum slot_state *state;       /* per slot */
+    enum samrt_status *status;    /* per slot: the decode result of the frame in it */
+    int next;                     /* the frame the consumer gets next */
+    enum samrt_status failed;     /* sticky consumer-side failure */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_filled, cv_free;
+    pthread_t thread;
+    int thread_started;
+    uint8_t *file;                /* decoder thread's file buffer */
+    size_t file_cap;
+};
+
+static enum samrt_status stream_decode(struct samrt_frame_stream *s, int i, uint8_t *dst) {
+    char path[SAV_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", s->dir, s->frames[i].name);
+    size_t size = 0;
+    SAMRT_TRY(samrt_file_read(path, &s->file, &s->file_cap, &size));
+    struct samrt_image_info info;
+    enum samrt_status st = samrt_jpeg_info(s->file, size, &info);
+    SAMRT_CHECK(st == SAMRT_OK, st, "cannot read frame %s", path);
+    SAMRT_CHECK(info.width == s->width && info.height == s->height, SAMRT_E_FORMAT,
+                "%s is %dx%d but the video's first frame is %dx%d", path, info.width, info.height, s->width,
+                s->height);
+    st = samrt_jpeg_decode(s->file, size, dst, s->frame_bytes, &info);
+    SAMRT_CHECK(st == SAMRT_OK, st, "cannot decode frame %s", path);
+    return SAMRT_OK;
+}
+
+static void *stream_thread(void *arg) {
+    struct samrt_frame_stream *s = (struct samrt_frame_stream *)arg;
+    for (int i = 0; i < s->n_frames; i++) {
+        int slot = i % s->n_slots;
+        pthread_mutex_lock(&s->mu);
+        while (!s->stop && s->state[slot] != SLOT_FREE) pthread_cond_wait(&s->cv_free, &s->mu);
+        int stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) break;
+        enum samrt_status st = stream_decode(s, i, s->pixels + (size_t)slot * s->frame_bytes);
+        pthread_mutex_lock(&s->mu);
+        s->state[slot] = SLOT_FILLED;
+        s->status[slot] = st;
+        pthread_cond_broadcast(&s->cv_filled);
+        pthread_mutex_unlock(&s->mu);
+        if (st != SAMRT_OK) break;
+    }
+    return NULL;
+}
+
+void samrt_frame_stream_close(samrt_frame_stream_t s) {
+    if (!s) return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_broadcast(&s->cv_free);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->thread, NULL);
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv_filled);
+    pthread_cond_destroy(&s->cv_free);
+    samrt_sav_free_jpegs(s->frames, s->n_frames);
+    free(s->dir);
+    free(s->pixels);
+    free(s->state);
+    free(s->status);
+    free(s->file);
+    free(s);
+}
+
+enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out) {
+    SAMRT_CHECK(video_dir && out, SAMRT_E_INVALID_ARG, "samrt_frame_stream_open: NULL argument");
+    *out = NULL;
+    SAMRT_CHECK(depth >= 1 && depth <= STREAM_MAX_DEPTH, SAMRT_E_INVALID_ARG, "prefetch depth %d not in 1..%d",
+                depth, STREAM_MAX_DEPTH);
+    struct samrt_frame_stream *s = (struct samrt_frame_stream *)calloc(1, sizeof *s);
+    SAMRT_CHECK(s, SAMRT_E_HOST_MEMORY, "out of memory");
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv_filled, NULL);
+    pthread_cond_init(&s->cv_free, NULL);
+    s->dir = xstrdup(video_dir);
+    enum samrt_status st = s->dir ? samrt_sav_list_jpegs(video_dir, &s->frames, &s->n_frames) : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) {
+        char path[SAV_PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", video_dir, s->frames[0].name);
+        size_t size = 0;
+        struct samrt_image_info info;
+        st = samrt_file_read(path, &s->file, &s->file_cap, &size);
+        if (st == SAMRT_OK) st = samrt_jpeg_info(s->file, size, &info);
+        if (st == SAMRT_OK) {
+            s->width = info.width;
+            s->height = info.height;
+            s->frame_bytes = samrt_image_nbytes(&info);
+        } else {
+            SAMRT_LOG_ERROR("cannot read frame %s", path);
+        }
+    }
+    if (st == SAMRT_OK) {
+        s->n_slots = depth + 1;
+        s->pixels = (uint8_t *)malloc(s->frame_bytes * (size_t)s->n_slots);
+        s->state = (enum slot_state *)calloc((size_t)s->n_slots, sizeof *s->state);
+        s->status = (enum samrt_status *)calloc((size_t)s->n_slots, sizeof *s->status);
+        if (!s->pixels || !s->state || !s->status) {
+            SAMRT_LOG_ERROR("out of memory for %d frame buffers of %zu bytes", s->n_slots, s->frame_bytes);
+            st = SAMRT_E_HOST_MEMORY;
+        }
+    }
+    if (st == SAMRT_OK) {
+        if (pthread_create(&s->thread, NULL, stream_thread, s) != 0) {
+            SAMRT_LOG_ERROR("cannot start the frame decode thread");
+            st = SAMRT_E_HOST_MEMORY;
+        } else {
+            s->thread_started = 1;
+        }
+    }
+    if (st != SAMRT_OK) {
+        samrt_frame_stream_close(s);
+        return st;
+    }
+    *out = s;
+    return SAMRT_OK;
+}
+
+int samrt_frame_stream_count(samrt_frame_stream_t s) { return s ? s->n_frames : 0; }
+
+void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height) {
+    if (width) *width = s ? s->width : 0;
+    if (height) *height = s ? s->height : 0;
+}
+
+enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_frame *f) {
+    if (!s || !f) return SAMRT_E_INVALID_ARG;
+    memset(f, 0, sizeof *f);
+    f->slot = -1;
+    pthread_mutex_lock(&s->mu);
+    enum samrt_status st = s->failed;
+    if (st == SAMRT_OK && s->next >= s->n_frames) {
+        f->index = s->n_frames;
+        pthread_mutex_unlock(&s->mu);
+        return SAMRT_OK;
+    }
+    int slot = s->next % s->n_slots;
+    if (st == SAMRT_OK && s->state[slot] == SLOT_HELD) {
+        pthread_mutex_unlock(&s->mu);
+        SAMRT_LOG_ERROR("frame stream: all %d buffers are held; release a frame before asking for the next",
+                        s->n_slots);
+        return SAMRT_E_BAD_STATE;
+    }
+    while (st == SAMRT_OK && s->state[slot] != SLOT_FILLED) pthread_cond_wait(&s->cv_filled, &s->mu);
+    if (st == SAMRT_OK && s->status[slot] != SAMRT_OK) {
+        st = s->failed = s->status[slot];
+        s->state[slot] = SLOT_FREE;
+    }
+    if (st == SAMRT_OK) {
+        s->state[slot] = SLOT_HELD;
+        f->rgb = s->pixels + (size_t)slot * s->frame_bytes;
+        f->index = s->next;
+        f->width = s->width;
+        f->height = s->height;
+        f->name = s->frames[s->next].name;
+        f->slot = slot;
+        s->next++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+void samrt_frame_stream_release(samrt_frame_stream_t s, struct samrt_frame *f) {
+    if (!s || !f || f->slot < 0 || f->slot >= s->n_slots) return;
+    pthread_mutex_lock(&s->mu);
+    if (s->state[f->slot] == SLOT_HELD) {
+        s->state[f->slot] = SLOT_FREE;
+        pthread_cond_broadcast(&s->cv_free);
+    }
+    pthread_mutex_unlock(&s->mu);
+    f->slot = -1;
+    f->rgb = NULL;
+}

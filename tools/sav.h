@@ -1,0 +1,174 @@
+/* sav.h - the SA-V val/test reader (eval-spec section 1): split, videos, objects, annotated
+ * frames, binary masks, and a bounded prefetching frame streamer.
+ *
+ * Layout:
+ *   <split>/<split>.txt                               video ids (optional; else the folders)
+ *   <split>/JPEGImages_24fps/<video>/00000.jpg ...    every frame
+ *   <split>/Annotations_6fps/<video>/<obj>/00000.png  one object per folder, every 4th frame
+ *
+ * samrt_sav_open lists everything and checks what is cheap to check (names, numbering, mask
+ * headers: colour type and size); masks themselves decode on demand. With
+ * sel.validate_masks it also decodes every selected mask (three-valued masks, objects that
+ * are empty in every frame). Every problem is an error with a message naming the file.
+ *
+ *   struct samrt_sav_select sel = samrt_sav_default_select();
+ *   sel.limit_videos = 1;
+ *   struct samrt_sav_split split;
+ *   SAMRT_TRY(samrt_sav_open("/data/sav_val", &sel, &split));
+ *   for (int v = 0; v < split.n_videos; v++) { ... split.videos[v].objects ... }
+ *   samrt_sav_free(&split);
+ *
+ * The streamer decodes the next frames of one video on its own thread into a fixed ring of
+ * depth+1 buffers allocated at open; it never holds the whole video:
+ *
+ *   samrt_frame_stream_t fs;
+ *   SAMRT_TRY(samrt_frame_stream_open(split.videos[v].jpeg_dir, 2, &fs));
+ *   struct samrt_frame f;
+ *   while ((st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
+ *       ... use f.rgb (f.height x f.width x 3) ...
+ *       samrt_frame_stream_release(fs, &f);
+ *   }
+ *   samrt_frame_stream_close(fs);
+ */
+#ifndef SAMRT_SAV_H
+#define SAMRT_SAV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "samrt_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMRT_SAV_JPEG_DIR "JPEGImages_24fps"
+#define SAMRT_SAV_ANN_DIR "Annotations_6fps"
+
+/* One JPEG of a video: its position in the sorted list is the model's frame index. */
+struct samrt_sav_jpeg {
+    char *name;    /* file name, e.g. "00012.jpg" */
+    long number;   /* integer value of the stem */
+};
+
+/* One annotated frame of one object. */
+struct samrt_sav_ann {
+    char *name;    /* file name, e.g. "00012.png" */
+    int frame;     /* index into the video's JPEG list */
+};
+
+struct samrt_sav_object {
+    char *name;    /* folder name, e.g. "000": the key predictions are written under */
+    int id;        /* integer value of name; -1 when it is not a decimal number */
+    int n_anns;
+    struct samrt_sav_ann *anns;   /* sorted with strcmp, as the evaluator does */
+};
+
+struct samrt_sav_video {
+    char *name;
+    char *jpeg_dir;   /* <split>/JPEGImages_24fps/<video> */
+    char *ann_dir;    /* <split>/Annotations_6fps/<video> */
+    int width, height;
+    int n_frames;
+    struct samrt_sav_jpeg *frames;
+    int n_objects;
+    struct samrt_sav_object *objects;   /* sorted with strcmp, after --limit_objects */
+};
+
+struct samrt_sav_split {
+    char *root;
+    int n_videos;                       /* after selection */
+    struct samrt_sav_video *videos;
+    int n_videos_total;                 /* in the split, before selection */
+};
+
+struct samrt_sav_select {
+    const char *videos;        /* comma-separated names, NULL = all */
+    int limit_videos;          /* 0 = all; applied after videos and shard */
+    int limit_objects;         /* per video, 0 = all */
+    int shard_k, shard_n;      /* keep every shard_n-th video starting at shard_k; n 0 = off */
+    int validate_masks;        /* decode every selected mask at open */
+    int skip_empty_objects;    /* with validate_masks: drop (warn) instead of failing */
+};
+
+struct samrt_sav_select samrt_sav_default_select(void);
+
+/* Parses "K/N" (0 <= K < N) for --shard. */
+enum samrt_status samrt_sav_parse_shard(const char *s, int *k, int *n);
+
+enum samrt_status samrt_sav_open(const char *split_dir, const struct samrt_sav_select *sel,
+                                 struct samrt_sav_split *out);
+void samrt_sav_free(struct samrt_sav_split *split);
+
+/* Full path of an annotation PNG into buf. */
+void samrt_sav_ann_path(const struct samrt_sav_video *v, const struct samrt_sav_object *o, int ann,
+                        char *buf, size_t len);
+
+/* Lists the frames of a JPEG folder: files ending in .jpg/.jpeg/.JPG/.JPEG, sorted by the
+ * integer value of the stem, which must run 0..n-1 without gaps or duplicates. */
+enum samrt_status samrt_sav_list_jpegs(const char *dir, struct samrt_sav_jpeg **frames, int *n);
+void samrt_sav_free_jpegs(struct samrt_sav_jpeg *frames, int n);
+
+/* ---- listing ---------------------------------------------------------------------------- */
+
+struct samrt_names {
+    char **v;
+    int n, cap;
+};
+void samrt_names_free(struct samrt_names *l);
+enum samrt_status samrt_names_push(struct samrt_names *l, const char *s);   /* copies s */
+/* The entries of dir (names starting with '.' skipped) split into folders (links followed)
+ * and everything else, each sorted with strcmp. Either output may be NULL. */
+enum samrt_status samrt_list_dir(const char *dir, struct samrt_names *dirs, struct samrt_names *files);
+
+/* ---- masks ----------------------------------------------------------------------------- */
+
+/* Reusable buffers for mask loading (file bytes, 16-bit samples); zero-initialise, then
+ * free with samrt_mask_reader_free. */
+struct samrt_mask_reader {
+    uint8_t *file;
+    size_t file_cap;
+    uint8_t *wide;
+    size_t wide_cap;
+};
+
+/* Loads a PNG mask with the SA-V rules of eval-spec 1.3: gray (1..16 bit) or palette only
+ * (RGB, gray+alpha and RGBA are refused), at most 2 distinct raw values in the image,
+ * foreground = value > 0. *mask receives width*height bytes of 0/1 and grows (realloc, like
+ * samrt_file_read) only when the mask does not fit in *cap. n_fg (may be NULL) gets the
+ * foreground count. Errors name the file. */
+enum samrt_status samrt_mask_load(struct samrt_mask_reader *r, const char *path, uint8_t **mask, size_t *cap,
+                                  int *width, int *height, long *n_fg);
+void samrt_mask_reader_free(struct samrt_mask_reader *r);
+
+/* ---- frame streamer -------------------------------------------------------------------- */
+
+typedef struct samrt_frame_stream *samrt_frame_stream_t;
+
+struct samrt_frame {
+    const uint8_t *rgb;   /* height x width x 3, in a ring slot; NULL after the last frame */
+    int index;            /* position in the video */
+    int width, height;
+    const char *name;     /* JPEG file name */
+    int slot;             /* ring slot, for release */
+};
+
+/* Lists video_dir's JPEGs, allocates depth+1 frame buffers (depth 1..64) of the first
+ * frame's size, and starts the decode thread. */
+enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out);
+int samrt_frame_stream_count(samrt_frame_stream_t s);
+void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height);
+/* Blocks until the next frame is decoded. At the end returns SAMRT_OK with f->rgb NULL. A
+ * decode failure (corrupt JPEG, a frame of another size) is returned for that frame and
+ * every later call. Holding every slot while asking for another is SAMRT_E_BAD_STATE. */
+enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_frame *f);
+/* Gives the frame's slot back to the decoder (in any order). */
+void samrt_frame_stream_release(samrt_frame_stream_t s, struct samrt_frame *f);
+/* Stops the thread and frees everything; NULL is fine. */
+void samrt_frame_stream_close(samrt_frame_stream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_SAV_H */
