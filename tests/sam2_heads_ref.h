@@ -49,6 +49,18 @@ static void hr_layernorm(struct hu_weights *w, double *x, int m, int c, const ch
     }
 }
 
+/* SAM's 3-layer MLP (ReLU between) on one row: prefix.layers.{0,1,2}. */
+static void hr_mlp3(struct hu_weights *w, const char *prefix, const double *x, double *out) {
+    double h1[HR_DIM], h2[HR_DIM];
+    char p[160];
+    snprintf(p, sizeof p, "%s.layers.0", prefix);
+    hr_linear(w, x, 1, HR_DIM, p, 1, h1);
+    snprintf(p, sizeof p, "%s.layers.1", prefix);
+    hr_linear(w, h1, 1, HR_DIM, p, 1, h2);
+    snprintf(p, sizeof p, "%s.layers.2", prefix);
+    hr_linear(w, h2, 1, HR_DIM, p, 0, out);
+}
+
 static double hr_gelu(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
 
 /* Attention module: q_in (mq, 256), k_in / v_in (mk, 256) -> out (mq, 256). */
@@ -248,14 +260,10 @@ static void hr_heads(struct hu_weights *w, int side, const float *image, const f
     for (int i = 0; i < 4 * n * 64; i++) u1[i] = hr_gelu(u1[i]);
     hr_convt(w, "sam_mask_decoder.output_upscaling.3", u1, 2 * g, 2 * g, 64, u2);
     for (int i = 0; i < P * 32; i++) u2[i] = hr_gelu(u2[i] + feat_s0[i]);
-    double h1[HR_DIM], h2[HR_DIM], hk[HR_DIM];
+    double hk[HR_DIM];
     for (int k = 0; k < 4; k++) {
-        snprintf(p, sizeof p, "sam_mask_decoder.output_hypernetworks_mlps.%d.layers.0", k);
-        hr_linear(w, qry + (size_t)(2 + k) * HR_DIM, 1, HR_DIM, p, 1, h1);
-        snprintf(p, sizeof p, "sam_mask_decoder.output_hypernetworks_mlps.%d.layers.1", k);
-        hr_linear(w, h1, 1, HR_DIM, p, 1, h2);
-        snprintf(p, sizeof p, "sam_mask_decoder.output_hypernetworks_mlps.%d.layers.2", k);
-        hr_linear(w, h2, 1, HR_DIM, p, 0, hk);
+        snprintf(p, sizeof p, "sam_mask_decoder.output_hypernetworks_mlps.%d", k);
+        hr_mlp3(w, p, qry + (size_t)(2 + k) * HR_DIM, hk);
         for (int i = 0; i < P; i++) {
             double s = 0;
             for (int c = 0; c < 32; c++) s += hk[c] * u2[(size_t)i * 32 + c];
@@ -263,13 +271,9 @@ static void hr_heads(struct hu_weights *w, int side, const float *image, const f
         }
     }
     double o4[4], o1[1];
-    hr_linear(w, qry + HR_DIM, 1, HR_DIM, "sam_mask_decoder.iou_prediction_head.layers.0", 1, h1);
-    hr_linear(w, h1, 1, HR_DIM, "sam_mask_decoder.iou_prediction_head.layers.1", 1, h2);
-    hr_linear(w, h2, 1, HR_DIM, "sam_mask_decoder.iou_prediction_head.layers.2", 0, o4);
+    hr_mlp3(w, "sam_mask_decoder.iou_prediction_head", qry + HR_DIM, o4);
     for (int k = 0; k < 4; k++) r->iou[k] = 1.0 / (1.0 + exp(-o4[k]));
-    hr_linear(w, qry, 1, HR_DIM, "sam_mask_decoder.pred_obj_score_head.layers.0", 1, h1);
-    hr_linear(w, h1, 1, HR_DIM, "sam_mask_decoder.pred_obj_score_head.layers.1", 1, h2);
-    hr_linear(w, h2, 1, HR_DIM, "sam_mask_decoder.pred_obj_score_head.layers.2", 0, o1);
+    hr_mlp3(w, "sam_mask_decoder.pred_obj_score_head", qry, o1);
     r->score = o1[0];
 
     /* MaskDecoder.forward selection, then _forward_sam_heads */
@@ -286,9 +290,7 @@ static void hr_heads(struct hu_weights *w, int side, const float *image, const f
     r->token = mode == 0 ? best : 0;
     r->is_obj = r->score > 0;
     for (int i = 0; i < P; i++) r->low_res[i] = r->is_obj ? r->masks[r->index][i] : -1024.0;
-    hr_linear(w, qry + (size_t)(2 + r->token) * HR_DIM, 1, HR_DIM, "obj_ptr_proj.layers.0", 1, h1);
-    hr_linear(w, h1, 1, HR_DIM, "obj_ptr_proj.layers.1", 1, h2);
-    hr_linear(w, h2, 1, HR_DIM, "obj_ptr_proj.layers.2", 0, r->ptr);
+    hr_mlp3(w, "obj_ptr_proj", qry + (size_t)(2 + r->token) * HR_DIM, r->ptr);
     if (!r->is_obj) {
         const float *no = hu_find(w, "no_obj_ptr")->v;
         for (int c = 0; c < HR_DIM; c++) r->ptr[c] = no[c];

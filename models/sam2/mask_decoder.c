@@ -47,24 +47,12 @@ struct binder {
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
     SAMRT_PRINTF(4, 5);
 static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
-    if (b->st != SAMRT_OK) return NULL;
     char name[160];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    const struct samrt_tensor *t = samrt_engine_weight(b->e, name);
-    int ok = t && t->n_dims == n_dims;
-    for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
-    if (!ok) {
-        char want[64], got[64];
-        SAMRT_LOG_ERROR("sam2 heads: weight %s is %s, expected %s", name,
-                        t ? samrt_tensor_shape_str(t->n_dims, t->ne, got, sizeof got) : "missing",
-                        samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
-        b->st = SAMRT_E_KEYS;
-        return NULL;
-    }
-    return t;
+    return samrt_sam2_weight(b->e, &b->st, name, n_dims, ne);
 }
 
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
@@ -157,44 +145,37 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
 
 /* ---- planning and constants ------------------------------------------------------------------ */
 
-static enum samrt_status persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
-                                    enum samrt_dtype dt, int n_dims, const int64_t *ne, struct samrt_tensor *t,
-                                    int *slot) {
-    *t = samrt_tensor_make(NULL, dt, n_dims, ne);
-    return samrt_plan_add(c->plan, name, region, samrt_tensor_nbytes(t), 0, 0, slot);
-}
-
 enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
     SAMRT_CHECK(c->dtype == h->cfg.dtype, SAMRT_E_INVALID_ARG, "sam2 heads: context dtype %s, heads %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(h->cfg.dtype));
     const enum samrt_dtype dt = h->cfg.dtype, f32 = SAMRT_DTYPE_F32;
     const int64_t B = h->cfg.b_max, n = (int64_t)h->grid * h->grid, L = h->low;
-    SAMRT_TRY(persistent(c, "sam2.heads.image_pe", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n, DIM), &h->image_pe,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.image_pe", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n, DIM), &h->image_pe,
                          &h->slot_image_pe));
-    SAMRT_TRY(persistent(c, "sam2.heads.up0_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP0_DIM, DIM), &h->up0_w,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up0_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP0_DIM, DIM), &h->up0_w,
                          &h->slot_up[0]));
-    SAMRT_TRY(persistent(c, "sam2.heads.up0_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP0_DIM), &h->up0_b,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up0_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP0_DIM), &h->up0_b,
                          &h->slot_up[1]));
-    SAMRT_TRY(persistent(c, "sam2.heads.up1_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP1_DIM, UP0_DIM),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up1_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP1_DIM, UP0_DIM),
                          &h->up1_w, &h->slot_up[2]));
-    SAMRT_TRY(persistent(c, "sam2.heads.up1_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP1_DIM), &h->up1_b,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up1_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP1_DIM), &h->up1_b,
                          &h->slot_up[3]));
-    SAMRT_TRY(persistent(c, "sam2.heads.tokens", SAMRT_REGION_STAGING, dt, 3, SHAPE(B, h->t_max, DIM), &h->tokens,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.tokens", SAMRT_REGION_STAGING, dt, 3, SHAPE(B, h->t_max, DIM), &h->tokens,
                          &h->slot_tokens));
     h->slot_mask_in = -1;
     if (h->cfg.mask_input)
-        SAMRT_TRY(persistent(c, "sam2.heads.mask_in", SAMRT_REGION_STAGING, dt, 4, SHAPE(B, 1, L, L), &h->mask_in,
+        SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.mask_in", SAMRT_REGION_STAGING, dt, 4, SHAPE(B, 1, L, L), &h->mask_in,
                              &h->slot_mask_in));
-    SAMRT_TRY(persistent(c, "sam2.heads.all_masks", SAMRT_REGION_STATE, f32, 3,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.all_masks", SAMRT_REGION_STATE, f32, 3,
                          SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS, L * L), &h->all_masks, &h->slot_all_masks));
-    SAMRT_TRY(persistent(c, "sam2.heads.all_iou", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.all_iou", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS),
                          &h->all_iou, &h->slot_all_iou));
-    SAMRT_TRY(persistent(c, "sam2.heads.score", SAMRT_REGION_STATE, f32, 2, SHAPE(B, 1), &h->score, &h->slot_score));
-    SAMRT_TRY(persistent(c, "sam2.heads.low_res", SAMRT_REGION_STATE, f32, 4, SHAPE(B, 1, L, L), &h->low_res,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.score", SAMRT_REGION_STATE, f32, 2, SHAPE(B, 1), &h->score, &h->slot_score));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.low_res", SAMRT_REGION_STATE, f32, 4, SHAPE(B, 1, L, L), &h->low_res,
                          &h->slot_low_res));
-    SAMRT_TRY(persistent(c, "sam2.heads.result", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_RES_COLS),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.result", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_RES_COLS),
                          &h->result, &h->slot_result));
-    return persistent(c, "sam2.heads.obj_ptr", SAMRT_REGION_STATE, f32, 2, SHAPE(B, DIM), &h->obj_ptr,
+    return samrt_ops_persistent(c, "sam2.heads.obj_ptr", SAMRT_REGION_STATE, f32, 2, SHAPE(B, DIM), &h->obj_ptr,
                       &h->slot_obj_ptr);
 }
 
@@ -489,21 +470,35 @@ static struct samrt_tensor mlp3(struct samrt_model_ctx *c, const struct samrt_sa
     return samrt_op_linear(c, "dec.mlp3.2", &y, m->w[2], m->b[2], SAMRT_ACT_NONE, NULL);
 }
 
-/* Taps in the official layouts for the first n_obj objects. */
+/* Taps a 4-D map given as an NCHW-ordered view: the tap convention (as the encoder's) is
+ * channels-last (N, H, W, C), which the dump writer turns into the official NCHW. */
+static void tap4(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *nchw) {
+    static const int to_nhwc[4] = {0, 2, 3, 1};
+    struct samrt_tensor v;
+    if (samrt_tensor_permute(nchw, to_nhwc, &v) == SAMRT_OK) samrt_op_tap(c, name, &v);
+}
+
+void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
+    struct samrt_tensor t = samrt_tensor_make(data, SAMRT_DTYPE_F32, n_dims, ne);
+    if (n_dims == 4) tap4(c, name, &t);
+    else samrt_op_tap(c, name, &t);
+}
+
+/* Taps of object 0 (the parity runs prompt one object), in the official layouts. */
 static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
     if (!c->tap || !samrt_exec_running(c->ex)) return;
-    const int64_t g = h->grid, n = g * g, nb = h->n_obj, ns0 = h->n_sparse[0];
+    const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
     struct samrt_tensor t = view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SHAPE(1, ns0, DIM),
                                  SHAPE(h->tokens.s[0], DIM, 1));
     samrt_op_tap(c, "tap.prompt.sparse", &t);
     if (!h->cfg.mask_input) {  /* no_mask_embed expanded, as the official dense output */
-        t = view(h->pw.no_mask_embed, 0, 4, SHAPE(nb, DIM, g, g), SHAPE(0, 1, 0, 0));
-        samrt_op_tap(c, "tap.prompt.dense", &t);
+        t = view(h->pw.no_mask_embed, 0, 4, SHAPE(1, DIM, g, g), SHAPE(0, 1, 0, 0));
+        tap4(c, "tap.prompt.dense", &t);
     }
     t = view(image, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
-    samrt_op_tap(c, "tap.decoder.image_embed", &t);
+    tap4(c, "tap.decoder.image_embed", &t);
     t = view(&h->image_pe, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
-    samrt_op_tap(c, "tap.decoder.image_pe", &t);
+    tap4(c, "tap.decoder.image_pe", &t);
 }
 
 void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
@@ -531,7 +526,12 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     struct samrt_tensor keys;
     if (h->cfg.mask_input) {
         struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
-        samrt_op_tap(c, "tap.prompt.dense", &dense);
+        if (c->tap && samrt_exec_running(c->ex)) {
+            struct samrt_tensor d0 = view(&dense, 0, 4, SHAPE(1, DIM, g, g), SHAPE(DIM * n, n, g, 1));
+            tap4(c, "tap.prompt.dense", &d0);
+            d0 = view(&h->mask_in, 0, 4, SHAPE(1, 1, L, L), SHAPE(L * L, L * L, L, 1));
+            tap4(c, "tap.prompt.mask_input", &d0);
+        }
         struct samrt_tensor dv = view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
         struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, dt, NULL);
         struct samrt_tensor img_b = bcast(image, B);
@@ -594,8 +594,8 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     if (c->tap && samrt_exec_running(c->ex)) {
         struct samrt_tensor t =
-            view(&u, 0, 4, SHAPE(h->n_obj, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
-        samrt_op_tap(c, "tap.decoder.upscaled", &t);
+            view(&u, 0, 4, SHAPE(1, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
+        tap4(c, "tap.decoder.upscaled", &t);
     }
 
     /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
@@ -628,9 +628,9 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     samrt_op_copy_into(c, &iou, NULL, &h->all_iou);
     samrt_op_copy_into(c, &score, NULL, &h->score);
     if (c->tap && samrt_exec_running(c->ex)) {
-        const int64_t nb = h->n_obj;
+        const int64_t nb = 1;
         struct samrt_tensor t = view(&masks, 0, 4, SHAPE(nb, 4, L, L), SHAPE(4 * L * L, L * L, L, 1));
-        samrt_op_tap(c, "tap.decoder.all_masks", &t);
+        tap4(c, "tap.decoder.all_masks", &t);
         t = view(&iou, 0, 2, SHAPE(nb, 4), SHAPE(4, 1));
         samrt_op_tap(c, "tap.decoder.all_iou", &t);
         t = view(&queries, 2 * DIM, 3, SHAPE(nb, 4, DIM), SHAPE(T * DIM, DIM, 1));
@@ -666,11 +666,6 @@ enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, c
     return SAMRT_OK;
 }
 
-static void tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
-    struct samrt_tensor t = samrt_tensor_make(data, SAMRT_DTYPE_F32, n_dims, ne);
-    samrt_op_tap(c, name, &t);
-}
-
 enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
     if (!c->tap) return SAMRT_OK;
     const int64_t L = h->low, P = L * L, S = h->cfg.model_side;
@@ -693,18 +688,18 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
             memcpy(sel + j * P, all + k * P, sizeof(float) * (size_t)P);
             ious[j] = multi ? iou[k] : res[SAMRT_SAM2_RES_IOU];
         }
-        tap_host(c, "tap.decoder.masks", sel, 4, SHAPE(1, m, L, L));
-        tap_host(c, "tap.decoder.iou", ious, 2, SHAPE(1, m));
-        tap_host(c, "tap.heads.ious", ious, 2, SHAPE(1, m));
+        samrt_sam2_tap_host(c, "tap.decoder.masks", sel, 4, SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.decoder.iou", ious, 2, SHAPE(1, m));
+        samrt_sam2_tap_host(c, "tap.heads.ious", ious, 2, SHAPE(1, m));
         for (int64_t i = 0; i < m * P; i++) sel[i] = score > 0.0f ? sel[i] : SAMRT_SAM2_NO_OBJ_SCORE;
-        tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SHAPE(1, m, L, L));
-        tap_host(c, "tap.heads.low_res_masks", low, 4, SHAPE(1, 1, L, L));
+        samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SHAPE(1, 1, L, L));
         const struct samrt_interp_desc d = {SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S,
                                             SAMRT_DTYPE_F32, SAMRT_DTYPE_F32};
         st = samrt_interp_ref(&d, low, high);
-        if (st == SAMRT_OK) tap_host(c, "tap.heads.high_res_masks", high, 4, SHAPE(1, 1, S, S));
-        tap_host(c, "tap.heads.obj_ptr", ptr, 2, SHAPE(1, DIM));
-        tap_host(c, "tap.heads.object_score_logits", &score, 2, SHAPE(1, 1));
+        if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SHAPE(1, 1, S, S));
+        samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SHAPE(1, DIM));
+        samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SHAPE(1, 1));
     }
     free(buf);
     return st != SAMRT_OK ? st : c->ex->status;

@@ -32,12 +32,14 @@
  *     samrt_sam2_heads_forward       the RUN pass (no host round trip)
  *     results in h->low_res, h->result, h->obj_ptr (after a stream sync)
  *
- * Taps (ops.h), RUN mode, object slots [0, n_obj): tap.prompt.sparse, tap.prompt.dense,
+ * Taps (ops.h), RUN mode, of object 0 (parity runs prompt one object), under the names of
+ * tests/parity/dump_taps.py: tap.prompt.sparse, tap.prompt.dense (and tap.prompt.mask_input),
  * tap.decoder.image_embed, tap.decoder.image_pe, tap.decoder.hs, tap.decoder.src,
  * tap.decoder.upscaled, tap.decoder.all_masks, tap.decoder.all_iou, tap.decoder.all_tokens,
- * tap.decoder.object_score_logits, tap.decoder.sam_tokens (its token choice is known before
- * the pass, unlike the selected mask: see samrt_sam2_heads_taps), in the official layouts as strided views (NCHW maps
- * appear as permuted views of the channels-last tensors).
+ * tap.decoder.object_score_logits and tap.decoder.sam_tokens (its token choice is known
+ * before the pass, unlike the dynamic mask choice: see samrt_sam2_heads_taps). They are
+ * strided views; 4-D maps are passed channels-last (N, H, W, C) like the encoder's, and the
+ * dump writer turns them into the official NCHW.
  */
 #ifndef SAMRT_SAM2_MASK_DECODER_H
 #define SAMRT_SAM2_MASK_DECODER_H
@@ -153,6 +155,9 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
  * tap.heads.low_res_masks, tap.heads.obj_ptr, tap.heads.object_score_logits. Host copies are
  * passed to c->tap as host tensors. */
 enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c);
+
+/* Taps host f32 data (a 4-D array in NCHW order is passed channels-last, as every 4-D tap). */
+void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne);
 
 /* Arena bytes -> host memory (cudaMemcpy on the CUDA backend, memcpy on the CPU backend),
  * for results read after a stream sync. */

@@ -153,15 +153,21 @@ enum samrt_status samrt_sam2_dense_pe_ref(const struct samrt_sam2_prompt_tables 
 
 /* ---- dense path ---------------------------------------------------------------------------- */
 
-static enum samrt_status bind_one(const struct samrt_engine *e, const char *name, int n_dims, const int64_t *ne,
-                                  const struct samrt_tensor **out) {
+const struct samrt_tensor *samrt_sam2_weight(const struct samrt_engine *e, enum samrt_status *st, const char *name,
+                                             int n_dims, const int64_t *ne) {
+    if (*st != SAMRT_OK) return NULL;
     const struct samrt_tensor *t = samrt_engine_weight(e, name);
-    SAMRT_CHECK(t != NULL, SAMRT_E_KEYS, "sam2 heads: missing weight %s", name);
-    int ok = t->n_dims == n_dims;
+    int ok = t && t->n_dims == n_dims;
     for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
-    SAMRT_CHECK(ok, SAMRT_E_KEYS, "sam2 heads: weight %s has an unexpected shape", name);
-    *out = t;
-    return SAMRT_OK;
+    if (!ok) {
+        char want[64], got[64];
+        SAMRT_LOG_ERROR("sam2 heads: weight %s is %s, expected %s", name,
+                        t ? samrt_tensor_shape_str(t->n_dims, t->ne, got, sizeof got) : "missing",
+                        samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
+        *st = SAMRT_E_KEYS;
+        return NULL;
+    }
+    return t;
 }
 
 enum samrt_status samrt_sam2_prompt_bind(const struct samrt_engine *e, struct samrt_sam2_prompt_weights *w) {
@@ -169,23 +175,23 @@ enum samrt_status samrt_sam2_prompt_bind(const struct samrt_engine *e, struct sa
     memset(w, 0, sizeof *w);
     static const int idx[3] = {0, 3, 6};
     static const int64_t wshape[3][4] = {{4, 1, 2, 2}, {16, 4, 2, 2}, {256, 16, 1, 1}};
+    enum samrt_status st = SAMRT_OK;
     char name[96];
     const int64_t ne_dim[2] = {1, SAMRT_SAM2_DIM};
-    SAMRT_TRY(bind_one(e, "sam_prompt_encoder.no_mask_embed.weight", 2, ne_dim, &w->no_mask_embed));
+    w->no_mask_embed = samrt_sam2_weight(e, &st, "sam_prompt_encoder.no_mask_embed.weight", 2, ne_dim);
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i]);
-        SAMRT_TRY(bind_one(e, name, 4, wshape[i], &w->ds_w[i]));
+        w->ds_w[i] = samrt_sam2_weight(e, &st, name, 4, wshape[i]);
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i]);
-        SAMRT_TRY(bind_one(e, name, 1, wshape[i], &w->ds_b[i]));
+        w->ds_b[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
     }
     for (int i = 0; i < 2; i++) {
-        const int64_t ne[1] = {wshape[i][0]};
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i] + 1);
-        SAMRT_TRY(bind_one(e, name, 1, ne, &w->ds_ln_w[i]));
+        w->ds_ln_w[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i] + 1);
-        SAMRT_TRY(bind_one(e, name, 1, ne, &w->ds_ln_b[i]));
+        w->ds_ln_b[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
     }
-    return SAMRT_OK;
+    return st;
 }
 
 struct samrt_tensor samrt_sam2_mask_embed(struct samrt_model_ctx *c, const struct samrt_sam2_prompt_weights *w,

@@ -98,11 +98,6 @@ static enum samrt_status preprocess(struct samrt_engine *e, struct samrt_sam2 *m
     return samrt_platform_mem_upload(e->mem_kind, m->enc.input.data, dst, samrt_tensor_nbytes(&m->enc.input));
 }
 
-static void tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
-    struct samrt_tensor t = samrt_tensor_make(data, SAMRT_DTYPE_F32, n_dims, ne);
-    samrt_op_tap(c, name, &t);
-}
-
 /* Object 0's prompt and stored-output taps (the official names of dump_taps.py). */
 static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float *video_logits, int width,
                                       int height) {
@@ -115,15 +110,15 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
         coords[2 * i + 1] = p->xy[i][1];
         labels[i] = (float)p->label[i];
     }
-    tap_host(c, "tap.prompt.coords", coords, 3, SHAPE(1, p->n, 2));
-    tap_host(c, "tap.prompt.labels", labels, 2, SHAPE(1, p->n));
+    samrt_sam2_tap_host(c, "tap.prompt.coords", coords, 3, SHAPE(1, p->n, 2));
+    samrt_sam2_tap_host(c, "tap.prompt.labels", labels, 2, SHAPE(1, p->n));
     SAMRT_TRY(samrt_sam2_heads_taps(h, c));
     SAMRT_TRY(samrt_sam2_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
     const int64_t L = h->low;
-    tap_host(c, "tap.out.pred_masks", s->low_host, 4, SHAPE(1, 1, L, L));
-    tap_host(c, "tap.out.obj_ptr", ptr, 2, SHAPE(1, SAMRT_SAM2_DIM));
-    tap_host(c, "tap.out.object_score_logits", &s->res_host[SAMRT_SAM2_RES_SCORE], 2, SHAPE(1, 1));
-    tap_host(c, "tap.out.video_res_masks", (float *)video_logits, 4, SHAPE(1, 1, height, width));
+    samrt_sam2_tap_host(c, "tap.out.pred_masks", s->low_host, 4, SHAPE(1, 1, L, L));
+    samrt_sam2_tap_host(c, "tap.out.obj_ptr", ptr, 2, SHAPE(1, SAMRT_SAM2_DIM));
+    samrt_sam2_tap_host(c, "tap.out.object_score_logits", &s->res_host[SAMRT_SAM2_RES_SCORE], 2, SHAPE(1, 1));
+    samrt_sam2_tap_host(c, "tap.out.video_res_masks", (float *)video_logits, 4, SHAPE(1, 1, height, width));
     return c->ex->status;
 }
 
