@@ -453,7 +453,8 @@ static enum samrt_status png_write_guarded(struct png_job *j, FILE *fp, const ui
         png_set_PLTE(j->png, j->info, c, n_pal);
     }
     png_write_info(j->png, j->info);
-    for (int y = 0; y < h; y++) png_write_row(j->png, (png_const_bytep)(px + (size_t)y * (size_t)w * (size_t)channels));
+    const size_t stride = (size_t)w * (size_t)channels;
+    for (int y = 0; y < h; y++) png_write_row(j->png, (png_const_bytep)(px + (size_t)y * stride));
     png_write_end(j->png, NULL);
     return SAMRT_OK;
 }

@@ -136,7 +136,8 @@ static void hr_mask_embed(struct hu_weights *w, const float *mask, int g, double
             for (int o = 0; o < 4; o++) {
                 double s = B0->v[o];
                 for (int dy = 0; dy < 2; dy++)
-                    for (int dx = 0; dx < 2; dx++) s += mask[(2 * y + dy) * L + 2 * x + dx] * W0->v[o * 4 + dy * 2 + dx];
+                    for (int dx = 0; dx < 2; dx++)
+                        s += mask[(2 * y + dy) * L + 2 * x + dx] * W0->v[o * 4 + dy * 2 + dx];
                 a[((size_t)y * h1 + x) * 4 + o] = s;
             }
     char q[128];
@@ -151,7 +152,8 @@ static void hr_mask_embed(struct hu_weights *w, const float *mask, int g, double
                 for (int i = 0; i < 4; i++)
                     for (int dy = 0; dy < 2; dy++)
                         for (int dx = 0; dx < 2; dx++)
-                            s += a[((size_t)(2 * y + dy) * h1 + 2 * x + dx) * 4 + i] * W1->v[((o * 4 + i) * 2 + dy) * 2 + dx];
+                            s += a[((size_t)(2 * y + dy) * h1 + 2 * x + dx) * 4 + i] *
+                                 W1->v[((o * 4 + i) * 2 + dy) * 2 + dx];
                 b[((size_t)y * g + x) * 16 + o] = s;
             }
     snprintf(q, sizeof q, "%s.4", p);
@@ -174,7 +176,8 @@ static void hr_heads(struct hu_weights *w, int side, const float *image, const f
                      int n_pts, const float (*xy)[2], const int32_t *labels, int mode, const float *mask,
                      struct hr_out *r) {
     const int g = side / 16, n = g * g, L = 4 * g, P = L * L, ns = n_pts + 1, T = 6 + ns;
-    double *tok = hr_alloc((size_t)T * HR_DIM), *qry = hr_alloc((size_t)T * HR_DIM), *keys = hr_alloc((size_t)n * HR_DIM);
+    double *tok = hr_alloc((size_t)T * HR_DIM), *qry = hr_alloc((size_t)T * HR_DIM);
+    double *keys = hr_alloc((size_t)n * HR_DIM);
     double *kpe = hr_alloc((size_t)n * HR_DIM), *pe = hr_alloc((size_t)n * HR_DIM), *qq = hr_alloc((size_t)T * HR_DIM);
     double *a = hr_alloc((size_t)n * HR_DIM), *mlp = hr_alloc((size_t)T * 2048);
     /* tokens: obj score, iou, mask tokens, then the sparse prompt rows */
@@ -295,7 +298,8 @@ static void hr_heads(struct hu_weights *w, int side, const float *image, const f
         const float *no = hu_find(w, "no_obj_ptr")->v;
         for (int c = 0; c < HR_DIM; c++) r->ptr[c] = no[c];
     }
-    free(tok), free(qry), free(keys), free(kpe), free(pe), free(qq), free(a), free(mlp), free(dense), free(u1), free(u2);
+    free(tok), free(qry), free(keys), free(kpe), free(pe), free(qq), free(a), free(mlp), free(dense);
+    free(u1), free(u2);
 }
 
 #endif /* SAMRT_TEST_SAM2_HEADS_REF_H */

@@ -158,7 +158,8 @@ static int host_mode(const char *ckpt) {
     for (int i = 0; i < 2; i++) res[i] = (struct samrt_mask_result){.mask = masks[i]};
     const struct samrt_image img = {g_rgb, W, H, 3 * W};
     samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
-    if (e) CHECK_STATUS(samrt_engine_segment(e, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, res), SAMRT_E_UNSUPPORTED);
+    if (e)
+        CHECK_STATUS(samrt_engine_segment(e, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, res), SAMRT_E_UNSUPPORTED);
     samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
     samrt_engine_free(e);
     return 0;

@@ -67,7 +67,8 @@ static void run_case(int n_obj, int64_t n_pix, int dim, enum samrt_dtype dt, uin
           cudaMalloc(&d_sc, (size_t)n_obj * es) == cudaSuccess && cudaMalloc(&d_tok, nt * es) == cudaSuccess &&
           cudaMalloc(&d_low, nl * 4) == cudaSuccess && cudaMalloc(&d_res, nr * 4) == cudaSuccess &&
           cudaMalloc(&d_to, (size_t)n_obj * dim * es) == cudaSuccess &&
-          cudaMalloc(&d_ptr, (size_t)n_obj * dim * es) == cudaSuccess && cudaMalloc(&d_no, (size_t)dim * es) == cudaSuccess &&
+          cudaMalloc(&d_ptr, (size_t)n_obj * dim * es) == cudaSuccess &&
+          cudaMalloc(&d_no, (size_t)dim * es) == cudaSuccess &&
           cudaMalloc(&d_gate, (size_t)n_obj * dim * 4) == cudaSuccess);
     cudaMemcpy(d_m, masks, nm * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(d_iou, h_iou, (size_t)n_obj * 4 * es, cudaMemcpyHostToDevice);

@@ -303,7 +303,8 @@ int samrt_cmd_segment(int argc, char **argv) {
     samrt_palette_davis(pal);
     if (st == SAMRT_OK) {
         label_map(res, a.n_obj, w, h, lab);
-        st = a.n_obj == 1 ? samrt_png_write_gray8(a.out, lab, w, h) : samrt_png_write_palette8(a.out, lab, w, h, pal, 256);
+        st = a.n_obj == 1 ? samrt_png_write_gray8(a.out, lab, w, h)
+                          : samrt_png_write_palette8(a.out, lab, w, h, pal, 256);
     }
     if (st == SAMRT_OK && a.overlay) {
         draw_overlay(rgb, lab, a.n_obj, w, h, pal);

@@ -150,33 +150,40 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
                 samrt_dtype_name(c->dtype), samrt_dtype_name(h->cfg.dtype));
     const enum samrt_dtype dt = h->cfg.dtype, f32 = SAMRT_DTYPE_F32;
     const int64_t B = h->cfg.b_max, n = (int64_t)h->grid * h->grid, L = h->low;
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.image_pe", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n, DIM), &h->image_pe,
-                         &h->slot_image_pe));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up0_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP0_DIM, DIM), &h->up0_w,
-                         &h->slot_up[0]));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up0_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP0_DIM), &h->up0_b,
-                         &h->slot_up[1]));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up1_w", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(2, 2 * UP1_DIM, UP0_DIM),
-                         &h->up1_w, &h->slot_up[2]));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.up1_b", SAMRT_REGION_WEIGHTS, dt, 1, SHAPE(2 * UP1_DIM), &h->up1_b,
-                         &h->slot_up[3]));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.tokens", SAMRT_REGION_STAGING, dt, 3, SHAPE(B, h->t_max, DIM), &h->tokens,
-                         &h->slot_tokens));
+    /* one table: name, region, dtype, shape, tensor, slot */
+    struct slot_spec {
+        const char *name;
+        enum samrt_region region;
+        enum samrt_dtype dt;
+        int n_dims;
+        int64_t ne[4];
+        struct samrt_tensor *t;
+        int *slot;
+    };
+    const enum samrt_region W = SAMRT_REGION_WEIGHTS, ST = SAMRT_REGION_STATE, SG = SAMRT_REGION_STAGING;
+    const int64_t NM = SAMRT_SAM2_N_MASK_TOKENS, RC = SAMRT_SAM2_RES_COLS;
+    const struct slot_spec spec[] = {
+        {"sam2.heads.image_pe", W, dt, 3, {1, n, DIM}, &h->image_pe, &h->slot_image_pe},
+        {"sam2.heads.up0_w", W, dt, 3, {2, 2 * UP0_DIM, DIM}, &h->up0_w, &h->slot_up[0]},
+        {"sam2.heads.up0_b", W, dt, 1, {2 * UP0_DIM}, &h->up0_b, &h->slot_up[1]},
+        {"sam2.heads.up1_w", W, dt, 3, {2, 2 * UP1_DIM, UP0_DIM}, &h->up1_w, &h->slot_up[2]},
+        {"sam2.heads.up1_b", W, dt, 1, {2 * UP1_DIM}, &h->up1_b, &h->slot_up[3]},
+        {"sam2.heads.tokens", SG, dt, 3, {B, h->t_max, DIM}, &h->tokens, &h->slot_tokens},
+        {"sam2.heads.mask_in", SG, dt, 4, {B, 1, L, L}, &h->mask_in, &h->slot_mask_in},
+        {"sam2.heads.all_masks", ST, f32, 3, {B, NM, L * L}, &h->all_masks, &h->slot_all_masks},
+        {"sam2.heads.all_iou", ST, f32, 2, {B, NM}, &h->all_iou, &h->slot_all_iou},
+        {"sam2.heads.score", ST, f32, 2, {B, 1}, &h->score, &h->slot_score},
+        {"sam2.heads.low_res", ST, f32, 4, {B, 1, L, L}, &h->low_res, &h->slot_low_res},
+        {"sam2.heads.result", ST, f32, 2, {B, RC}, &h->result, &h->slot_result},
+        {"sam2.heads.obj_ptr", ST, f32, 2, {B, DIM}, &h->obj_ptr, &h->slot_obj_ptr},
+    };
     h->slot_mask_in = -1;
-    if (h->cfg.mask_input)
-        SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.mask_in", SAMRT_REGION_STAGING, dt, 4, SHAPE(B, 1, L, L), &h->mask_in,
-                             &h->slot_mask_in));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.all_masks", SAMRT_REGION_STATE, f32, 3,
-                         SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS, L * L), &h->all_masks, &h->slot_all_masks));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.all_iou", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS),
-                         &h->all_iou, &h->slot_all_iou));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.score", SAMRT_REGION_STATE, f32, 2, SHAPE(B, 1), &h->score, &h->slot_score));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.low_res", SAMRT_REGION_STATE, f32, 4, SHAPE(B, 1, L, L), &h->low_res,
-                         &h->slot_low_res));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.result", SAMRT_REGION_STATE, f32, 2, SHAPE(B, SAMRT_SAM2_RES_COLS),
-                         &h->result, &h->slot_result));
-    return samrt_ops_persistent(c, "sam2.heads.obj_ptr", SAMRT_REGION_STATE, f32, 2, SHAPE(B, DIM), &h->obj_ptr,
-                      &h->slot_obj_ptr);
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(spec); i++) {
+        const struct slot_spec *q = &spec[i];
+        if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
+        SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
+    }
+    return SAMRT_OK;
 }
 
 static void resolve(const struct samrt_engine *e, struct samrt_tensor *t, int slot) {

@@ -136,9 +136,8 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
         n_sparse[b] = ns;
         const int64_t base = (int64_t)b * t_max * SAMRT_SAM2_DIM;
         for (int r = 0; r < t_max; r++) {
-            const float *src = r < SAMRT_SAM2_N_OUT_TOKENS        ? t->out_tokens[r]
-                               : r < SAMRT_SAM2_N_OUT_TOKENS + ns ? rows + (int64_t)(r - SAMRT_SAM2_N_OUT_TOKENS) * SAMRT_SAM2_DIM
-                                                                  : t->not_a_point;
+            const int rs = r - SAMRT_SAM2_N_OUT_TOKENS;  /* sparse row */
+            const float *src = rs < 0 ? t->out_tokens[r] : rs < ns ? rows + (int64_t)rs * SAMRT_SAM2_DIM : t->not_a_point;
             for (int c = 0; c < SAMRT_SAM2_DIM; c++)
                 ref_store(dtype, out, base + (int64_t)r * SAMRT_SAM2_DIM + c, src[c]);
         }

@@ -127,7 +127,8 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
 static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_image *img,
                                     const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                     const struct samrt_mask_result *out) {
-    SAMRT_CHECK(e && img && prompts && out, SAMRT_E_INVALID_ARG, "segment: engine, image, prompts and out are required");
+    SAMRT_CHECK(e && img && prompts && out, SAMRT_E_INVALID_ARG,
+                "segment: engine, image, prompts and out are required");
     if (e->failed) return SAMRT_E_BAD_STATE;
     struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_CHECK(m && m->enc_ready && m->seg.ready, SAMRT_E_UNSUPPORTED,
