@@ -66,9 +66,11 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
     }
     e->precision = p->precision == SAMRT_DTYPE_COUNT ? e->profile->precision : p->precision;
     SAMRT_CHECK(is_float(e->precision), SAMRT_E_INVALID_ARG, "precision must be fp32, fp16 or bf16");
+    /* a plan-only engine plans for the profile's pool kind, whatever this machine has */
     e->mem_kind = p->mem_kind != SAMRT_MEM_AUTO ? p->mem_kind
-                  : e->profile->mem_kind == SAMRT_MEM_HOST ? SAMRT_MEM_HOST
-                                                           : samrt_platform_resolve_mem_kind(SAMRT_MEM_AUTO, p->device);
+                  : e->profile->mem_kind == SAMRT_MEM_HOST || e->plan_only
+                      ? e->profile->mem_kind
+                      : samrt_platform_resolve_mem_kind(SAMRT_MEM_AUTO, p->device);
     return SAMRT_OK;
 }
 
@@ -77,14 +79,14 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
 
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision.
  * Workspaces: the profile's fixed caps (GPU pools only), so the plan is exact without a GPU. */
-static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_ckpt *ck) {
-    int cap = ck->n_tensors + 64 + SAMRT_ENGINE_MODEL_SLOTS;
+static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_ckpt_tensor *tensors, int n_tensors) {
+    int cap = n_tensors + 64 + SAMRT_ENGINE_MODEL_SLOTS;
     e->slots = calloc((size_t)cap, sizeof *e->slots);
-    e->weights.items = calloc((size_t)ck->n_tensors + 1, sizeof *e->weights.items);
+    e->weights.items = calloc((size_t)n_tensors + 1, sizeof *e->weights.items);
     SAMRT_CHECK(e->slots && e->weights.items, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
     samrt_plan_init(&e->plan, e->slots, cap);
-    for (int i = 0; i < ck->n_tensors; i++) {
-        const struct samrt_ckpt_tensor *t = &ck->tensors[i];
+    for (int i = 0; i < n_tensors; i++) {
+        const struct samrt_ckpt_tensor *t = &tensors[i];
         if (!is_float(t->dtype)) continue;  /* BatchNorm num_batches_tracked */
         struct samrt_weight *w = &e->weights.items[e->weights.n];
         w->name = strdup(t->name);
@@ -161,7 +163,7 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
         samrt_ckpt_check_finite(&ck);
         st = resolve_profile(e);
     }
-    if (st == SAMRT_OK) st = plan_engine(e, &ck);
+    if (st == SAMRT_OK) st = plan_engine(e, ck.tensors, ck.n_tensors);
     if (st == SAMRT_OK) {
         if (params->verbose) samrt_plan_log(&e->plan, SAMRT_LOG_INFO);
         if (e->plan.total_bytes > e->profile->pool_bytes) {
@@ -186,6 +188,51 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
     *out = e;
     return SAMRT_OK;
 }
+
+/* The plan of a model without its checkpoint: weights come from the key table
+ * (models/keys.c) with the same shapes a checkpoint must have, and the model's PLAN passes
+ * run exactly as in samrt_engine_init, with no pool and no GPU. samrt_engine_memory() then
+ * reports what samrt_engine_init would commit on that profile. */
+enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const struct samrt_engine_params *params,
+                                              samrt_engine_t *out) {
+    if (out) *out = NULL;
+    SAMRT_CHECK(params && out, SAMRT_E_INVALID_ARG, "engine_init_plan_only: params and out are required");
+    SAMRT_CHECK(params->platform != NULL, SAMRT_E_INVALID_ARG, "a budget needs a platform profile");
+    struct samrt_keys keys;
+    SAMRT_TRY(samrt_keys_init(model, &keys));
+    struct samrt_ckpt_tensor *t = calloc((size_t)keys.n_keys + 1, sizeof *t);
+    struct samrt_engine *e = calloc(1, sizeof *e);
+    enum samrt_status st = t && e ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) {
+        e->params = *params;
+        e->model = model;
+        e->plan_only = 1;
+        for (int i = 0; i < keys.n_keys; i++) {
+            const struct samrt_key *k = &keys.keys[i];
+            t[i].name = (char *)k->name;
+            t[i].dtype = k->is_int ? SAMRT_DTYPE_I64 : SAMRT_DTYPE_F32;
+            t[i].n_dims = k->n_dims;
+            t[i].nelements = 1;
+            for (int d = 0; d < k->n_dims; d++) {
+                t[i].ne[d] = k->ne[d];
+                t[i].nelements *= k->ne[d];
+            }
+        }
+        e->weights.n_params = samrt_keys_param_count(&keys);
+        st = resolve_profile(e);
+    }
+    if (st == SAMRT_OK) st = plan_engine(e, t, keys.n_keys);
+    free(t);
+    samrt_keys_free(&keys);
+    if (st != SAMRT_OK) {
+        samrt_engine_free(e);
+        return st;
+    }
+    *out = e;
+    return SAMRT_OK;
+}
+
+const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e) { return e ? &e->plan : NULL; }
 
 void samrt_engine_free(samrt_engine_t e) {
     if (!e) return;

@@ -45,11 +45,15 @@ struct samrt_engine {
     struct samrt_weights weights;
     int slot_ws_cublaslt, slot_ws_cudnn;  /* workspaces (-1 when absent) */
     int failed;                      /* set after a run failure; the engine refuses work */
+    int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
 #ifdef SAMRT_HAVE_CUDA
     struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by models/hooks.h planning (GPU pools) */
 #endif
     struct samrt_sam2 *sam2;         /* SAM 2 model state (models/sam2/sam2.h); NULL otherwise */
 };
+
+/* The arena plan (finalized), for budget tables. */
+const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e);
 
 /* The weight called `name`, or NULL. */
 const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name);

@@ -128,6 +128,13 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path,
                                     samrt_engine_t *out);
 void samrt_engine_free(samrt_engine_t engine);
 
+/* The arena plan of a model on a platform profile (params->platform is required), without a
+ * checkpoint and without a GPU: the same planning code samrt_engine_init runs, so
+ * samrt_engine_memory() on the result reports exactly what init would commit. The engine
+ * can only be queried and freed. */
+enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const struct samrt_engine_params *params,
+                                              samrt_engine_t *out);
+
 /* What the arena holds, by region. Every number is exact: it is the committed plan. */
 struct samrt_memory_report {
     uint64_t weights_bytes;        /* persistent: model weights at run precision */

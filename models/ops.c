@@ -40,11 +40,11 @@ enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_bac
     SAMRT_CHECK(backend != SAMRT_BACKEND_CPU || dtype == SAMRT_DTYPE_F32, SAMRT_E_UNSUPPORTED,
                 "ops: the CPU backend runs f32 only (asked for %s)", samrt_dtype_name(dtype));
 #ifdef SAMRT_HAVE_CUDA
-    SAMRT_CHECK(backend == SAMRT_BACKEND_CPU || gpu, SAMRT_E_INVALID_ARG, "ops: the CUDA backend needs a gpu ctx");
+    /* CUDA backend without a gpu ctx: plan only (a budget on a machine without a GPU); the
+     * plan sizes are the same, no library plan is made and RUN passes are refused */
     c->gpu = gpu;
 #else
-    (void)gpu;
-    SAMRT_CHECK(backend == SAMRT_BACKEND_CPU, SAMRT_E_UNSUPPORTED, "ops: built without CUDA");
+    (void)gpu;  /* a CUDA-backend context in a CPU build can plan (samrt budget), never run */
 #endif
     c->backend = backend;
     c->dtype = dtype;
@@ -73,6 +73,15 @@ void samrt_model_ctx_free(struct samrt_model_ctx *c) {
 
 void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena) {
     samrt_exec_begin(c->ex, mode, c->plan, arena);
+#ifdef SAMRT_HAVE_CUDA
+    const int runnable = c->backend == SAMRT_BACKEND_CPU || c->gpu != NULL;
+#else
+    const int runnable = c->backend == SAMRT_BACKEND_CPU;
+#endif
+    if (mode == SAMRT_EXEC_RUN && !runnable) {
+        SAMRT_LOG_ERROR("ops: this context was planned without a GPU and cannot run");
+        c->ex->status = SAMRT_E_BAD_STATE;
+    }
     if (mode == SAMRT_EXEC_PLAN) {
         c->n_calls = 0;
         if (c->step_base) c->ex->step = *c->step_base;
@@ -234,7 +243,7 @@ static enum samrt_status plan_for(struct samrt_model_ctx *c, const struct samrt_
         if (want->kind == SAMRT_OPS_PLAN_GEMM) SAMRT_TRY(samrt_gemm_desc_check(&want->gemm));
         else if (want->kind == SAMRT_OPS_PLAN_CONV) SAMRT_TRY(samrt_conv_desc_check(&want->conv));
 #ifdef SAMRT_HAVE_CUDA
-        if (cuda(c)) {
+        if (cuda(c) && c->gpu) {
             if (want->kind == SAMRT_OPS_PLAN_GEMM)
                 SAMRT_TRY(samrt_gemm_plan_init(c->gpu, &want->gemm, c->ws_lt_bytes, &p->g));
             else if (want->kind == SAMRT_OPS_PLAN_CONV)

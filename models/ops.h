@@ -101,6 +101,7 @@ struct samrt_model_ctx {
     int calls[SAMRT_OPS_MAX_CALLS];
     int n_calls, i_call;
     int attn_ready;                    /* samrt_attention_init_cuda done */
+    int sm_count;                      /* SMs the plan assumes (the platform profile's); 0 = the GPU's */
 };
 
 /* Sets up a context. gpu is required for the CUDA backend (pass NULL for CPU). The plan

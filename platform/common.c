@@ -19,19 +19,19 @@
 
 static const struct samrt_platform_profile g_profiles[] = {
     {"orin-nano-8gb", "Jetson Orin Nano 8GB (unified LPDDR5, sm_87)", 8 * GiB, 4 * GiB + 512 * MiB,
-     3 * GiB, 32 * MiB, 64 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7},
+     3 * GiB, 32 * MiB, 64 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
     {"orin-nx-16gb", "Jetson Orin NX 16GB (unified LPDDR5, sm_87)", 16 * GiB, 11 * GiB, 4 * GiB,
-     32 * MiB, 128 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7},
+     32 * MiB, 128 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
     {"agx-orin-64gb", "Jetson AGX Orin 64GB (unified LPDDR5, sm_87)", 64 * GiB, 48 * GiB, 8 * GiB,
-     64 * MiB, 256 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7},
+     64 * MiB, 256 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 16},
     {"rtx3090", "GeForce RTX 3090 24GB (sm_86)", 24 * GiB, 21 * GiB, 2 * GiB, 64 * MiB, 256 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 6},
+     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 6, 82},
     {"a100-80gb", "A100 80GB (sm_80)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 0},
+     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 0, 108},
     {"h100-80gb", "H100 80GB (sm_90)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 9, 0},
+     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 9, 0, 132},
     {"cpu", "host memory, CPU reference kernels", 0, 16 * GiB, 0, 0, 0, SAMRT_DTYPE_F32,
-     SAMRT_MEM_HOST, 0, 0},
+     SAMRT_MEM_HOST, 0, 0, 0},
 };
 
 const struct samrt_platform_profile *samrt_platform_profiles(int *n) {

@@ -70,6 +70,7 @@ struct samrt_platform_profile {
     enum samrt_dtype precision;       /* default run precision */
     enum samrt_mem_kind mem_kind;     /* pool kind on this platform */
     int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
+    int sm_count;                     /* SMs the plan assumes (attention split-K); 0 for cpu */
 };
 
 const struct samrt_platform_profile *samrt_platform_profiles(int *n);

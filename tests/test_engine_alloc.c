@@ -101,6 +101,45 @@ static void run_case(const char *path, const char *label, const char *platform, 
     if (kind != SAMRT_MEM_HOST) CHECK_EQ_INT(c3.dev_frees - c2.dev_frees, 1);
 }
 
+/* Measured = predicted: the pool engine init allocates (intercepted) equals the arena that
+ * `samrt budget` plans for the same model, precision, object count and profile. */
+static void budget_case(const char *path, enum samrt_model_id model, const char *platform, enum samrt_mem_kind kind,
+                        enum samrt_dtype prec, int objects) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = platform;
+    p.mem_kind = kind;
+    p.precision = prec;
+    p.max_objects = objects;
+    samrt_engine_t plan = NULL, e = NULL;
+    CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &plan), SAMRT_OK);
+    struct alloc_counts c0, c1;
+    alloc_counts_get(&c0);
+    CHECK_STATUS(samrt_engine_init(path, &p, &e), SAMRT_OK);
+    alloc_counts_get(&c1);
+    if (!plan || !e) {
+        samrt_engine_free(plan);
+        samrt_engine_free(e);
+        return;
+    }
+    struct samrt_memory_report mp, me;
+    samrt_engine_memory(plan, &mp);
+    samrt_engine_memory(e, &me);
+    uint64_t measured = kind == SAMRT_MEM_DEVICE ? c1.dev_bytes - c0.dev_bytes
+                        : kind == SAMRT_MEM_UNIFIED ? c1.managed_bytes - c0.managed_bytes : me.arena_bytes;
+    printf("budget   %s %s %s objects %d on %s: predicted %llu B, engine %llu B, intercepted %llu B%s\n",
+           samrt_model_name(model), samrt_dtype_name(prec), samrt_mem_kind_name(kind), objects, platform,
+           (unsigned long long)mp.arena_bytes, (unsigned long long)me.arena_bytes, (unsigned long long)measured,
+           kind == SAMRT_MEM_HOST ? " (host pool: engine report)" : "");
+    CHECK_EQ_INT(mp.arena_bytes, me.arena_bytes);
+    CHECK_EQ_INT(mp.weights_bytes, me.weights_bytes);
+    CHECK_EQ_INT(mp.scratch_bytes, me.scratch_bytes);
+    CHECK_EQ_INT(mp.state_bytes, me.state_bytes);
+    CHECK_EQ_INT(measured, mp.arena_bytes);
+    CHECK(mp.scratch_bytes > 0);  /* the forward pass was planned, not only the weights */
+    samrt_engine_free(plan);
+    samrt_engine_free(e);
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "host";
     int gpu = !strcmp(mode, "gpu");
@@ -119,6 +158,19 @@ int main(int argc, char **argv) {
     if (fd < 0) return check_skip("test_engine_alloc", "cannot create a temporary file");
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_EDGETAM, SAMRT_DTYPE_F32), 0);
+    char tiny[] = "/tmp/samrt_test_tiny_XXXXXX";
+    fd = mkstemp(tiny);
+    if (fd >= 0) close(fd);
+    CHECK_EQ_INT(ckw_write_safetensors(tiny, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_BF16), 0);
+    if (gpu) {
+        static const enum samrt_dtype precs[] = {SAMRT_DTYPE_BF16, SAMRT_DTYPE_F16, SAMRT_DTYPE_F32};
+        for (int i = 0; i < 3; i++)
+            for (int k = 1; k <= 3; k += 2) budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "h100-80gb", SAMRT_MEM_DEVICE, precs[i], k);
+        budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "orin-nano-8gb", SAMRT_MEM_UNIFIED, SAMRT_DTYPE_F16, 1);
+    } else {
+        budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "cpu", SAMRT_MEM_HOST, SAMRT_DTYPE_F32, 1);
+    }
+    unlink(tiny);
     if (gpu) {
         run_case(path, "device", NULL, SAMRT_MEM_DEVICE, SAMRT_DTYPE_BF16);
         run_case(path, "unified", NULL, SAMRT_MEM_UNIFIED, SAMRT_DTYPE_BF16);

@@ -26,6 +26,7 @@ int samrt_cli_use_color(int fd);
 
 int samrt_cmd_check(int argc, char **argv);
 int samrt_cmd_demo(int argc, char **argv);
+int samrt_cmd_budget(int argc, char **argv);
 int samrt_cmd_merge(int argc, char **argv);
 int samrt_cmd_compare(int argc, char **argv);
 int samrt_cmd_report(int argc, char **argv);

@@ -17,8 +17,9 @@ struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->s
 enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
     const int gpu = e->mem_kind != SAMRT_MEM_HOST;
 #ifdef SAMRT_HAVE_CUDA
+    /* plan-only engines (samrt budget) size the same plan without touching a GPU */
     SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision,
-                                   gpu ? &e->gpu : NULL, ex, &e->plan));
+                                   gpu && !e->plan_only ? &e->gpu : NULL, ex, &e->plan));
 #else
     SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision, NULL, ex,
                                    &e->plan));
@@ -27,6 +28,7 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model
     if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->plan.slots[e->slot_ws_cublaslt].nbytes;
     if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->plan.slots[e->slot_ws_cudnn].nbytes;
     c->step_base = &e->sam2->step_base;
+    c->sm_count = e->profile->sm_count;
     return SAMRT_OK;
 }
 
@@ -41,7 +43,7 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
     SAMRT_CHECK(e->sam2 != NULL, SAMRT_E_HOST_MEMORY, "sam2: out of host memory");
     struct samrt_sam2 *m = e->sam2;
 #ifdef SAMRT_HAVE_CUDA
-    if (e->mem_kind != SAMRT_MEM_HOST) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
+    if (e->mem_kind != SAMRT_MEM_HOST && !e->plan_only) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
 #endif
     SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, e, NULL));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &m->ctx_enc, &m->ex_enc));

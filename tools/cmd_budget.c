@@ -1,0 +1,140 @@
+/* cmd_budget.c - `samrt budget`: the exact arena plan of a model on a platform profile, with
+ * no GPU and no checkpoint. It runs the engine's own planning code
+ * (samrt_engine_init_plan_only: weights from the key table, the model's PLAN passes, the
+ * profile's fixed workspace caps), so the total is what samrt_engine_init commits on that
+ * platform, to the byte. It then says whether the plan fits the profile's pool and how much
+ * headroom is left for the CUDA context, library handles and the host side. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cli.h"
+#include "engine_impl.h"
+
+static int usage(FILE *f, int code) {
+    fprintf(f,
+            "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
+            "                    --platform PROFILE [--json] [--slots]\n\n"
+            "Prints the exact arena plan: weights, per-object state, workspaces (the profile's caps),\n"
+            "I/O staging and peak activations (lifetime-packed scratch), and whether it fits the\n"
+            "profile's pool. Runs without a GPU. --slots lists every slot. Profiles: ");
+    int n = 0;
+    const struct samrt_platform_profile *p = samrt_platform_profiles(&n);
+    for (int i = 0; i < n; i++) fprintf(f, "%s%s", p[i].name, i + 1 < n ? ", " : ".\n");
+    fprintf(f, "Models with a forward pass in this build: sam2.1_tiny, sam2.1_small, sam2.1_base_plus,\n"
+               "sam2.1_large (and the SAM 2.0 sizes). exit: 0 fits, 1 does not fit, 2 bad usage,\n"
+               "4 model not available in this build.\n");
+    return code;
+}
+
+static double mib(uint64_t b) { return b / 1048576.0; }
+
+int samrt_cmd_budget(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"model", required_argument, 0, 'm'},  {"precision", required_argument, 0, 'p'},
+        {"imgsz", required_argument, 0, 'i'},  {"objects", required_argument, 0, 'k'},
+        {"platform", required_argument, 0, 'P'}, {"json", no_argument, 0, 'j'},
+        {"slots", no_argument, 0, 's'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    struct samrt_engine_params prm = samrt_engine_default_params();
+    enum samrt_model_id model = SAMRT_MODEL_UNKNOWN;
+    int json = 0, slots = 0, c;
+    long v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (samrt_model_parse(optarg, &model) != SAMRT_OK) {
+                fprintf(stderr, "samrt budget: unknown model '%s'\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            break;
+        case 'p':
+            if (samrt_dtype_parse(optarg, &prm.precision) != SAMRT_OK) {
+                fprintf(stderr, "samrt budget: precision must be fp32, bf16 or fp16, not '%s'\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            break;
+        case 'i':
+            if (samrt_cli_parse_int(optarg, 64, 4096, &v) || v % 16) {
+                fprintf(stderr, "samrt budget: --imgsz must be a multiple of 16 in [64, 4096]\n");
+                return SAMRT_EXIT_USAGE;
+            }
+            prm.imgsz = (int)v;
+            break;
+        case 'k':
+            if (samrt_cli_parse_int(optarg, 1, 256, &v)) {
+                fprintf(stderr, "samrt budget: --objects must be in [1, 256]\n");
+                return SAMRT_EXIT_USAGE;
+            }
+            prm.max_objects = (int)v;
+            break;
+        case 'P': prm.platform = optarg; break;
+        case 'j': json = 1; break;
+        case 's': slots = 1; break;
+        case 'h': return usage(stdout, SAMRT_EXIT_OK);
+        default: return usage(stderr, SAMRT_EXIT_USAGE);
+        }
+    }
+    if (model == SAMRT_MODEL_UNKNOWN || !prm.platform) {
+        fprintf(stderr, "samrt budget: --model and --platform are required\n");
+        return usage(stderr, SAMRT_EXIT_USAGE);
+    }
+    samrt_engine_t e = NULL;
+    enum samrt_status st = samrt_engine_init_plan_only(model, &prm, &e);
+    if (st != SAMRT_OK) {
+        fprintf(stderr, "samrt budget: %s\n", samrt_status_str(st));
+        return samrt_cli_exit_code(st);
+    }
+    const struct samrt_plan *plan = samrt_engine_plan(e);
+    if (samrt_plan_requested_bytes(plan, SAMRT_REGION_SCRATCH) == 0) {
+        fprintf(stderr, "samrt budget: %s has no forward pass in this build at %s on %s; only its weights "
+                        "could be planned, so no budget is printed\n", samrt_model_name(model),
+                samrt_dtype_name(e->precision), e->profile->name);
+        samrt_engine_free(e);
+        return SAMRT_EXIT_UNAVAILABLE;
+    }
+    struct samrt_memory_report m;
+    samrt_engine_memory(e, &m);
+    const struct samrt_platform_profile *pf = e->profile;
+    int fits = m.arena_bytes <= pf->pool_bytes;
+    /* headroom: what the device keeps beyond the arena, for context, handles and host side */
+    int64_t headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)m.arena_bytes : 0;
+    if (json) {
+        printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"platform\":\"%s\","
+               "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
+               ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
+               ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
+               ",\"headroom_bytes\":%lld,\"fits\":%s}\n",
+               samrt_model_name(model), samrt_dtype_name(e->precision), prm.imgsz, prm.max_objects, pf->name,
+               samrt_mem_kind_name(m.mem_kind), e->weights.n_params, m.weights_bytes, m.state_bytes,
+               m.workspace_bytes, m.staging_bytes, m.scratch_bytes, m.arena_bytes, pf->pool_bytes,
+               pf->reserve_bytes, pf->device_bytes, (long long)headroom, fits ? "true" : "false");
+    } else {
+        printf("model      %s (%" PRIu64 " parameters), %s, input %dx%d, %d object%s\n", samrt_model_name(model),
+               e->weights.n_params, samrt_dtype_name(e->precision), prm.imgsz, prm.imgsz, prm.max_objects,
+               prm.max_objects > 1 ? "s" : "");
+        printf("platform   %s: %s, %s pool\n", pf->name, pf->description, samrt_mem_kind_name(m.mem_kind));
+        printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
+        static const char *const what[SAMRT_REGION_COUNT] = {
+            "weights", "per-object state", "workspaces (profile caps)", "I/O staging", "peak activations (scratch)"};
+        for (int r = 0; r < SAMRT_REGION_COUNT; r++)
+            printf("%-28s %16" PRIu64 " %12.2f\n", what[r], plan->region_bytes[r], mib(plan->region_bytes[r]));
+        printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m.arena_bytes, mib(m.arena_bytes));
+        printf("%-28s %16" PRIu64 " %12.2f\n", "profile pool cap", pf->pool_bytes, mib(pf->pool_bytes));
+        if (pf->device_bytes)
+            printf("%-28s %16lld %12.2f  (device %.0f MiB minus arena; the profile reserves %.0f MiB for the CUDA "
+                   "context, handles and host side)\n", "headroom", (long long)headroom, headroom / 1048576.0,
+                   mib(pf->device_bytes), mib(pf->reserve_bytes));
+        printf("verdict    %s\n", fits ? "fits" : "DOES NOT FIT the profile's pool");
+        if (slots)
+            for (int i = 0; i < plan->n_slots; i++)
+                printf("  %-9s %12" PRIu64 " %12" PRIu64 "  [%d,%d] %s\n", samrt_region_name(plan->slots[i].region),
+                       plan->slots[i].offset, plan->slots[i].nbytes, plan->slots[i].t_first, plan->slots[i].t_last,
+                       plan->slots[i].name ? plan->slots[i].name : "?");
+    }
+    samrt_engine_free(e);
+    return fits ? SAMRT_EXIT_OK : SAMRT_EXIT_PROBLEM;
+}
