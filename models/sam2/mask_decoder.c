@@ -371,7 +371,7 @@ static struct samrt_tensor attn_token_keys(struct samrt_model_ctx *c, const char
             st = samrt_attention_check(&p);
             if (st != SAMRT_OK) SAMRT_LOG_ERROR("sam2 heads: %s: attention parameters rejected", name);
 #ifdef SAMRT_HAVE_CUDA
-            if (st == SAMRT_OK && c->backend == SAMRT_BACKEND_CUDA && !c->attn_ready) {
+            if (st == SAMRT_OK && c->backend == SAMRT_BACKEND_CUDA && !c->attn_ready && c->gpu) {
                 st = samrt_attention_init_cuda();
                 c->attn_ready = st == SAMRT_OK;
             }
