@@ -434,12 +434,14 @@ enum samrt_status samrt_png_decode(const void *data, size_t size, void *out, siz
     return png_run(data, size, out, out_bytes, info);
 }
 
+/* channels: 1 (gray or palette indices) or 3 (RGB). */
 static enum samrt_status png_write_guarded(struct png_job *j, FILE *fp, const uint8_t *px, int w, int h,
-                                           const uint8_t *pal, int n_pal) {
+                                           const uint8_t *pal, int n_pal, int channels) {
     if (setjmp(j->jb)) return SAMRT_E_IO;
     png_init_io(j->png, fp);
     png_set_IHDR(j->png, j->info, (png_uint_32)w, (png_uint_32)h, 8,
-                 pal ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 pal ? PNG_COLOR_TYPE_PALETTE : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
+                 PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (pal) {
         png_color c[256];
@@ -451,13 +453,14 @@ static enum samrt_status png_write_guarded(struct png_job *j, FILE *fp, const ui
         png_set_PLTE(j->png, j->info, c, n_pal);
     }
     png_write_info(j->png, j->info);
-    for (int y = 0; y < h; y++) png_write_row(j->png, (png_const_bytep)(px + (size_t)y * (size_t)w));
+    const size_t stride = (size_t)w * (size_t)channels;
+    for (int y = 0; y < h; y++) png_write_row(j->png, (png_const_bytep)(px + (size_t)y * stride));
     png_write_end(j->png, NULL);
     return SAMRT_OK;
 }
 
 static enum samrt_status png_write(const char *path, const uint8_t *px, int w, int h, const uint8_t *pal,
-                                   int n_pal) {
+                                   int n_pal, int channels) {
     SAMRT_CHECK(path && px, SAMRT_E_INVALID_ARG, "png write: NULL argument");
     SAMRT_TRY(check_dims("png write", w, h));
     if (pal) {
@@ -474,20 +477,24 @@ static enum samrt_status png_write(const char *path, const uint8_t *px, int w, i
     enum samrt_status st = SAMRT_E_HOST_MEMORY;
     j.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &j, png_on_error, png_on_warning);
     if (j.png) j.info = png_create_info_struct(j.png);
-    if (j.png && j.info) st = png_write_guarded(&j, fp, px, w, h, pal, n_pal);
+    if (j.png && j.info) st = png_write_guarded(&j, fp, px, w, h, pal, n_pal, channels);
     if (j.png) png_destroy_write_struct(&j.png, j.info ? &j.info : NULL);
     if (st != SAMRT_OK) SAMRT_LOG_ERROR("png write %s: %s", path, j.msg[0] ? j.msg : "cannot create libpng state");
     return finish_tmp(fp, tmp, path, st);
 }
 
 enum samrt_status samrt_png_write_gray8(const char *path, const uint8_t *px, int width, int height) {
-    return png_write(path, px, width, height, NULL, 0);
+    return png_write(path, px, width, height, NULL, 0, 1);
+}
+
+enum samrt_status samrt_png_write_rgb8(const char *path, const uint8_t *rgb, int width, int height) {
+    return png_write(path, rgb, width, height, NULL, 0, 3);
 }
 
 enum samrt_status samrt_png_write_palette8(const char *path, const uint8_t *idx, int width, int height,
                                            const uint8_t *palette_rgb, int n_palette) {
     SAMRT_CHECK(palette_rgb, SAMRT_E_INVALID_ARG, "png write: NULL palette");
-    return png_write(path, idx, width, height, palette_rgb, n_palette);
+    return png_write(path, idx, width, height, palette_rgb, n_palette, 1);
 }
 
 /* Bits 0, 1, 2 of k go to R, G, B from the most significant bit down; then k >>= 3. */

@@ -93,6 +93,8 @@ enum samrt_status samrt_png_decode(const void *data, size_t size, void *out, siz
                                    struct samrt_image_info *info);
 /* 8-bit gray PNG (stride width). Atomic like samrt_jpeg_write. */
 enum samrt_status samrt_png_write_gray8(const char *path, const uint8_t *px, int width, int height);
+/* 8-bit RGB PNG (stride width*3). Atomic like samrt_jpeg_write. */
+enum samrt_status samrt_png_write_rgb8(const char *path, const uint8_t *rgb, int width, int height);
 /* 8-bit palette PNG of indices (stride width); palette_rgb holds n_palette RGB triples
  * (1..256), and every index must be < n_palette. Atomic like samrt_jpeg_write. */
 enum samrt_status samrt_png_write_palette8(const char *path, const uint8_t *idx, int width, int height,

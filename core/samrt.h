@@ -152,6 +152,62 @@ enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory
 enum samrt_status samrt_engine_model(samrt_engine_t engine, enum samrt_model_id *id,
                                      uint64_t *n_params);
 
+/* ---- single-frame segmentation ------------------------------------------------------------ */
+/* One image, one or more objects, each prompted by clicks and/or a box. This is what the
+ * official VIDEO predictor computes on its prompt frame (init_state + add_new_points_or_box):
+ * the image is stretched to the model size with Pillow's bicubic filter, the frame's features
+ * get no_mem_embed, and the object-score gate blanks the mask of an absent object. It is NOT
+ * SAM2ImagePredictor, which resizes with torchvision bilinear and has no gate.
+ *
+ *   struct samrt_object_prompt obj = {0};
+ *   obj.n_clicks = 1;
+ *   obj.clicks[0] = (struct samrt_click){ .x = 210, .y = 350, .label = 1 };
+ *   struct samrt_image img = { rgb, width, height, 3 * width };
+ *   struct samrt_mask_result res = { .mask = malloc(width * height) };
+ *   st = samrt_engine_segment(eng, &img, &obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &res);
+ */
+
+#define SAMRT_MAX_CLICKS 16
+
+struct samrt_image {
+    const uint8_t *rgb;            /* RGB8, row-major, `stride` bytes per row */
+    int width, height;
+    int stride;                    /* >= 3 * width */
+};
+
+struct samrt_click {
+    float x, y;                    /* image pixels (column, row); [0, width) x [0, height) */
+    int label;                     /* 1 = on the object, 0 = background */
+};
+
+struct samrt_object_prompt {
+    int n_clicks;                  /* 0 .. SAMRT_MAX_CLICKS */
+    struct samrt_click clicks[SAMRT_MAX_CLICKS];
+    int has_box;                   /* at least one click or a box */
+    float box[4];                  /* x0, y0, x1, y1 in image pixels, within [0, width] x [0, height] */
+};
+
+/* Post-processing profiles of the official scripts (model-spec 1.2). They differ here only in
+ * the single-mask fallback: NOTEBOOK (build_sam2_video_predictor's default) replaces an
+ * unstable single mask by the best of the three candidates; VOS_INFERENCE (the benchmark
+ * script) does not. */
+enum samrt_postproc { SAMRT_POSTPROC_VOS_INFERENCE = 0, SAMRT_POSTPROC_NOTEBOOK };
+
+struct samrt_mask_result {
+    uint8_t *mask;                 /* caller buffer, width * height bytes: 1 object, 0 background */
+    float *logits;                 /* optional caller buffer, width * height mask logits; NULL = none */
+    float object_score;            /* object-score logit; <= 0 means absent (the mask is then empty) */
+    float iou;                     /* predicted IoU of the returned mask */
+    int area;                      /* pixels set in mask */
+    int box[4];                    /* x0, y0, x1, y1 inclusive; (width, height, -1, -1) when empty */
+};
+
+/* Segments n_objects objects (1 .. the engine's max_objects) on one image; out has
+ * n_objects entries. The image may have any size; prompts are in its pixels. */
+enum samrt_status samrt_engine_segment(samrt_engine_t engine, const struct samrt_image *image,
+                                       const struct samrt_object_prompt *prompts, int n_objects,
+                                       enum samrt_postproc postproc, struct samrt_mask_result *out);
+
 /* ---- logging ---------------------------------------------------------------------------- */
 
 enum samrt_log_level { SAMRT_LOG_ERROR = 0, SAMRT_LOG_WARN, SAMRT_LOG_INFO, SAMRT_LOG_DEBUG };

@@ -22,6 +22,7 @@ static const struct command g_commands[] = {
     {"info", samrt_cmd_info, "list a checkpoint's tensors, parameter count and model (no Python)"},
     {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
     {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
+    {"segment", samrt_cmd_segment, "segment objects on one image from clicks / boxes (SAM 2.1)"},
 };
 
 static void usage(FILE *f) {

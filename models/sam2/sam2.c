@@ -14,7 +14,7 @@
 
 struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->sam2 : NULL; }
 
-static enum samrt_status ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
+enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
     const int gpu = e->mem_kind != SAMRT_MEM_HOST;
 #ifdef SAMRT_HAVE_CUDA
     /* plan-only engines (samrt budget) size the same plan without touching a GPU */
@@ -46,8 +46,9 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
     if (e->mem_kind != SAMRT_MEM_HOST && !e->plan_only) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
 #endif
     SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, e, NULL));
-    SAMRT_TRY(ctx_init(e, &m->ctx_enc, &m->ex_enc));
+    SAMRT_TRY(samrt_sam2_ctx_init(e, &m->ctx_enc, &m->ex_enc));
     SAMRT_TRY(samrt_sam2_encoder_plan(&m->enc, &m->ctx_enc));
+    SAMRT_TRY(samrt_sam2_segment_plan(e, m));
     return SAMRT_OK;
 }
 
@@ -76,11 +77,12 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
     if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
     m->enc_ready = 1;
-    return SAMRT_OK;
+    return samrt_sam2_segment_prepare(e, m, ck);
 }
 
 void samrt_model_free(struct samrt_engine *e) {
     if (!e->sam2) return;
+    samrt_sam2_segment_free(e->sam2);
     samrt_model_ctx_free(&e->sam2->ctx_enc);
     free(e->sam2);
     e->sam2 = NULL;

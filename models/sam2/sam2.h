@@ -13,6 +13,7 @@
 #define SAMRT_SAM2_H
 
 #include "image_encoder.h"
+#include "segment.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,11 +24,16 @@ struct samrt_sam2 {
     struct samrt_exec ex_enc;          /* the image encoder's pass */
     struct samrt_model_ctx ctx_enc;
     int enc_ready;                     /* planned and prepared */
+    struct samrt_sam2_segment seg;     /* prompt encoder + mask decoder pass (segment.h) */
     int step_base;                     /* PLAN step counter shared by the parts */
 };
 
 /* The engine's SAM 2 state, or NULL (another model family, or not planned). */
 struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e);
+
+/* Sets up an op context for one of the model's passes on e (backend, precision, workspace
+ * caps, the shared PLAN step counter). */
+enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex);
 
 /* Runs the image encoder on the preprocessed input slot (enc.input, NCHW run dtype).
  * stream: a cudaStream_t on the CUDA backend (may be captured into a graph), NULL on the CPU

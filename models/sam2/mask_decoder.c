@@ -1,0 +1,713 @@
+/* mask_decoder.c - SAM 2.1's SAM heads over the op layer (mask_decoder.h): binding, planning,
+ * constants, per-call prompts, and the forward pass (two-way transformer, upscaling,
+ * hypernetworks, IoU and object-score heads, selection, object pointer).
+ *
+ * Choices that are not obvious:
+ *   - Residual adds that precede a LayerNorm are fused into it (layernorm's residual input),
+ *     which forms `queries + attn_out` exactly as the official code, rounded once.
+ *   - keys + key_pe is one strided copy with an add: the dense PE is a (g*g, 256) constant
+ *     broadcast over the objects with a batch stride of 0. Layer 0 reuses it for its
+ *     image-to-token attention, since the keys do not change in between.
+ *   - Attentions whose keys are prompt tokens run per object over that object's tokens only
+ *     (attn_token_keys below); see mask_decoder.h for why this keeps batching exact.
+ *   - The two transposed convolutions use weights packed once at prepare (conv.h layout),
+ *     computed in fp32 from the checkpoint and rounded once to the run dtype.
+ * Tests: tests/test_sam2_decoder.c (CPU backend vs a naive reference of the official math),
+ * tests/test_sam2_decoder_cuda.c (CUDA vs CPU backend at production shapes). */
+#include "mask_decoder.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention.h"
+#include "ckpt.h"
+#include "conv.h"
+#include "engine_impl.h"
+#include "interp.h"
+#include "ref_util.h"
+
+#define DIM SAMRT_SAM2_DIM
+#define CROSS_DIM 128        /* attention_downsample_rate 2 */
+#define N_HEADS 8
+#define UP0_DIM 64           /* transformer_dim / 4 */
+#define UP1_DIM 32           /* transformer_dim / 8 */
+#define MLP_DIM 2048
+#define LN_EPS 1e-5f
+#define LN2D_EPS 1e-6f
+
+/* ---- binding --------------------------------------------------------------------------------- */
+
+struct binder {
+    const struct samrt_engine *e;
+    enum samrt_status st;
+};
+
+static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
+    SAMRT_PRINTF(4, 5);
+static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return samrt_sam2_weight(b->e, &b->st, name, n_dims, ne);
+}
+
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+#define VEC(b, n, ...) bindw(b, 1, SHAPE(n), __VA_ARGS__)
+#define MAT(b, o, i, ...) bindw(b, 2, SHAPE(o, i), __VA_ARGS__)
+
+static void bind_attn(struct binder *b, struct samrt_sam2_attn_weights *a, int64_t c, const char *prefix) {
+    a->q_w = MAT(b, c, DIM, "%s.q_proj.weight", prefix);
+    a->q_b = VEC(b, c, "%s.q_proj.bias", prefix);
+    a->k_w = MAT(b, c, DIM, "%s.k_proj.weight", prefix);
+    a->k_b = VEC(b, c, "%s.k_proj.bias", prefix);
+    a->v_w = MAT(b, c, DIM, "%s.v_proj.weight", prefix);
+    a->v_b = VEC(b, c, "%s.v_proj.bias", prefix);
+    a->o_w = MAT(b, DIM, c, "%s.out_proj.weight", prefix);
+    a->o_b = VEC(b, DIM, "%s.out_proj.bias", prefix);
+}
+
+static void bind_mlp3(struct binder *b, struct samrt_sam2_mlp3_weights *m, int64_t out, const char *prefix) {
+    for (int i = 0; i < 3; i++) {
+        const int64_t o = i == 2 ? out : DIM;
+        m->w[i] = MAT(b, o, DIM, "%s.layers.%d.weight", prefix, i);
+        m->b[i] = VEC(b, o, "%s.layers.%d.bias", prefix, i);
+    }
+}
+
+static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt_sam2_decoder_weights *w) {
+    struct binder b = {e, SAMRT_OK};
+    char p[128];
+    const char *tr = "sam_mask_decoder.transformer";
+    for (int l = 0; l < 2; l++) {
+        struct samrt_sam2_twoway_layer_weights *L = &w->layer[l];
+        snprintf(p, sizeof p, "%s.layers.%d.self_attn", tr, l);
+        bind_attn(&b, &L->self_attn, DIM, p);
+        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_token_to_image", tr, l);
+        bind_attn(&b, &L->t2i, CROSS_DIM, p);
+        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_image_to_token", tr, l);
+        bind_attn(&b, &L->i2t, CROSS_DIM, p);
+        L->mlp_w[0] = MAT(&b, MLP_DIM, DIM, "%s.layers.%d.mlp.layers.0.weight", tr, l);
+        L->mlp_b[0] = VEC(&b, MLP_DIM, "%s.layers.%d.mlp.layers.0.bias", tr, l);
+        L->mlp_w[1] = MAT(&b, DIM, MLP_DIM, "%s.layers.%d.mlp.layers.1.weight", tr, l);
+        L->mlp_b[1] = VEC(&b, DIM, "%s.layers.%d.mlp.layers.1.bias", tr, l);
+        for (int n = 0; n < 4; n++) {
+            L->norm_w[n] = VEC(&b, DIM, "%s.layers.%d.norm%d.weight", tr, l, n + 1);
+            L->norm_b[n] = VEC(&b, DIM, "%s.layers.%d.norm%d.bias", tr, l, n + 1);
+        }
+    }
+    snprintf(p, sizeof p, "%s.final_attn_token_to_image", tr);
+    bind_attn(&b, &w->final_attn, CROSS_DIM, p);
+    w->norm_final_w = VEC(&b, DIM, "%s.norm_final_attn.weight", tr);
+    w->norm_final_b = VEC(&b, DIM, "%s.norm_final_attn.bias", tr);
+    /* the transposed convolutions are read from the checkpoint at prepare (packed); bind them
+     * here anyway so a checkpoint with other shapes fails at init */
+    bindw(&b, 4, SHAPE(DIM, UP0_DIM, 2, 2), "sam_mask_decoder.output_upscaling.0.weight");
+    VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.0.bias");
+    bindw(&b, 4, SHAPE(UP0_DIM, UP1_DIM, 2, 2), "sam_mask_decoder.output_upscaling.3.weight");
+    VEC(&b, UP1_DIM, "sam_mask_decoder.output_upscaling.3.bias");
+    w->up_ln_w = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.weight");
+    w->up_ln_b = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.bias");
+    for (int k = 0; k < SAMRT_SAM2_N_MASK_TOKENS; k++) {
+        snprintf(p, sizeof p, "sam_mask_decoder.output_hypernetworks_mlps.%d", k);
+        bind_mlp3(&b, &w->hyper[k], UP1_DIM, p);
+    }
+    bind_mlp3(&b, &w->iou_head, SAMRT_SAM2_N_MASK_TOKENS, "sam_mask_decoder.iou_prediction_head");
+    bind_mlp3(&b, &w->obj_head, 1, "sam_mask_decoder.pred_obj_score_head");
+    bind_mlp3(&b, &w->obj_ptr_proj, DIM, "obj_ptr_proj");
+    w->no_obj_ptr = MAT(&b, 1, DIM, "no_obj_ptr");
+    w->no_mem_embed = bindw(&b, 3, SHAPE(1, 1, DIM), "no_mem_embed");
+    return b.st;
+}
+
+enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct samrt_sam2_heads_config *cfg,
+                                        const struct samrt_engine *e) {
+    SAMRT_CHECK(h && cfg && e, SAMRT_E_INVALID_ARG, "sam2 heads: NULL argument");
+    memset(h, 0, sizeof *h);
+    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
+                "sam2 heads: model side %d must be a multiple of 16, at least 64", cfg->model_side);
+    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
+                "sam2 heads: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_CHECK(cfg->max_points >= 1 && cfg->max_points <= SAMRT_SAM2_MAX_POINTS, SAMRT_E_INVALID_ARG,
+                "sam2 heads: %d points per object (1 .. %d)", cfg->max_points, SAMRT_SAM2_MAX_POINTS);
+    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "sam2 heads: run dtype %s",
+                samrt_dtype_name(cfg->dtype));
+    h->cfg = *cfg;
+    h->grid = cfg->model_side / 16;
+    h->low = 4 * h->grid;
+    h->t_max = SAMRT_SAM2_N_OUT_TOKENS + cfg->max_points + 1;
+    SAMRT_TRY(samrt_sam2_prompt_bind(e, &h->pw));
+    return bind_decoder(e, &h->dw);
+}
+
+/* ---- planning and constants ------------------------------------------------------------------ */
+
+enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
+    SAMRT_CHECK(c->dtype == h->cfg.dtype, SAMRT_E_INVALID_ARG, "sam2 heads: context dtype %s, heads %s",
+                samrt_dtype_name(c->dtype), samrt_dtype_name(h->cfg.dtype));
+    const enum samrt_dtype dt = h->cfg.dtype, f32 = SAMRT_DTYPE_F32;
+    const int64_t B = h->cfg.b_max, n = (int64_t)h->grid * h->grid, L = h->low;
+    /* one table: name, region, dtype, shape, tensor, slot */
+    struct slot_spec {
+        const char *name;
+        enum samrt_region region;
+        enum samrt_dtype dt;
+        int n_dims;
+        int64_t ne[4];
+        struct samrt_tensor *t;
+        int *slot;
+    };
+    const enum samrt_region W = SAMRT_REGION_WEIGHTS, ST = SAMRT_REGION_STATE, SG = SAMRT_REGION_STAGING;
+    const int64_t NM = SAMRT_SAM2_N_MASK_TOKENS, RC = SAMRT_SAM2_RES_COLS;
+    const struct slot_spec spec[] = {
+        {"sam2.heads.image_pe", W, dt, 3, {1, n, DIM}, &h->image_pe, &h->slot_image_pe},
+        {"sam2.heads.up0_w", W, dt, 3, {2, 2 * UP0_DIM, DIM}, &h->up0_w, &h->slot_up[0]},
+        {"sam2.heads.up0_b", W, dt, 1, {2 * UP0_DIM}, &h->up0_b, &h->slot_up[1]},
+        {"sam2.heads.up1_w", W, dt, 3, {2, 2 * UP1_DIM, UP0_DIM}, &h->up1_w, &h->slot_up[2]},
+        {"sam2.heads.up1_b", W, dt, 1, {2 * UP1_DIM}, &h->up1_b, &h->slot_up[3]},
+        {"sam2.heads.tokens", SG, dt, 3, {B, h->t_max, DIM}, &h->tokens, &h->slot_tokens},
+        {"sam2.heads.mask_in", SG, dt, 4, {B, 1, L, L}, &h->mask_in, &h->slot_mask_in},
+        {"sam2.heads.all_masks", ST, f32, 3, {B, NM, L * L}, &h->all_masks, &h->slot_all_masks},
+        {"sam2.heads.all_iou", ST, f32, 2, {B, NM}, &h->all_iou, &h->slot_all_iou},
+        {"sam2.heads.score", ST, f32, 2, {B, 1}, &h->score, &h->slot_score},
+        {"sam2.heads.low_res", ST, f32, 4, {B, 1, L, L}, &h->low_res, &h->slot_low_res},
+        {"sam2.heads.result", ST, f32, 2, {B, RC}, &h->result, &h->slot_result},
+        {"sam2.heads.obj_ptr", ST, f32, 2, {B, DIM}, &h->obj_ptr, &h->slot_obj_ptr},
+    };
+    h->slot_mask_in = -1;
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(spec); i++) {
+        const struct slot_spec *q = &spec[i];
+        if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
+        SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
+    }
+    return SAMRT_OK;
+}
+
+static void resolve(const struct samrt_engine *e, struct samrt_tensor *t, int slot) {
+    t->data = slot >= 0 ? samrt_arena_ptr(&e->arena, slot) : NULL;
+}
+
+/* n fp32 values rounded to t's dtype and uploaded into t. */
+static enum samrt_status upload_f32(const struct samrt_engine *e, const struct samrt_tensor *t, const float *src) {
+    const int64_t n = samrt_tensor_nelements(t);
+    const uint64_t bytes = samrt_tensor_nbytes(t);
+    void *tmp = malloc(bytes);  /* setup only */
+    SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
+    for (int64_t i = 0; i < n; i++) ref_store(t->dtype, tmp, i, src[i]);
+    enum samrt_status st = samrt_platform_mem_upload(e->mem_kind, t->data, tmp, bytes);
+    free(tmp);
+    return st;
+}
+
+/* ConvTranspose2d weight (c_in, c_out, 2, 2) and bias from the checkpoint, packed (conv.h). */
+static enum samrt_status upload_convt(const struct samrt_engine *e, const struct samrt_ckpt *ck, const char *prefix,
+                                      int c_in, int c_out, const struct samrt_tensor *w_out,
+                                      const struct samrt_tensor *b_out) {
+    char name[96];
+    const size_t nw = (size_t)4 * c_in * c_out;
+    float *buf = malloc(sizeof(float) * (2 * nw + 3 * (size_t)c_out));  /* setup only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
+    float *w = buf, *wp = buf + nw, *b = wp + nw, *bp = b + c_out;
+    enum samrt_status st = SAMRT_OK;
+    const struct samrt_ckpt_tensor *tw, *tb;
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    tw = samrt_ckpt_find(ck, name);
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    tb = samrt_ckpt_find(ck, name);
+    if (!tw || !tb || tw->nelements != (int64_t)nw || tb->nelements != c_out) {
+        SAMRT_LOG_ERROR("sam2 heads: %s weight/bias missing or mis-shaped in the checkpoint", prefix);
+        st = SAMRT_E_KEYS;
+    }
+    if (st == SAMRT_OK) st = samrt_ckpt_read(ck, tw, SAMRT_DTYPE_F32, w, sizeof(float) * nw);
+    if (st == SAMRT_OK) st = samrt_ckpt_read(ck, tb, SAMRT_DTYPE_F32, b, sizeof(float) * (size_t)c_out);
+    if (st == SAMRT_OK) {
+        samrt_conv_pack_transpose2x2(c_in, c_out, w, b, wp, bp);
+        st = upload_f32(e, w_out, wp);
+    }
+    if (st == SAMRT_OK) st = upload_f32(e, b_out, bp);
+    free(buf);
+    return st;
+}
+
+enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_engine *e,
+                                           const struct samrt_ckpt *ck) {
+    SAMRT_CHECK(h && e && ck, SAMRT_E_INVALID_ARG, "sam2 heads prepare: NULL argument");
+    resolve(e, &h->image_pe, h->slot_image_pe);
+    resolve(e, &h->up0_w, h->slot_up[0]);
+    resolve(e, &h->up0_b, h->slot_up[1]);
+    resolve(e, &h->up1_w, h->slot_up[2]);
+    resolve(e, &h->up1_b, h->slot_up[3]);
+    resolve(e, &h->tokens, h->slot_tokens);
+    resolve(e, &h->mask_in, h->slot_mask_in);
+    resolve(e, &h->all_masks, h->slot_all_masks);
+    resolve(e, &h->all_iou, h->slot_all_iou);
+    resolve(e, &h->score, h->slot_score);
+    resolve(e, &h->low_res, h->slot_low_res);
+    resolve(e, &h->result, h->slot_result);
+    resolve(e, &h->obj_ptr, h->slot_obj_ptr);
+    SAMRT_TRY(samrt_sam2_prompt_tables_read(ck, &h->tables));
+    float *pe = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&h->image_pe));  /* setup only */
+    SAMRT_CHECK(pe != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
+    enum samrt_status st = samrt_sam2_dense_pe_ref(&h->tables, h->grid, pe);
+    if (st == SAMRT_OK) st = upload_f32(e, &h->image_pe, pe);
+    free(pe);
+    SAMRT_TRY(st);
+    SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.0", DIM, UP0_DIM, &h->up0_w, &h->up0_b));
+    SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.3", UP0_DIM, UP1_DIM, &h->up1_w, &h->up1_b));
+    free(h->tokens_host);
+    h->tokens_host = malloc(samrt_tensor_nbytes(&h->tokens));
+    SAMRT_CHECK(h->tokens_host != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
+    return SAMRT_OK;
+}
+
+void samrt_sam2_heads_free(struct samrt_sam2_heads *h) {
+    if (!h) return;
+    free(h->tokens_host);
+    h->tokens_host = NULL;
+}
+
+/* ---- prompts --------------------------------------------------------------------------------- */
+
+enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+                                               const struct samrt_sam2_points *pts, int n_obj, int dynamic) {
+    SAMRT_CHECK(h && c && h->tokens_host && h->tokens.data, SAMRT_E_BAD_STATE, "sam2 heads: not prepared");
+    SAMRT_CHECK(n_obj >= 1 && n_obj <= h->cfg.b_max, SAMRT_E_INVALID_ARG, "sam2 heads: %d objects (1 .. %d)", n_obj,
+                h->cfg.b_max);
+    for (int b = 0; b < n_obj; b++)
+        SAMRT_CHECK(pts[b].n <= h->cfg.max_points, SAMRT_E_INVALID_ARG,
+                    "sam2 heads: object %d has %d points, the engine was planned for %d", b, pts[b].n,
+                    h->cfg.max_points);
+    SAMRT_TRY(samrt_sam2_tokens_fill(&h->tables, pts, n_obj, h->cfg.b_max, h->t_max, h->cfg.model_side, h->cfg.dtype,
+                                     h->tokens_host, h->n_sparse));
+    h->n_obj = n_obj;
+    for (int b = 0; b < h->cfg.b_max; b++) {
+        const int n_pts = b < n_obj ? pts[b].n : 0;
+        h->mode[b] = samrt_sam2_use_multimask(n_pts) ? SAMRT_SAM2_MODE_MULTI
+                     : dynamic                       ? SAMRT_SAM2_MODE_SINGLE_DYNAMIC
+                                                     : SAMRT_SAM2_MODE_SINGLE;
+    }
+    const size_t bytes = (size_t)samrt_tensor_nbytes(&h->tokens);
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        /* from pageable memory: returns once the source is staged, so the buffer is free again */
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(h->tokens.data, h->tokens_host, bytes, cudaMemcpyDefault, c->stream));
+        return SAMRT_OK;
+    }
+#endif
+    memcpy(h->tokens.data, h->tokens_host, bytes);
+    return SAMRT_OK;
+}
+
+/* ---- views ----------------------------------------------------------------------------------- */
+
+/* A view of t's storage at element offset off with the given shape and strides. Plain address
+ * arithmetic, so it also works on the NULL data of persistent tensors in PLAN mode. */
+static struct samrt_tensor view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
+                                const int64_t *s) {
+    struct samrt_tensor v = *t;
+    v.data = (void *)((uintptr_t)t->data + (uintptr_t)(off * (int64_t)samrt_dtype_size(t->dtype)));
+    v.n_dims = n_dims;
+    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
+        v.ne[d] = d < n_dims ? ne[d] : 1;
+        v.s[d] = d < n_dims ? s[d] : 1;
+    }
+    return v;
+}
+
+/* (Bt, N, C) with Bt = 1 seen as (B, N, C) with batch stride 0; unchanged when Bt = B. */
+static struct samrt_tensor bcast(const struct samrt_tensor *t, int64_t B) {
+    if (t->ne[0] == B) return *t;
+    return view(t, 0, 3, SHAPE(B, t->ne[1], t->ne[2]), SHAPE(0, t->s[1], t->s[2]));
+}
+
+/* Token r of every object of the (B, T, C) tokens tensor t: (B, C) rows T*C apart. */
+static struct samrt_tensor token_rows(const struct samrt_tensor *t, int r) {
+    return view(t, (int64_t)r * t->ne[2], 2, SHAPE(t->ne[0], t->ne[2]), SHAPE(t->s[0], 1));
+}
+
+/* ---- local ops --------------------------------------------------------------------------------- */
+
+/* Multi-head attention whose keys are an object's prompt tokens: object b attends over keys
+ * [0, n_keys[b]) only. One batch-1 launch per object (the key counts differ); heads are
+ * contiguous inside a token as in ops.h. q (B, Lq, H*d), k/v (B, T, H*d). */
+static struct samrt_tensor attn_token_keys(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
+                                           const struct samrt_tensor *k, const struct samrt_tensor *v, int n_head,
+                                           int d, const int32_t *n_keys) {
+    const int64_t B = q->ne[0];
+    const int64_t ne[3] = {B, q->ne[1], (int64_t)n_head * d};
+    struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
+    samrt_exec_use(c->ex, q);
+    samrt_exec_use(c->ex, k);
+    samrt_exec_use(c->ex, v);
+    samrt_exec_use(c->ex, &o);
+    enum samrt_status st = c->ex->status;
+    const int planning = c->ex->mode == SAMRT_EXEC_PLAN;
+    const size_t es = samrt_dtype_size(q->dtype);
+    for (int64_t b = 0; st == SAMRT_OK && b < B; b++) {
+        struct samrt_attention_params p;
+        memset(&p, 0, sizeof p);
+        p.dtype = q->dtype;
+        p.n_batch = 1;
+        p.n_head = n_head;
+        p.n_q = (int)q->ne[1];
+        p.n_k = planning ? (int)k->ne[1] : n_keys[b];
+        if (p.n_k < 1 || p.n_k > k->ne[1]) st = SAMRT_E_INVALID_ARG;
+        p.d_qk = p.d_v = d;
+        p.q = (const void *)((uintptr_t)q->data + (uintptr_t)(b * q->s[0]) * es);
+        p.k = (const void *)((uintptr_t)k->data + (uintptr_t)(b * k->s[0]) * es);
+        p.v = (const void *)((uintptr_t)v->data + (uintptr_t)(b * v->s[0]) * es);
+        p.o = (void *)((uintptr_t)o.data + (uintptr_t)(b * o.s[0]) * es);
+        p.s_q_b = q->s[0], p.s_q_h = d, p.s_q_t = q->s[1];
+        p.s_k_b = k->s[0], p.s_k_h = d, p.s_k_t = k->s[1];
+        p.s_v_b = v->s[0], p.s_v_h = d, p.s_v_t = v->s[1];
+        p.s_o_b = o.s[0], p.s_o_h = d, p.s_o_t = o.s[1];
+        p.n_split = 1;
+        if (st != SAMRT_OK) break;
+        if (planning) {
+            if (b > 0) break;
+            st = samrt_attention_check(&p);
+            if (st != SAMRT_OK) SAMRT_LOG_ERROR("sam2 heads: %s: attention parameters rejected", name);
+#ifdef SAMRT_HAVE_CUDA
+            if (st == SAMRT_OK && c->backend == SAMRT_BACKEND_CUDA && !c->attn_ready && c->gpu) {
+                st = samrt_attention_init_cuda();
+                c->attn_ready = st == SAMRT_OK;
+            }
+#endif
+            continue;
+        }
+        if (!samrt_exec_running(c->ex)) break;
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) {
+            st = samrt_attention_cuda(&p, c->stream);
+            continue;
+        }
+#endif
+        st = samrt_attention_ref(&p);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+    return o;
+}
+
+/* The selection / gate step of mask_select.h. */
+static void select_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *masks,
+                      const struct samrt_tensor *iou, const struct samrt_tensor *score,
+                      const struct samrt_tensor *queries, const struct samrt_tensor *token_out) {
+    samrt_exec_use(c->ex, masks);
+    samrt_exec_use(c->ex, iou);
+    samrt_exec_use(c->ex, score);
+    samrt_exec_use(c->ex, queries);
+    samrt_exec_use(c->ex, token_out);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        struct samrt_sam2_select_args a;
+        memset(&a, 0, sizeof a);
+        a.dtype = c->dtype;
+        a.n_obj = h->cfg.b_max;
+        a.n_pix = (int64_t)h->low * h->low;
+        a.dim = DIM;
+        a.masks = masks->data;
+        a.iou = iou->data;
+        a.score = score->data;
+        a.tokens = (const void *)((uintptr_t)queries->data + 2 * DIM * samrt_dtype_size(c->dtype));
+        a.s_tok_b = queries->s[0];
+        a.delta = SAMRT_SAM2_STABILITY_DELTA;
+        a.thresh = SAMRT_SAM2_STABILITY_THRESH;
+        a.no_obj_score = SAMRT_SAM2_NO_OBJ_SCORE;
+        memcpy(a.mode, h->mode, sizeof a.mode);
+        a.low_res = h->low_res.data;
+        a.result = h->result.data;
+        a.token_out = token_out->data;
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_select_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_sam2_select_ref(&a);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+}
+
+static void ptr_gate_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *ptr) {
+    samrt_exec_use(c->ex, ptr);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        const struct samrt_sam2_ptr_gate_args a = {c->dtype, h->cfg.b_max, DIM, ptr->data, h->dw.no_obj_ptr->data,
+                                                   h->result.data, h->obj_ptr.data};
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_ptr_gate_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_sam2_ptr_gate_ref(&a);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+}
+
+/* ---- forward --------------------------------------------------------------------------------- */
+
+/* One Attention module: projections, SDPA (token keys limited per object when n_keys is
+ * given), out_proj. The residual is left to the LayerNorm that follows. */
+static struct samrt_tensor attention(struct samrt_model_ctx *c, const struct samrt_sam2_attn_weights *w,
+                                     const struct samrt_tensor *q_in, const struct samrt_tensor *k_in,
+                                     const struct samrt_tensor *v_in, int d_head, const int32_t *n_keys) {
+    struct samrt_tensor q = samrt_op_linear(c, "dec.attn.q", q_in, w->q_w, w->q_b, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor k = samrt_op_linear(c, "dec.attn.k", k_in, w->k_w, w->k_b, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor v = samrt_op_linear(c, "dec.attn.v", v_in, w->v_w, w->v_b, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor o;
+    if (n_keys) {
+        o = attn_token_keys(c, "dec.attn.o", &q, &k, &v, N_HEADS, d_head, n_keys);
+    } else {
+        struct samrt_op_attn_args a;
+        memset(&a, 0, sizeof a);
+        a.n_head = N_HEADS;
+        a.d_qk = a.d_v = d_head;
+        o = samrt_op_attention(c, "dec.attn.o", &q, &k, &v, &a);
+    }
+    return samrt_op_linear(c, "dec.attn.out", &o, w->o_w, w->o_b, SAMRT_ACT_NONE, NULL);
+}
+
+static struct samrt_tensor mlp3(struct samrt_model_ctx *c, const struct samrt_sam2_mlp3_weights *m,
+                                const struct samrt_tensor *x) {
+    struct samrt_tensor y = samrt_op_linear(c, "dec.mlp3.0", x, m->w[0], m->b[0], SAMRT_ACT_RELU, NULL);
+    y = samrt_op_linear(c, "dec.mlp3.1", &y, m->w[1], m->b[1], SAMRT_ACT_RELU, NULL);
+    return samrt_op_linear(c, "dec.mlp3.2", &y, m->w[2], m->b[2], SAMRT_ACT_NONE, NULL);
+}
+
+/* Taps a 4-D map given as an NCHW-ordered view: the tap convention (as the encoder's) is
+ * channels-last (N, H, W, C), which the dump writer turns into the official NCHW. */
+static void tap4(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *nchw) {
+    static const int to_nhwc[4] = {0, 2, 3, 1};
+    struct samrt_tensor v;
+    if (samrt_tensor_permute(nchw, to_nhwc, &v) == SAMRT_OK) samrt_op_tap(c, name, &v);
+}
+
+void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
+    struct samrt_tensor t = samrt_tensor_make(data, SAMRT_DTYPE_F32, n_dims, ne);
+    if (n_dims == 4) tap4(c, name, &t);
+    else samrt_op_tap(c, name, &t);
+}
+
+/* Taps of object 0 (the parity runs prompt one object), in the official layouts. */
+static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
+    if (!c->tap || !samrt_exec_running(c->ex)) return;
+    const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
+    struct samrt_tensor t = view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SHAPE(1, ns0, DIM),
+                                 SHAPE(h->tokens.s[0], DIM, 1));
+    samrt_op_tap(c, "tap.prompt.sparse", &t);
+    if (!h->cfg.mask_input) {  /* no_mask_embed expanded, as the official dense output */
+        t = view(h->pw.no_mask_embed, 0, 4, SHAPE(1, DIM, g, g), SHAPE(0, 1, 0, 0));
+        tap4(c, "tap.prompt.dense", &t);
+    }
+    t = view(image, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    tap4(c, "tap.decoder.image_embed", &t);
+    t = view(&h->image_pe, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    tap4(c, "tap.decoder.image_pe", &t);
+}
+
+void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
+                              const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1) {
+    const struct samrt_sam2_decoder_weights *w = &h->dw;
+    const int64_t B = h->cfg.b_max, T = h->t_max, g = h->grid, n = g * g, L = h->low;
+    const enum samrt_dtype dt = c->dtype;
+    int32_t n_keys[SAMRT_SAM2_MAX_OBJ];
+    for (int64_t b = 0; b < B; b++) n_keys[b] = SAMRT_SAM2_N_OUT_TOKENS + h->n_sparse[b];
+    if (c->ex->mode == SAMRT_EXEC_PLAN) {
+        const int ok = image->n_dims == 3 && image->ne[1] == n && image->ne[2] == DIM &&
+                       (image->ne[0] == 1 || image->ne[0] == B) && feat_s0->n_dims == 3 &&
+                       feat_s0->ne[1] == (int64_t)L * L && feat_s0->ne[2] == UP1_DIM && feat_s1->n_dims == 3 &&
+                       feat_s1->ne[1] == (int64_t)4 * n && feat_s1->ne[2] == UP0_DIM &&
+                       feat_s0->ne[0] == feat_s1->ne[0] && (feat_s0->ne[0] == 1 || feat_s0->ne[0] == B);
+        if (!ok) {
+            SAMRT_LOG_ERROR("sam2 heads: inputs must be image (1|B, %lld, 256), feat_s0 (1|B, %lld, 32), "
+                            "feat_s1 (1|B, %lld, 64) tokens", (long long)n, (long long)L * L, (long long)4 * n);
+            samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        }
+    }
+    tap_maps(c, h, image);
+
+    /* src = image_embeddings + dense prompt embeddings (B, N, 256) */
+    struct samrt_tensor keys;
+    if (h->cfg.mask_input) {
+        struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
+        if (c->tap && samrt_exec_running(c->ex)) {
+            struct samrt_tensor d0 = view(&dense, 0, 4, SHAPE(1, DIM, g, g), SHAPE(DIM * n, n, g, 1));
+            tap4(c, "tap.prompt.dense", &d0);
+            d0 = view(&h->mask_in, 0, 4, SHAPE(1, 1, L, L), SHAPE(L * L, L * L, L, 1));
+            tap4(c, "tap.prompt.mask_input", &d0);
+        }
+        struct samrt_tensor dv = view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
+        struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, dt, NULL);
+        struct samrt_tensor img_b = bcast(image, B);
+        keys = samrt_op_copy(c, "dec.src", &img_b, dt, &dense_tok);
+    } else {
+        keys = samrt_op_channel_affine(c, "dec.src", image, NULL, h->pw.no_mask_embed, NULL, 1);
+        if (keys.ne[0] != B) {
+            struct samrt_tensor kb = bcast(&keys, B);
+            keys = samrt_op_copy(c, "dec.src_b", &kb, dt, NULL);
+        }
+    }
+    const struct samrt_tensor pe_b = bcast(&h->image_pe, B);
+    const struct samrt_tensor *qpe = &h->tokens;
+
+    /* two-way transformer */
+    struct samrt_tensor queries = h->tokens, q, k, a;
+    for (int l = 0; l < 2; l++) {
+        const struct samrt_sam2_twoway_layer_weights *Lw = &w->layer[l];
+        if (l == 0) {  /* skip_first_layer_pe: the self-attention output replaces the queries */
+            a = attention(c, &Lw->self_attn, &queries, &queries, &queries, DIM / N_HEADS, n_keys);
+            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], NULL, LN_EPS, NULL);
+        } else {
+            q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+            a = attention(c, &Lw->self_attn, &q, &q, &queries, DIM / N_HEADS, n_keys);
+            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], &queries, LN_EPS, NULL);
+        }
+        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+        k = samrt_op_copy(c, "dec.k_pe", &pe_b, dt, &keys);
+        a = attention(c, &Lw->t2i, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
+        queries = samrt_op_layernorm(c, "dec.norm2", &a, Lw->norm_w[1], Lw->norm_b[1], &queries, LN_EPS, NULL);
+        a = samrt_op_linear(c, "dec.mlp0", &queries, Lw->mlp_w[0], Lw->mlp_b[0], SAMRT_ACT_RELU, NULL);
+        a = samrt_op_linear(c, "dec.mlp1", &a, Lw->mlp_w[1], Lw->mlp_b[1], SAMRT_ACT_NONE, NULL);
+        queries = samrt_op_layernorm(c, "dec.norm3", &a, Lw->norm_w[2], Lw->norm_b[2], &queries, LN_EPS, NULL);
+        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+        a = attention(c, &Lw->i2t, &k, &q, &queries, CROSS_DIM / N_HEADS, n_keys);  /* keys unchanged: k reused */
+        keys = samrt_op_layernorm(c, "dec.norm4", &a, Lw->norm_w[3], Lw->norm_b[3], &keys, LN_EPS, NULL);
+    }
+    q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+    k = samrt_op_copy(c, "dec.k_pe", &pe_b, dt, &keys);
+    a = attention(c, &w->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
+    queries = samrt_op_layernorm(c, "dec.norm_final", &a, w->norm_final_w, w->norm_final_b, &queries, LN_EPS, NULL);
+    if (c->tap && samrt_exec_running(c->ex)) {
+        struct samrt_tensor t = view(&queries, 0, 3, SHAPE(1, n_keys[0], DIM), SHAPE(T * DIM, DIM, 1));
+        samrt_op_tap(c, "tap.decoder.hs", &t);
+        t = view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
+        samrt_op_tap(c, "tap.decoder.src", &t);
+    }
+
+    /* output upscaling with the high-resolution features (NHWC) */
+    struct samrt_tensor x = view(&keys, 0, 4, SHAPE(B, g, g, DIM), SHAPE(n * DIM, g * DIM, DIM, 1));
+    struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
+    struct samrt_tensor f = bcast(feat_s1, B);
+    u = samrt_op_copy(c, "dec.up0_s1", &f, dt, &u);                      /* (B, 4n, 64) */
+    u = samrt_op_layernorm(c, "dec.up_ln", &u, w->up_ln_w, w->up_ln_b, NULL, LN2D_EPS, NULL);
+    u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    x = view(&u, 0, 4, SHAPE(B, 2 * g, 2 * g, UP0_DIM), SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
+    u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
+    f = bcast(feat_s0, B);
+    u = samrt_op_copy(c, "dec.up1_s0", &f, dt, &u);                      /* (B, L*L, 32) */
+    u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    if (c->tap && samrt_exec_running(c->ex)) {
+        struct samrt_tensor t =
+            view(&u, 0, 4, SHAPE(1, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
+        tap4(c, "tap.decoder.upscaled", &t);
+    }
+
+    /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
+    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", dt, 3, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
+    for (int kk = 0; kk < SAMRT_SAM2_N_MASK_TOKENS; kk++) {
+        struct samrt_tensor tok = token_rows(&queries, 2 + kk);
+        struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, w->hyper[kk].w[0], w->hyper[kk].b[0],
+                                                SAMRT_ACT_RELU, NULL);
+        y = samrt_op_linear(c, "dec.hyper.1", &y, w->hyper[kk].w[1], w->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
+        struct samrt_tensor out = view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SHAPE(B, UP1_DIM), SHAPE(UP1_DIM, 1));
+        samrt_op_linear_into(c, &y, w->hyper[kk].w[2], w->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
+    }
+    /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
+    const struct samrt_tensor masks = h->all_masks;
+    for (int64_t b = 0; b < B; b++) {
+        struct samrt_tensor hx = view(&hyp, b * UP1_DIM, 2, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
+                                      SHAPE(B * UP1_DIM, 1));
+        struct samrt_tensor ub = view(&u, b * L * L * UP1_DIM, 2, SHAPE((int64_t)L * L, UP1_DIM), SHAPE(UP1_DIM, 1));
+        struct samrt_tensor mb = view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
+                                      SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SHAPE((int64_t)L * L, 1));
+        samrt_op_linear_into(c, &hx, &ub, NULL, SAMRT_ACT_NONE, NULL, &mb);
+    }
+
+    /* IoU (sigmoid) and object-score heads */
+    struct samrt_tensor tok = token_rows(&queries, 1);
+    struct samrt_tensor iou = mlp3(c, &w->iou_head, &tok);
+    iou = samrt_op_unary(c, "dec.iou", &iou, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
+    tok = token_rows(&queries, 0);
+    struct samrt_tensor score = mlp3(c, &w->obj_head, &tok);
+    samrt_op_copy_into(c, &iou, NULL, &h->all_iou);
+    samrt_op_copy_into(c, &score, NULL, &h->score);
+    if (c->tap && samrt_exec_running(c->ex)) {
+        const int64_t nb = 1;
+        struct samrt_tensor t = view(&masks, 0, 4, SHAPE(nb, 4, L, L), SHAPE(4 * L * L, L * L, L, 1));
+        tap4(c, "tap.decoder.all_masks", &t);
+        t = view(&iou, 0, 2, SHAPE(nb, 4), SHAPE(4, 1));
+        samrt_op_tap(c, "tap.decoder.all_iou", &t);
+        t = view(&queries, 2 * DIM, 3, SHAPE(nb, 4, DIM), SHAPE(T * DIM, DIM, 1));
+        samrt_op_tap(c, "tap.decoder.all_tokens", &t);
+        t = view(&score, 0, 2, SHAPE(nb, 1), SHAPE(1, 1));
+        samrt_op_tap(c, "tap.decoder.object_score_logits", &t);
+        /* the pointer token of object 0: its choice is known before the pass (tokens 1..3 when
+         * multimask, token 0 otherwise), unlike the dynamic fallback's mask choice */
+        const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI;
+        t = view(&queries, (multi ? 3 : 2) * DIM, 3, SHAPE(1, multi ? 3 : 1, DIM), SHAPE(T * DIM, DIM, 1));
+        samrt_op_tap(c, "tap.decoder.sam_tokens", &t);
+    }
+
+    /* selection, gate, object pointer */
+    struct samrt_tensor sam_token = samrt_op_new(c, "dec.sam_token", dt, 2, SHAPE(B, DIM));
+    select_op(c, h, &masks, &iou, &score, &queries, &sam_token);
+    struct samrt_tensor ptr = mlp3(c, &w->obj_ptr_proj, &sam_token);
+    ptr_gate_op(c, h, &ptr);
+}
+
+/* ---- selection taps (after the pass) ----------------------------------------------------------- */
+
+enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+        return SAMRT_OK;
+    }
+#else
+    (void)c;
+#endif
+    memcpy(dst, src, bytes);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
+    if (!c->tap) return SAMRT_OK;
+    const int64_t L = h->low, P = L * L, S = h->cfg.model_side;
+    float iou[4], score, res[SAMRT_SAM2_RES_COLS], ptr[DIM];
+    float *buf = malloc(sizeof(float) * (size_t)(4 * P + 3 * P + P + S * S));  /* debug path only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: no host memory for the taps");
+    float *all = buf, *sel = all + 4 * P, *low = sel + 3 * P, *high = low + P;
+    enum samrt_status st = samrt_sam2_fetch(c, all, h->all_masks.data, sizeof(float) * (size_t)(4 * P));
+    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, iou, h->all_iou.data, sizeof iou);
+    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, &score, h->score.data, sizeof score);
+    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, res, h->result.data, sizeof res);
+    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, low, h->low_res.data, sizeof(float) * (size_t)P);
+    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, ptr, h->obj_ptr.data, sizeof ptr);
+    if (st == SAMRT_OK) {
+        /* MaskDecoder.forward's selection: masks 1..3 (multimask), mask 0, or the dynamic choice */
+        const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI, m = multi ? 3 : 1;
+        float ious[3];
+        for (int j = 0; j < m; j++) {
+            const int k = multi ? 1 + j : (int)res[SAMRT_SAM2_RES_INDEX];
+            memcpy(sel + j * P, all + k * P, sizeof(float) * (size_t)P);
+            ious[j] = multi ? iou[k] : res[SAMRT_SAM2_RES_IOU];
+        }
+        samrt_sam2_tap_host(c, "tap.decoder.masks", sel, 4, SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.decoder.iou", ious, 2, SHAPE(1, m));
+        samrt_sam2_tap_host(c, "tap.heads.ious", ious, 2, SHAPE(1, m));
+        for (int64_t i = 0; i < m * P; i++) sel[i] = score > 0.0f ? sel[i] : SAMRT_SAM2_NO_OBJ_SCORE;
+        samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SHAPE(1, 1, L, L));
+        const struct samrt_interp_desc d = {SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S,
+                                            SAMRT_DTYPE_F32, SAMRT_DTYPE_F32};
+        st = samrt_interp_ref(&d, low, high);
+        if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SHAPE(1, 1, S, S));
+        samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SHAPE(1, DIM));
+        samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SHAPE(1, 1));
+    }
+    free(buf);
+    return st != SAMRT_OK ? st : c->ex->status;
+}

@@ -1,0 +1,16 @@
+# SAM 2.1 prompt encoder, mask decoder and single-frame segmentation. CPU tests check the
+# prompt rules, the selection/gate references and the whole SAM heads (CPU backend) against
+# a naive model of the official code; the cuda tests compare kernels and the CUDA backend with
+# them and run tiny end to end on a synthetic image.
+foreach(t sam2_prompt sam2_select sam2_decoder)
+  samrt_add_test(test_${t} SOURCES test_${t}.c LABELS cpu)
+  target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+endforeach()
+samrt_add_test(test_sam2_segment SOURCES test_sam2_segment.c LABELS cpu ARGS host)
+if (SAMRT_CUDA)
+  samrt_add_test(test_sam2_segment_cuda SOURCES test_sam2_segment.c LABELS cuda ARGS gpu)
+  foreach(t sam2_select_cuda sam2_decoder_cuda)
+    samrt_add_test(test_${t} SOURCES test_${t}.c LABELS cuda)
+    target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+  endforeach()
+endif()

@@ -1,0 +1,322 @@
+/* cmd_segment.c - `samrt segment`: SAM 2.1 on one image from clicks and boxes, through the
+ * public samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the
+ * DAVIS palette with object k as index k for several), optionally an overlay (the image with
+ * each mask tinted and outlined) and a parity tap dump (tools/taps.h, the names of
+ * tests/parity/dump_taps.py). Prompts are validated against the image before the weights
+ * load, so a bad click fails in milliseconds. Example:
+ *   samrt segment --weights sam2.1_hiera_tiny.pt --image frame.jpg --point 210,350 --out m.png
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "image_io.h"
+#include "sam2/segment.h"
+#include "taps.h"
+
+#define MAX_OBJ 64
+#define HELP_SHOWN 100  /* parse_args: --help printed, exit 0 */
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: samrt segment --weights CKPT --image IMG (--point x,y[,label] ... | --box x0,y0,x1,y1)\n"
+            "                     [--object ...] --out MASK.png [--overlay OVERLAY.png]\n"
+            "                     [--precision fp32|bf16|fp16] [--platform P] [--imgsz N]\n"
+            "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n\n"
+            "Segments objects on one image (JPEG or 8-bit PNG) with SAM 2.1. This matches the official\n"
+            "VIDEO predictor on its prompt frame (init_state + add_new_points_or_box): the image is\n"
+            "stretched to the model size with Pillow's bicubic filter, the frame features get\n"
+            "no_mem_embed, and the object-score gate empties the mask of an absent object. It does NOT\n"
+            "match SAM2ImagePredictor, which resizes with torchvision bilinear (aspect kept, padded)\n"
+            "and has no object-score gate.\n\n"
+            "  --weights CKPT     official checkpoint (.pt) or safetensors with the official keys\n"
+            "  --image IMG        JPEG or PNG (gray, gray+alpha, RGB, RGBA; 8-bit)\n"
+            "  --point x,y[,l]    a click in image pixels, label 1 (object, default) or 0 (background);\n"
+            "                     repeat for more clicks (at most %d per object)\n"
+            "  --box x0,y0,x1,y1  a box in image pixels (at most one per object)\n"
+            "  --object           start the next object: the prompts after it belong to it\n"
+            "  --out MASK.png     one object: 8-bit gray, 255 = object; several: palette PNG, index k\n"
+            "                     = object k (the highest logit wins where masks overlap)\n"
+            "  --overlay FILE     the image with the masks tinted and outlined (PNG)\n"
+            "  --precision P      fp32, bf16 or fp16 (default: the platform profile's)\n"
+            "  --platform P       platform profile (default: detected); 'cpu' runs the C reference\n"
+            "                     (fp32 only, practical with a small --imgsz)\n"
+            "  --imgsz N          model input side (default 1024)\n"
+            "  --multimask-settings S  vos_inference (default; tools/vos_inference.py) or notebook\n"
+            "                     (build_sam2_video_predictor's default: an unstable single mask is\n"
+            "                     replaced by the best of the three candidates)\n"
+            "  --dump-taps FILE   write the intermediate tensors for tests/parity/compare_taps.py\n"
+            "exit: 0 ok, 2 bad usage, image, prompt or checkpoint, 3 runtime failure, 4 unavailable\n",
+            SAMRT_MAX_CLICKS);
+}
+
+/* "a,b[,c...]" -> up to n floats; returns how many were read, -1 on junk. */
+static int parse_floats(const char *s, float *v, int n) {
+    int k = 0;
+    while (*s && k < n) {
+        char *end = NULL;
+        double d = strtod(s, &end);
+        if (end == s) return -1;
+        v[k++] = (float)d;
+        if (*end == ',') s = end + 1;
+        else if (*end == 0) s = end;
+        else return -1;
+    }
+    return *s ? -1 : k;
+}
+
+/* Any 8-bit JPEG or PNG as RGB8 (Pillow's convert("RGB"): alpha dropped, gray replicated). */
+static enum samrt_status load_rgb(const char *path, uint8_t **rgb, int *w, int *h) {
+    uint8_t *file = NULL, *px = NULL;
+    size_t cap = 0, size = 0;
+    struct samrt_image_info info;
+    SAMRT_TRY(samrt_file_read(path, &file, &cap, &size));
+    const enum samrt_image_format fmt = samrt_image_sniff(file, size);
+    enum samrt_status st = fmt == SAMRT_IMAGE_JPEG ? samrt_jpeg_info(file, size, &info)
+                           : fmt == SAMRT_IMAGE_PNG ? samrt_png_info(file, size, &info)
+                                                    : SAMRT_E_FORMAT;
+    if (st == SAMRT_OK && fmt == SAMRT_IMAGE_PNG &&
+        (info.bytes_per_sample != 1 || info.bit_depth != 8 || info.color_type == SAMRT_PNG_PALETTE)) {
+        SAMRT_LOG_ERROR("%s: only 8-bit gray, gray+alpha, RGB and RGBA PNGs are read here", path);
+        st = SAMRT_E_UNSUPPORTED;
+    }
+    if (fmt == SAMRT_IMAGE_UNKNOWN) SAMRT_LOG_ERROR("%s: neither a JPEG nor a PNG", path);
+    if (st == SAMRT_OK) {
+        px = malloc(samrt_image_nbytes(&info));
+        *rgb = malloc((size_t)info.width * (size_t)info.height * 3);
+        if (!px || !*rgb) st = SAMRT_E_HOST_MEMORY;
+    }
+    if (st == SAMRT_OK)
+        st = fmt == SAMRT_IMAGE_JPEG ? samrt_jpeg_decode(file, size, px, samrt_image_nbytes(&info), &info)
+                                     : samrt_png_decode(file, size, px, samrt_image_nbytes(&info), &info);
+    if (st == SAMRT_OK) {
+        const size_t n = (size_t)info.width * (size_t)info.height;
+        const int ch = info.channels;
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++) (*rgb)[3 * i + c] = px[ch * i + (ch >= 3 ? c : 0)];
+        *w = info.width;
+        *h = info.height;
+    }
+    free(file);
+    free(px);
+    return st;
+}
+
+/* One object per entry of labels: the winner where masks overlap (highest logit among > 0). */
+static void label_map(const struct samrt_mask_result *r, int n, int w, int h, uint8_t *out) {
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (r[k].mask[i] && (best < 0 || r[k].logits[i] > r[best].logits[i])) best = k;
+        out[i] = (uint8_t)(n == 1 ? (best >= 0 ? 255 : 0) : best + 1);
+    }
+}
+
+/* The image with each labelled pixel blended 50/50 with its object's colour, and the
+ * label's boundary (a 4-neighbour with another label) in the full colour. */
+static void draw_overlay(uint8_t *rgb, const uint8_t *lab, int n, int w, int h, const uint8_t *pal) {
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const size_t i = (size_t)y * w + x;
+            if (!lab[i]) continue;
+            const int k = n == 1 ? 1 : lab[i];
+            const int edge = x == 0 || y == 0 || x == w - 1 || y == h - 1 || lab[i - 1] != lab[i] ||
+                             lab[i + 1] != lab[i] || lab[i - w] != lab[i] || lab[i + w] != lab[i];
+            for (int c = 0; c < 3; c++)
+                rgb[3 * i + c] = edge ? pal[3 * k + c] : (uint8_t)((rgb[3 * i + c] + pal[3 * k + c] + 1) / 2);
+        }
+}
+
+struct args {
+    const char *weights, *image, *out, *overlay, *platform, *taps;
+    struct samrt_engine_params p;
+    enum samrt_postproc pp;
+    struct samrt_object_prompt obj[MAX_OBJ];
+    int n_obj;
+};
+
+/* Parses argv into a; returns -1 to print usage, an exit code otherwise (0 = run). */
+static int parse_args(int argc, char **argv, struct args *a) {
+    static const struct option opts[] = {
+        {"weights", required_argument, 0, 'w'},  {"image", required_argument, 0, 'i'},
+        {"point", required_argument, 0, 'p'},    {"box", required_argument, 0, 'b'},
+        {"object", no_argument, 0, 'o'},         {"out", required_argument, 0, 'O'},
+        {"overlay", required_argument, 0, 'v'},  {"precision", required_argument, 0, 'P'},
+        {"platform", required_argument, 0, 'F'}, {"imgsz", required_argument, 0, 's'},
+        {"multimask-settings", required_argument, 0, 'm'}, {"dump-taps", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    memset(a, 0, sizeof *a);
+    a->p = samrt_engine_default_params();
+    a->n_obj = 1;
+    int c;
+    long v;
+    float f[4];
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        struct samrt_object_prompt *o = &a->obj[a->n_obj - 1];
+        switch (c) {
+        case 'w': a->weights = optarg; break;
+        case 'i': a->image = optarg; break;
+        case 'O': a->out = optarg; break;
+        case 'v': a->overlay = optarg; break;
+        case 'F': a->p.platform = optarg; break;
+        case 't': a->taps = optarg; break;
+        case 'p': {
+            const int k = parse_floats(optarg, f, 3);
+            if ((k != 2 && k != 3) || (k == 3 && f[2] != 0.0f && f[2] != 1.0f)) {
+                fprintf(stderr, "samrt segment: --point takes x,y or x,y,label with label 0 or 1 ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            if (o->n_clicks == SAMRT_MAX_CLICKS) {
+                fprintf(stderr, "samrt segment: at most %d clicks per object\n", SAMRT_MAX_CLICKS);
+                return SAMRT_EXIT_USAGE;
+            }
+            o->clicks[o->n_clicks++] = (struct samrt_click){f[0], f[1], k == 3 ? (int)f[2] : 1};
+            break;
+        }
+        case 'b':
+            if (parse_floats(optarg, f, 4) != 4 || o->has_box) {
+                fprintf(stderr, "samrt segment: --box takes x0,y0,x1,y1, once per object ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            o->has_box = 1;
+            memcpy(o->box, f, sizeof o->box);
+            break;
+        case 'o':
+            if (a->n_obj == MAX_OBJ) {
+                fprintf(stderr, "samrt segment: at most %d objects\n", MAX_OBJ);
+                return SAMRT_EXIT_USAGE;
+            }
+            a->n_obj++;
+            break;
+        case 'P':
+            if (samrt_dtype_parse(optarg, &a->p.precision) != SAMRT_OK) {
+                fprintf(stderr, "samrt segment: --precision takes fp32, bf16 or fp16 ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            break;
+        case 's':
+            if (samrt_cli_parse_int(optarg, 64, 4096, &v)) {
+                fprintf(stderr, "samrt segment: --imgsz takes a multiple of 32 in [64, 4096] ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            a->p.imgsz = (int)v;
+            break;
+        case 'm':
+            if (!strcmp(optarg, "vos_inference")) a->pp = SAMRT_POSTPROC_VOS_INFERENCE;
+            else if (!strcmp(optarg, "notebook")) a->pp = SAMRT_POSTPROC_NOTEBOOK;
+            else {
+                fprintf(stderr, "samrt segment: --multimask-settings takes vos_inference or notebook\n");
+                return SAMRT_EXIT_USAGE;
+            }
+            break;
+        case 'h': usage(stdout); return HELP_SHOWN;
+        default: return -1;
+        }
+    }
+    if (optind != argc || !a->weights || !a->image || !a->out) return -1;
+    for (int k = 0; k < a->n_obj; k++)
+        if (!a->obj[k].n_clicks && !a->obj[k].has_box) {
+            fprintf(stderr, "samrt segment: object %d has no --point or --box\n", k + 1);
+            return SAMRT_EXIT_USAGE;
+        }
+    a->p.max_objects = a->n_obj;
+    return 0;
+}
+
+/* "prompt" metadata as dump_taps.py writes it (object 1, video pixels). */
+static void prompt_json(const struct samrt_object_prompt *o, char *buf, size_t len) {
+    size_t w = (size_t)snprintf(buf, len, "{\\\"type\\\": \\\"%s\\\"",
+                                o->n_clicks && o->has_box ? "click+box" : o->has_box ? "box" : "click");
+    if (o->n_clicks) {
+        w += (size_t)snprintf(buf + w, len - w, ", \\\"points\\\": [");
+        for (int i = 0; i < o->n_clicks && w < len; i++)
+            w += (size_t)snprintf(buf + w, len - w, "%s[%.1f, %.1f]", i ? ", " : "", o->clicks[i].x, o->clicks[i].y);
+        w += (size_t)snprintf(buf + w, len - w, "], \\\"labels\\\": [");
+        for (int i = 0; i < o->n_clicks && w < len; i++)
+            w += (size_t)snprintf(buf + w, len - w, "%s%d", i ? ", " : "", o->clicks[i].label);
+        w += (size_t)snprintf(buf + w, len - w, "]");
+    }
+    if (o->has_box && w < len)
+        w += (size_t)snprintf(buf + w, len - w, ", \\\"box\\\": [%.1f, %.1f, %.1f, %.1f]", o->box[0], o->box[1],
+                              o->box[2], o->box[3]);
+    if (w < len) snprintf(buf + w, len - w, "}");
+}
+
+static enum samrt_status write_taps(samrt_engine_t e, struct samrt_taps *ts, const struct args *a, int w, int h) {
+    enum samrt_model_id id = SAMRT_MODEL_UNKNOWN;
+    struct samrt_memory_report mem;
+    samrt_engine_model(e, &id, NULL);
+    samrt_engine_memory(e, &mem);
+    char prompt[1024], meta[1600];
+    prompt_json(&a->obj[0], prompt, sizeof prompt);
+    snprintf(meta, sizeof meta,
+             "\"producer\":\"samrt segment\",\"model\":\"%s\",\"settings\":\"%s\",\"prompt\":\"%s\","
+             "\"video_hw\":\"%dx%d\",\"image_size\":\"%d\",\"num_frames\":\"1\",\"frames_tracked\":\"0\","
+             "\"layout\":\"NCHW except tap.trunk.patch_embed/embed/block.* (NHWC)\",\"format\":\"samrt-taps/1\"",
+             samrt_model_name(id), a->pp == SAMRT_POSTPROC_NOTEBOOK ? "notebook" : "vos_inference", prompt, h, w,
+             a->p.imgsz);
+    return samrt_taps_write(ts, a->taps, meta);
+}
+
+int samrt_cmd_segment(int argc, char **argv) {
+    static struct args a;
+    const int rc = parse_args(argc, argv, &a);
+    if (rc == HELP_SHOWN) return SAMRT_EXIT_OK;
+    if (rc) {
+        if (rc < 0) usage(stderr);
+        return rc < 0 ? SAMRT_EXIT_USAGE : rc;
+    }
+    uint8_t *rgb = NULL;
+    int w = 0, h = 0;
+    enum samrt_status st = load_rgb(a.image, &rgb, &w, &h);
+    for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
+        struct samrt_sam2_points pts;
+        st = samrt_sam2_points_from_prompt(&a.obj[k], w, h, a.p.imgsz, &pts);
+        if (st != SAMRT_OK) fprintf(stderr, "samrt segment: object %d: bad prompt (see above)\n", k + 1);
+    }
+    samrt_engine_t e = NULL;
+    if (st == SAMRT_OK) st = samrt_engine_init(a.weights, &a.p, &e);
+    const size_t npx = (size_t)w * (size_t)h;
+    uint8_t *masks = st == SAMRT_OK ? malloc(npx * (size_t)a.n_obj) : NULL, *lab = malloc(npx ? npx : 1);
+    float *logits = st == SAMRT_OK ? malloc(sizeof(float) * npx * (size_t)a.n_obj) : NULL;
+    if (st == SAMRT_OK && (!masks || !logits || !lab)) st = SAMRT_E_HOST_MEMORY;
+    struct samrt_mask_result res[MAX_OBJ];
+    for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++)
+        res[k] = (struct samrt_mask_result){.mask = masks + npx * k, .logits = logits + npx * k};
+    struct samrt_taps *ts = NULL;
+    if (st == SAMRT_OK && a.taps) {
+        struct samrt_memory_report mem;
+        samrt_engine_memory(e, &mem);
+        st = samrt_taps_init(mem.mem_kind, NULL, &ts);
+        if (st == SAMRT_OK) st = samrt_sam2_segment_set_tap(e, samrt_taps_hook, ts);
+    }
+    const struct samrt_image img = {rgb, w, h, 3 * w};
+    if (st == SAMRT_OK) st = samrt_engine_segment(e, &img, a.obj, a.n_obj, a.pp, res);
+    for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++)
+        printf("object %d: score %+.4f (%s), iou %.4f, area %d px, box (%d,%d)-(%d,%d)\n", k + 1, res[k].object_score,
+               res[k].object_score > 0 ? "present" : "absent", res[k].iou, res[k].area, res[k].box[0], res[k].box[1],
+               res[k].box[2], res[k].box[3]);
+    uint8_t pal[256 * 3];
+    samrt_palette_davis(pal);
+    if (st == SAMRT_OK) {
+        label_map(res, a.n_obj, w, h, lab);
+        st = a.n_obj == 1 ? samrt_png_write_gray8(a.out, lab, w, h)
+                          : samrt_png_write_palette8(a.out, lab, w, h, pal, 256);
+    }
+    if (st == SAMRT_OK && a.overlay) {
+        draw_overlay(rgb, lab, a.n_obj, w, h, pal);
+        st = samrt_png_write_rgb8(a.overlay, rgb, w, h);
+    }
+    if (st == SAMRT_OK && ts) {
+        st = write_taps(e, ts, &a, w, h);
+        if (st == SAMRT_OK) printf("taps: %d tensors -> %s\n", samrt_taps_count(ts), a.taps);
+    }
+    if (st != SAMRT_OK) fprintf(stderr, "samrt segment: %s\n", samrt_status_str(st));
+    samrt_taps_free(ts);
+    samrt_engine_free(e);
+    free(rgb), free(masks), free(logits), free(lab);
+    return samrt_cli_exit_code(st);
+}
