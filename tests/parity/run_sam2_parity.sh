@@ -10,7 +10,8 @@
 # click; fp32 = fp32 click + box only. Needs build/gpu (samrt) and .carry/ (official code, frames).
 set -uo pipefail
 models=${1:-sam2.1_tiny}; mode=${2:-full}
-out=${OUT:-parity-out}; mkdir -p "$out"; P=build/parity; mkdir -p $P
+final=${OUT:-parity-out}; out=$(mktemp -d); mkdir -p "$final"; P=build/parity; mkdir -p $P
+trap 'tar -C "$out" -czf "$final/parity_logs_$(echo $models | tr " " _).tgz" . ; cp "$out/parity_summary.txt" "$final/parity_summary_$(echo $models | tr " " _).txt" 2>/dev/null' EXIT
 S=build/gpu/tools/samrt
 FRAME=.carry/bedroom/00000.jpg
 CLICK=210,350; BOX=100,200,400,530
