@@ -208,6 +208,48 @@ enum samrt_status samrt_engine_segment(samrt_engine_t engine, const struct samrt
                                        const struct samrt_object_prompt *prompts, int n_objects,
                                        enum samrt_postproc postproc, struct samrt_mask_result *out);
 
+/* ---- video tracking (streaming) ------------------------------------------------------------ */
+/* Frames are pushed one at a time, in order, as RGB8 in host or device memory; each push
+ * returns every tracked object's mask and score for that frame. Per-object state (the memory
+ * bank ring of num_maskmem memories, conditioning memories, object pointers, frame
+ * bookkeeping) lives in the arena, sized at init by params.max_objects: nothing grows with
+ * the video's length. Objects are prompted on the frame they first appear (points, a box or
+ * a mask) before that frame is pushed; a streaming tracker tracks them forward from there
+ * (the official predictor would also re-run earlier frames). A prompt for an object that is
+ * already tracked is a correction: it conditions the object from that frame on.
+ *
+ *   samrt_engine_track_begin(eng, width, height);              // a new video
+ *   samrt_engine_track_prompt(eng, 1, &obj_prompt);            // object id 1, applies to the next push
+ *   for each frame: samrt_engine_track_push(eng, &img, results, max_results, &n);
+ */
+
+struct samrt_track_result {
+    int obj_id;
+    uint8_t *mask;                 /* caller buffer, width * height bytes (may be NULL: no mask copy) */
+    float object_score;            /* object-score logit; <= 0: absent on this frame */
+    int area;
+    int box[4];                    /* x0, y0, x1, y1 inclusive; (width, height, -1, -1) when empty */
+};
+
+/* Starts a video of width x height frames; forgets every object. */
+enum samrt_status samrt_engine_track_begin(samrt_engine_t engine, int width, int height);
+/* Prompts object obj_id (>= 0) on the next pushed frame with clicks and/or a box. */
+enum samrt_status samrt_engine_track_prompt(samrt_engine_t engine, int obj_id, const struct samrt_object_prompt *prompt);
+/* Prompts object obj_id on the next pushed frame with a mask (width * height bytes, nonzero = object). */
+enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t engine, int obj_id, const uint8_t *mask);
+/* Runs one frame. `frame->rgb` may be host or device memory (frame_on_device). results[i].mask
+ * buffers are the caller's; *n_results gets the number of tracked objects (<= max_results). */
+enum samrt_status samrt_engine_track_push(samrt_engine_t engine, const struct samrt_image *frame, int frame_on_device,
+                                          struct samrt_track_result *results, int max_results, int *n_results);
+
+/* Per-stage device time of the last frame (CUDA events), in ms; a stage the model did not
+ * run on that frame is negative (-1), never 0. */
+struct samrt_stage_times {
+    float preprocess_ms, h2d_ms, image_encoder_ms, memory_attention_ms, prompt_and_mask_decoder_ms,
+        memory_encoder_ms, postprocess_ms, d2h_ms;
+};
+enum samrt_status samrt_engine_stage_times(samrt_engine_t engine, struct samrt_stage_times *out);
+
 /* ---- logging ---------------------------------------------------------------------------- */
 
 enum samrt_log_level { SAMRT_LOG_ERROR = 0, SAMRT_LOG_WARN, SAMRT_LOG_INFO, SAMRT_LOG_DEBUG };
