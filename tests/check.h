@@ -74,6 +74,13 @@ static inline int check_close_f32(const char *what, const float *out, const floa
         fprintf(stderr, "%s: %d of %ld elements out of tolerance; worst |d| %.3g at %ld\n", what,
                 bad, n, worst, worst_i);
     }
+    if (getenv("SAMRT_TEST_ERRORS")) {  /* one line per comparison, for error tables */
+        double max_ref = 0;
+        for (long i = 0; i < n; i++)
+            if (fabs((double)ref[i]) > max_ref) max_ref = fabs((double)ref[i]);
+        printf("ERR %s | n %ld | max_abs %.3g | max_abs/max|ref| %.3g\n", what, n, worst,
+               max_ref > 0 ? worst / max_ref : worst);
+    }
     return bad;
 }
 
