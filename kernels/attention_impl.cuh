@@ -113,9 +113,11 @@ __device__ __forceinline__ float ex2(float x) {
  * (hh 0: e = 0,1; hh 1: e = 2,3). s holds raw dot products on entry (keys key0.. of the tile;
  * keys >= kend are masked) and p = 2^(s*sl - m) on return, m the new running max in the log2
  * domain. The row maximum is taken over the raw scores (the minimum for a negative scale), so
- * the scale costs one FFMA per score instead of a multiply before the max. alpha[hh] is the
- * factor the caller applies to its accumulator rows. l_run is this thread's partial row sum
- * (quad-reduced in the epilogue). */
+ * the scale costs one FFMA per score instead of a multiply before the max. A masked key holds
+ * -inf (+inf for a negative scale), so s*sl - m is -inf and p exactly 0 with no per-element
+ * test outside the last tile (sl is never 0: the smallest denormal scale times log2 e is still
+ * a denormal). alpha[hh] is the factor the caller applies to its accumulator rows. l_run is
+ * this thread's partial row sum (quad-reduced in the epilogue). */
 template <int NNB>
 __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[2], float (&l_run)[2],
                                              float (&alpha)[2], float sl, int key0, int kend, int lane) {
@@ -154,8 +156,7 @@ __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[
         for (int nb = 0; nb < NNB; nb++)
 #pragma unroll
             for (int e = 2 * hh; e < 2 * hh + 2; e++) {
-                float pv = ex2(fmaf(s[nb][e], sl, -m_use));
-                if (tail && key0 + nb * 8 + 2 * (lane & 3) + (e & 1) >= kend) pv = 0.0f;
+                const float pv = ex2(fmaf(s[nb][e], sl, -m_use));
                 s[nb][e] = pv;
                 rs += pv;
             }

@@ -135,7 +135,7 @@ __device__ __forceinline__ void reg_fence(float (&r)[N][4]) {
 #endif
 
 /* Rows of q (WHICH 0), k (1) or v (2) for one (problem, head), with everything that does not
- * depend on the row hoisted out of the producer's copy loops. row() returns what in_row()
+ * depend on the row hoisted out of the producer's copy loops. row_ptr() returns what in_row()
  * returns: the row, the bias row of a padded k/v token, or nullptr for a zero row. */
 template <typename T>
 struct RowSrc {
@@ -143,6 +143,7 @@ struct RowSrc {
     int64_t s_t;            /* token stride */
     int n;                  /* rows that exist (Lq or Lk) */
     int win, size, y0, x0, map_h, map_w;  /* window mode: window origin on the map */
+    float inv_size;         /* 1 / size, for the row -> (y, x) split */
     const T *pad;           /* row of a padded token; nullptr = zeros */
 };
 
@@ -156,11 +157,14 @@ __device__ __forceinline__ RowSrc<T> row_src(const Args &a, int bw, int h) {
     s.n = WHICH == 0 ? a.n_q : a.n_k;
     s.win = a.win;
     s.pad = nullptr;
+    s.size = s.y0 = s.x0 = s.map_h = s.map_w = 0;
+    s.inv_size = 0.0f;
     int img = bw;
     if (a.win) {
         img = bw / a.n_win;
         const int w = bw - img * a.n_win;
         s.size = WHICH == 0 ? a.size_q : a.size_k;
+        s.inv_size = 1.0f / (float)s.size;
         s.map_h = WHICH == 0 ? a.q_h : a.k_h;
         s.map_w = WHICH == 0 ? a.q_w : a.k_w;
         s.y0 = (w / a.n_win_x) * s.size;
@@ -172,18 +176,23 @@ __device__ __forceinline__ RowSrc<T> row_src(const Args &a, int bw, int h) {
     return s;
 }
 
+/* Window row r (< size^2) -> map row pointer. r / size through the float reciprocal: the
+ * quotient q < size and (r + 0.5) / size lies 0.5 / size away from any integer, far more than
+ * the float error (~q * 2^-22); checked exhaustively for every size up to 512 (Hiera's
+ * windows are 7 to 16), larger ones divide. */
 template <typename T>
-__device__ __forceinline__ const T *row_ptr(const RowSrc<T> &s, int r) {
-    if (r >= s.n) return nullptr;
-    if (!s.win) return s.base + r * s.s_t;
-    const int y = s.y0 + r / s.size, x = s.x0 + r % s.size;
+__device__ __forceinline__ const T *win_row(const RowSrc<T> &s, int r) {
+    const int qy = s.size <= 512 ? (int)(((float)r + 0.5f) * s.inv_size) : r / s.size;
+    const int qx = r - qy * s.size;
+    const int y = s.y0 + qy, x = s.x0 + qx;
     return y < s.map_h && x < s.map_w ? s.base + ((int64_t)y * s.map_w + x) * s.s_t : s.pad;
 }
 
 /* ROWS rows r0.. into the swizzled tile at shared address sm, by the 128 producer threads:
  * thread pt copies 16-byte column chunk pt % CPR of rows pt / CPR, + RPP, + 2 RPP, ... (the
- * 128 % CPR threads left over idle), so each copy costs a row pointer and an offset, and the
- * unrolled passes are independent. Columns at and past dlim and missing rows are zero-filled. */
+ * 128 % CPR threads left over idle). Without windows a pass costs a pointer step, an offset
+ * and the copy (the loop stays small: these warps share the SM's instruction cache with the
+ * consumers). Columns at and past dlim and missing rows are zero-filled. */
 template <typename T, int DP, int ROWS>
 __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const void *dummy, int r0, int dlim,
                                         int pt) {
@@ -191,13 +200,27 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
     if (rr >= RPP) return;
     const bool col_ok = col < dlim;
-#pragma unroll
-    for (int ps = 0; ps < NPASS; ps++) {
-        const int r = rr + ps * RPP;
-        if (NPASS * RPP != ROWS && r >= ROWS) break;
-        const T *p = row_ptr(src, r0 + r);
-        const bool ok = col_ok && p != nullptr;
-        cp_async16(sm + sw_off<DP, ROWS>(r, col), ok ? (const void *)(p + col) : dummy, ok ? 16 : 0);
+    const int n_ok = src.n - r0 - rr;  /* pass k reads a real row iff k * RPP < n_ok */
+    if (!src.win) {
+        const T *p = src.base + (int64_t)(r0 + rr) * src.s_t + col;
+        const int64_t step = (int64_t)RPP * src.s_t;
+#pragma unroll 4
+        for (int k = 0; k < NPASS; k++) {
+            const int r = rr + k * RPP;
+            if (NPASS * RPP != ROWS && r >= ROWS) break;
+            const bool ok = col_ok && k * RPP < n_ok;
+            cp_async16(sm + sw_off<DP, ROWS>(r, col), ok ? (const void *)p : dummy, ok ? 16 : 0);
+            p += step;
+        }
+    } else {
+#pragma unroll 1
+        for (int k = 0; k < NPASS; k++) {
+            const int r = rr + k * RPP;
+            if (NPASS * RPP != ROWS && r >= ROWS) break;
+            const T *p = k * RPP < n_ok ? win_row(src, r0 + r) : nullptr;
+            const bool ok = col_ok && p != nullptr;
+            cp_async16(sm + sw_off<DP, ROWS>(r, col), ok ? (const void *)(p + col) : dummy, ok ? 16 : 0);
+        }
     }
 }
 
@@ -243,16 +266,17 @@ attn_wgmma_kernel(const Args a) {
         if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
         const int pt = threadIdx.x - 128 * NWG;
         const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
-        load_sw<T, DP, BM>(sQ, qs, a.q, q0, a.d_qk, pt);
+        const void *dummy = a.q;  /* a valid address for the zero-filling copies */
+        load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
         cp_async_arrive(bar);
         for (int i = 0; i < n_t; i++) {
             const int s = i % ST, k0 = kbeg + i * BN;
             const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
             if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, a.q, k0, a.d_qk, pt);
+            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
             cp_async_arrive(bar_kf + 8 * s);
             if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
-            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, a.q, k0, a.d_v, pt);
+            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
             cp_async_arrive(bar_vf + 8 * s);
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");

@@ -5,7 +5,7 @@
 # both, PyTorch SDPA on the same shapes, ncu summaries of the main kernels. With BASE=<source
 # tree> the same test binary is also built from that tree and benched (the "before" column).
 # Every GPU step runs under a timeout, so a hung kernel costs one step, not the run.
-#   kernels/dev/attn_gpu_run.sh build test ptest bench sdpa ncu
+#   kernels/dev/attn_gpu_run.sh build test ptest bench sdpa ncu stalls hot summary
 #   BASE=../base kernels/dev/attn_gpu_run.sh build bench
 set -uo pipefail
 out=${OUT:-attn-out}
@@ -74,6 +74,17 @@ for s in "$@"; do
       echo "--- $shape"
       grep -E "gpu__time|tensor|stalled|pipe_" "$out/stalls_$shape.log" | awk '$NF+0 > 0.05' | sed 's/  */ /g' | head -40
     done ;;
+  hot)
+    step hot
+    timeout -k 5 90 ncu --section SourceCounters --section WarpStateStats --import-source no -k regex:attn_wgmma -c 1 \
+      -f -o "$out/prof" $T --bench "${HOT_SHAPE:-hiera_global_t}" >/dev/null 2>&1
+    ncu -i "$out/prof.ncu-rep" --page source --csv --print-source sass >"$out/src.csv" 2>&1
+    python3 kernels/dev/ncu_hot.py "$out/src.csv" 70 >"$out/hot.txt" 2>&1
+    rm -f "$out/prof.ncu-rep"; gzip -f "$out/src.csv"
+    head -30 "$out/hot.txt" ;;
+  table)
+    step table
+    python3 kernels/dev/attn_table.py "$out"/bench_base.log "$out"/bench_new.log "$out"/sdpa.log 2>/dev/null ;;
   summary)
     step summary
     for f in smoke test test_portable; do [ -e "$out/$f.log" ] && { echo "-- $f"; grep -E "FAIL|checks" "$out/$f.log" | head -12; }; done
