@@ -159,7 +159,7 @@ enum samrt_status samrt_attention_ref(const struct samrt_attention_params *p);
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 /* Once per device at setup: raises the dynamic shared-memory limit of every kernel instance
- * (portable: up to 135 KB, fits sm_87's 163 KB; sm_90a: up to 194 KB) and picks the kernel:
+ * (portable: up to 135 KB, fits sm_87's 163 KB; sm_90a: up to 226 KB) and picks the kernel:
  * the wgmma one on an sm_90 device when this binary carries sm_90a code, unless the
  * environment sets SAMRT_ATTENTION_PORTABLE=1 (to test the portable kernel on an H100). */
 enum samrt_status samrt_attention_init_cuda(void);

@@ -6,10 +6,12 @@
  *
  * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG) + 1 producer
  * warpgroup (setmaxnreg moves its registers to the consumers).
- *   producer: cp.async of Q once, then K(j) and V(j) into two stages each; completion is
- *             signalled by cp.async.mbarrier.arrive (no thread waits for its own copies), and
- *             a stage is refilled once every consumer warp has released it. K(j+2) is issued
- *             when S(j) is done, V(j+2) when O += P V(j) is: 1.5 to 2 tiles of lead.
+ *   producer: cp.async of Q once, then K(j) and V(j) into ST stages each (2 to 4, what
+ *             fits); completion is signalled by cp.async.mbarrier.arrive (no thread waits for
+ *             its own copies), and a stage is refilled once every consumer warp has released
+ *             it, so loads run ST - 1 turns ahead. Its copy loops must stay small: a
+ *             per-chunk address computation made the first version load-bound (see
+ *             kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
  *             accumulator registers (attention_impl.cuh, the same code as the portable
  *             kernel), P rounded to T in registers, O += P V (wgmma, A from registers, V

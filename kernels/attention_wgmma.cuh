@@ -25,48 +25,35 @@ namespace samrt_attn {
 template <typename T, int N> struct Wg;
 
 template <typename T> struct Wg<T, 64> {
-#define SAMRT_WG_SS0_64(TY) \
+#define SAMRT_WG_SS64(TY, CONS, ACC) \
   asm volatile("{\n.reg .pred p;\n" \
     "setp.ne.b32 p, %34, 0;\n" \
     "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
     "}, %32, %33, p, 1, 1, 0, 0;\n}\n" \
-    : "=f"(d[0][0]), "=f"(d[0][1]), "=f"(d[0][2]), "=f"(d[0][3]), "=f"(d[1][0]), "=f"(d[1][1]), "=f"(d[1][2]), "=f"(d[1][3]), \
-      "=f"(d[2][0]), "=f"(d[2][1]), "=f"(d[2][2]), "=f"(d[2][3]), "=f"(d[3][0]), "=f"(d[3][1]), "=f"(d[3][2]), "=f"(d[3][3]), \
-      "=f"(d[4][0]), "=f"(d[4][1]), "=f"(d[4][2]), "=f"(d[4][3]), "=f"(d[5][0]), "=f"(d[5][1]), "=f"(d[5][2]), "=f"(d[5][3]), \
-      "=f"(d[6][0]), "=f"(d[6][1]), "=f"(d[6][2]), "=f"(d[6][3]), "=f"(d[7][0]), "=f"(d[7][1]), "=f"(d[7][2]), "=f"(d[7][3]) \
-    : "l"(desc_a), "l"(desc_b), "r"(0))
+    : CONS(d[0][0]), CONS(d[0][1]), CONS(d[0][2]), CONS(d[0][3]), CONS(d[1][0]), CONS(d[1][1]), CONS(d[1][2]), CONS(d[1][3]), \
+      CONS(d[2][0]), CONS(d[2][1]), CONS(d[2][2]), CONS(d[2][3]), CONS(d[3][0]), CONS(d[3][1]), CONS(d[3][2]), CONS(d[3][3]), \
+      CONS(d[4][0]), CONS(d[4][1]), CONS(d[4][2]), CONS(d[4][3]), CONS(d[5][0]), CONS(d[5][1]), CONS(d[5][2]), CONS(d[5][3]), \
+      CONS(d[6][0]), CONS(d[6][1]), CONS(d[6][2]), CONS(d[6][3]), CONS(d[7][0]), CONS(d[7][1]), CONS(d[7][2]), CONS(d[7][3]) \
+    : "l"(desc_a), "l"(desc_b), "r"(ACC))
     static __device__ __forceinline__ void ss0(float (&d)[8][4], uint64_t desc_a, uint64_t desc_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS0_64("f16");
-        else SAMRT_WG_SS0_64("bf16");
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS64("f16", "=f", 0);
+        else SAMRT_WG_SS64("bf16", "=f", 0);
 #else
         (void)d; (void)desc_a; (void)desc_b;
 #endif
     }
-#undef SAMRT_WG_SS0_64
-#define SAMRT_WG_SS_64(TY) \
-  asm volatile("{\n.reg .pred p;\n" \
-    "setp.ne.b32 p, %34, 0;\n" \
-    "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
-    "}, %32, %33, p, 1, 1, 0, 0;\n}\n" \
-    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-      "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-      "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]) \
-    : "l"(desc_a), "l"(desc_b), "r"(1))
     static __device__ __forceinline__ void ss(float (&d)[8][4], uint64_t desc_a, uint64_t desc_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS_64("f16");
-        else SAMRT_WG_SS_64("bf16");
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS64("f16", "+f", 1);
+        else SAMRT_WG_SS64("bf16", "+f", 1);
 #else
         (void)d; (void)desc_a; (void)desc_b;
 #endif
     }
-#undef SAMRT_WG_SS_64
+#undef SAMRT_WG_SS64
 #define SAMRT_WG_RS64(TY) \
   asm volatile("{\n.reg .pred p;\n" \
     "setp.ne.b32 p, %37, 0;\n" \
@@ -144,7 +131,7 @@ template <typename T> struct Wg<T, 96> {
 };
 
 template <typename T> struct Wg<T, 128> {
-#define SAMRT_WG_SS0_128(TY) \
+#define SAMRT_WG_SS128(TY, CONS, ACC) \
   asm volatile("{\n.reg .pred p;\n" \
     "setp.ne.b32 p, %66, 0;\n" \
     "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
@@ -153,51 +140,32 @@ template <typename T> struct Wg<T, 128> {
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
     "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
-    : "=f"(d[0][0]), "=f"(d[0][1]), "=f"(d[0][2]), "=f"(d[0][3]), "=f"(d[1][0]), "=f"(d[1][1]), "=f"(d[1][2]), "=f"(d[1][3]), \
-      "=f"(d[2][0]), "=f"(d[2][1]), "=f"(d[2][2]), "=f"(d[2][3]), "=f"(d[3][0]), "=f"(d[3][1]), "=f"(d[3][2]), "=f"(d[3][3]), \
-      "=f"(d[4][0]), "=f"(d[4][1]), "=f"(d[4][2]), "=f"(d[4][3]), "=f"(d[5][0]), "=f"(d[5][1]), "=f"(d[5][2]), "=f"(d[5][3]), \
-      "=f"(d[6][0]), "=f"(d[6][1]), "=f"(d[6][2]), "=f"(d[6][3]), "=f"(d[7][0]), "=f"(d[7][1]), "=f"(d[7][2]), "=f"(d[7][3]), \
-      "=f"(d[8][0]), "=f"(d[8][1]), "=f"(d[8][2]), "=f"(d[8][3]), "=f"(d[9][0]), "=f"(d[9][1]), "=f"(d[9][2]), "=f"(d[9][3]), \
-      "=f"(d[10][0]), "=f"(d[10][1]), "=f"(d[10][2]), "=f"(d[10][3]), "=f"(d[11][0]), "=f"(d[11][1]), "=f"(d[11][2]), "=f"(d[11][3]), \
-      "=f"(d[12][0]), "=f"(d[12][1]), "=f"(d[12][2]), "=f"(d[12][3]), "=f"(d[13][0]), "=f"(d[13][1]), "=f"(d[13][2]), "=f"(d[13][3]), \
-      "=f"(d[14][0]), "=f"(d[14][1]), "=f"(d[14][2]), "=f"(d[14][3]), "=f"(d[15][0]), "=f"(d[15][1]), "=f"(d[15][2]), "=f"(d[15][3]) \
-    : "l"(desc_a), "l"(desc_b), "r"(0))
+    : CONS(d[0][0]), CONS(d[0][1]), CONS(d[0][2]), CONS(d[0][3]), CONS(d[1][0]), CONS(d[1][1]), CONS(d[1][2]), CONS(d[1][3]), \
+      CONS(d[2][0]), CONS(d[2][1]), CONS(d[2][2]), CONS(d[2][3]), CONS(d[3][0]), CONS(d[3][1]), CONS(d[3][2]), CONS(d[3][3]), \
+      CONS(d[4][0]), CONS(d[4][1]), CONS(d[4][2]), CONS(d[4][3]), CONS(d[5][0]), CONS(d[5][1]), CONS(d[5][2]), CONS(d[5][3]), \
+      CONS(d[6][0]), CONS(d[6][1]), CONS(d[6][2]), CONS(d[6][3]), CONS(d[7][0]), CONS(d[7][1]), CONS(d[7][2]), CONS(d[7][3]), \
+      CONS(d[8][0]), CONS(d[8][1]), CONS(d[8][2]), CONS(d[8][3]), CONS(d[9][0]), CONS(d[9][1]), CONS(d[9][2]), CONS(d[9][3]), \
+      CONS(d[10][0]), CONS(d[10][1]), CONS(d[10][2]), CONS(d[10][3]), CONS(d[11][0]), CONS(d[11][1]), CONS(d[11][2]), CONS(d[11][3]), \
+      CONS(d[12][0]), CONS(d[12][1]), CONS(d[12][2]), CONS(d[12][3]), CONS(d[13][0]), CONS(d[13][1]), CONS(d[13][2]), CONS(d[13][3]), \
+      CONS(d[14][0]), CONS(d[14][1]), CONS(d[14][2]), CONS(d[14][3]), CONS(d[15][0]), CONS(d[15][1]), CONS(d[15][2]), CONS(d[15][3]) \
+    : "l"(desc_a), "l"(desc_b), "r"(ACC))
     static __device__ __forceinline__ void ss0(float (&d)[16][4], uint64_t desc_a, uint64_t desc_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS0_128("f16");
-        else SAMRT_WG_SS0_128("bf16");
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS128("f16", "=f", 0);
+        else SAMRT_WG_SS128("bf16", "=f", 0);
 #else
         (void)d; (void)desc_a; (void)desc_b;
 #endif
     }
-#undef SAMRT_WG_SS0_128
-#define SAMRT_WG_SS_128(TY) \
-  asm volatile("{\n.reg .pred p;\n" \
-    "setp.ne.b32 p, %66, 0;\n" \
-    "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
-    "}, %64, %65, p, 1, 1, 0, 0;\n}\n" \
-    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-      "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-      "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]), \
-      "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), \
-      "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), \
-      "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]), \
-      "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3]) \
-    : "l"(desc_a), "l"(desc_b), "r"(1))
     static __device__ __forceinline__ void ss(float (&d)[16][4], uint64_t desc_a, uint64_t desc_b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS_128("f16");
-        else SAMRT_WG_SS_128("bf16");
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_SS128("f16", "+f", 1);
+        else SAMRT_WG_SS128("bf16", "+f", 1);
 #else
         (void)d; (void)desc_a; (void)desc_b;
 #endif
     }
-#undef SAMRT_WG_SS_128
+#undef SAMRT_WG_SS128
 #define SAMRT_WG_RS128(TY) \
   asm volatile("{\n.reg .pred p;\n" \
     "setp.ne.b32 p, %69, 0;\n" \

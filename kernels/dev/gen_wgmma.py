@@ -64,26 +64,26 @@ def emit_shape(out, n, ss, rs):
     dstr = " \\\n".join(f'    "{l}{"," if i + 1 < len(dl) else ""}"' for i, l in enumerate(dl))
     dops = ", \\\n".join(f"      {l}" for l in d_operands(n))
     if ss:
-        for name, cons, acc in (("ss0", "=f", "0"), ("ss", "+f", "1")):
-            mac = f"SAMRT_WG_{name.upper()}_{n}"
-            out.append(f"#define {mac}(TY) \\")
-            out.append('  asm volatile("{\\n.reg .pred p;\\n" \\')
-            out.append(f'    "setp.ne.b32 p, %{nd + 2}, 0;\\n" \\')
-            out.append(f'    "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." TY "." TY " {{" \\')
-            out.append(dstr + " \\")
-            out.append(f'    "}}, %{nd}, %{nd + 1}, p, 1, 1, 0, 0;\\n}}\\n" \\')
-            out.append("    : " + dops.replace('"+f"', f'"{cons}"').lstrip() + " \\")
-            out.append(f'    : "l"(desc_a), "l"(desc_b), "r"({acc}))')
+        mac = f"SAMRT_WG_SS{n}"
+        out.append(f"#define {mac}(TY, CONS, ACC) \\")
+        out.append('  asm volatile("{\\n.reg .pred p;\\n" \\')
+        out.append(f'    "setp.ne.b32 p, %{nd + 2}, 0;\\n" \\')
+        out.append(f'    "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." TY "." TY " {{" \\')
+        out.append(dstr + " \\")
+        out.append(f'    "}}, %{nd}, %{nd + 1}, p, 1, 1, 0, 0;\\n}}\\n" \\')
+        out.append("    : " + dops.replace('"+f"', "CONS").lstrip() + " \\")
+        out.append('    : "l"(desc_a), "l"(desc_b), "r"(ACC))')
+        for name, cons, acc in (("ss0", '"=f"', "0"), ("ss", '"+f"', "1")):
             out.append(f"    static __device__ __forceinline__ void {name}(float (&d)[{n // 8}][4], uint64_t desc_a,"
                        " uint64_t desc_b) {")
             out.append("#if defined(__CUDA_ARCH_FEAT_SM90_ALL)")
-            out.append(f'        if constexpr (std::is_same<T, __half>::value) {mac}("f16");')
-            out.append(f'        else {mac}("bf16");')
+            out.append(f'        if constexpr (std::is_same<T, __half>::value) {mac}("f16", {cons}, {acc});')
+            out.append(f'        else {mac}("bf16", {cons}, {acc});')
             out.append("#else")
             out.append("        (void)d; (void)desc_a; (void)desc_b;")
             out.append("#endif")
             out.append("    }")
-            out.append(f"#undef {mac}")
+        out.append(f"#undef {mac}")
     if rs:
         out.append(f"#define SAMRT_WG_RS{n}(TY) \\")
         out.append('  asm volatile("{\\n.reg .pred p;\\n" \\')
