@@ -1,101 +1,41 @@
-/* attention.cu - fused attention kernels behind attention.h.
+/* attention.cu - fused attention kernels behind attention.h: the portable tensor-core kernel
+ * (sm_80+, Orin and any other GPU), the strict f32 kernel, the split-K combine and the
+ * launcher, which hands f16 / bf16 problems to the wgmma kernel of attention_sm90.cu when the
+ * device is an sm_90 part and this binary carries sm_90a code (decided once, in
+ * samrt_attention_init_cuda).
  *
- * f16 / bf16 (attn_mma_kernel): FlashAttention-2 structure on mma.sync (sm_80+, so the same
- * code serves Orin sm_87 and H100). A CTA owns block_q = 128 query rows; each warp owns
- * 16*MT of them and keeps its S = Q K^T tile and its O accumulator in registers. Q, one K
- * tile and one V tile live in shared memory with rows padded by 16 bytes, which makes every
- * ldmatrix conflict-free without a swizzle. Loads are cp.async: V(j) streams in while
- * S(j) = Q K(j)^T and the online softmax run, K(j+1) while O += P V(j) runs (two barriers
- * per tile). Head dims are zero-padded in shared memory to the instantiated sizes
- * 16/32/64/80/96/128/256, so 56 (base_plus) runs as 64 and 72 (large) as 80.
- * Softmax is online in the log2 domain (scores pre-multiplied by scale*log2 e, ex2.approx).
+ * f16 / bf16 (attn_mma_kernel): FlashAttention-2 structure on mma.sync. A CTA owns block_q
+ * (64 or 128) query rows; each warp owns 16*MT of them and keeps its S = Q K^T tile and its O
+ * accumulator in registers. Q, one K tile and one V tile live in shared memory with rows padded
+ * by 16 bytes, which makes every ldmatrix conflict-free without a swizzle. Loads are cp.async:
+ * V(j) streams in while S(j) = Q K(j)^T and the online softmax run, K(j+1) while O += P V(j)
+ * runs (two barriers per tile). Head dims are zero-padded in shared memory to the
+ * instantiated sizes 16/32/64/80/96/128/256, so 56 (base_plus) runs as 64 and 72 (large) as
+ * 80. The kernel walks its key range in its own tile (32 or 64 keys); the planner's block_k
+ * (64 or 128) only sets the split granularity, so both kernels split alike.
+ * Softmax is online in the log2 domain (ex2.approx); see softmax_step in attention_impl.cuh.
  * Split-K CTAs write (max, sum, unnormalised O) in fp32; attn_combine_kernel merges them.
  *
  * f32 (attn_f32_kernel): a plain fp32 FMA kernel for parity runs (no tensor cores, no TF32):
  * 4 warps x 4 query rows, 32-key tiles with one key per lane.
  *
- * Every kernel reads q/k/v rows through in_row(), which resolves strides, the Hiera window
- * mapping and its bias rows for padded tokens, and returns nullptr for rows to zero-fill.
- * Tested by tests/test_attention_cuda.c (also its --bench mode). */
+ * Tested by tests/test_attention_cuda.c (also its --bench mode); SAMRT_ATTENTION_PORTABLE=1
+ * in the environment at init keeps an H100 on the portable kernel, to test it there. */
 #include <stdint.h>
-#include <type_traits>
+#include <stdlib.h>
 
 #include "attention.h"
+#include "attention_impl.cuh"
 #include "common.cuh"
 #include "rope.h"
 #include "samrt_impl.h"
 
+using namespace samrt_attn;
+
 namespace {
-
-constexpr float kLog2e = 1.4426950408889634f;
-
-/* Device-side view of samrt_attention_params after the RoPE pre-pass. */
-struct Args {
-    const void *q, *k, *v;
-    void *o;
-    int64_t s_q_b, s_q_h, s_q_t, s_k_b, s_k_h, s_k_t, s_v_b, s_v_h, s_v_t, s_o_b, s_o_h, s_o_t;
-    int n_head, n_q, n_k, d_qk, d_v;
-    float scale_log2;            /* softmax scale * log2(e) */
-    int win;                     /* window mode */
-    int size_q, size_k, q_h, q_w, k_h, k_w, n_win, n_win_x;
-    const void *pad_k, *pad_v;
-    int64_t s_pad_h;
-    int n_split, tiles_per_split;
-    int n_problems;              /* B * n_win * H: blockIdx.x */
-    float *part_acc;             /* (n_split, n_problems, n_q, d_v) */
-    float *part_ml;              /* (n_split, n_problems, n_q, 2): running max (log2), sum */
-    int vec;                     /* 16-byte aligned rows: cp.async path */
-};
-
-/* Row r of q (WHICH 0), k (1) or v (2) in problem (bw, h); nullptr = a zero row. */
-template <typename T, int WHICH>
-__device__ __forceinline__ const T *in_row(const Args &a, int bw, int h, int r) {
-    const T *base = (const T *)(WHICH == 0 ? a.q : WHICH == 1 ? a.k : a.v);
-    const int64_t s_b = WHICH == 0 ? a.s_q_b : WHICH == 1 ? a.s_k_b : a.s_v_b;
-    const int64_t s_h = WHICH == 0 ? a.s_q_h : WHICH == 1 ? a.s_k_h : a.s_v_h;
-    const int64_t s_t = WHICH == 0 ? a.s_q_t : WHICH == 1 ? a.s_k_t : a.s_v_t;
-    if (r >= (WHICH == 0 ? a.n_q : a.n_k)) return nullptr;
-    if (!a.win) return base + bw * s_b + h * s_h + r * s_t;
-    int b;
-    int64_t tok;
-    if (WHICH == 0) {
-        if (!samrt_attention_map_row(bw, r, a.size_q, a.q_h, a.q_w, a.n_win, a.n_win_x, &b, &tok))
-            return nullptr;  /* padded query: its output is cropped anyway */
-    } else if (!samrt_attention_map_row(bw, r, a.size_k, a.k_h, a.k_w, a.n_win, a.n_win_x, &b, &tok)) {
-        const T *pad = (const T *)(WHICH == 1 ? a.pad_k : a.pad_v);
-        return pad ? pad + h * a.s_pad_h : nullptr;  /* padded token: the qkv bias */
-    }
-    return base + b * s_b + h * s_h + tok * s_t;
-}
-
-/* Output row r of problem (bw, h); nullptr when it is not written (past Lq, padding). */
-template <typename T>
-__device__ __forceinline__ T *out_row(const Args &a, int bw, int h, int r) {
-    if (r >= a.n_q) return nullptr;
-    int b = bw;
-    int64_t tok = r;
-    if (a.win && !samrt_attention_map_row(bw, r, a.size_q, a.q_h, a.q_w, a.n_win, a.n_win_x, &b, &tok))
-        return nullptr;
-    return (T *)a.o + b * a.s_o_b + h * a.s_o_h + tok * a.s_o_t;
-}
-
-__device__ __forceinline__ int64_t part_row(const Args &a, int split, int bw_h, int r) {
-    return ((int64_t)split * a.n_problems + bw_h) * a.n_q + r;
-}
 
 // ---- PTX wrappers (sm_80+) ------------------------------------------------------------
 
-__device__ __forceinline__ unsigned smem_u32(const void *p) {
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-/* 16-byte async copy; src_bytes 0 zero-fills the destination without reading src. */
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
-                 "r"(src_bytes));
-#endif
-}
 __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::);
@@ -141,36 +81,22 @@ __device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], 
 #endif
 }
 
-/* Two floats as one 32-bit register of T pairs (lo = lower address / lower column). */
-template <typename T>
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-    if constexpr (std::is_same<T, __half>::value) {
-        __half2 v = __floats2half2_rn(lo, hi);
-        return *reinterpret_cast<unsigned *>(&v);
-    } else {
-        __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-        return *reinterpret_cast<unsigned *>(&v);
-    }
-}
+// ---- f16 / bf16 tensor-core kernel (sm_80+) ---------------------------------------------
 
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-    return y;
-}
+/* Tile shape per padded head dim and block_q; attention_plan.c's samrt_attention_configure
+ * must agree (the launcher checks). Registers decide the rows per warp: 32 (two m16 tiles)
+ * where the 32 x DP fp32 accumulator plus the S tile fit in 255 registers without spilling
+ * (DP <= 96; 32-key tiles at 96), else 16 (DP 128, 256: the 16 x 256 accumulator alone is
+ * 128 registers). NW warps, MT m16 tiles per warp, BN keys per tile. */
+template <int DP, int BM> struct Tile {
+    static constexpr int WM = DP >= 128 ? 16 : 32;
+    static constexpr int NW = BM / WM, MT = WM / 16;
+    static constexpr int BN = DP == 96 ? 32 : 64;
+};
 
-// ---- f16 / bf16 tensor-core kernel ------------------------------------------------------
-
-/* Tile shape per padded head dim; attention_plan.c's samrt_attention_configure must agree
- * (the launcher checks). NW warps, MT m16 tiles per warp, BN keys per tile. */
-template <int DP> struct Tile { static constexpr int NW = 4, MT = 2, BN = 64; };
-template <> struct Tile<96> { static constexpr int NW = 4, MT = 2, BN = 32; };
-template <> struct Tile<128> { static constexpr int NW = 8, MT = 1, BN = 64; };
-template <> struct Tile<256> { static constexpr int NW = 8, MT = 1, BN = 64; };
-
-template <typename T, int DP>
+template <typename T, int DP, int BM>
 constexpr size_t mma_smem_bytes() {
-    return (size_t)(16 * Tile<DP>::NW * Tile<DP>::MT + 2 * Tile<DP>::BN) * (DP + 8) * sizeof(T);
+    return (size_t)(BM + 2 * Tile<DP, BM>::BN) * (DP + 8) * sizeof(T);
 }
 
 /* ROWS x DP tile of q/k/v rows r0.. into shared memory (row stride DP + 8), columns at and
@@ -186,7 +112,7 @@ __device__ __forceinline__ void load_tile(T *sm, const Args &a, int bw, int h, i
             const int r = c / CPR, col = (c - r * CPR) * 8;
             const T *src = in_row<T, WHICH>(a, bw, h, r0 + r);
             const bool ok = src != nullptr && col < dlim;
-            cp_async16(sm + r * SST + col, ok ? (const void *)(src + col) : a.q, ok ? 16 : 0);
+            cp_async16(smem_u32(sm + r * SST + col), ok ? (const void *)(src + col) : a.q, ok ? 16 : 0);
         }
     } else {
         for (int e = threadIdx.x; e < ROWS * DP; e += NT) {
@@ -197,11 +123,11 @@ __device__ __forceinline__ void load_tile(T *sm, const Args &a, int bw, int h, i
     }
 }
 
-template <typename T, int DP>
-__global__ void __launch_bounds__(Tile<DP>::NW * 32, Tile<DP>::NW == 8 ? 1 : 2)
+template <typename T, int DP, int BM>
+__global__ void __launch_bounds__(Tile<DP, BM>::NW * 32, 8 / Tile<DP, BM>::NW)
 attn_mma_kernel(const Args a) {
-    constexpr int NW = Tile<DP>::NW, MT = Tile<DP>::MT, BN = Tile<DP>::BN;
-    constexpr int NT = NW * 32, BM = 16 * NW * MT, SST = DP + 8;
+    constexpr int NW = Tile<DP, BM>::NW, MT = Tile<DP, BM>::MT, BN = Tile<DP, BM>::BN;
+    constexpr int NT = NW * 32, SST = DP + 8;
     constexpr int NKS = DP / 16;   /* k16 steps of Q K^T */
     constexpr int NNB = BN / 8;    /* n8 blocks of S */
     constexpr int NDB = DP / 8;    /* n8 blocks of O */
@@ -213,10 +139,8 @@ attn_mma_kernel(const Args a) {
     const int bw_h = blockIdx.x, h = bw_h % a.n_head, bw = bw_h / a.n_head;
     const int q0 = blockIdx.y * BM, split = blockIdx.z;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int n_tiles = (a.n_k + BN - 1) / BN;
-    const int t0 = split * a.tiles_per_split;
-    const int t1 = min(n_tiles, t0 + a.tiles_per_split);
-    const int kend = min(a.n_k, t1 * BN);
+    int kbeg, kend;
+    split_range(a, split, &kbeg, &kend);
     const int wrow = warp * 16 * MT;  /* first row of this warp in the tile */
 
     float acc[MT][NDB][4];
@@ -232,13 +156,12 @@ attn_mma_kernel(const Args a) {
     }
 
     load_tile<T, 0, DP, BM, NT>(sQ, a, bw, h, q0, a.d_qk);
-    load_tile<T, 1, DP, BN, NT>(sK, a, bw, h, t0 * BN, a.d_qk);
+    load_tile<T, 1, DP, BN, NT>(sK, a, bw, h, kbeg, a.d_qk);
     cp_async_commit();
     cp_async_wait_all();
     __syncthreads();
 
-    for (int t = t0; t < t1; t++) {
-        const int k0 = t * BN;
+    for (int k0 = kbeg; k0 < kend; k0 += BN) {
         load_tile<T, 2, DP, BN, NT>(sV, a, bw, h, k0, a.d_v);
         cp_async_commit();
 
@@ -269,52 +192,16 @@ attn_mma_kernel(const Args a) {
             }
         }
 
-        /* scale into the log2 domain; keys past this range's end get -inf */
-        const bool tail = k0 + BN > kend;
 #pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int nb = 0; nb < NNB; nb++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    const int key = k0 + nb * 8 + 2 * (lane & 3) + (e & 1);
-                    s[mt][nb][e] = (tail && key >= kend) ? -INFINITY : s[mt][nb][e] * a.scale_log2;
-                }
-
-        /* online softmax; a row's 4 owners are the lanes of one quad */
-#pragma unroll
-        for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-            for (int hh = 0; hh < 2; hh++) {
-                float mx = -INFINITY;
-#pragma unroll
-                for (int nb = 0; nb < NNB; nb++) mx = fmaxf(mx, fmaxf(s[mt][nb][2 * hh], s[mt][nb][2 * hh + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                const float m_new = fmaxf(m_run[mt][hh], mx);
-                const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-                const float alpha = ex2(m_run[mt][hh] - m_use);
-                m_run[mt][hh] = m_new;
-                float rs = 0.0f;
-#pragma unroll
-                for (int nb = 0; nb < NNB; nb++)
-#pragma unroll
-                    for (int e = 0; e < 2; e++) {
-                        const float pv = ex2(s[mt][nb][2 * hh + e] - m_use);
-                        s[mt][nb][2 * hh + e] = pv;
-                        rs += pv;
-                    }
-                l_run[mt][hh] = l_run[mt][hh] * alpha + rs;
-#pragma unroll
-                for (int d = 0; d < NDB; d++) {
-                    acc[mt][d][2 * hh] *= alpha;
-                    acc[mt][d][2 * hh + 1] *= alpha;
-                }
-            }
+        for (int mt = 0; mt < MT; mt++) {
+            float alpha[2];
+            softmax_step<NNB>(s[mt], m_run[mt], l_run[mt], alpha, a.scale_log2, k0, kend, lane);
+            rescale<NDB>(acc[mt], alpha);
+        }
 
         cp_async_wait_all();  /* V(t) landed */
         __syncthreads();      /* ... for every thread; and every warp is done reading K(t) */
-        if (t + 1 < t1) {
+        if (k0 + BN < kend) {
             load_tile<T, 1, DP, BN, NT>(sK, a, bw, h, k0 + BN, a.d_qk);
             cp_async_commit();
         }
@@ -347,45 +234,10 @@ attn_mma_kernel(const Args a) {
         __syncthreads();      /* and every warp is done reading V(t) */
     }
 
-    /* epilogue: quad-reduce the row sums, then normalise and store, or write the partials */
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int hh = 0; hh < 2; hh++) {
-            float l = l_run[mt][hh];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            const int row = q0 + wrow + mt * 16 + (lane >> 2) + hh * 8;
-            if (a.n_split == 1) {
-                T *orow = out_row<T>(a, bw, h, row);
-                if (!orow) continue;
-                const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-#pragma unroll
-                for (int d = 0; d < NDB; d++) {
-                    const int col = d * 8 + 2 * (lane & 3);
-                    const float x0 = acc[mt][d][2 * hh] * inv, x1 = acc[mt][d][2 * hh + 1] * inv;
-                    if (a.vec && col + 1 < a.d_v) {
-                        *reinterpret_cast<unsigned *>(orow + col) = pack2<T>(x0, x1);
-                    } else {
-                        if (col < a.d_v) orow[col] = samrt::from_f32<T>(x0);
-                        if (col + 1 < a.d_v) orow[col + 1] = samrt::from_f32<T>(x1);
-                    }
-                }
-            } else if (row < a.n_q) {
-                const int64_t pr = part_row(a, split, bw_h, row);
-                float *prow = a.part_acc + pr * a.d_v;
-#pragma unroll
-                for (int d = 0; d < NDB; d++) {
-                    const int col = d * 8 + 2 * (lane & 3);
-                    if (col < a.d_v) prow[col] = acc[mt][d][2 * hh];
-                    if (col + 1 < a.d_v) prow[col + 1] = acc[mt][d][2 * hh + 1];
-                }
-                if ((lane & 3) == 0) {
-                    a.part_ml[2 * pr] = m_run[mt][hh];
-                    a.part_ml[2 * pr + 1] = l;
-                }
-            }
-        }
+        write_rows<T, NDB>(a, bw, h, bw_h, split, q0 + wrow + mt * 16 + (lane >> 2), acc[mt], m_run[mt],
+                           l_run[mt], lane);
 }
 
 // ---- f32 strict kernel ----------------------------------------------------------------
@@ -399,10 +251,8 @@ __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
     const int bw_h = blockIdx.x, h = bw_h % a.n_head, bw = bw_h / a.n_head;
     const int q0 = blockIdx.y * F32_BM, split = blockIdx.z;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int n_tiles = (a.n_k + F32_BN - 1) / F32_BN;
-    const int t0 = split * a.tiles_per_split;
-    const int t1 = min(n_tiles, t0 + a.tiles_per_split);
-    const int kend = min(a.n_k, t1 * F32_BN);
+    int kbeg, kend;
+    split_range(a, split, &kbeg, &kend);
     const int nc = (DV + 31) / 32;
 
     for (int e = threadIdx.x; e < F32_BM * D; e += blockDim.x) {
@@ -418,8 +268,7 @@ __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
         for (int c = 0; c < F32_MAXC; c++) o[r][c] = 0.0f;
     }
 
-    for (int t = t0; t < t1; t++) {
-        const int k0 = t * F32_BN;
+    for (int k0 = kbeg; k0 < kend; k0 += F32_BN) {
         __syncthreads();  /* previous tile fully consumed (and sQ written, first time) */
         for (int e = threadIdx.x; e < F32_BN * D; e += blockDim.x) {
             const int r = e / D, c = e - r * D;
@@ -515,45 +364,61 @@ __global__ void attn_combine_kernel(const Args a) {
     }
 }
 
+/* Set once by samrt_attention_init_cuda: f16 / bf16 problems go to the sm_90a kernel. */
+int g_use_sm90 = 0;
+
 // ---- launchers --------------------------------------------------------------------------
 
-template <typename T, int DP>
+template <typename T, int DP, int BM>
 enum samrt_status launch_mma_dp(const Args &a, const samrt_attention_config &c, dim3 grid,
                                 cudaStream_t stream) {
     /* the planner's tile shape must be the one compiled here */
-    if (c.block_q != 16 * Tile<DP>::NW * Tile<DP>::MT || c.block_k != Tile<DP>::BN ||
-        c.n_threads != 32 * Tile<DP>::NW || c.smem_bytes != mma_smem_bytes<T, DP>())
+    if (c.block_q != BM || c.block_k % Tile<DP, BM>::BN != 0 || c.n_threads != 32 * Tile<DP, BM>::NW ||
+        c.smem_bytes != mma_smem_bytes<T, DP, BM>())
         return SAMRT_E_INVALID_ARG;
-    attn_mma_kernel<T, DP><<<grid, Tile<DP>::NW * 32, mma_smem_bytes<T, DP>(), stream>>>(a);
+    attn_mma_kernel<T, DP, BM><<<grid, Tile<DP, BM>::NW * 32, mma_smem_bytes<T, DP, BM>(), stream>>>(a);
     return SAMRT_OK;
 }
 
-template <typename T>
-enum samrt_status launch_mma(const Args &a, const samrt_attention_config &c, dim3 grid,
-                             cudaStream_t stream) {
+template <typename T, int BM>
+enum samrt_status launch_mma_bm(const Args &a, const samrt_attention_config &c, dim3 grid,
+                                cudaStream_t stream) {
     switch (c.d_pad) {
-    case 16: return launch_mma_dp<T, 16>(a, c, grid, stream);
-    case 32: return launch_mma_dp<T, 32>(a, c, grid, stream);
-    case 64: return launch_mma_dp<T, 64>(a, c, grid, stream);
-    case 80: return launch_mma_dp<T, 80>(a, c, grid, stream);
-    case 96: return launch_mma_dp<T, 96>(a, c, grid, stream);
-    case 128: return launch_mma_dp<T, 128>(a, c, grid, stream);
-    case 256: return launch_mma_dp<T, 256>(a, c, grid, stream);
+    case 16: return launch_mma_dp<T, 16, BM>(a, c, grid, stream);
+    case 32: return launch_mma_dp<T, 32, BM>(a, c, grid, stream);
+    case 64: return launch_mma_dp<T, 64, BM>(a, c, grid, stream);
+    case 80: return launch_mma_dp<T, 80, BM>(a, c, grid, stream);
+    case 96: return launch_mma_dp<T, 96, BM>(a, c, grid, stream);
+    case 128: return launch_mma_dp<T, 128, BM>(a, c, grid, stream);
+    case 256: return launch_mma_dp<T, 256, BM>(a, c, grid, stream);
     default: return SAMRT_E_UNSUPPORTED;
     }
 }
 
 template <typename T>
-cudaError_t set_smem_limits() {
+enum samrt_status launch_mma(const Args &a, const samrt_attention_config &c, dim3 grid,
+                             cudaStream_t stream) {
+    if (g_use_sm90 && sm90_supports(a, c)) return sm90_launch(a, c, std::is_same<T, __half>::value, grid, stream);
+    return c.block_q == 64 ? launch_mma_bm<T, 64>(a, c, grid, stream) : launch_mma_bm<T, 128>(a, c, grid, stream);
+}
+
+template <typename T, int BM>
+cudaError_t set_smem_limits_bm() {
     cudaError_t e = cudaSuccess;
 #define SAMRT_ATTN_SET(DP)                                                                 \
     if (e == cudaSuccess)                                                                  \
-        e = cudaFuncSetAttribute(attn_mma_kernel<T, DP>, cudaFuncAttributeMaxDynamicSharedMemorySize, \
-                                 (int)mma_smem_bytes<T, DP>());
+        e = cudaFuncSetAttribute(attn_mma_kernel<T, DP, BM>, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                                 (int)mma_smem_bytes<T, DP, BM>());
     SAMRT_ATTN_SET(16) SAMRT_ATTN_SET(32) SAMRT_ATTN_SET(64) SAMRT_ATTN_SET(80)
     SAMRT_ATTN_SET(96) SAMRT_ATTN_SET(128) SAMRT_ATTN_SET(256)
 #undef SAMRT_ATTN_SET
     return e;
+}
+
+template <typename T>
+cudaError_t set_smem_limits() {
+    cudaError_t e = set_smem_limits_bm<T, 64>();
+    return e == cudaSuccess ? set_smem_limits_bm<T, 128>() : e;
 }
 
 template <typename T>
@@ -570,6 +435,10 @@ extern "C" enum samrt_status samrt_attention_init_cuda(void) {
     SAMRT_CUDA_TRY(set_smem_limits<__nv_bfloat16>());
     SAMRT_CUDA_TRY(cudaFuncSetAttribute(attn_f32_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)kF32SmemMax));
+    const char *portable = getenv("SAMRT_ATTENTION_PORTABLE");
+    int use = 0;
+    SAMRT_CUDA_TRY(sm90_init(&use));
+    g_use_sm90 = use && !(portable && portable[0] && portable[0] != '0');
     return SAMRT_OK;
 }
 
@@ -623,8 +492,9 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
 
     const int n_tiles = (p->n_k + cfg.block_k - 1) / cfg.block_k;
     a.n_split = samrt_attention_n_split_effective(p);
-    a.tiles_per_split = a.n_split > 1 ? (n_tiles + SAMRT_MIN(p->n_split, n_tiles) - 1) / SAMRT_MIN(p->n_split, n_tiles)
-                                      : n_tiles;
+    const int per = a.n_split > 1 ? (n_tiles + SAMRT_MIN(p->n_split, n_tiles) - 1) / SAMRT_MIN(p->n_split, n_tiles)
+                                  : n_tiles;
+    a.keys_per_split = per * cfg.block_k;
     if (a.n_split > 1) {
         const size_t rows = (size_t)a.n_problems * (size_t)p->n_q;
         a.part_acc = (float *)ws;

@@ -6,9 +6,10 @@
  *
  * Tensors are read and written through strides in elements (batch, head, token; the channel
  * stride is 1), so head splits and the [q | k | v] interleave of a fused qkv projection are
- * views, never copies. f16 / bf16 run on tensor cores (mma.sync m16n8k16, sm_80 and later,
- * fp32 accumulation, P rounded to the input dtype before P.V as FlashAttention does);
- * f32 runs a plain fp32 FMA kernel (no TF32) for parity runs.
+ * views, never copies. f16 / bf16 run on tensor cores with fp32 accumulation, P rounded to the
+ * input dtype before P.V as FlashAttention does: mma.sync m16n8k16 on sm_80 and later
+ * (attention.cu), wgmma on sm_90a (attention_sm90.cu, chosen at init when the device and the
+ * binary have it); f32 runs a plain fp32 FMA kernel (no TF32) for parity runs.
  *
  * Usage (setup, then per run):
  *
@@ -115,11 +116,13 @@ static inline SAMRT_HOST_DEVICE int samrt_attention_map_row(int bw, int r, int s
     return y < map_h && x < map_w;
 }
 
-/* The tile shape the CUDA path uses for p (pure; also what the planner assumes). */
+/* The tile shape the CUDA path uses for p (pure; also what the planner assumes). block_q and
+ * block_k hold for both tensor-core kernels; n_threads and smem_bytes describe the portable
+ * one (the sm_90a kernel adds a producer warp and double-buffers K and V). */
 struct samrt_attention_config {
     int d_pad;          /* head dim held in shared memory (multiple of 16; f32: max(d_qk, d_v)) */
     int block_q;        /* query rows per CTA */
-    int block_k;        /* keys per tile (split ranges are whole tiles) */
+    int block_k;        /* keys per tile of the split ranges (split ranges are whole tiles) */
     int n_threads;      /* threads per CTA */
     int ctas_per_sm;    /* resident CTAs per SM assumed by the split heuristic */
     size_t smem_bytes;  /* dynamic shared memory per CTA */
@@ -136,9 +139,9 @@ int samrt_attention_n_windows(const struct samrt_attention_params *p);
 enum samrt_status samrt_attention_configure(const struct samrt_attention_params *p,
                                          struct samrt_attention_config *out);
 
-/* Split count that fills sm_count SMs (pure): 1 when the query tiles already do, else
- * the smallest count whose last wave is >= 90% full, capped so that each range keeps at
- * least 4 key tiles. */
+/* Split count that fills sm_count SMs (pure): 1 when the query tiles already do, else the
+ * count with the fewest waves per unit of work (each split lowering it by 10% or more, which
+ * pays for the combine pass), capped so that each range keeps at least 4 key tiles. */
 int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_count);
 
 /* Key ranges actually launched for p->n_split (ranges are whole tiles; never empty). */
@@ -155,8 +158,10 @@ enum samrt_status samrt_attention_ref(const struct samrt_attention_params *p);
 
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
-/* Once per device at setup: raises the dynamic shared-memory limit of every kernel
- * instance (up to 135 KB; fits sm_87's 163 KB). */
+/* Once per device at setup: raises the dynamic shared-memory limit of every kernel instance
+ * (portable: up to 135 KB, fits sm_87's 163 KB; sm_90a: up to 226 KB) and picks the kernel:
+ * the wgmma one on an sm_90 device when this binary carries sm_90a code, unless the
+ * environment sets SAMRT_ATTENTION_PORTABLE=1 (to test the portable kernel on an H100). */
 enum samrt_status samrt_attention_init_cuda(void);
 /* Runs the RoPE pre-pass, the attention kernel and the split combine on stream. Allocates
  * nothing, logs nothing; safe inside graph capture. */

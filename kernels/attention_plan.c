@@ -80,15 +80,21 @@ enum samrt_status samrt_attention_configure(const struct samrt_attention_params 
         for (size_t i = 0; i < SAMRT_ARRAY_LEN(dims); i++)
             if (dims[i] >= d16) { dp = dims[i]; break; }
         c.d_pad = dp;
-        c.block_q = 128;
-        /* registers decide the split of the 128 rows: 4 warps x 32 rows where the 32 x dp
-         * fp32 accumulator plus the S tile fit in 255 registers without spilling (d <= 96;
-         * 32-key tiles at 96), else 8 warps x 16 rows (d 128, 256: the 16 x 256
-         * accumulator alone is 128 registers) */
-        c.block_k = dp == 96 ? 32 : 64;
-        c.n_threads = dp >= 128 ? 256 : 128;
-        c.ctas_per_sm = dp >= 128 ? 1 : 2;
-        c.smem_bytes = (size_t)(c.block_q + 2 * c.block_k) * (size_t)(dp + 8) * 2;
+        /* 64-row CTAs where a problem has no more queries (Hiera windows of 8 and the q-pooled
+         * 7x7 ones), so half the rows are not padding */
+        c.block_q = p->n_q <= 64 ? 64 : 128;
+        /* split granularity, and the key tile of the sm_90a kernel: 128 keys, 64 at d 256
+         * (registers: the 64 x 256 fp32 accumulator is 128 per thread) and for short key
+         * lists; the decoder head dims stay at 64 so their many-way splits keep their count */
+        c.block_k = (dp == 256 || dp <= 32 || p->n_k <= 64) ? 64 : 128;
+        /* the portable kernel: registers decide the rows per warp, 32 where the 32 x dp fp32
+         * accumulator plus the S tile fit in 255 registers without spilling (d <= 96; 32-key
+         * tiles at 96), else 16 (d 128, 256: the 16 x 256 accumulator alone is 128 registers) */
+        const int warp_rows = dp >= 128 ? 16 : 32, bn = dp == 96 ? 32 : 64;
+        c.n_threads = 32 * c.block_q / warp_rows;
+        /* one CTA per SM from d 64 on (the sm_90a kernel's shared memory and registers) */
+        c.ctas_per_sm = dp >= 64 ? 1 : 2;
+        c.smem_bytes = (size_t)(c.block_q + 2 * bn) * (size_t)(dp + 8) * 2;
     }
     *out = c;
     return SAMRT_OK;
@@ -114,13 +120,17 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
     const int64_t slots = (int64_t)sm_count * c.ctas_per_sm;
     const int max_split = SAMRT_MIN(n_tiles(p, &c) / 4, 128);
     if (n_cta >= slots || max_split < 2) return 1;
+    /* time ~ waves / s (each CTA does 1/s of the keys); a split must beat the best so far by
+     * 10% to pay for its combine pass. 128 CTAs on 132 SMs stay unsplit: two waves of half
+     * the keys take as long as one of all. */
     int best = 1;
-    double best_eff = 0.0;
-    for (int s = 1; s <= max_split; s++) {
-        const int64_t total = n_cta * s;
-        const double eff = (double)total / (double)(cdiv64(total, slots) * slots);
-        if (s > 1 && eff >= 0.9) return s;
-        if (eff > best_eff + 1e-9) { best_eff = eff; best = s; }
+    double best_cost = (double)cdiv64(n_cta, slots);
+    for (int s = 2; s <= max_split; s++) {
+        const double cost = (double)cdiv64(n_cta * s, slots) / s;
+        if (cost < 0.9 * best_cost) {
+            best = s;
+            best_cost = cost;
+        }
     }
     return best;
 }

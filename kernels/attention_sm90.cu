@@ -1,0 +1,472 @@
+/* attention_sm90.cu - the Hopper (sm_90a) f16 / bf16 attention kernel: wgmma.mma_async with
+ * operands in swizzled shared memory, fed by a producer warpgroup through an mbarrier pipeline.
+ * attention.cu's launcher hands it every problem it supports once samrt_attention_init_cuda
+ * has found an sm_90 device and sm_90a code in this binary; everything else (and every other
+ * GPU) runs the portable mma.sync kernel.
+ *
+ * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG) + 1 producer
+ * warpgroup (setmaxnreg moves its registers to the consumers).
+ *   producer: cp.async of Q once, then K(j) and V(j) into ST stages each (2 to 4, what
+ *             fits); completion is signalled by cp.async.mbarrier.arrive (no thread waits for
+ *             its own copies), and a stage is refilled once every consumer warp has released
+ *             it, so loads run ST - 1 turns ahead. Its copy loops must stay small: a
+ *             per-chunk address computation made the first version load-bound (see
+ *             kernels/dev/attention_notes.md).
+ *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
+ *             accumulator registers (attention_impl.cuh, the same code as the portable
+ *             kernel), P rounded to T in registers, O += P V (wgmma, A from registers, V
+ *             read N-major through the descriptor's transpose bit: no transposed copy).
+ * With two consumer warpgroups the matrix products take turns (named barriers): one group's
+ * softmax runs while the other's products keep the tensor cores busy. The exp2 of the
+ * softmax costs as much as the products at head dims <= 96, so this overlap is what makes
+ * those dims fast. No CTA-wide barrier runs in the main loop.
+ *
+ * Shared-memory layout: a tile of R rows x DP columns is stored as DP/AW column blocks of
+ * R rows x AW elements (AW = 64, 32 or 16 for DP a multiple of 64, 32, 16), each row of a
+ * block AW*2 bytes and swizzled with the matching 128/64/32-byte pattern (16-byte chunk index
+ * XOR address bits 7..). The same layout is K-major for Q and K (S = Q K^T) and N-major for
+ * V (O += P V), so one loader serves all three.
+ *
+ * Tested by tests/test_attention_cuda.c on an H100 (both kernels: SAMRT_ATTENTION_PORTABLE=1
+ * keeps the portable one). */
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "attention.h"
+#include "attention_impl.cuh"
+#include "attention_wgmma.cuh"
+#include "common.cuh"
+#include "samrt_impl.h"
+
+using namespace samrt_attn;
+
+namespace {
+
+/* Swizzle atom for a padded head dim DP. */
+template <int DP> struct Sw {
+    static constexpr int AW = DP % 64 == 0 ? 64 : DP % 32 == 0 ? 32 : 16;  /* elements per atom row */
+    static constexpr unsigned RB = AW * 2;                                 /* bytes per atom row */
+    static constexpr int MODE = AW == 64 ? 1 : AW == 32 ? 2 : 3;           /* descriptor layout type */
+    static constexpr unsigned MASK = RB / 16 - 1;                          /* swizzled chunk bits */
+};
+
+/* Tile sizes of one instance: NWG consumer warpgroups + 1 producer warpgroup, BN keys per tile,
+ * ST pipeline stages of K and of V. A 64-row CTA (NWG 1) aims at two CTAs per SM, so that two
+ * independent CTAs hide each other's latencies (the windowed Hiera blocks are many small
+ * problems); when two stages do not fit in half the shared memory it takes a whole SM. The
+ * stage count is what fits, up to 4: loads are issued ST - 1 turns ahead. */
+template <int DP, int NWG, int BN> struct Sm90Tile {
+    static constexpr int BM = 64 * NWG, NT = 128 * (NWG + 1);
+    static constexpr unsigned Q_BYTES = BM * DP * 2, KV_BYTES = BN * DP * 2;
+    /* per CTA: 228 KB per SM less 1 KB the driver reserves per CTA; FIXED = alignment slack and
+     * the mbarriers */
+    static constexpr unsigned FIXED = 1024 + 256;
+    static constexpr unsigned budget(int ctas) { return 228u * 1024 / ctas - 1024; }
+    static constexpr int CTAS = NWG == 1 && FIXED + Q_BYTES + 4 * KV_BYTES <= budget(2) ? 2 : 1;
+    static constexpr int ST_FIT = (int)((budget(CTAS) - FIXED - Q_BYTES) / (2 * KV_BYTES));
+    static constexpr int ST = ST_FIT > 4 ? 4 : ST_FIT;
+    static_assert(ST >= 2, "two stages of K and V must fit");
+    static constexpr unsigned BAR_OFF = Q_BYTES + 2 * ST * KV_BYTES;  /* after Q, K[ST], V[ST] */
+    static constexpr size_t SMEM = 1024 + BAR_OFF + (1 + 4 * ST) * 8;
+    /* registers per thread after setmaxnreg (0 = no change): the producer needs few, and the
+     * consumers' share must fit the launch allocation (NT x the launch-bound maximum) */
+    static constexpr int REG_P = NWG == 2 ? 56 : CTAS == 2 ? 48 : 0;
+    static constexpr int REG_C = NWG == 2 ? 224 : CTAS == 2 ? 208 : 0;
+    static constexpr int LAUNCH_REGS = 65536 / CTAS / NT / 8 * 8;  /* what the launch bounds allow */
+    static_assert(REG_C == 0 || 128 * (REG_P + NWG * REG_C) <= NT * LAUNCH_REGS,
+                  "setmaxnreg.inc would wait for registers nobody releases");
+};
+
+/* Byte offset of element (r, col) in a ROWS-row tile (col a multiple of 8: a 16-byte chunk). */
+template <int DP, int ROWS>
+__device__ __forceinline__ unsigned sw_off(int r, int col) {
+    using S = Sw<DP>;
+    const unsigned o = (unsigned)((col / S::AW) * ROWS * S::RB + r * S::RB + (col % S::AW) * 2);
+    return o ^ (((o >> 7) & S::MASK) << 4);
+}
+
+// ---- PTX wrappers (sm_90a) ----------------------------------------------------------------
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+/* wgmma shared-memory matrix descriptor: start address, leading / stride byte offsets, layout. */
+__device__ __forceinline__ uint64_t wg_desc(unsigned addr, unsigned lbo, unsigned sbo, int mode) {
+    return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)((lbo >> 4) & 0x3FFFu) << 16) |
+           ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | ((uint64_t)mode << 62);
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+/* Blocks until the phase with the given parity has completed. */
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+/* Arrive on bar once every cp.async this thread issued so far has landed (counts as one of
+ * the arrivals the barrier was initialised with). */
+__device__ __forceinline__ void cp_async_arrive(unsigned bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+/* Named barrier id over both consumer warpgroups (256 threads): sync waits, arrive does not. */
+__device__ __forceinline__ void named_sync(int id) {
+    asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id) {
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* Keeps the compiler from moving reads or writes of wgmma registers across this point. */
+template <int N>
+__device__ __forceinline__ void reg_fence(float (&r)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) asm volatile("" : "+f"(r[i][e])::"memory");
+}
+#endif
+
+/* Rows of q (WHICH 0), k (1) or v (2) for one (problem, head), with everything that does not
+ * depend on the row hoisted out of the producer's copy loops. row_ptr() returns what in_row()
+ * returns: the row, the bias row of a padded k/v token, or nullptr for a zero row. */
+template <typename T>
+struct RowSrc {
+    const T *base;          /* token 0 of this image and head */
+    int64_t s_t;            /* token stride */
+    int n;                  /* rows that exist (Lq or Lk) */
+    int win, size, y0, x0, map_h, map_w;  /* window mode: window origin on the map */
+    float inv_size;         /* 1 / size, for the row -> (y, x) split */
+    const T *pad;           /* row of a padded token; nullptr = zeros */
+};
+
+template <typename T, int WHICH>
+__device__ __forceinline__ RowSrc<T> row_src(const Args &a, int bw, int h) {
+    RowSrc<T> s;
+    const T *base = (const T *)(WHICH == 0 ? a.q : WHICH == 1 ? a.k : a.v);
+    const int64_t s_b = WHICH == 0 ? a.s_q_b : WHICH == 1 ? a.s_k_b : a.s_v_b;
+    const int64_t s_h = WHICH == 0 ? a.s_q_h : WHICH == 1 ? a.s_k_h : a.s_v_h;
+    s.s_t = WHICH == 0 ? a.s_q_t : WHICH == 1 ? a.s_k_t : a.s_v_t;
+    s.n = WHICH == 0 ? a.n_q : a.n_k;
+    s.win = a.win;
+    s.pad = nullptr;
+    s.size = s.y0 = s.x0 = s.map_h = s.map_w = 0;
+    s.inv_size = 0.0f;
+    int img = bw;
+    if (a.win) {
+        img = bw / a.n_win;
+        const int w = bw - img * a.n_win;
+        s.size = WHICH == 0 ? a.size_q : a.size_k;
+        s.inv_size = 1.0f / (float)s.size;
+        s.map_h = WHICH == 0 ? a.q_h : a.k_h;
+        s.map_w = WHICH == 0 ? a.q_w : a.k_w;
+        s.y0 = (w / a.n_win_x) * s.size;
+        s.x0 = (w % a.n_win_x) * s.size;
+        const T *pad = (const T *)(WHICH == 1 ? a.pad_k : a.pad_v);
+        if (WHICH != 0 && pad) s.pad = pad + h * a.s_pad_h;
+    }
+    s.base = base + img * s_b + h * s_h;
+    return s;
+}
+
+/* Window row r (< size^2) -> map row pointer. r / size through the float reciprocal: the
+ * quotient q < size and (r + 0.5) / size lies 0.5 / size away from any integer, far more than
+ * the float error (~q * 2^-22); checked exhaustively for every size up to 512 (Hiera's
+ * windows are 7 to 16), larger ones divide. */
+template <typename T>
+__device__ __forceinline__ const T *win_row(const RowSrc<T> &s, int r) {
+    const int qy = s.size <= 512 ? (int)(((float)r + 0.5f) * s.inv_size) : r / s.size;
+    const int qx = r - qy * s.size;
+    const int y = s.y0 + qy, x = s.x0 + qx;
+    return y < s.map_h && x < s.map_w ? s.base + ((int64_t)y * s.map_w + x) * s.s_t : s.pad;
+}
+
+/* ROWS rows r0.. into the swizzled tile at shared address sm, by the 128 producer threads:
+ * thread pt copies 16-byte column chunk pt % CPR of rows pt / CPR, + RPP, + 2 RPP, ... (the
+ * 128 % CPR threads left over idle). Without windows a pass costs a pointer step, an offset
+ * and the copy (the loop stays small: these warps share the SM's instruction cache with the
+ * consumers). Columns at and past dlim and missing rows are zero-filled. */
+template <typename T, int DP, int ROWS>
+__device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const void *dummy, int r0, int dlim,
+                                        int pt) {
+    constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
+    const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
+    if (rr >= RPP) return;
+    const bool col_ok = col < dlim;
+    const int n_ok = src.n - r0 - rr;  /* pass k reads a real row iff k * RPP < n_ok */
+    if (!src.win) {
+        const T *p = src.base + (int64_t)(r0 + rr) * src.s_t + col;
+        const int64_t step = (int64_t)RPP * src.s_t;
+#pragma unroll 4
+        for (int k = 0; k < NPASS; k++) {
+            const int r = rr + k * RPP;
+            if (NPASS * RPP != ROWS && r >= ROWS) break;
+            const bool ok = col_ok && k * RPP < n_ok;
+            cp_async16(sm + sw_off<DP, ROWS>(r, col), ok ? (const void *)p : dummy, ok ? 16 : 0);
+            p += step;
+        }
+    } else {
+#pragma unroll 1
+        for (int k = 0; k < NPASS; k++) {
+            const int r = rr + k * RPP;
+            if (NPASS * RPP != ROWS && r >= ROWS) break;
+            const T *p = k * RPP < n_ok ? win_row(src, r0 + r) : nullptr;
+            const bool ok = col_ok && p != nullptr;
+            cp_async16(sm + sw_off<DP, ROWS>(r, col), ok ? (const void *)(p + col) : dummy, ok ? 16 : 0);
+        }
+    }
+}
+
+/* Set by sm90_probe_kernel when this binary holds sm_90a code for the running device. */
+__device__ int g_sm90_compiled;
+
+__global__ void sm90_probe_kernel() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    g_sm90_compiled = 1;
+#endif
+}
+
+template <typename T, int DP, int NWG, int BN>
+__global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
+attn_wgmma_kernel(const Args a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using S = Sw<DP>;
+    using G = Sm90Tile<DP, NWG, BN>;
+    constexpr int BM = G::BM, ST = G::ST, NDB = DP / 8, NNB = BN / 8, NKS = DP / 16, NPK = BN / 16;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;  /* swizzle atoms: 1 KB aligned */
+    const unsigned sQ = base, sK = sQ + G::Q_BYTES, sV = sK + ST * G::KV_BYTES;
+    /* mbarriers (8 bytes each): Q full; then per stage K full, V full, K free, V free */
+    const unsigned bar = base + G::BAR_OFF;
+    const unsigned bar_kf = bar + 8, bar_vf = bar_kf + 8 * ST, bar_ke = bar_vf + 8 * ST, bar_ve = bar_ke + 8 * ST;
+
+    const int bw_h = blockIdx.x, h = bw_h % a.n_head, bw = bw_h / a.n_head;
+    const int q0 = blockIdx.y * BM, split = blockIdx.z;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int kbeg, kend;
+    split_range(a, split, &kbeg, &kend);
+    const int n_t = (kend - kbeg + BN - 1) / BN;
+
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < 1 + 2 * ST; i++) mbar_init(bar + 8 * i, 128);             /* producer threads */
+        for (int i = 1 + 2 * ST; i < 1 + 4 * ST; i++) mbar_init(bar + 8 * i, 4 * NWG);  /* consumer warps */
+    }
+    __syncthreads();  /* the only CTA-wide barrier */
+
+    if (warp >= 4 * NWG) {
+        /* the producer hands most of its registers to the consumers */
+        if constexpr (G::REG_P == 56) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+        if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
+        const int pt = threadIdx.x - 128 * NWG;
+        const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
+        const void *dummy = a.q;  /* a valid address for the zero-filling copies */
+        load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
+        cp_async_arrive(bar);
+        for (int i = 0; i < n_t; i++) {
+            const int s = i % ST, k0 = kbeg + i * BN;
+            const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
+            if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
+            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+            cp_async_arrive(bar_kf + 8 * s);
+            if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
+            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
+            cp_async_arrive(bar_vf + 8 * s);
+        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        return;
+    }
+
+    if constexpr (G::REG_C == 224) asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
+    if constexpr (G::REG_C == 208) asm volatile("setmaxnreg.inc.sync.aligned.u32 208;\n" ::: "memory");
+    const int wg = warp >> 2;
+    float acc[NDB][4];
+#pragma unroll
+    for (int d = 0; d < NDB; d++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) acc[d][e] = 0.0f;
+    float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};
+    float sc[NNB][4];
+    unsigned pa[NPK][4];
+    constexpr unsigned KSBO = 8 * S::RB;  /* 8-row core-matrix stride, all operands */
+    if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
+    mbar_wait(bar, 0);
+
+    /* Turn i issues O += P(i-1) V(i-1) and S(i) = Q K(i)^T as one batch, then runs the softmax
+     * of S(i) while the other warpgroup's turn keeps the tensor cores busy (turns alternate
+     * through named barriers 1 and 2). n_t + 1 turns: the first has no P V, the last no S;
+     * they are peeled so that no wgmma sits in a branch (ptxas would serialise them all). */
+    auto turn = [&](auto has_pv_c, auto has_s_c, int i) {
+        constexpr bool has_pv = decltype(has_pv_c)::value, has_s = decltype(has_s_c)::value;
+        const int s = i % ST, sp = (i + ST - 1) % ST;
+        const unsigned par = (i / ST) & 1, par_p = ((i + ST - 1) / ST + 1) & 1;  /* tiles i, i - 1 */
+        if constexpr (has_s) mbar_wait(bar_kf + 8 * s, par);
+        if constexpr (has_pv) mbar_wait(bar_vf + 8 * sp, par_p);
+        if constexpr (NWG == 2) named_sync(1 + wg);
+        reg_fence<NDB>(acc);
+        wg_fence();
+        if constexpr (has_pv) {
+            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
+             * DP/AW atom columns BN rows apart (LBO) */
+            const unsigned vt = sV + sp * G::KV_BYTES;
+#pragma unroll
+            for (int kp = 0; kp < NPK; kp++)
+                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
+        }
+        if constexpr (has_s) {
+            /* k16 steps inside an atom row advance the start address; blocks are BM / BN rows */
+            const unsigned kt = sK + s * G::KV_BYTES;
+#pragma unroll
+            for (int ks = 0; ks < NKS; ks++) {
+                const unsigned blk = (ks * 16) / S::AW, in = ((ks * 16) % S::AW) * 2;
+                const uint64_t da = wg_desc(sQ + blk * BM * S::RB + wg * 64 * S::RB + in, 16, KSBO, S::MODE);
+                const uint64_t db = wg_desc(kt + blk * BN * S::RB + in, 16, KSBO, S::MODE);
+                if (ks == 0)
+                    Wg<T, BN>::ss0(sc, da, db);
+                else
+                    Wg<T, BN>::ss(sc, da, db);
+            }
+        }
+        wg_commit();
+        if constexpr (NWG == 2)
+            if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
+        wg_wait0();
+        reg_fence<NNB>(sc);
+        reg_fence<NDB>(acc);
+        if (lane == 0) {
+            if constexpr (has_s) mbar_arrive(bar_ke + 8 * s);    /* K(i) released */
+            if constexpr (has_pv) mbar_arrive(bar_ve + 8 * sp);  /* V(i - 1) released */
+        }
+        if constexpr (has_s) {
+            float alpha[2];
+            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
+            rescale<NDB>(acc, alpha);
+#pragma unroll
+            for (int kp = 0; kp < NPK; kp++) {
+                pa[kp][0] = pack2<T>(sc[2 * kp][0], sc[2 * kp][1]);
+                pa[kp][1] = pack2<T>(sc[2 * kp][2], sc[2 * kp][3]);
+                pa[kp][2] = pack2<T>(sc[2 * kp + 1][0], sc[2 * kp + 1][1]);
+                pa[kp][3] = pack2<T>(sc[2 * kp + 1][2], sc[2 * kp + 1][3]);
+            }
+        }
+    };
+    using no = std::false_type;
+    using yes = std::true_type;
+    turn(no{}, yes{}, 0);
+    for (int i = 1; i < n_t; i++) turn(yes{}, yes{}, i);
+    turn(yes{}, no{}, n_t);
+
+    write_rows<T, NDB>(a, bw, h, bw_h, split, q0 + (warp >> 2) * 64 + (warp & 3) * 16 + (lane >> 2), acc,
+                       m_run, l_run, lane);
+#else
+    (void)a;
+    __trap();  /* never launched: sm90_init found no sm_90a code */
+#endif
+}
+
+template <typename T, int DP, int NWG, int BN>
+void launch_inst(const Args &a, dim3 grid, cudaStream_t stream) {
+    using G = Sm90Tile<DP, NWG, BN>;
+    attn_wgmma_kernel<T, DP, NWG, BN><<<grid, G::NT, G::SMEM, stream>>>(a);
+}
+
+template <typename T, int DP>
+enum samrt_status launch_dp(const Args &a, const samrt_attention_config &c, dim3 grid, cudaStream_t stream) {
+    const int nwg = c.block_q / 64;
+    if (DP == 256 || c.block_k == 64) {
+        if (nwg == 1) launch_inst<T, DP, 1, 64>(a, grid, stream);
+        else launch_inst<T, DP, 2, 64>(a, grid, stream);
+    } else {
+        if constexpr (DP != 256) {
+            if (nwg == 1) launch_inst<T, DP, 1, 128>(a, grid, stream);
+            else launch_inst<T, DP, 2, 128>(a, grid, stream);
+        }
+    }
+    return SAMRT_OK;
+}
+
+template <typename T>
+enum samrt_status launch_t(const Args &a, const samrt_attention_config &c, dim3 grid, cudaStream_t stream) {
+    switch (c.d_pad) {
+    case 64: return launch_dp<T, 64>(a, c, grid, stream);
+    case 80: return launch_dp<T, 80>(a, c, grid, stream);
+    case 96: return launch_dp<T, 96>(a, c, grid, stream);
+    case 128: return launch_dp<T, 128>(a, c, grid, stream);
+    case 256: return launch_dp<T, 256>(a, c, grid, stream);
+    default: return SAMRT_E_UNSUPPORTED;
+    }
+}
+
+template <typename T, int DP, int NWG, int BN>
+cudaError_t set_limit() {
+    return cudaFuncSetAttribute(attn_wgmma_kernel<T, DP, NWG, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)Sm90Tile<DP, NWG, BN>::SMEM);
+}
+
+template <typename T, int DP>
+cudaError_t set_limits_dp() {
+    cudaError_t e = set_limit<T, DP, 1, 64>();
+    if (e == cudaSuccess) e = set_limit<T, DP, 2, 64>();
+    if constexpr (DP != 256) {
+        if (e == cudaSuccess) e = set_limit<T, DP, 1, 128>();
+        if (e == cudaSuccess) e = set_limit<T, DP, 2, 128>();
+    }
+    return e;
+}
+
+template <typename T>
+cudaError_t set_limits() {
+    cudaError_t e = set_limits_dp<T, 64>();
+    if (e == cudaSuccess) e = set_limits_dp<T, 80>();
+    if (e == cudaSuccess) e = set_limits_dp<T, 96>();
+    if (e == cudaSuccess) e = set_limits_dp<T, 128>();
+    if (e == cudaSuccess) e = set_limits_dp<T, 256>();
+    return e;
+}
+
+}  // namespace
+
+namespace samrt_attn {
+
+cudaError_t sm90_init(int *usable) {
+    *usable = 0;
+    int dev = 0, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess || major != 9 || minor != 0) return e;
+    /* an sm_90 device may still run this binary from compute_8x PTX: ask the device side */
+    int flag = 0;
+    e = cudaMemcpyToSymbol(g_sm90_compiled, &flag, sizeof(flag));
+    if (e == cudaSuccess) {
+        sm90_probe_kernel<<<1, 1>>>();
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyFromSymbol(&flag, g_sm90_compiled, sizeof(flag));
+    if (e != cudaSuccess || !flag) return e;
+    e = set_limits<__half>();
+    if (e == cudaSuccess) e = set_limits<__nv_bfloat16>();
+    if (e == cudaSuccess) *usable = 1;
+    return e;
+}
+
+bool sm90_supports(const Args &a, const samrt_attention_config &c) {
+    const bool dp_ok = c.d_pad == 64 || c.d_pad == 80 || c.d_pad == 96 || c.d_pad == 128 || c.d_pad == 256;
+    const bool bk_ok = c.block_k == 64 || (c.block_k == 128 && c.d_pad != 256);
+    return a.vec && dp_ok && bk_ok && (c.block_q == 64 || c.block_q == 128);
+}
+
+enum samrt_status sm90_launch(const Args &a, const samrt_attention_config &c, bool half, dim3 grid,
+                              cudaStream_t stream) {
+    return half ? launch_t<__half>(a, c, grid, stream) : launch_t<__nv_bfloat16>(a, c, grid, stream);
+}
+
+}  // namespace samrt_attn
