@@ -102,7 +102,8 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     samrt_model_ctx_free(&s->ctx);
     samrt_sam2_heads_free(&s->heads);
 #ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < s->n_graphs; i++) cudaGraphExecDestroy(s->graphs[i]);
+    for (int i = 0; i < s->n_graphs; i++)
+        if (s->graphs[i]) cudaGraphExecDestroy(s->graphs[i]);
     for (int i = 0; i < 5; i++)
         if (s->ev[i]) cudaEventDestroy(s->ev[i]);
     memset(s->ev, 0, sizeof s->ev);
@@ -271,15 +272,32 @@ static int key_equal(const struct samrt_sam2_seg_key *a, const struct samrt_sam2
            !memcmp(a->mode, b->mode, (size_t)a->n_obj);
 }
 
-/* Replays the graph of `key`, capturing it first when it is new. */
+/* The graph path: a key's first call runs eagerly (it also loads every kernel module and warms
+ * the libraries outside any capture), its second call captures the graph and launches it,
+ * later calls replay it. */
 static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
                                    const struct samrt_sam2_seg_key *key, cudaStream_t stream) {
     struct samrt_sam2_segment *s = &m->seg;
-    for (int i = 0; i < s->n_graphs; i++)
-        if (key_equal(&s->keys[i], key)) {
-            SAMRT_CUDA_TRY(cudaGraphLaunch(s->graphs[i], stream));
-            return SAMRT_OK;
+    int slot = -1;
+    for (int i = 0; i < s->n_graphs && slot < 0; i++)
+        if (key_equal(&s->keys[i], key)) slot = i;
+    if (slot >= 0 && s->graphs[slot]) {
+        SAMRT_CUDA_TRY(cudaGraphLaunch(s->graphs[slot], stream));
+        return SAMRT_OK;
+    }
+    if (slot < 0) {  /* a new key: remember it, run eagerly */
+        slot = s->n_graphs;
+        if (slot == SAMRT_SAM2_SEG_GRAPHS) {  /* full: replace the oldest */
+            slot = s->next_graph;
+            s->next_graph = (slot + 1) % SAMRT_SAM2_SEG_GRAPHS;
+            if (s->graphs[slot]) cudaGraphExecDestroy(s->graphs[slot]);
+        } else {
+            s->n_graphs++;
         }
+        s->graphs[slot] = NULL;
+        s->keys[slot] = *key;
+        return enqueue_frame(e, m, rp, key->n_obj, 0, stream);
+    }
     SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     enum samrt_status st = enqueue_frame(e, m, rp, key->n_obj, 0, stream);
     cudaGraph_t g = NULL;
@@ -295,16 +313,7 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
     }
     if (g) cudaGraphDestroy(g);
     SAMRT_TRY(st);
-    int slot = s->n_graphs;
-    if (slot == SAMRT_SAM2_SEG_GRAPHS) {  /* full: replace the oldest */
-        slot = s->next_graph;
-        s->next_graph = (slot + 1) % SAMRT_SAM2_SEG_GRAPHS;
-        cudaGraphExecDestroy(s->graphs[slot]);
-    } else {
-        s->n_graphs++;
-    }
     s->graphs[slot] = x;
-    s->keys[slot] = *key;
     SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
     return SAMRT_OK;
 }

@@ -18,7 +18,9 @@
  * size, object count, post-processing profile and each object's sparse-token count and mask
  * mode (the heads' prompt-key attentions launch per object with its own key count, and the
  * selection takes the modes by value); the prompt VALUES are not in the key, they reach the
- * graph through the tokens staging slot, uploaded before the replay. Host pools (CPU
+ * graph through the tokens staging slot, uploaded before the replay. A key's first call runs
+ * eagerly (module loading and library warm-up stay outside any capture); its second call
+ * captures. Host pools (CPU
  * backend) keep the C references; both paths are bit-exact with each other's kernels.
  * Nothing is allocated per call once a key has its graph (only the tap path of parity dumps
  * allocates).
