@@ -25,6 +25,8 @@ struct samrt_engine_params samrt_engine_default_params(void) {
     p.imgsz = 1024;
     p.max_objects = 1;
     p.device = 0;
+    p.max_frame_width = 3840;
+    p.max_frame_height = 2160;
     p.verbose = 0;
     return p;
 }

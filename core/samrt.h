@@ -116,6 +116,8 @@ struct samrt_engine_params {
     int imgsz;                       /* model input side, default 1024 */
     int max_objects;                 /* objects tracked at once; enters the plan. default 1 */
     int device;                      /* CUDA device ordinal, default 0 */
+    int max_frame_width;             /* largest frame a call accepts; sizes the frame staging */
+    int max_frame_height;            /* slots in the arena. default 3840 x 2160 */
     int verbose;                     /* log the arena plan at init */
 };
 

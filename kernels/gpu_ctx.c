@@ -41,12 +41,20 @@ enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out) {
         memset(out, 0, sizeof *out);
         return SAMRT_E_CUDA;
     }
+    if (cudaStreamCreate(&out->stream) != cudaSuccess) {
+        SAMRT_LOG_ERROR("gpu_ctx: cudaStreamCreate failed: %s", cudaGetErrorString(cudaGetLastError()));
+        cudnnDestroy(out->dnn);
+        cublasLtDestroy(out->lt);
+        memset(out, 0, sizeof *out);
+        return SAMRT_E_CUDA;
+    }
     SAMRT_LOG_DEBUG("gpu_ctx: %s sm_%d%d, %d SMs, cuBLASLt %zu, cuDNN %zu", prop.name, prop.major,
                     prop.minor, prop.multiProcessorCount, cublasLtGetVersion(), dnn_version);
     return SAMRT_OK;
 }
 
 void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx) {
+    if (ctx->stream) cudaStreamDestroy(ctx->stream);
     if (ctx->dnn) cudnnDestroy(ctx->dnn);
     if (ctx->lt) cublasLtDestroy(ctx->lt);
     memset(ctx, 0, sizeof *ctx);

@@ -1,6 +1,6 @@
 /* gpu_ctx.h - the engine-level GPU context: the device, its SM count and compute
  * capability, and the cuBLASLt and cuDNN handles. One per engine, created at init; every
- * GEMM and convolution plan borrows its handles. Nothing global: two engines hold two
+ * GEMM and convolution plan borrows its handles; the engine's passes run on its stream. Nothing global: two engines hold two
  * contexts (handles are not shared across threads that run at the same time).
  *
  *   struct samrt_gpu_ctx ctx;
@@ -29,13 +29,15 @@ struct samrt_gpu_ctx {
     size_t l2_bytes;
     cublasLtHandle_t lt;     /* owned */
     cudnnHandle_t dnn;       /* owned */
+    cudaStream_t stream;     /* owned: the engine's work stream (blocking, so legacy-stream
+                                copies of debug paths still order after its work) */
 };
 
-/* Selects the device, reads its properties and creates both handles. Checks that the cuDNN
+/* Selects the device, reads its properties and creates both handles and the stream. Checks that the cuDNN
  * library at run time has the major version the code was built against. On failure nothing
  * is left allocated and *out is zeroed. */
 enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out);
-/* Destroys the handles; a zeroed ctx is fine. */
+/* Destroys the handles and the stream; a zeroed ctx is fine. */
 void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx);
 
 #ifdef __cplusplus

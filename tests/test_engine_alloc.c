@@ -6,7 +6,9 @@
  *   2. not one allocation, host or device, happens after init while the engine is used;
  *   3. the numbers the engine reports agree with the intercepted ones.
  * It also prints cudaMemGetInfo and VmHWM around init (what lies outside the arena: the
- * CUDA context and library handles). Argument: "host" (host pool, any machine) or "gpu"
+ * CUDA context and library handles). A segmentation case shows the same for
+ * samrt_engine_segment: after the first two calls of a key (eager, then the CUDA graph capture), later
+ * calls allocate nothing, host or device. Argument: "host" (host pool, any machine) or "gpu"
  * (device and unified pools; exits 77 without a GPU). */
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +142,47 @@ static void budget_case(const char *path, enum samrt_model_id model, const char 
     samrt_engine_free(e);
 }
 
+/* samrt_engine_segment allocates nothing once its key has its graph (the second call captures). */
+static void segment_case(const char *path, const char *platform, enum samrt_dtype prec, int imgsz) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = platform;
+    p.precision = prec;
+    p.imgsz = imgsz;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init(path, &p, &e), SAMRT_OK);
+    if (!e) return;
+    enum { IW = 80, IH = 60 };
+    static uint8_t rgb[IH * IW * 3], mask[IH * IW];
+    static float logits[IH * IW];
+    for (int i = 0; i < IH * IW * 3; i++) rgb[i] = (uint8_t)(i * 7 + i / 97);
+    struct samrt_object_prompt obj;
+    memset(&obj, 0, sizeof obj);
+    obj.n_clicks = 1;
+    obj.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    const struct samrt_image img = {rgb, IW, IH, 3 * IW};
+    struct samrt_mask_result r = {.mask = mask, .logits = logits};
+    for (int i = 0; i < 2; i++)
+        CHECK_STATUS(samrt_engine_segment(e, &img, &obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r), SAMRT_OK);
+    struct alloc_counts c0, c1;
+    alloc_counts_get(&c0);
+    for (int i = 0; i < 5; i++) {
+        obj.clicks[0].x = 10.0f + 10.0f * i;  /* new prompt values, same key */
+        r.logits = i & 1 ? NULL : logits;
+        CHECK_STATUS(samrt_engine_segment(e, &img, &obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r), SAMRT_OK);
+    }
+    alloc_counts_get(&c1);
+    printf("segment  %s %s: 5 calls after the first two: device %llu calls, managed %llu, pinned %llu, host %llu calls "
+           "%llu B\n", platform ? platform : "detected", samrt_dtype_name(prec),
+           (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.managed_calls - c0.managed_calls),
+           (unsigned long long)(c1.pinned_calls - c0.pinned_calls), (unsigned long long)(c1.host_calls - c0.host_calls),
+           (unsigned long long)(c1.host_bytes - c0.host_bytes));
+    CHECK_EQ_INT(c1.dev_calls - c0.dev_calls, 0);
+    CHECK_EQ_INT(c1.managed_calls - c0.managed_calls, 0);
+    CHECK_EQ_INT(c1.pinned_calls - c0.pinned_calls, 0);
+    CHECK_EQ_INT(c1.host_calls - c0.host_calls, 0);
+    samrt_engine_free(e);
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "host";
     int gpu = !strcmp(mode, "gpu");
@@ -167,8 +210,10 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 3; i++)
             for (int k = 1; k <= 3; k += 2) budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "h100-80gb", SAMRT_MEM_DEVICE, precs[i], k);
         budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "orin-nano-8gb", SAMRT_MEM_UNIFIED, SAMRT_DTYPE_F16, 1);
+        segment_case(tiny, NULL, SAMRT_DTYPE_BF16, 1024);
     } else {
         budget_case(tiny, SAMRT_MODEL_SAM2_1_TINY, "cpu", SAMRT_MEM_HOST, SAMRT_DTYPE_F32, 1);
+        segment_case(tiny, "cpu", SAMRT_DTYPE_F32, 64);
     }
     unlink(tiny);
     if (gpu) {

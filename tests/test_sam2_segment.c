@@ -9,7 +9,11 @@
  *   gpu:  the CUDA backend at a 128 side against the CPU backend (f32, logits within
  *         TOL_GPU_F32 of the largest), the same API checks, then the production 1024 side at
  *         f32 and bf16 (consistency, and the bf16 mask against the f32 one). Exit 77 without a
- *         GPU.
+ *         GPU. On the bf16 engine: the CUDA graph replay (a key's second call captures,
+ *         segment.h) against eager runs of the same calls, bit for bit, across key changes;
+ *         the eager timed mode too.
+ *   both: a frame larger than params max_frame_width x max_frame_height is SAMRT_E_INVALID_ARG,
+ *         and so is an engine asked for a max frame side of 0.
  * Run: ctest -R test_sam2_segment */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #include "check.h"
 #include "ckpt_writer.h"
 #include "platform.h"
+#include "sam2/segment.h"
 
 #define W 96
 #define H 72
@@ -147,6 +152,84 @@ static void api_checks(samrt_engine_t e) {
     CHECK(memcmp(l2, logits, sizeof l2) == 0);
 }
 
+/* Results of two runs agree bit for bit (masks, logits, scores, stats). */
+static void check_same(const struct samrt_mask_result *a, const struct samrt_mask_result *b, int n, const char *what) {
+    for (int i = 0; i < n; i++) {
+        CHECK_MSG(memcmp(a[i].mask, b[i].mask, H * W) == 0, "%s: object %d masks differ", what, i);
+        CHECK_MSG(memcmp(a[i].logits, b[i].logits, sizeof(float) * H * W) == 0, "%s: object %d logits differ", what,
+                  i);
+        CHECK_MSG(!memcmp(&a[i].object_score, &b[i].object_score, sizeof(float)) &&
+                      !memcmp(&a[i].iou, &b[i].iou, sizeof(float)) && a[i].area == b[i].area &&
+                      !memcmp(a[i].box, b[i].box, sizeof a[i].box),
+                  "%s: object %d scores or stats differ", what, i);
+    }
+}
+
+/* Graph replay vs eager: the same calls (two keys: A = both objects, B = the box alone with
+ * the notebook settings) give the same bits. The engine has run A once before, so with graphs
+ * on: A captures, B runs eagerly (first call), B captures, A replays. */
+static void graph_checks(samrt_engine_t e) {
+    static float lg[4][2 * H * W], le[4][2 * H * W];
+    static uint8_t mg[4][2 * H * W], me[4][2 * H * W];
+    struct samrt_mask_result rg[4][2], re[4][2];
+    static const char *what[4] = {"A capture", "B first", "B capture", "A replay"};
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    for (int pass = 0; pass < 2; pass++) {  /* 0: graphs on, 1: eager */
+        CHECK_STATUS(samrt_sam2_segment_configure(e, pass == 0, 0), SAMRT_OK);
+        float (*l)[2 * H * W] = pass ? le : lg;
+        uint8_t (*m)[2 * H * W] = pass ? me : mg;
+        struct samrt_mask_result (*r)[2] = pass ? re : rg;
+        for (int k = 0; k < 4; k++) {
+            if (k == 0 || k == 3) {
+                if (segment2(e, l[k], m[k], r[k], what[k]) != SAMRT_OK) return;
+                continue;
+            }
+            r[k][0] = (struct samrt_mask_result){.mask = m[k], .logits = l[k]};
+            CHECK_STATUS(samrt_engine_segment(e, &img, &g_obj[1], 1, SAMRT_POSTPROC_NOTEBOOK, r[k]), SAMRT_OK);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s vs eager", what[k]);
+        check_same(rg[k], re[k], k == 0 || k == 3 ? 2 : 1, name);
+    }
+    /* the timed eager mode: same bits, positive stage times */
+    CHECK_STATUS(samrt_sam2_segment_configure(e, 1, 1), SAMRT_OK);
+    if (segment2(e, le[0], me[0], re[0], "timed") == SAMRT_OK) check_same(rg[0], re[0], 2, "timed vs graph");
+    struct samrt_sam2_segment_times t;
+    CHECK_STATUS(samrt_sam2_segment_times(e, &t), SAMRT_OK);
+    printf("stage times: preprocess %.3f encoder %.3f heads %.3f postprocess %.3f ms\n", t.preprocess_ms,
+           t.encoder_ms, t.heads_ms, t.postprocess_ms);
+    CHECK(t.preprocess_ms > 0 && t.encoder_ms > 0 && t.heads_ms > 0 && t.postprocess_ms > 0);
+    CHECK_STATUS(samrt_sam2_segment_configure(e, 1, 0), SAMRT_OK);
+}
+
+/* A frame larger than the engine's max frame is refused; so is a max side of 0. */
+static void max_frame_checks(const char *ckpt, const char *platform, int imgsz) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = platform;
+    p.precision = SAMRT_DTYPE_F32;
+    p.imgsz = imgsz;
+    p.max_frame_width = W - 1;
+    p.max_frame_height = H;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
+    static uint8_t mask[H * W];
+    struct samrt_mask_result r = {.mask = mask};
+    const struct samrt_image img = {g_rgb, W, H, 3 * W}, fits = {g_rgb, W - 1, H, 3 * W};
+    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    if (e) CHECK_STATUS(samrt_engine_segment(e, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r), SAMRT_E_INVALID_ARG);
+    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    if (e) CHECK_STATUS(samrt_engine_segment(e, &fits, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r), SAMRT_OK);
+    samrt_engine_free(e);
+    p.max_frame_width = 0;
+    e = NULL;
+    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_E_INVALID_ARG);
+    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    samrt_engine_free(e);
+}
+
 static int host_mode(const char *ckpt) {
     samrt_engine_t e = make_engine(ckpt, "cpu", SAMRT_DTYPE_F32, 64);
     if (e) api_checks(e);
@@ -162,6 +245,7 @@ static int host_mode(const char *ckpt) {
         CHECK_STATUS(samrt_engine_segment(e, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, res), SAMRT_E_UNSUPPORTED);
     samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
     samrt_engine_free(e);
+    max_frame_checks(ckpt, "cpu", 64);
     return 0;
 }
 
@@ -199,8 +283,10 @@ static int gpu_mode(const char *ckpt) {
         printf("bf16 vs f32 at 1024: %ld confident pixels, agreement %.4f\n", n_conf, agree);
         CHECK(agree >= MIN_AGREE_BF16);
     }
+    if (eb) graph_checks(eb);
     samrt_engine_free(eg);
     samrt_engine_free(eb);
+    max_frame_checks(ckpt, NULL, 128);
     return 0;
 }
 

@@ -3,8 +3,12 @@
  * DAVIS palette with object k as index k for several), optionally an overlay (the image with
  * each mask tinted and outlined) and a parity tap dump (tools/taps.h, the names of
  * tests/parity/dump_taps.py). Prompts are validated against the image before the weights
- * load, so a bad click fails in milliseconds. Example:
+ * load, so a bad click fails in milliseconds. --bench N times N calls after a warm-up: the
+ * CUDA graph replay (the default path) and the eager path with CUDA events between the stages
+ * (a graph cannot be timed inside), median and p95, plus the arena by region and the measured
+ * device-memory drop (cudaMemGetInfo before init vs after the runs). Example:
  *   samrt segment --weights sam2.1_hiera_tiny.pt --image frame.jpg --point 210,350 --out m.png
+ *   samrt segment ... --precision bf16 --bench 200
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "platform.h"
 #include "sam2/segment.h"
 #include "taps.h"
 
@@ -24,7 +29,8 @@ static void usage(FILE *f) {
             "usage: samrt segment --weights CKPT --image IMG (--point x,y[,label] ... | --box x0,y0,x1,y1)\n"
             "                     [--object ...] --out MASK.png [--overlay OVERLAY.png]\n"
             "                     [--precision fp32|bf16|fp16] [--platform P] [--imgsz N]\n"
-            "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n\n"
+            "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n"
+            "                     [--bench N]\n\n"
             "Segments objects on one image (JPEG or 8-bit PNG) with SAM 2.1. This matches the official\n"
             "VIDEO predictor on its prompt frame (init_state + add_new_points_or_box): the image is\n"
             "stretched to the model size with Pillow's bicubic filter, the frame features get\n"
@@ -48,6 +54,8 @@ static void usage(FILE *f) {
             "                     (build_sam2_video_predictor's default: an unstable single mask is\n"
             "                     replaced by the best of the three candidates)\n"
             "  --dump-taps FILE   write the intermediate tensors for tests/parity/compare_taps.py\n"
+            "  --bench N          time N calls after a warm-up (graph replay and per-stage eager),\n"
+            "                     print median / p95 and the memory use\n"
             "exit: 0 ok, 2 bad usage, image, prompt or checkpoint, 3 runtime failure, 4 unavailable\n",
             SAMRT_MAX_CLICKS);
 }
@@ -135,6 +143,7 @@ struct args {
     enum samrt_postproc pp;
     struct samrt_object_prompt obj[MAX_OBJ];
     int n_obj;
+    int bench;  /* --bench N: calls per timed series, 0 = off */
 };
 
 /* Parses argv into a; returns -1 to print usage, an exit code otherwise (0 = run). */
@@ -146,6 +155,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"overlay", required_argument, 0, 'v'},  {"precision", required_argument, 0, 'P'},
         {"platform", required_argument, 0, 'F'}, {"imgsz", required_argument, 0, 's'},
         {"multimask-settings", required_argument, 0, 'm'}, {"dump-taps", required_argument, 0, 't'},
+        {"bench", required_argument, 0, 'B'},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
@@ -212,6 +222,13 @@ static int parse_args(int argc, char **argv, struct args *a) {
                 return SAMRT_EXIT_USAGE;
             }
             break;
+        case 'B':
+            if (samrt_cli_parse_int(optarg, 1, 100000, &v)) {
+                fprintf(stderr, "samrt segment: --bench takes a call count in [1, 100000] ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            a->bench = (int)v;
+            break;
         case 'h': usage(stdout); return HELP_SHOWN;
         default: return -1;
         }
@@ -222,6 +239,10 @@ static int parse_args(int argc, char **argv, struct args *a) {
             fprintf(stderr, "samrt segment: object %d has no --point or --box\n", k + 1);
             return SAMRT_EXIT_USAGE;
         }
+    if (a->bench && a->taps) {
+        fprintf(stderr, "samrt segment: --bench and --dump-taps do not combine (taps run eagerly, untimed)\n");
+        return SAMRT_EXIT_USAGE;
+    }
     a->p.max_objects = a->n_obj;
     return 0;
 }
@@ -261,6 +282,89 @@ static enum samrt_status write_taps(samrt_engine_t e, struct samrt_taps *ts, con
     return samrt_taps_write(ts, a->taps, meta);
 }
 
+/* ---- --bench ----------------------------------------------------------------------------------- */
+
+static int cmp_float(const void *x, const void *y) {
+    const float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median and p95 (nearest rank) of v[0..n), sorted in place. */
+static void med_p95(float *v, int n, float *med, float *p95) {
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    *med = n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+    int k = (int)((95LL * n + 99) / 100) - 1;
+    *p95 = v[k < 0 ? 0 : k];
+}
+
+static uint64_t device_free_bytes(int device) {
+    struct samrt_device_info info;
+    return samrt_platform_device_query(device, &info) == SAMRT_OK ? info.free_bytes : 0;
+}
+
+enum { B_PRE, B_ENC, B_HEADS, B_POST, B_EAGER, B_GRAPH, B_N };
+
+/* Times a.bench calls per series (masks only: the optional logits would add their own copy). */
+static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const struct samrt_image *img,
+                                   const struct samrt_mask_result *res0, uint64_t free_before) {
+    const int n = a->bench;
+    struct samrt_mask_result res[MAX_OBJ];
+    for (int k = 0; k < a->n_obj; k++) res[k] = (struct samrt_mask_result){.mask = res0[k].mask};
+    float *v = malloc(sizeof(float) * (size_t)n * B_N);
+    if (!v) return SAMRT_E_HOST_MEMORY;
+    enum samrt_status st = SAMRT_OK;
+    /* graph replay: the default path; the first call of the key captured it */
+    for (int i = 0; i < 10 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+    for (int i = 0; i < n && st == SAMRT_OK; i++) {
+        const uint64_t t0 = samrt_platform_now_ns();
+        st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+        v[B_GRAPH * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
+    }
+    /* eager with events between the stages */
+    if (st == SAMRT_OK) st = samrt_sam2_segment_configure(e, 1, 1);
+    for (int i = 0; i < 5 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+    for (int i = 0; i < n && st == SAMRT_OK; i++) {
+        const uint64_t t0 = samrt_platform_now_ns();
+        st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+        v[B_EAGER * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
+        struct samrt_sam2_segment_times t = {-1, -1, -1, -1};
+        if (st == SAMRT_OK) st = samrt_sam2_segment_times(e, &t);
+        v[B_PRE * n + i] = t.preprocess_ms;
+        v[B_ENC * n + i] = t.encoder_ms;
+        v[B_HEADS * n + i] = t.heads_ms;
+        v[B_POST * n + i] = t.postprocess_ms;
+    }
+    if (st == SAMRT_OK) st = samrt_sam2_segment_configure(e, 1, 0);
+    const uint64_t free_after = device_free_bytes(a->p.device);
+    if (st == SAMRT_OK) {
+        static const char *names[B_N] = {"preprocess (upload + resize)", "image encoder", "prompt + mask decoder",
+                                         "postprocess (decode + download)", "per call, eager (wall)",
+                                         "per call, graph replay (wall)"};
+        enum samrt_model_id id = SAMRT_MODEL_UNKNOWN;
+        struct samrt_memory_report mem;
+        samrt_engine_model(e, &id, NULL);
+        samrt_engine_memory(e, &mem);
+        printf("bench: %s %s, frame %dx%d, %d object(s), %d calls per series after warm-up\n", samrt_model_name(id),
+               a->p.precision == SAMRT_DTYPE_COUNT ? "(profile precision)" : samrt_dtype_name(a->p.precision),
+               img->width, img->height, a->n_obj, n);
+        printf("%-34s %10s %10s\n", "stage (ms)", "median", "p95");
+        for (int b = 0; b < B_N; b++) {
+            float med, p95;
+            med_p95(v + (size_t)b * n, n, &med, &p95);
+            printf("%-34s %10.3f %10.3f\n", names[b], med, p95);
+        }
+        const double mib = 1.0 / 1048576.0;
+        printf("arena MiB: weights %.1f, state %.1f, workspace %.1f, scratch %.1f, staging %.1f, total %.1f (%s)\n",
+               mem.weights_bytes * mib, mem.state_bytes * mib, mem.workspace_bytes * mib, mem.scratch_bytes * mib,
+               mem.staging_bytes * mib, mem.arena_bytes * mib, samrt_mem_kind_name(mem.mem_kind));
+        if (free_before && free_after)
+            printf("device memory drop (cudaMemGetInfo, before init -> after the runs): %.1f MiB\n",
+                   free_before >= free_after ? (free_before - free_after) * mib : 0.0);
+    }
+    free(v);
+    return st;
+}
+
 int samrt_cmd_segment(int argc, char **argv) {
     static struct args a;
     const int rc = parse_args(argc, argv, &a);
@@ -277,6 +381,9 @@ int samrt_cmd_segment(int argc, char **argv) {
         st = samrt_sam2_points_from_prompt(&a.obj[k], w, h, a.p.imgsz, &pts);
         if (st != SAMRT_OK) fprintf(stderr, "samrt segment: object %d: bad prompt (see above)\n", k + 1);
     }
+    if (w > a.p.max_frame_width) a.p.max_frame_width = w;
+    if (h > a.p.max_frame_height) a.p.max_frame_height = h;
+    const uint64_t free_before = a.bench ? device_free_bytes(a.p.device) : 0;
     samrt_engine_t e = NULL;
     if (st == SAMRT_OK) st = samrt_engine_init(a.weights, &a.p, &e);
     const size_t npx = (size_t)w * (size_t)h;
@@ -295,6 +402,7 @@ int samrt_cmd_segment(int argc, char **argv) {
     }
     const struct samrt_image img = {rgb, w, h, 3 * w};
     if (st == SAMRT_OK) st = samrt_engine_segment(e, &img, a.obj, a.n_obj, a.pp, res);
+    if (st == SAMRT_OK && a.bench) st = run_bench(e, &a, &img, res, free_before);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++)
         printf("object %d: score %+.4f (%s), iou %.4f, area %d px, box (%d,%d)-(%d,%d)\n", k + 1, res[k].object_score,
                res[k].object_score > 0 ? "present" : "absent", res[k].iou, res[k].area, res[k].box[0], res[k].box[1],

@@ -1,7 +1,9 @@
 /* segment.c - samrt_engine_segment and the segmentation pass of a SAM 2.1 engine
- * (segment.h): host preprocessing, the encoder pass, the SAM heads pass on the frame's
- * features plus no_mem_embed, host post-processing into the caller's buffers.
- * Run: `samrt segment --help`; tests: tests/test_sam2_segment_cuda.c. */
+ * (segment.h): preprocessing, the encoder pass, the SAM heads pass on the frame's features
+ * plus no_mem_embed, post-processing into the caller's buffers. CUDA engines run the whole
+ * sequence on the engine's stream from arena staging slots and replay it as a CUDA graph
+ * (one graph per launch-parameter key); host engines run the C references.
+ * Run: `samrt segment --help` (`--bench N` times it); tests: tests/test_sam2_segment.c. */
 #include "segment.h"
 
 #include <stdlib.h>
@@ -23,6 +25,35 @@ static void segment_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     samrt_sam2_heads_forward(h, c, &pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
+/* The staging slots of CUDA engines (plan-only budgets too, so they count them): the frame,
+ * the resize tables for the worst accepted frame (table sizes grow with the input sides),
+ * the output block and one logits plane. */
+static enum samrt_status plan_staging(struct samrt_engine *e, struct samrt_sam2 *m) {
+    struct samrt_sam2_segment *s = &m->seg;
+    const int W = e->params.max_frame_width, H = e->params.max_frame_height;
+    SAMRT_CHECK(W >= 1 && W <= SAMRT_RESIZE_MAX_SIDE && H >= 1 && H <= SAMRT_RESIZE_MAX_SIDE, SAMRT_E_INVALID_ARG,
+                "segment: max frame %dx%d; each side must be in [1, %d]", W, H, SAMRT_RESIZE_MAX_SIDE);
+    s->max_w = W;
+    s->max_h = H;
+    struct samrt_resize_plan big;
+    SAMRT_TRY(samrt_resize_plan_init(W, H, e->params.imgsz, e->params.imgsz, &big));
+    s->tables_cap = SAMRT_PAD(big.table_bytes, 16);
+    s->slot_rgb = s->slot_tables = s->slot_out = s->slot_logits = -1;
+    if (e->mem_kind == SAMRT_MEM_HOST) return SAMRT_OK;
+    const int64_t B = s->heads.cfg.b_max, px = (int64_t)W * H;
+    s->out_hdr = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16) +
+                 SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
+    struct samrt_model_ctx *c = &s->ctx;
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SHAPE(3 * px), &s->rgb,
+                                   &s->slot_rgb));
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                   SHAPE((int64_t)s->tables_cap), &s->tables, &s->slot_tables));
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                   SHAPE((int64_t)s->out_hdr + B * px), &s->out, &s->slot_out));
+    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SHAPE(px), &s->logits,
+                                &s->slot_logits);
+}
+
 enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, e->params.max_objects, SAMRT_SAM2_MAX_POINTS, 0,
@@ -30,6 +61,7 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, e));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &s->ctx, &s->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&s->heads, &s->ctx));
+    SAMRT_TRY(plan_staging(e, m));
     samrt_ops_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
     segment_forward(m, &s->ctx);
     return samrt_ops_end(&s->ctx);
@@ -45,15 +77,22 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     const size_t n_low = (size_t)samrt_tensor_nelements(&s->heads.low_res);
     s->low_host = malloc(sizeof(float) * n_low);
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
-    /* the resize tables grow with the downscale ratio: size them for the largest frame */
-    struct samrt_resize_plan big;
-    const int side = m->enc.imgsz;
-    SAMRT_TRY(samrt_resize_plan_init(SAMRT_RESIZE_MAX_SIDE, SAMRT_RESIZE_MAX_SIDE, side, side, &big));
-    s->tables_cap = SAMRT_PAD(big.table_bytes, 16);
     s->tables_host = aligned_alloc(16, s->tables_cap);
-    if (e->mem_kind != SAMRT_MEM_HOST) s->in_host = malloc(samrt_tensor_nbytes(&m->enc.input));
-    SAMRT_CHECK(s->low_host && s->res_host && s->tables_host && (s->in_host || e->mem_kind == SAMRT_MEM_HOST),
-                SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    SAMRT_CHECK(s->low_host && s->res_host && s->tables_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    s->use_graph = 1;
+    s->tables_w = s->tables_h = 0;
+    if (e->mem_kind != SAMRT_MEM_HOST) {
+        const struct samrt_arena *a = &e->arena;
+        s->rgb.data = samrt_arena_ptr(a, s->slot_rgb);
+        s->tables.data = samrt_arena_ptr(a, s->slot_tables);
+        s->out.data = samrt_arena_ptr(a, s->slot_out);
+        s->logits.data = samrt_arena_ptr(a, s->slot_logits);
+        s->out_host = malloc((size_t)samrt_tensor_nbytes(&s->out));
+        SAMRT_CHECK(s->out_host != NULL, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+#ifdef SAMRT_HAVE_CUDA
+        for (int i = 0; i < 5; i++) SAMRT_CUDA_TRY(cudaEventCreate(&s->ev[i]));
+#endif
+    }
     s->ready = 1;
     return SAMRT_OK;
 }
@@ -62,12 +101,21 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     samrt_model_ctx_free(&s->ctx);
     samrt_sam2_heads_free(&s->heads);
+#ifdef SAMRT_HAVE_CUDA
+    for (int i = 0; i < s->n_graphs; i++)
+        if (s->graphs[i]) cudaGraphExecDestroy(s->graphs[i]);
+    for (int i = 0; i < 5; i++)
+        if (s->ev[i]) cudaEventDestroy(s->ev[i]);
+    memset(s->ev, 0, sizeof s->ev);
+#endif
+    s->n_graphs = 0;
+    free(s->out_host);
+    s->out_host = NULL;
     free(s->low_host);
     free(s->res_host);
-    free(s->in_host);
     free(s->tables_host);
     s->low_host = s->res_host = NULL;
-    s->in_host = s->tables_host = NULL;
+    s->tables_host = NULL;
     s->ready = 0;
 }
 
@@ -79,26 +127,36 @@ enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_f
     return SAMRT_OK;
 }
 
-/* ---- host pre- and post-processing ------------------------------------------------------------- */
+enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_graph, int timed) {
+    struct samrt_sam2 *m = samrt_sam2_of(e);
+    SAMRT_CHECK(m && m->seg.ready, SAMRT_E_UNSUPPORTED, "segment: the engine has no SAM 2.1 forward pass");
+    m->seg.use_graph = use_graph != 0;
+    m->seg.timed = timed != 0;
+    return SAMRT_OK;
+}
 
-/* Pillow-exact resize to the model side and normalisation, written into the encoder's input
- * slot (through the host copy for GPU pools). */
-static enum samrt_status preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out) {
+    struct samrt_sam2 *m = samrt_sam2_of(e);
+    SAMRT_CHECK(m && m->seg.ready && out, SAMRT_E_UNSUPPORTED, "segment: the engine has no SAM 2.1 forward pass");
+    *out = m->seg.times;
+    return SAMRT_OK;
+}
+
+/* ---- host engines: the C references ------------------------------------------------------------ */
+
+/* Pillow-exact resize to the model side and normalisation, into the encoder's input slot. */
+static enum samrt_status preprocess_host(struct samrt_sam2 *m, const struct samrt_image *img) {
     struct samrt_sam2_segment *s = &m->seg;
     const int side = m->enc.imgsz;
     struct samrt_resize_plan plan;
     SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
-    SAMRT_CHECK(plan.table_bytes <= s->tables_cap, SAMRT_E_UNSUPPORTED, "segment: a %dx%d image needs %zu bytes of "
-                "resize tables, %zu were reserved", img->width, img->height, plan.table_bytes, s->tables_cap);
-    void *dst = e->mem_kind == SAMRT_MEM_HOST ? m->enc.input.data : s->in_host;
     SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
-    SAMRT_TRY(samrt_resize_normalize_ref(&plan, s->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
-                                         samrt_sam_std, dst, m->enc.input.dtype));
-    if (dst == m->enc.input.data) return SAMRT_OK;
-    return samrt_platform_mem_upload(e->mem_kind, m->enc.input.data, dst, samrt_tensor_nbytes(&m->enc.input));
+    return samrt_resize_normalize_ref(&plan, s->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
+                                      samrt_sam_std, m->enc.input.data, m->enc.input.dtype);
 }
 
-/* Object 0's prompt and stored-output taps (the official names of dump_taps.py). */
+/* Object 0's prompt and stored-output taps (the official names of dump_taps.py); low_host
+ * and res_host hold the heads' results. */
 static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float *video_logits, int width,
                                       int height) {
     struct samrt_model_ctx *c = &s->ctx;
@@ -122,6 +180,223 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
     return c->ex->status;
 }
 
+/* The heads' results of n objects (low-res logits, result rows) into low_host / res_host. */
+static enum samrt_status fetch_results(struct samrt_sam2_segment *s, int n) {
+    struct samrt_model_ctx *c = &s->ctx;
+    const int64_t P = (int64_t)s->heads.low * s->heads.low;
+    SAMRT_TRY(samrt_sam2_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
+    return samrt_sam2_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
+}
+
+static void fill_result(struct samrt_mask_result *o, const float *res, const struct samrt_mask_stats *st) {
+    o->object_score = res[SAMRT_SAM2_RES_SCORE];
+    o->iou = res[SAMRT_SAM2_RES_IOU];
+    o->area = st->area;
+    o->box[0] = st->x0;
+    o->box[1] = st->y0;
+    o->box[2] = st->x1;
+    o->box[3] = st->y1;
+}
+
+static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
+                                      int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
+    struct samrt_sam2_segment *s = &m->seg;
+    struct samrt_model_ctx *c = &s->ctx;
+    SAMRT_TRY(preprocess_host(m, img));
+    SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
+    SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
+    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    segment_forward(m, c);
+    enum samrt_status st = samrt_ops_end(c);
+    if (st == SAMRT_OK) st = fetch_results(s, n);
+    if (st != SAMRT_OK) {
+        e->failed = 1;
+        return st;
+    }
+    const int L = s->heads.low;
+    float *tap_logits = NULL;
+    if (c->tap && !out[0].logits) {
+        tap_logits = malloc(sizeof(float) * (size_t)img->width * (size_t)img->height);  /* debug path only */
+        SAMRT_CHECK(tap_logits != NULL, SAMRT_E_HOST_MEMORY, "segment: no host memory for the taps");
+    }
+    for (int i = 0; i < n && st == SAMRT_OK; i++) {
+        const struct samrt_mask_decode_desc d = {1, L, L, img->height, img->width, SAMRT_DTYPE_F32};
+        struct samrt_mask_stats stats;
+        float *logits = i == 0 && tap_logits ? tap_logits : out[i].logits;
+        st = samrt_mask_decode_ref(&d, s->low_host + (size_t)i * L * L, out[i].mask, &stats, logits);
+        fill_result(&out[i], s->res_host + (size_t)i * SAMRT_SAM2_RES_COLS, &stats);
+    }
+    if (st == SAMRT_OK && c->tap) st = segment_taps(s, tap_logits ? tap_logits : out[0].logits, img->width, img->height);
+    free(tap_logits);
+    return st;
+}
+
+/* ---- CUDA engines: staging slots, the engine stream, graphs --------------------------------------- */
+
+#ifdef SAMRT_HAVE_CUDA
+#define EV(i)                                                                    \
+    do {                                                                         \
+        if (timed) SAMRT_CUDA_TRY(cudaEventRecord(s->ev[i], stream));            \
+    } while (0)
+
+/* Everything between the uploads and the download, on `stream`: the part a graph captures.
+ * Allocates nothing, syncs nothing, reads no pageable host memory. */
+static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
+                                       int n, int timed, cudaStream_t stream) {
+    struct samrt_sam2_segment *s = &m->seg;
+    struct samrt_model_ctx *c = &s->ctx;
+    SAMRT_TRY(samrt_resize_normalize_cuda(rp, s->tables.data, s->rgb.data, 3 * (size_t)rp->in_w, m->enc.input.data,
+                                          m->enc.input.dtype, stream));
+    EV(1);
+    SAMRT_TRY(samrt_sam2_encode_image(e, stream));
+    EV(2);
+    c->stream = stream;
+    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    segment_forward(m, c);
+    SAMRT_TRY(samrt_ops_end(c));
+    EV(3);
+    const int L = s->heads.low;
+    const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
+    uint8_t *blk = s->out.data;
+    const size_t off_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)s->heads.cfg.b_max, 16);
+    SAMRT_TRY(samrt_mask_decode_cuda(&d, s->heads.low_res.data, blk + s->out_hdr, (struct samrt_mask_stats *)blk,
+                                     NULL, stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(blk + off_res, s->heads.result.data, sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n,
+                                   cudaMemcpyDeviceToDevice, stream));
+    return SAMRT_OK;
+}
+
+static int key_equal(const struct samrt_sam2_seg_key *a, const struct samrt_sam2_seg_key *b) {
+    if (a->width != b->width || a->height != b->height || a->n_obj != b->n_obj || a->postproc != b->postproc) return 0;
+    return !memcmp(a->n_sparse, b->n_sparse, sizeof(int32_t) * (size_t)a->n_obj) &&
+           !memcmp(a->mode, b->mode, (size_t)a->n_obj);
+}
+
+/* The graph path: a key's first call runs eagerly (it also loads every kernel module and warms
+ * the libraries outside any capture), its second call captures the graph and launches it,
+ * later calls replay it. */
+static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
+                                   const struct samrt_sam2_seg_key *key, cudaStream_t stream) {
+    struct samrt_sam2_segment *s = &m->seg;
+    int slot = -1;
+    for (int i = 0; i < s->n_graphs && slot < 0; i++)
+        if (key_equal(&s->keys[i], key)) slot = i;
+    if (slot >= 0 && s->graphs[slot]) {
+        SAMRT_CUDA_TRY(cudaGraphLaunch(s->graphs[slot], stream));
+        return SAMRT_OK;
+    }
+    if (slot < 0) {  /* a new key: remember it, run eagerly */
+        slot = s->n_graphs;
+        if (slot == SAMRT_SAM2_SEG_GRAPHS) {  /* full: replace the oldest */
+            slot = s->next_graph;
+            s->next_graph = (slot + 1) % SAMRT_SAM2_SEG_GRAPHS;
+            if (s->graphs[slot]) cudaGraphExecDestroy(s->graphs[slot]);
+        } else {
+            s->n_graphs++;
+        }
+        s->graphs[slot] = NULL;
+        s->keys[slot] = *key;
+        return enqueue_frame(e, m, rp, key->n_obj, 0, stream);
+    }
+    SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    enum samrt_status st = enqueue_frame(e, m, rp, key->n_obj, 0, stream);
+    cudaGraph_t g = NULL;
+    const cudaError_t ce = cudaStreamEndCapture(stream, &g);
+    if (st == SAMRT_OK && ce != cudaSuccess) {
+        SAMRT_LOG_ERROR("segment: graph capture failed: %s", cudaGetErrorString(ce));
+        st = SAMRT_E_CUDA;
+    }
+    cudaGraphExec_t x = NULL;
+    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
+        SAMRT_LOG_ERROR("segment: cudaGraphInstantiate failed: %s", cudaGetErrorString(cudaGetLastError()));
+        st = SAMRT_E_CUDA;
+    }
+    if (g) cudaGraphDestroy(g);
+    SAMRT_TRY(st);
+    s->graphs[slot] = x;
+    SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
+    return SAMRT_OK;
+}
+
+/* The optional f32 logits of object i at frame size into dst (host), through the logits slot. */
+static enum samrt_status download_logits(struct samrt_sam2_segment *s, int i, int w, int h, float *dst,
+                                         cudaStream_t stream) {
+    const int L = s->heads.low;
+    const struct samrt_mask_decode_desc d = {1, L, L, h, w, SAMRT_DTYPE_F32};
+    const size_t px = (size_t)w * (size_t)h;
+    SAMRT_TRY(samrt_mask_decode_cuda(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
+                                     (uint8_t *)s->out.data + s->out_hdr + px * i, NULL, s->logits.data, stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, s->logits.data, sizeof(float) * px, cudaMemcpyDeviceToHost, stream));
+    return SAMRT_OK;
+}
+
+static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
+                                      int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
+    struct samrt_sam2_segment *s = &m->seg;
+    struct samrt_model_ctx *c = &s->ctx;
+    cudaStream_t stream = e->gpu.stream;
+    const int w = img->width, h = img->height, taps = c->tap != NULL || m->ctx_enc.tap != NULL;
+    const int timed = s->timed && !taps;
+    struct samrt_resize_plan rp;
+    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, &rp));
+    SAMRT_CHECK(rp.tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range", w, h);
+    EV(0);
+    if (s->tables_w != w || s->tables_h != h) {  /* a new frame size: its tables, once */
+        s->tables_w = s->tables_h = 0;
+        SAMRT_TRY(samrt_resize_plan_fill(&rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp.table_bytes, cudaMemcpyHostToDevice, stream));
+        s->tables_w = w;
+        s->tables_h = h;
+    }
+    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(s->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
+                                     (size_t)h, cudaMemcpyHostToDevice, stream));
+    c->stream = stream;
+    SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
+    if (s->use_graph && !taps && !timed) {
+        struct samrt_sam2_seg_key key;
+        memset(&key, 0, sizeof key);
+        key.width = w, key.height = h, key.n_obj = n, key.postproc = (int)pp;
+        memcpy(key.n_sparse, s->heads.n_sparse, sizeof(int32_t) * (size_t)n);
+        memcpy(key.mode, s->heads.mode, (size_t)n);
+        SAMRT_TRY(run_graph(e, m, &rp, &key, stream));
+    } else {
+        SAMRT_TRY(enqueue_frame(e, m, &rp, n, timed, stream));
+    }
+    const size_t px = (size_t)w * (size_t)h, off_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)s->heads.cfg.b_max, 16);
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(s->out_host, s->out.data, s->out_hdr + px * (size_t)n, cudaMemcpyDeviceToHost, stream));
+    EV(4);
+    for (int i = 0; i < n; i++)
+        if (out[i].logits) SAMRT_TRY(download_logits(s, i, w, h, out[i].logits, stream));
+    SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    const uint8_t *blk = s->out_host;
+    for (int i = 0; i < n; i++) {
+        struct samrt_mask_stats st;
+        float res[SAMRT_SAM2_RES_COLS];
+        memcpy(&st, blk + sizeof st * (size_t)i, sizeof st);
+        memcpy(res, blk + off_res + sizeof res * (size_t)i, sizeof res);
+        fill_result(&out[i], res, &st);
+        memcpy(out[i].mask, blk + s->out_hdr + px * (size_t)i, px);
+    }
+    if (timed) {
+        float *t[4] = {&s->times.preprocess_ms, &s->times.encoder_ms, &s->times.heads_ms, &s->times.postprocess_ms};
+        for (int i = 0; i < 4; i++) SAMRT_CUDA_TRY(cudaEventElapsedTime(t[i], s->ev[i], s->ev[i + 1]));
+    }
+    if (!taps) return SAMRT_OK;
+    float *tap_logits = out[0].logits;
+    if (!tap_logits) {
+        tap_logits = malloc(sizeof(float) * px);  /* debug path only */
+        SAMRT_CHECK(tap_logits != NULL, SAMRT_E_HOST_MEMORY, "segment: no host memory for the taps");
+    }
+    enum samrt_status st = tap_logits == out[0].logits ? SAMRT_OK : download_logits(s, 0, w, h, tap_logits, stream);
+    if (st == SAMRT_OK && cudaStreamSynchronize(stream) != cudaSuccess) st = SAMRT_E_CUDA;
+    if (st == SAMRT_OK) st = fetch_results(s, n);
+    if (st == SAMRT_OK) st = segment_taps(s, tap_logits, w, h);
+    if (tap_logits != out[0].logits) free(tap_logits);
+    return st;
+}
+#undef EV
+#endif
+
 /* ---- the public call --------------------------------------------------------------------------- */
 
 static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_image *img,
@@ -136,6 +411,9 @@ static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_i
                 samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
     SAMRT_CHECK(img->rgb && img->width > 0 && img->height > 0 && img->stride >= 3 * img->width,
                 SAMRT_E_INVALID_ARG, "segment: bad image (%dx%d, stride %d)", img->width, img->height, img->stride);
+    SAMRT_CHECK(img->width <= m->seg.max_w && img->height <= m->seg.max_h, SAMRT_E_INVALID_ARG,
+                "segment: a %dx%d image is larger than the engine's max frame %dx%d (params max_frame_width, "
+                "max_frame_height)", img->width, img->height, m->seg.max_w, m->seg.max_h);
     SAMRT_CHECK(n >= 1 && n <= m->seg.heads.cfg.b_max, SAMRT_E_INVALID_ARG,
                 "segment: %d objects; this engine segments 1 .. %d at once (max_objects)", n,
                 m->seg.heads.cfg.b_max);
@@ -146,25 +424,6 @@ static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_i
     return SAMRT_OK;
 }
 
-static enum samrt_status run_passes(struct samrt_engine *e, struct samrt_sam2 *m, int n, enum samrt_postproc pp) {
-    struct samrt_sam2_segment *s = &m->seg;
-    struct samrt_model_ctx *c = &s->ctx;
-    SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
-#ifdef SAMRT_HAVE_CUDA
-    c->stream = NULL;  /* the legacy default stream, as the encoder pass above */
-#endif
-    SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
-    segment_forward(m, c);
-    SAMRT_TRY(samrt_ops_end(c));
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(NULL));
-#endif
-    const int64_t P = (int64_t)s->heads.low * s->heads.low;
-    SAMRT_TRY(samrt_sam2_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
-    return samrt_sam2_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
-}
-
 enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
                                        const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                        struct samrt_mask_result *out) {
@@ -173,34 +432,12 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
     struct samrt_sam2_segment *s = &m->seg;
     for (int i = 0; i < n; i++)
         SAMRT_TRY(samrt_sam2_points_from_prompt(&prompts[i], img->width, img->height, m->enc.imgsz, &s->pts[i]));
-    SAMRT_TRY(preprocess(e, m, img));
-    enum samrt_status st = run_passes(e, m, n, pp);
-    if (st != SAMRT_OK) {
-        e->failed = 1;
-        return st;
-    }
-    const int L = s->heads.low;
-    float *tap_logits = NULL;
-    if (s->ctx.tap && !out[0].logits) {
-        tap_logits = malloc(sizeof(float) * (size_t)img->width * (size_t)img->height);  /* debug path only */
-        SAMRT_CHECK(tap_logits != NULL, SAMRT_E_HOST_MEMORY, "segment: no host memory for the taps");
-    }
-    for (int i = 0; i < n && st == SAMRT_OK; i++) {
-        const struct samrt_mask_decode_desc d = {1, L, L, img->height, img->width, SAMRT_DTYPE_F32};
-        struct samrt_mask_stats stats;
-        float *logits = i == 0 && tap_logits ? tap_logits : out[i].logits;
-        st = samrt_mask_decode_ref(&d, s->low_host + (size_t)i * L * L, out[i].mask, &stats, logits);
-        const float *res = s->res_host + (size_t)i * SAMRT_SAM2_RES_COLS;
-        out[i].object_score = res[SAMRT_SAM2_RES_SCORE];
-        out[i].iou = res[SAMRT_SAM2_RES_IOU];
-        out[i].area = stats.area;
-        out[i].box[0] = stats.x0;
-        out[i].box[1] = stats.y0;
-        out[i].box[2] = stats.x1;
-        out[i].box[3] = stats.y1;
-    }
-    if (st == SAMRT_OK && s->ctx.tap)
-        st = segment_taps(s, tap_logits ? tap_logits : out[0].logits, img->width, img->height);
-    free(tap_logits);
+    if (s->ctx.backend != SAMRT_BACKEND_CUDA) return segment_host(e, m, img, n, pp, out);
+#ifdef SAMRT_HAVE_CUDA
+    enum samrt_status st = segment_cuda(e, m, img, n, pp, out);
+    if (st == SAMRT_E_CUDA) e->failed = 1;  /* the stream's state is unknown */
     return st;
+#else
+    return SAMRT_E_UNSUPPORTED;
+#endif
 }

@@ -2,17 +2,28 @@
  * path the official VIDEO predictor takes on its prompt frame (init_state on one frame, then
  * add_new_points_or_box), for several objects at once:
  *
- *   RGB8 frame --host: Pillow-exact bicubic resize + normalise (resize_normalize.h reference)
+ *   RGB8 frame --upload--> Pillow-exact bicubic resize + normalise (resize_normalize.h)
  *     --> image encoder pass (image_encoder.h) --> SAM heads pass: pix = vision + no_mem_embed
  *     (an initial conditioning frame), prompt encoder, mask decoder, selection, gate, pointer
- *     (mask_decoder.h) --> low-res logits --host: bilinear to the frame size, threshold > 0,
- *     area and box (mask_decode.h reference) --> caller buffers.
+ *     (mask_decoder.h) --> low-res logits --> bilinear to the frame size, threshold > 0, area
+ *     and box (mask_decode.h) --> one download --> caller buffers.
  *
- * The pre- and post-processing run on the host because their sizes follow the image, which
- * an engine planned at init does not know; both references are bit-exact with their CUDA
- * kernels, so nothing changes numerically. Their host buffers are allocated once at prepare,
- * sized for the largest frame the resize supports, so a call allocates nothing (only the tap
- * path of parity dumps does).
+ * CUDA engines run all of it on the engine's stream, from arena staging slots sized for the
+ * largest frame the engine accepts (params max_frame_width x max_frame_height): the RGB8
+ * frame, the resize tables (refilled when the frame size changes), the output block
+ * [stats | result rows | u8 masks] that comes back in ONE cudaMemcpyAsync, and one f32
+ * logits plane for the optional logits output and the taps. The sequence from the resize
+ * kernel to the mask decode is captured into a CUDA graph on the first call for a key and
+ * replayed after. The key holds everything that is baked into launch parameters: frame
+ * size, object count, post-processing profile and each object's sparse-token count and mask
+ * mode (the heads' prompt-key attentions launch per object with its own key count, and the
+ * selection takes the modes by value); the prompt VALUES are not in the key, they reach the
+ * graph through the tokens staging slot, uploaded before the replay. A key's first call runs
+ * eagerly (module loading and library warm-up stay outside any capture); its second call
+ * captures. Host pools (CPU
+ * backend) keep the C references; both paths are bit-exact with each other's kernels.
+ * Nothing is allocated per call once a key has its graph (only the tap path of parity dumps
+ * allocates).
  *
  * Lifecycle, called from models/sam2/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
  * samrt_sam2_segment_prepare after the weights are loaded, samrt_sam2_segment_free.
@@ -32,6 +43,23 @@ struct samrt_engine;
 struct samrt_ckpt;
 struct samrt_sam2;
 
+#define SAMRT_SAM2_SEG_GRAPHS 4  /* cached graph keys; the oldest is replaced */
+
+/* What fixes a captured graph's launch parameters (see above). */
+struct samrt_sam2_seg_key {
+    int width, height, n_obj, postproc;
+    int32_t n_sparse[SAMRT_SAM2_MAX_OBJ];
+    uint8_t mode[SAMRT_SAM2_MAX_OBJ];
+};
+
+/* Device time of the stages of the last eager timed call (samrt_sam2_segment_configure). */
+struct samrt_sam2_segment_times {
+    float preprocess_ms;   /* frame upload + resize/normalise */
+    float encoder_ms;      /* image encoder */
+    float heads_ms;        /* prompt encoder + mask decoder + selection (the SAM heads pass) */
+    float postprocess_ms;  /* mask decode + the download */
+};
+
 /* The segmentation pass: its heads, executor and op context. */
 struct samrt_sam2_segment {
     struct samrt_sam2_heads heads;
@@ -41,9 +69,23 @@ struct samrt_sam2_segment {
     struct samrt_sam2_points pts[SAMRT_SAM2_MAX_OBJ];  /* per call: the objects' prompts */
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
-    void *in_host;               /* (1, 3, S, S) run dtype: the preprocessed frame (GPU pools) */
     void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned */
     size_t tables_cap;
+    /* CUDA engines: staging slots (views resolved at prepare) */
+    int max_w, max_h;            /* largest accepted frame */
+    size_t out_hdr;              /* bytes before the masks in the output block */
+    struct samrt_tensor rgb, tables, out, logits;
+    int slot_rgb, slot_tables, slot_out, slot_logits;
+    void *out_host;              /* host copy of the output block (prepare) */
+    int tables_w, tables_h;      /* the frame size the tables slot holds; 0 = none */
+    int use_graph, timed;        /* samrt_sam2_segment_configure */
+    struct samrt_sam2_segment_times times;
+    int n_graphs, next_graph;
+    struct samrt_sam2_seg_key keys[SAMRT_SAM2_SEG_GRAPHS];
+#ifdef SAMRT_HAVE_CUDA
+    cudaGraphExec_t graphs[SAMRT_SAM2_SEG_GRAPHS];
+    cudaEvent_t ev[5];
+#endif
 };
 
 /* Binds the heads' weights, adds their slots and runs the PLAN pass of the segmentation pass
@@ -59,6 +101,12 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m);
  * samrt_sam2_heads_taps and tap.out.* (pred_masks, obj_ptr, object_score_logits,
  * video_res_masks) for object 0. */
 enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user);
+
+/* Benchmarks and tests (CUDA engines; a host engine ignores both): use_graph 0 runs every
+ * call eagerly (default 1: capture once per key, replay after); timed 1 runs eagerly with
+ * CUDA events between the stages, read back with samrt_sam2_segment_times. */
+enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_graph, int timed);
+enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out);
 
 #ifdef __cplusplus
 }
