@@ -415,7 +415,8 @@ static void conclude_scores(struct video_run *vr, int k) {
     double jo, fo;
     if (j && f) {
         samrt_eval_seq_init(&seq, j, f, ob->n_anns);
-        for (int a = 1; a + 1 < ob->n_anns; a++) samrt_eval_seq_feed(&seq, &vr->ev[(size_t)k * (size_t)vr->max_anns + a]);
+        const struct samrt_eval_frame *ev = &vr->ev[(size_t)k * (size_t)vr->max_anns];
+        for (int a = 1; a + 1 < ob->n_anns; a++) samrt_eval_seq_feed(&seq, &ev[a]);
         if (ob->n_anns > 2 && samrt_eval_seq_conclude(&seq, &jo, &fo)) vr->jo[k] = jo, vr->fo[k] = fo;
     }
     free(j), free(f);
@@ -429,7 +430,8 @@ static void progress(struct bench *B, const struct model_run *mr, const struct v
     B->t_progress = now;
     const int n_pass = B->o->warmup + B->o->runs;
     fprintf(stderr, "\r\033[K[%d/%d %s] video %d/%d %s  pass %d/%d%s  frame %d/%d", mr->index + 1, B->o->n_models,
-            mr->m->tag, vi + 1, B->split.n_videos, vr->v->name, pass + 1, n_pass, pass < B->o->warmup ? " (warm-up)" : "",
+            mr->m->tag, vi + 1, B->split.n_videos, vr->v->name, pass + 1, n_pass,
+            pass < B->o->warmup ? " (warm-up)" : "",
             frame, vr->v->n_frames);
     fflush(stderr);
 }
@@ -622,7 +624,8 @@ static enum samrt_status write_outputs(struct bench *B) {
 
 static enum samrt_status write_config(struct bench *B, const char *status) {
     const struct samrt_bench_opts *o = B->o;
-    char models[SAMRT_BENCH_MAX_MODELS * 64 + 1] = "", shard[32] = "", ints[8][24], ckpts[SAMRT_BENCH_MAX_MODELS][PATH_LEN];
+    char models[SAMRT_BENCH_MAX_MODELS * 64 + 1] = "", shard[32] = "", ints[8][24];
+    static char ckpts[SAMRT_BENCH_MAX_MODELS][PATH_LEN];
     char keys[SAMRT_BENCH_MAX_MODELS][96];
     struct samrt_profile_kv kv[32 + SAMRT_BENCH_MAX_MODELS];
     size_t n = 0;
@@ -681,7 +684,8 @@ static enum samrt_status bench_init(struct bench *B) {
     B->have_device = samrt_platform_device_count(&n_dev) == SAMRT_OK && n_dev > 0 &&
                      samrt_platform_device_query(0, &di) == SAMRT_OK;
     const struct samrt_platform_profile *prof =
-        o->platform ? samrt_platform_profile_find(o->platform) : samrt_platform_profile_detect(B->have_device ? &di : NULL);
+        o->platform ? samrt_platform_profile_find(o->platform)
+                    : samrt_platform_profile_detect(B->have_device ? &di : NULL);
     snprintf(B->platform, sizeof B->platform, "%s", prof->name);
     if (B->have_device) {
         snprintf(B->device, sizeof B->device, "%s", di.name);
@@ -719,7 +723,8 @@ static enum samrt_status check_checkpoints(const struct samrt_bench_opts *o) {
 static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
     const struct samrt_bench_opts *o = B->o;
     int max_obj = 1;
-    for (int v = 0; v < B->split.n_videos && !o->per_obj; v++) max_obj = SAMRT_MAX(max_obj, B->split.videos[v].n_objects);
+    for (int v = 0; v < B->split.n_videos && !o->per_obj; v++)
+        max_obj = SAMRT_MAX(max_obj, B->split.videos[v].n_objects);
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(mr->m->model));
     const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_obj};
