@@ -23,6 +23,7 @@ static const struct command g_commands[] = {
     {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
     {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
     {"segment", samrt_cmd_segment, "segment objects on one image from clicks / boxes (SAM 2.1)"},
+    {"bench", samrt_cmd_bench, "track SA-V videos and write the profiling CSV/JSON, masks and J&F"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,84 @@
+/* bench.h - `samrt bench`: tracks SA-V videos with one or more models and writes the
+ * profiling outputs (tools/profile.h: profile_summary.csv, profile_stats.json,
+ * experiment_config.txt), the predicted masks in the SA-V layout
+ * (<out_dir>/<model>/<video>/<obj>/<frame>.png, scored by `samrt eval`) and J, F, J&F per
+ * (video, object) computed in-process. docs/profiling.md ("samrt bench") is the manual.
+ *
+ * Design choices:
+ * - The bench only knows the tracker interface (tracker.h); the backend is a parameter, so
+ *   the tests drive the whole bench (options, rows, files) with a scripted test double.
+ * - Timing covers only the tracking loop: from the first frame being ready to the last
+ *   frame's masks on the host. Writing mask PNGs and scoring them (timed run 0 only) pause
+ *   the loop clock, and warm-up passes produce rows flagged warmup that never reach a file.
+ * - The CSV and JSON are rewritten (atomically) after every video, so an error or a kill
+ *   leaves complete files holding every finished video, never a truncated one.
+ *
+ *   struct samrt_bench_opts o;
+ *   int rc = samrt_bench_parse(argc, argv, samrt_tracker_backend(), &o);   // -1: run
+ *   if (rc < 0) rc = samrt_bench_run(&o, samrt_tracker_backend());
+ */
+#ifndef SAMRT_TOOLS_BENCH_H
+#define SAMRT_TOOLS_BENCH_H
+
+#include "prompts.h"
+#include "samrt.h"
+#include "tracker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMRT_BENCH_MAX_MODELS 32
+
+/* One entry of --models: a model and the prompt it is given on frame 0. */
+struct samrt_bench_model {
+    char tag[64];                  /* canonical "<model>_<prompt>", e.g. "sam2.1_tiny_bbox" */
+    enum samrt_model_id model;
+    enum samrt_prompt_kind prompt;
+};
+
+enum samrt_bench_save { SAMRT_BENCH_SAVE_ANNOTATED = 0, SAMRT_BENCH_SAVE_ALL, SAMRT_BENCH_SAVE_NONE };
+
+struct samrt_bench_opts {
+    const char *split_dir;         /* SA-V split (required) */
+    const char *weights_dir;       /* checkpoints, default "checkpoints" */
+    const char *out_dir;           /* run folder (required) */
+    const char *videos;            /* comma-separated names, NULL = all */
+    const char *platform;          /* platform profile, NULL = detect */
+    const char *nsight_report;     /* value of the nsight_report column, NULL = empty */
+    struct samrt_bench_model models[SAMRT_BENCH_MAX_MODELS];
+    int n_models;
+    int limit_videos, limit_objects; /* 0 = all */
+    int shard_k, shard_n;          /* shard_n 0 = no sharding */
+    int warmup;                    /* untimed passes before the timed ones, per tracking unit */
+    int warmup_frames;             /* frames per warm-up pass, 0 = the whole video */
+    int runs;                      /* timed passes per tracking unit */
+    int imgsz;
+    int prefetch;                  /* decoded frames kept ahead (frame streamer depth) */
+    enum samrt_dtype precision;
+    int precision_set;             /* 0: the platform profile's default */
+    int per_obj;                   /* one tracking pass per object instead of per video */
+    enum samrt_bench_save save_masks;
+};
+
+/* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench
+ * should run, else the exit code to return (0 after --help); errors are printed. Models
+ * the backend cannot track are refused here with its reason (exit 4). */
+int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend *backend,
+                      struct samrt_bench_opts *out);
+
+/* Runs the bench; returns the exit code (cli.h). */
+int samrt_bench_run(const struct samrt_bench_opts *opts, const struct samrt_tracker_backend *backend);
+
+/* parse + run: the body of `samrt bench` for any backend. */
+int samrt_bench_main(int argc, char **argv, const struct samrt_tracker_backend *backend);
+
+/* Parses one --models entry ("sam2.1_tiny_points", "sam2.1_base_plus_bbox", "edgetam_mask";
+ * a bare model name means the mask prompt). SAMRT_E_INVALID_ARG for an unknown name. */
+enum samrt_status samrt_bench_parse_model(const char *s, struct samrt_bench_model *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_TOOLS_BENCH_H */

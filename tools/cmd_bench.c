@@ -1,0 +1,9 @@
+/* cmd_bench.c - `samrt bench`: the profiling run over an SA-V split (tools/bench.h) with the
+ * trackers of this build (tools/tracker.h). docs/profiling.md describes the options, the
+ * outputs and every column. Example:
+ *   samrt bench --split_dir sav_val --models sam2.1_tiny_mask,sam2.1_tiny_points \
+ *       --weights_dir checkpoints --out_dir results/run1 --limit_videos 4 --runs 3 */
+#include "bench.h"
+#include "cli.h"
+
+int samrt_cmd_bench(int argc, char **argv) { return samrt_bench_main(argc, argv, samrt_tracker_backend()); }

@@ -1,0 +1,139 @@
+/* tracker.c - the trackers of this build for `samrt bench`: the model table (which models
+ * exist here, their checkpoint file names) and the SAM 2.1 tracker on the public streaming
+ * API (samrt_engine_track_*, samrt_engine_stage_times).
+ *
+ * The SAM 2.1 tracker is compiled only with -DSAMRT_BENCH_TRACKING=ON (CMake option of the
+ * same name), because it needs the streaming tracker in core; without it every model is
+ * refused with "video tracking is not in this build" and `samrt bench` exits 4. There is
+ * no stand-in: a bench that cannot track says so instead of writing numbers. */
+#include "tracker.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "samrt_impl.h"
+
+const char *samrt_tracker_checkpoint_name(enum samrt_model_id model) {
+    switch (model) {
+    case SAMRT_MODEL_SAM2_1_TINY: return "sam2.1_hiera_tiny.pt";
+    case SAMRT_MODEL_SAM2_1_SMALL: return "sam2.1_hiera_small.pt";
+    case SAMRT_MODEL_SAM2_1_BASE_PLUS: return "sam2.1_hiera_base_plus.pt";
+    case SAMRT_MODEL_SAM2_1_LARGE: return "sam2.1_hiera_large.pt";
+    case SAMRT_MODEL_EDGETAM: return "edgetam.pt";
+    case SAMRT_MODEL_SAM2_TINY: return "sam2_hiera_tiny.pt";
+    case SAMRT_MODEL_SAM2_SMALL: return "sam2_hiera_small.pt";
+    case SAMRT_MODEL_SAM2_BASE_PLUS: return "sam2_hiera_base_plus.pt";
+    case SAMRT_MODEL_SAM2_LARGE: return "sam2_hiera_large.pt";
+    default: return NULL;
+    }
+}
+
+static int is_sam2_1(enum samrt_model_id m) {
+    return m == SAMRT_MODEL_SAM2_1_TINY || m == SAMRT_MODEL_SAM2_1_SMALL || m == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
+           m == SAMRT_MODEL_SAM2_1_LARGE;
+}
+
+static enum samrt_status builtin_available(enum samrt_model_id model, const char **why) {
+    const char *reason = NULL;
+    if (model == SAMRT_MODEL_EDGETAM)
+        reason = "EdgeTAM is not in this build";
+    else if (model >= SAMRT_MODEL_SAM2_TINY && model <= SAMRT_MODEL_SAM2_LARGE)
+        reason = "SAM 2.0 (sam2_tiny/small/base/large, sam2_hiera_*.pt) is not in this build; "
+                 "the SAM 2.1 models are sam2.1_tiny/small/base_plus/large";
+    else if (!is_sam2_1(model))
+        reason = "unknown model";
+#ifndef SAMRT_BENCH_TRACKING
+    else
+        reason = "video tracking is not in this build (configure with -DSAMRT_BENCH_TRACKING=ON once "
+                 "samrt_engine_track_* is implemented)";
+#endif
+    if (why) *why = reason;
+    return reason ? SAMRT_E_NOT_IMPLEMENTED : SAMRT_OK;
+}
+
+#ifdef SAMRT_BENCH_TRACKING
+/* ---- SAM 2.1 on samrt_engine_track_* ------------------------------------------------------ */
+
+#include "engine_impl.h"
+
+static enum samrt_status sam2_begin(void *self, int width, int height) {
+    return samrt_engine_track_begin((samrt_engine_t)self, width, height);
+}
+
+static enum samrt_status sam2_prompt(void *self, int obj_id, const struct samrt_prompt *p) {
+    samrt_engine_t e = (samrt_engine_t)self;
+    if (p->kind == SAMRT_PROMPT_MASK) return samrt_engine_track_prompt_mask(e, obj_id, p->mask);
+    struct samrt_object_prompt op;
+    memset(&op, 0, sizeof op);
+    op.n_clicks = SAMRT_MIN(p->n_points, SAMRT_MAX_CLICKS);
+    for (int i = 0; i < op.n_clicks; i++)
+        op.clicks[i] = (struct samrt_click){p->points[i].x, p->points[i].y, p->points[i].label};
+    op.has_box = p->has_box;
+    if (p->has_box) memcpy(op.box, p->box, sizeof op.box);
+    return samrt_engine_track_prompt(e, obj_id, &op);
+}
+
+static enum samrt_status sam2_push(void *self, const struct samrt_image *frame, struct samrt_track_result *results,
+                                   int max_results, int *n_results, struct samrt_stage_times *times) {
+    samrt_engine_t e = (samrt_engine_t)self;
+    SAMRT_TRY(samrt_engine_track_push(e, frame, 0, results, max_results, n_results));
+    if (samrt_engine_stage_times(e, times) != SAMRT_OK)
+        *times = (struct samrt_stage_times){-1, -1, -1, -1, -1, -1, -1, -1};
+    return SAMRT_OK;
+}
+
+static enum samrt_status sam2_memory(void *self, struct samrt_memory_report *out) {
+    return samrt_engine_memory((samrt_engine_t)self, out);
+}
+
+/* mincore() over the pool: the pages of a unified or host pool that count in VmRSS. */
+static uint64_t sam2_host_resident(void *self) {
+    const struct samrt_engine *e = (const struct samrt_engine *)self;
+    struct samrt_memory_report m;
+    if (!e->pool || samrt_engine_memory((samrt_engine_t)self, &m) != SAMRT_OK || m.mem_kind == SAMRT_MEM_DEVICE)
+        return 0;
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t lo = (uintptr_t)e->pool & ~(page - 1), hi = (uintptr_t)e->pool + m.arena_bytes;
+    const size_t n_pages = (size_t)((hi - lo + page - 1) / page);
+    unsigned char *vec = malloc(n_pages ? n_pages : 1);
+    uint64_t resident = 0;
+    if (vec && mincore((void *)lo, n_pages * page, vec) == 0)
+        for (size_t i = 0; i < n_pages; i++) resident += (vec[i] & 1) ? page : 0;
+    free(vec);
+    return SAMRT_MIN(resident, m.arena_bytes);
+}
+
+static void sam2_close(void *self) { samrt_engine_free((samrt_engine_t)self); }
+
+static const struct samrt_tracker_ops g_sam2_ops = {sam2_begin,  sam2_prompt,        sam2_push, NULL,
+                                                    sam2_memory, sam2_host_resident, sam2_close};
+
+static enum samrt_status builtin_open(const struct samrt_tracker_config *cfg, struct samrt_tracker *out) {
+    SAMRT_TRY(builtin_available(cfg->model, NULL));
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = cfg->platform;
+    p.precision = cfg->precision;
+    p.expect_model = cfg->model;
+    p.imgsz = cfg->imgsz;
+    p.max_objects = cfg->max_objects;
+    samrt_engine_t e = NULL;
+    SAMRT_TRY(samrt_engine_init(cfg->checkpoint, &p, &e));
+    out->ops = &g_sam2_ops;
+    out->self = e;
+    return SAMRT_OK;
+}
+#else
+static enum samrt_status builtin_open(const struct samrt_tracker_config *cfg, struct samrt_tracker *out) {
+    (void)out;
+    const char *why = NULL;
+    const enum samrt_status st = builtin_available(cfg->model, &why);
+    SAMRT_LOG_ERROR("%s", why);
+    return st;
+}
+#endif
+
+static const struct samrt_tracker_backend g_builtin = {builtin_available, builtin_open};
+
+const struct samrt_tracker_backend *samrt_tracker_backend(void) { return &g_builtin; }
