@@ -15,11 +15,17 @@ for s in "$@"; do
     nvidia-smi -L
     cmake --preset gpu >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
     cmake --build --preset gpu -j16 >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
-    echo "build ok"; $B/tools/samrt check ;;
+    echo "build ok"; rm -f "$out/configure.log" "$out/build.log"; $B/tools/samrt check ;;
   tests)
     step tests
     ctest --test-dir $B -L cuda --output-on-failure --timeout 300 >"$out/ctest_cuda.log" 2>&1
     grep -E "tests passed|Passed|Failed|\*\*\*|checks" "$out/ctest_cuda.log" | tail -40 ;;
+  errors)
+    step errors
+    # one line per comparison: kernel, case, dtype, max abs error, max abs error / max |ref|
+    for t in $B/tests/test_*_cuda; do SAMRT_TEST_ERRORS=1 timeout 200 $t 2>/dev/null | grep "^ERR" | sed "s|^|$(basename $t) |"; done \
+      >"$out/errors.txt"; wc -l <"$out/errors.txt"
+    $B/tests/test_engine_alloc_cuda gpu 2>&1 | grep -vE "^samrt: (info|error)" >"$out/engine_alloc.txt"; tail -4 "$out/engine_alloc.txt" ;;
   cputests)
     step cputests
     ctest --test-dir $B -L cpu --timeout 300 >"$out/ctest_cpu.log" 2>&1; grep -E "tests passed|\*\*\*" "$out/ctest_cpu.log" ;;
@@ -31,13 +37,16 @@ for s in "$@"; do
     python3 kernels/dev/sdpa_bench.py 2>&1 | grep -E "^BENCH|rror" | tee "$out/sdpa.log" ;;
   sanitize)
     step sanitize
-    for t in ${SAN_TESTS:-layernorm elementwise pool sine_pe fourier_pe}; do
+    # test[:case filter]; the attention test takes a case-name substring
+    for spec in ${SAN_TESTS:-layernorm elementwise pool sine_pe fourier_pe copy interp mask_decode resize_normalize sam2_select attention:odd attention:win}; do
+      t=${spec%%:*}; f=; [ "$spec" != "$t" ] && f=${spec#*:}
       [ -x $B/tests/test_${t}_cuda ] || continue
       for tool in memcheck racecheck; do
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/test_${t}_cuda ${SAN_ARGS:-} >"$out/san_${tool}_$t.log" 2>&1
-        echo "$tool $t: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_$t.log" | tail -1)"
+        timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/test_${t}_cuda $f >"$out/san_${tool}_$t.log" 2>&1
+        echo "$tool $t${f:+ ($f)}: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_$t.log" | tail -1)"
       done
-    done ;;
+    done
+    tar -C "$out" -czf "$out/sanitizer_logs.tgz" $(cd "$out" && ls san_*.log) && rm -f "$out"/san_*.log ;;
   ckpt)
     step ckpt
     python3 tests/parity/make_checkpoints.py --ref .carry/official_reference.py --sam2-pkg .carry/sam2ref \
