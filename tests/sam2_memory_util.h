@@ -224,7 +224,7 @@ static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wda
 #ifdef SAMRT_HAVE_CUDA
     if (be == SAMRT_BACKEND_CUDA) {
         if (cudaMalloc(&r->pool, bytes) != cudaSuccess || cudaMalloc(&r->ws, HU_WS_BYTES) != cudaSuccess) return -1;
-        cudaMemset(r->pool, 0, bytes);
+        cudaMemset(r->pool, 0xFF, bytes);  /* NaN poison: an unwritten scratch read shows up */
     }
 #endif
     if (be == SAMRT_BACKEND_CPU) r->pool = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(bytes, SAMRT_ALIGN));
