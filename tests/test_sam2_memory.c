@@ -8,6 +8,8 @@
  *   - the K/V cache: project each memory once, then the cached pass equals the uncached pass
  *     (3 memories with different tpos slots, 5 pointers) up to fp32 rounding;
  *   - memories and pointers may come in any order (their tpos / distance rows follow them);
+ *   - the memory attention pass against a naive double model of the official math written from
+ *     the spec (RoPE repeated per memory, pointer tokens unrotated, pos + tpos, pointer split);
  *   - a pass with no pointers runs; set_frame rejects out-of-range rows and counts.
  * Run: ctest -R test_sam2_memory */
 #include <math.h>
@@ -22,6 +24,7 @@
 #define SIDE 64
 #define B 2
 #define CACHE_TOL 1e-5   /* of the max |value|: fp32 rounding of two equal formulas */
+#define NAIVE_TOL 1e-4   /* of the max |value|: fp32 pass vs the double model */
 
 static void test_store_rule(void) {
     const float x[2 * 2 * 2] = {1.0f, 1.0f + 0x1p-9f, -3.0f, 0.25f, 1.0f, 1.0f + 0x1p-9f, -3.0f, 0.25f};
@@ -128,6 +131,156 @@ static void swap_bytes(struct mu_rig *r, const struct samrt_tensor *x, const str
     free(tmp);
 }
 
+/* ---- a naive double-precision model of the official memory attention (model-spec 3.6, 4.3,
+ * 4.4), for one object, written from the spec: the check of the RoPE key layout (repeated per
+ * memory, pointers unrotated), the position sums and the pointer split ---------------------- */
+
+#define NV_D 256
+#define NV_MAXL 256
+
+static double nv_x[64][NV_D], nv_t[64][NV_D], nv_q[64][NV_D], nv_k[NV_MAXL][NV_D], nv_v[NV_MAXL][NV_D];
+static double nv_kin[NV_MAXL][64], nv_vin[NV_MAXL][64];
+
+static const float *W(struct hu_weights *w, const char *fmt, int l, const char *what) {
+    char name[160];
+    snprintf(name, sizeof name, fmt, l, what);
+    return hu_find(w, "%s", name)->v;
+}
+
+static void nv_ln(double (*x)[NV_D], double (*y)[NV_D], int n, const float *g, const float *b) {
+    for (int i = 0; i < n; i++) {
+        double m = 0, v = 0;
+        for (int c = 0; c < NV_D; c++) m += x[i][c];
+        m /= NV_D;
+        for (int c = 0; c < NV_D; c++) v += (x[i][c] - m) * (x[i][c] - m);
+        v /= NV_D;
+        for (int c = 0; c < NV_D; c++) y[i][c] = (x[i][c] - m) / sqrt(v + 1e-5) * g[c] + b[c];
+    }
+}
+
+/* y = x W^T + b over rows of `in` channels (x rows at stride sx doubles) */
+static void nv_lin(const double *x, int sx, double *y, int sy, int n, int in, int out, const float *w, const float *b) {
+    for (int i = 0; i < n; i++)
+        for (int o = 0; o < out; o++) {
+            double s = b[o];
+            for (int c = 0; c < in; c++) s += x[i * sx + c] * w[o * in + c];
+            y[i * sy + o] = s;
+        }
+}
+
+/* rotate row r of a 256-channel tensor as grid token `tok` of a g x g map */
+static void nv_rope(double *r, int tok, int g) {
+    const int col = tok % g, row = tok / g;
+    for (int p = 0; p < 128; p++) {
+        const double f = pow(10000.0, -(double)(p % 64) / 64.0), a = (p < 64 ? col : row) * f;
+        const double x0 = r[2 * p], x1 = r[2 * p + 1];
+        r[2 * p] = x0 * cos(a) - x1 * sin(a);
+        r[2 * p + 1] = x0 * sin(a) + x1 * cos(a);
+    }
+}
+
+static void nv_attend(int nq, int nk, double (*o)[NV_D]) {
+    static double s[NV_MAXL];
+    for (int i = 0; i < nq; i++) {
+        double mx = -1e300, sum = 0;
+        for (int j = 0; j < nk; j++) {
+            double d = 0;
+            for (int c = 0; c < NV_D; c++) d += nv_q[i][c] * nv_k[j][c];
+            s[j] = d / 16.0;
+            mx = fmax(mx, s[j]);
+        }
+        for (int j = 0; j < nk; j++) sum += (s[j] = exp(s[j] - mx));
+        for (int c = 0; c < NV_D; c++) {
+            double a = 0;
+            for (int j = 0; j < nk; j++) a += s[j] * nv_v[j][c];
+            o[i][c] = a / sum;
+        }
+    }
+}
+
+/* object b of the rig's inputs (CPU backend: host slots) -> out (n, 256) */
+static void naive_memattn(struct hu_weights *w, struct mu_rig *r, int b, int n_mem, const int *idx, int n_ptr,
+                          const int *dist, int max_ptr, double (*out)[NV_D]) {
+    const int g = r->g, n = (int)r->n;
+    const float *curr = r->curr.data, *cpos = r->curr_pos.data, *tpos = hu_find(w, "maskmem_tpos_enc")->v;
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < NV_D; c++) nv_x[i][c] = curr[i * NV_D + c] + 0.1 * cpos[i * NV_D + c];
+    int L = 0;
+    for (int j = 0; j < n_mem; j++)
+        for (int t = 0; t < n; t++, L++) {
+            const uint16_t *m = (const uint16_t *)r->mem[j].data + ((size_t)b * n + (size_t)t) * 64;
+            const int y = t / g, x = t % g;
+            for (int c = 0; c < 64; c++) {
+                /* PositionEmbeddingSine(64): 32 y channels then 32 x channels, sin/cos pairs */
+                const int k = c % 32;
+                const double tk = pow(10000.0, 2.0 * (k / 2) / 32.0);
+                const double e = ((c < 32 ? y : x) + 1) / (g + 1e-6) * 2 * M_PI / tk;
+                const double pos = (k % 2 ? cos(e) : sin(e)) + tpos[idx[j] * 64 + c];
+                nv_vin[L][c] = samrt_bf16_to_f32(m[c]);
+                nv_kin[L][c] = nv_vin[L][c] + pos;
+            }
+        }
+    const float *pw = hu_find(w, "obj_ptr_tpos_proj.weight")->v, *pb = hu_find(w, "obj_ptr_tpos_proj.bias")->v;
+    for (int i = 0; i < n_ptr; i++) {
+        double e[256], op[64];
+        const double p = (double)dist[i] / (max_ptr - 1);
+        for (int k = 0; k < 128; k++) {
+            const double tk = pow(10000.0, 2.0 * (k / 2) / 128.0);
+            e[k] = sin(p / tk);
+            e[128 + k] = cos(p / tk);
+        }
+        nv_lin(e, 256, op, 64, 1, 256, 64, pw, pb);
+        const float *ptr = (const float *)r->ptr.data + ((size_t)b * r->max_ptr + (size_t)i) * 256;
+        for (int t = 0; t < 4; t++, L++)
+            for (int c = 0; c < 64; c++) {
+                nv_vin[L][c] = ptr[64 * t + c];
+                nv_kin[L][c] = ptr[64 * t + c] + op[c];
+            }
+    }
+    const char *la = "memory_attention.layers.%d.%s";
+    for (int l = 0; l < SAMRT_SAM2_MA_LAYERS; l++) {
+        static double a[64][NV_D];
+        nv_ln(nv_x, nv_t, n, W(w, la, l, "norm1.weight"), W(w, la, l, "norm1.bias"));
+        nv_lin(&nv_t[0][0], NV_D, &nv_q[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "self_attn.q_proj.weight"),
+               W(w, la, l, "self_attn.q_proj.bias"));
+        nv_lin(&nv_t[0][0], NV_D, &nv_k[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "self_attn.k_proj.weight"),
+               W(w, la, l, "self_attn.k_proj.bias"));
+        nv_lin(&nv_t[0][0], NV_D, &nv_v[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "self_attn.v_proj.weight"),
+               W(w, la, l, "self_attn.v_proj.bias"));
+        for (int i = 0; i < n; i++) nv_rope(nv_q[i], i, g), nv_rope(nv_k[i], i, g);
+        nv_attend(n, n, a);
+        nv_lin(&a[0][0], NV_D, &nv_t[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "self_attn.out_proj.weight"),
+               W(w, la, l, "self_attn.out_proj.bias"));
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+        nv_ln(nv_x, nv_t, n, W(w, la, l, "norm2.weight"), W(w, la, l, "norm2.bias"));
+        nv_lin(&nv_t[0][0], NV_D, &nv_q[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "cross_attn_image.q_proj.weight"),
+               W(w, la, l, "cross_attn_image.q_proj.bias"));
+        nv_lin(&nv_kin[0][0], 64, &nv_k[0][0], NV_D, L, 64, NV_D, W(w, la, l, "cross_attn_image.k_proj.weight"),
+               W(w, la, l, "cross_attn_image.k_proj.bias"));
+        nv_lin(&nv_vin[0][0], 64, &nv_v[0][0], NV_D, L, 64, NV_D, W(w, la, l, "cross_attn_image.v_proj.weight"),
+               W(w, la, l, "cross_attn_image.v_proj.bias"));
+        for (int i = 0; i < n; i++) nv_rope(nv_q[i], i, g);
+        for (int j = 0; j < n_mem * n; j++) nv_rope(nv_k[j], j % n, g);  /* pointers: not rotated */
+        nv_attend(n, L, a);
+        nv_lin(&a[0][0], NV_D, &nv_t[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "cross_attn_image.out_proj.weight"),
+               W(w, la, l, "cross_attn_image.out_proj.bias"));
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+        nv_ln(nv_x, nv_t, n, W(w, la, l, "norm3.weight"), W(w, la, l, "norm3.bias"));
+        static double h[64][2048];
+        nv_lin(&nv_t[0][0], NV_D, &h[0][0], 2048, n, NV_D, 2048, W(w, la, l, "linear1.weight"),
+               W(w, la, l, "linear1.bias"));
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < 2048; c++) h[i][c] = fmax(h[i][c], 0.0);
+        nv_lin(&h[0][0], 2048, &nv_t[0][0], NV_D, n, 2048, NV_D, W(w, la, l, "linear2.weight"),
+               W(w, la, l, "linear2.bias"));
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+    }
+    nv_ln(nv_x, out, n, hu_find(w, "memory_attention.norm.weight")->v, hu_find(w, "memory_attention.norm.bias")->v);
+}
+
 static void test_attention(struct hu_weights *w, void **wdata) {
     enum { NM = 3, NP = 5 };
     const struct mu_pass passes[6] = {{MU_ATT, NM, NP},     {MU_PROJECT, 0, 0}, {MU_PROJECT, 1, 0},
@@ -143,6 +296,15 @@ static void test_attention(struct hu_weights *w, void **wdata) {
     CHECK_EQ_INT(mu_get_f32(&r, &r.att_out, plain, (size_t)no), 0);
     const double m = max_abs(plain, no);
     CHECK(m > 0.1 && isfinite(m));
+    /* the naive model of the official math, object by object */
+    for (int b = 0; b < B; b++) {
+        static double want[64][NV_D];
+        static float wantf[64 * NV_D];
+        naive_memattn(w, &r, b, NM, idx, NP, dist, 16, want);
+        for (int i = 0; i < r.n * NV_D; i++) wantf[i] = (float)want[i / NV_D][i % NV_D];
+        check_close_f32(b ? "uncached vs naive, object 1" : "uncached vs naive, object 0",
+                        plain + (size_t)b * r.n * 256, wantf, (long)(r.n * 256), NAIVE_TOL * m, 0);
+    }
     /* the objects have different memories: their outputs differ */
     CHECK(memcmp(plain, plain + r.n * 256, sizeof(float) * (size_t)(r.n * 256)) != 0);
 
