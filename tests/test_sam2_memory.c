@@ -179,6 +179,11 @@ static void nv_rope(double *r, int tok, int g) {
     }
 }
 
+static void nv_residual(int n) {
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+}
+
 static void nv_attend(int nq, int nk, double (*o)[NV_D]) {
     static double s[NV_MAXL];
     for (int i = 0; i < nq; i++) {
@@ -251,8 +256,7 @@ static void naive_memattn(struct hu_weights *w, struct mu_rig *r, int b, int n_m
         nv_attend(n, n, a);
         nv_lin(&a[0][0], NV_D, &nv_t[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "self_attn.out_proj.weight"),
                W(w, la, l, "self_attn.out_proj.bias"));
-        for (int i = 0; i < n; i++)
-            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+        nv_residual(n);
         nv_ln(nv_x, nv_t, n, W(w, la, l, "norm2.weight"), W(w, la, l, "norm2.bias"));
         nv_lin(&nv_t[0][0], NV_D, &nv_q[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "cross_attn_image.q_proj.weight"),
                W(w, la, l, "cross_attn_image.q_proj.bias"));
@@ -265,8 +269,7 @@ static void naive_memattn(struct hu_weights *w, struct mu_rig *r, int b, int n_m
         nv_attend(n, L, a);
         nv_lin(&a[0][0], NV_D, &nv_t[0][0], NV_D, n, NV_D, NV_D, W(w, la, l, "cross_attn_image.out_proj.weight"),
                W(w, la, l, "cross_attn_image.out_proj.bias"));
-        for (int i = 0; i < n; i++)
-            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+        nv_residual(n);
         nv_ln(nv_x, nv_t, n, W(w, la, l, "norm3.weight"), W(w, la, l, "norm3.bias"));
         static double h[64][2048];
         nv_lin(&nv_t[0][0], NV_D, &h[0][0], 2048, n, NV_D, 2048, W(w, la, l, "linear1.weight"),
@@ -275,8 +278,7 @@ static void naive_memattn(struct hu_weights *w, struct mu_rig *r, int b, int n_m
             for (int c = 0; c < 2048; c++) h[i][c] = fmax(h[i][c], 0.0);
         nv_lin(&h[0][0], 2048, &nv_t[0][0], NV_D, n, 2048, NV_D, W(w, la, l, "linear2.weight"),
                W(w, la, l, "linear2.bias"));
-        for (int i = 0; i < n; i++)
-            for (int c = 0; c < NV_D; c++) nv_x[i][c] += nv_t[i][c];
+        nv_residual(n);
     }
     nv_ln(nv_x, out, n, hu_find(w, "memory_attention.norm.weight")->v, hu_find(w, "memory_attention.norm.bias")->v);
 }
