@@ -3,7 +3,9 @@
  * (16x16 grid), two object slots (one present, one absent), seeded random weights, f32 and bf16:
  *   - memory encoder, sigmoid and binarize mask inputs: the stored bf16 memory;
  *   - memory attention with 7 memories + 16 pointers (steady state) and 1 + 1 (second frame);
- *   - the K/V cache: 7 projections then the cached pass.
+ *   - the K/V cache: 7 projections then the cached pass;
+ *   - production shapes (model side 1024, one object, 7 memories + 16 pointers): the bf16 CUDA
+ *     pass against the f32 CUDA pass (the C reference is too slow there), every value finite.
  * The arena is poisoned with NaN bytes before the run, so unwritten elements fail.
  * Skips (77) without a GPU. Run: ctest --preset test -R test_sam2_memory_cuda */
 #include <math.h>
@@ -16,7 +18,7 @@
 
 #define NAME "test_sam2_memory_cuda"
 #define SIDE 256
-#define B 2
+#define N_OBJ 2
 #define NM 7
 #define NP 16
 /* of the CPU tensor's max |value| */
@@ -30,29 +32,29 @@ static const struct mu_pass g_passes[12] = {
 
 /* The outputs of one rig: per checked pass, a host f32 copy. */
 struct outs {
-    float *enc[2];      /* (B, n, 64) */
-    float *att[3];      /* (B, n, 256): ATT(7,16), ATT(1,1), ATT_CACHED */
+    float *enc[2];      /* (N_OBJ, n, 64) */
+    float *att[3];      /* (N_OBJ, n, 256): ATT(7,16), ATT(1,1), ATT_CACHED */
 };
 
 static void fill_inputs(struct mu_rig *r) {
-    const int64_t n = r->n, l = 4 * r->g;
-    float *buf = malloc(sizeof(float) * (size_t)(B * n * 256 + B * l * l));
+    const int64_t n = r->n, l = 4 * r->g, nb = r->B;
+    float *buf = malloc(sizeof(float) * (size_t)(nb * n * 256 + nb * l * l));
     tu_fill_uniform(buf, (long)(n * 256), 1, -1, 1);
     CHECK_EQ_INT(mu_put_f32(r, &r->vision, buf, (size_t)(n * 256)), 0);
-    tu_fill_uniform(buf, (long)(B * l * l), 2, -8, 8);
-    CHECK_EQ_INT(mu_put_f32(r, &r->low_res, buf, (size_t)(B * l * l)), 0);
-    const float score[B] = {3.0f, -2.0f};
-    CHECK_EQ_INT(mu_put_f32(r, &r->score, score, B), 0);
+    tu_fill_uniform(buf, (long)(nb * l * l), 2, -8, 8);
+    CHECK_EQ_INT(mu_put_f32(r, &r->low_res, buf, (size_t)(nb * l * l)), 0);
+    const float score[2] = {3.0f, -2.0f};
+    CHECK_EQ_INT(mu_put_f32(r, &r->score, score, (size_t)nb), 0);
     tu_fill_uniform(buf, (long)(n * 256), 3, -1, 1);
     CHECK_EQ_INT(mu_put_f32(r, &r->curr, buf, (size_t)(n * 256)), 0);
     tu_fill_uniform(buf, (long)(n * 256), 4, -1, 1);
     CHECK_EQ_INT(mu_put_f32(r, &r->curr_pos, buf, (size_t)(n * 256)), 0);
     for (int j = 0; j < NM; j++) {
-        tu_fill_uniform(buf, (long)(B * n * 64), 10 + (uint64_t)j, -2, 2);
-        CHECK_EQ_INT(mu_put_f32(r, &r->mem[j], buf, (size_t)(B * n * 64)), 0);
+        tu_fill_uniform(buf, (long)(nb * n * 64), 10 + (uint64_t)j, -2, 2);
+        CHECK_EQ_INT(mu_put_f32(r, &r->mem[j], buf, (size_t)(nb * n * 64)), 0);
     }
-    tu_fill_uniform(buf, (long)(B * NP * 256), 5, -1, 1);
-    CHECK_EQ_INT(mu_put_f32(r, &r->ptr, buf, (size_t)(B * NP * 256)), 0);
+    tu_fill_uniform(buf, (long)(nb * NP * 256), 5, -1, 1);
+    CHECK_EQ_INT(mu_put_f32(r, &r->ptr, buf, (size_t)(nb * NP * 256)), 0);
     free(buf);
 }
 
@@ -65,7 +67,7 @@ static float *fetch(struct mu_rig *r, const struct samrt_tensor *t, int64_t n) {
 /* Runs every pass on r and keeps the checked outputs. */
 static void run_all(struct mu_rig *r, struct outs *o) {
     fill_inputs(r);
-    const int64_t ne = B * r->n * 64, na = B * r->n * 256;
+    const int64_t ne = N_OBJ * r->n * 64, na = N_OBJ * r->n * 256;
     int idx[NM] = {6, 0, 1, 2, 3, 4, 5}, dist[NP];
     for (int i = 0; i < NP; i++) dist[i] = i == 0 ? 20 : i;
     for (int i = 0; i < 12; i++) {
@@ -104,6 +106,30 @@ static void compare(const char *what, enum samrt_dtype dt, const float *got, con
     check_close_f32(name, got, want, (long)n, tol, 0);
 }
 
+/* Side 1024: memory encoder and memory attention (7 + 16) on the GPU in dt; outputs to host. */
+static void production(struct hu_weights *w, enum samrt_dtype dt, float **enc, float **att) {
+    static const struct mu_pass passes[2] = {{MU_ENC, 0, 0}, {MU_ATT, NM, NP}};
+    void *wdata[HU_MAX_KEYS];
+    for (int i = 0; i < w->n; i++) wdata[i] = to_device(w->t[i].v, w->t[i].n, dt);
+    struct mu_rig r;
+    CHECK_EQ_INT(mu_rig_init(&r, w, wdata, SAMRT_BACKEND_CUDA, dt, 1024, 1, NM, NP, 0, passes, 2), 0);
+    fill_inputs(&r);
+    int idx[NM] = {6, 0, 1, 2, 3, 4, 5}, dist[NP];
+    for (int i = 0; i < NP; i++) dist[i] = i == 0 ? 20 : i;
+    CHECK_EQ_INT(mu_run(&r, 0), 0);
+    *enc = fetch(&r, &r.mem_out, r.n * 64);
+    CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r.ma, &r.c[1], NM, idx, NP, dist, 16), SAMRT_OK);
+    CHECK_EQ_INT(mu_run(&r, 1), 0);
+    *att = fetch(&r, &r.att_out, r.n * 256);
+    for (int64_t i = 0; i < r.n * 256; i++)
+        if (!isfinite((*att)[i]) || (i < r.n * 64 && !isfinite((*enc)[i]))) {
+            CHECK_MSG(0, "production %s: non-finite output at %lld", samrt_dtype_name(dt), (long long)i);
+            break;
+        }
+    mu_rig_free(&r);
+    for (int i = 0; i < w->n; i++) cudaFree(wdata[i]);
+}
+
 int main(void) {
     char why[256];
     if (!tu_have_gpu(why, sizeof why)) return check_skip(NAME, why);
@@ -114,9 +140,10 @@ int main(void) {
     for (int i = 0; i < w->n; i++) wdata[i] = w->t[i].v;
     struct mu_rig cpu;
     struct outs ref;
-    CHECK_EQ_INT(mu_rig_init(&cpu, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, B, NM, NP, 1, g_passes, 12), 0);
+    CHECK_EQ_INT(
+        mu_rig_init(&cpu, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, N_OBJ, NM, NP, 1, g_passes, 12), 0);
     run_all(&cpu, &ref);
-    const int64_t ne = B * cpu.n * 64, na = B * cpu.n * 256;
+    const int64_t ne = N_OBJ * cpu.n * 64, na = N_OBJ * cpu.n * 256;
     mu_rig_free(&cpu);
     static const enum samrt_dtype dts[2] = {SAMRT_DTYPE_F32, SAMRT_DTYPE_BF16};
     for (int d = 0; d < 2; d++) {
@@ -124,7 +151,7 @@ int main(void) {
         for (int i = 0; i < w->n; i++) wdata[i] = to_device(w->t[i].v, w->t[i].n, dt);
         struct mu_rig gpu;
         struct outs got;
-        CHECK_EQ_INT(mu_rig_init(&gpu, w, wdata, SAMRT_BACKEND_CUDA, dt, SIDE, B, NM, NP, 1, g_passes, 12), 0);
+        CHECK_EQ_INT(mu_rig_init(&gpu, w, wdata, SAMRT_BACKEND_CUDA, dt, SIDE, N_OBJ, NM, NP, 1, g_passes, 12), 0);
         run_all(&gpu, &got);
         compare("memenc sigmoid", dt, got.enc[0], ref.enc[0], ne);
         compare("memenc binarize", dt, got.enc[1], ref.enc[1], ne);
@@ -138,6 +165,12 @@ int main(void) {
     }
     for (int k = 0; k < 2; k++) free(ref.enc[k]);
     for (int k = 0; k < 3; k++) free(ref.att[k]);
+    float *enc32, *att32, *enc16, *att16;
+    production(w, SAMRT_DTYPE_F32, &enc32, &att32);
+    production(w, SAMRT_DTYPE_BF16, &enc16, &att16);
+    compare("1024 memenc (vs f32 CUDA)", SAMRT_DTYPE_BF16, enc16, enc32, 4096 * 64);
+    compare("1024 memattn 7+16 (vs f32 CUDA)", SAMRT_DTYPE_BF16, att16, att32, 4096 * 256);
+    free(enc32), free(att32), free(enc16), free(att16);
     hu_free(w);
     free(w);
     return check_report(NAME);
