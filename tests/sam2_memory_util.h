@@ -8,6 +8,7 @@
 #ifndef SAMRT_TEST_SAM2_MEMORY_UTIL_H
 #define SAMRT_TEST_SAM2_MEMORY_UTIL_H
 
+#include "check.h"
 #include "memory_attention.h"
 #include "sam2_heads_util.h"
 
@@ -289,6 +290,28 @@ static inline void mu_rig_free(struct mu_rig *r) {
 #endif
         free(r->pool);
     free(r->slots);
+}
+
+/* Stored memories: |got - want| <= 1 bf16 ulp of want + rel of the max elementwise (a value
+ * that lands near a bf16 rounding boundary may round either way), and at most 1% differ. */
+static inline void mu_check_bf16(const char *what, const float *got, const float *want, int64_t n, double rel) {
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs((double)want[i]));
+    const double floor_tol = rel * m;
+    int64_t bad = 0, off_by_ulp = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double d = fabs((double)got[i] - want[i]);
+        const double ulp = want[i] != 0 ? ldexp(1.0, ilogb(want[i]) - 7) : 0;
+        if (d > 0) off_by_ulp++;
+        if (!(d <= ulp + floor_tol)) {
+            if (bad < 5) fprintf(stderr, "  %s[%lld]: got %.9g want %.9g\n", what, (long long)i, got[i], want[i]);
+            bad++;
+        }
+    }
+    printf("%s: %lld of %lld bf16 values differ, %lld beyond 1 ulp\n", what, (long long)off_by_ulp, (long long)n,
+           (long long)bad);
+    CHECK_MSG(bad == 0, "%s: %lld values beyond 1 bf16 ulp", what, (long long)bad);
+    CHECK_MSG(off_by_ulp * 100 <= n, "%s: %lld values differ (more than 1%%)", what, (long long)off_by_ulp);
 }
 
 #endif /* SAMRT_TEST_SAM2_MEMORY_UTIL_H */

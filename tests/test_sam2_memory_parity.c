@@ -57,25 +57,6 @@ static double max_abs(const float *x, int64_t n) {
     return m;
 }
 
-/* Stored memories: |got - want| <= 1 bf16 ulp of want + 1e-4 of the max. */
-static void check_bf16(const char *what, const float *got, const float *want, int64_t n) {
-    const double floor_tol = REL_TOL * max_abs(want, n);
-    int64_t bad = 0, off_by_ulp = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double d = fabs((double)got[i] - want[i]);
-        const double ulp = want[i] != 0 ? ldexp(1.0, ilogb(want[i]) - 7) : 0;
-        if (d > 0) off_by_ulp++;
-        if (!(d <= ulp + floor_tol)) {
-            if (bad < 5) fprintf(stderr, "  %s[%lld]: got %.9g want %.9g\n", what, (long long)i, got[i], want[i]);
-            bad++;
-        }
-    }
-    printf("%s: %lld of %lld bf16 values differ (by <= 1 ulp), %lld out of tolerance\n", what, (long long)off_by_ulp,
-           (long long)n, (long long)bad);
-    CHECK_MSG(bad == 0, "%s: %lld values beyond 1 bf16 ulp", what, (long long)bad);
-    CHECK_MSG(off_by_ulp * 100 <= n, "%s: %lld values differ (more than 1%%)", what, (long long)off_by_ulp);
-}
-
 static void memenc_cases(struct hu_weights *w, void **wdata, int side) {
     const struct mu_pass passes[2] = {{MU_ENC, 0, 0}, {MU_ENC_BIN, 0, 0}};
     struct mu_rig r;
@@ -96,7 +77,7 @@ static void memenc_cases(struct hu_weights *w, void **wdata, int side) {
         CHECK_EQ_INT(mu_get_f32(&r, &r.mem_out, got, (size_t)no), 0);
         char what[64];
         snprintf(what, sizeof what, "memenc.%s", names[k]);
-        check_bf16(what, got, want, no);
+        mu_check_bf16(what, got, want, no, REL_TOL);
         free(vision), free(low), free(score), free(want), free(got);
     }
     mu_rig_free(&r);
