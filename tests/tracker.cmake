@@ -2,3 +2,7 @@
 # official dictionaries).
 samrt_add_test(test_sam2_track_bank SOURCES test_sam2_track_bank.c LABELS cpu)
 target_include_directories(test_sam2_track_bank PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# The streaming API on a host engine (tiny, synthetic weights, 64-pixel side): state size,
+# prompt frames = single-frame segmentation, non-overlap, refused calls.
+samrt_add_test(test_sam2_track SOURCES test_sam2_track.c LABELS cpu)
+target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
