@@ -1,0 +1,526 @@
+/* memory_attention.c - SAM 2.1's memory attention over the op layer (memory_attention.h):
+ * binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
+ * the memory / pointer token assembly, the uncached and the K/V-cached forward passes.
+ *
+ * Choices that are not obvious:
+ *   - Keys and values of the cross-attention are assembled per pass into (B, L, 64) inputs
+ *     (spatial memories, then pointer tokens) and projected with one GEMM each per layer: the
+ *     projection from 64 channels reads 4x fewer bytes than it writes, so assembling the 64-wide
+ *     inputs is the cheap place to gather ring slots.
+ *   - The key input is mem + (pos + tpos): pos + tpos first (one channel-affine), then the add
+ *     that converts the bf16 memory (one copy with add), in the official order of roundings.
+ *   - The residual adds are the Linear epilogue's residual (out_proj(a) + x rounded once, as
+ *     `tgt + tgt2`).
+ * Tests: tests/test_sam2_memory.c, tests/test_sam2_memory_cuda.c. */
+#include "memory_attention.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckpt.h"
+#include "engine_impl.h"
+#include "mask_select.h"
+#include "prompt_encoder.h"
+#include "ref_util.h"
+#include "rope.h"
+#include "sine_pe.h"
+
+#define DIM SAMRT_SAM2_DIM
+#define MEM_DIM SAMRT_SAM2_MEM_DIM
+#define NL SAMRT_SAM2_MA_LAYERS
+#define NTP SAMRT_SAM2_PTR_TOKENS
+#define LN_EPS 1e-5f
+#define ROPE_THETA 10000.0f
+#define POS_AT_INPUT 0.1f    /* memory_attention.py: output + 0.1 * curr_pos */
+
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+/* ---- binding --------------------------------------------------------------------------------- */
+
+enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
+                                          const struct samrt_engine *e) {
+    SAMRT_CHECK(ma && cfg && e, SAMRT_E_INVALID_ARG, "memory attention: NULL argument");
+    memset(ma, 0, sizeof *ma);
+    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
+                "memory attention: model side %d must be a multiple of 16, at least 64", cfg->model_side);
+    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
+                "memory attention: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_CHECK(cfg->max_mem >= 1 && cfg->max_mem <= SAMRT_SAM2_MAX_MEM && cfg->max_ptr >= 0 &&
+                    cfg->max_ptr <= SAMRT_SAM2_MAX_PTR,
+                SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d)", cfg->max_mem,
+                SAMRT_SAM2_MAX_MEM, cfg->max_ptr, SAMRT_SAM2_MAX_PTR);
+    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory attention: run dtype %s",
+                samrt_dtype_name(cfg->dtype));
+    ma->cfg = *cfg;
+    ma->grid = cfg->model_side / 16;
+    ma->n_tok = (int64_t)ma->grid * ma->grid;
+    ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_tpos_k = ma->slot_ptr_p = -1;
+    enum samrt_status st = SAMRT_OK;
+    char name[128];
+    static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+    for (int l = 0; l < NL; l++) {
+        struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
+        for (int i = 0; i < 4; i++) {
+            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.weight", l, proj[i]);
+            L->sa_w[i] = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, DIM));
+            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.bias", l, proj[i]);
+            L->sa_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            const int64_t in = i == 1 || i == 2 ? MEM_DIM : DIM;  /* kv_in_dim 64 */
+            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.weight", l, proj[i]);
+            L->ca_w[i] = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, in));
+            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.bias", l, proj[i]);
+            L->ca_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+        }
+        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.weight", l);
+        L->l1_w = samrt_sam2_weight(e, &st, name, 2, SHAPE(SAMRT_SAM2_MA_FFN, DIM));
+        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.bias", l);
+        L->l1_b = samrt_sam2_weight(e, &st, name, 1, SHAPE(SAMRT_SAM2_MA_FFN));
+        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.weight", l);
+        L->l2_w = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, SAMRT_SAM2_MA_FFN));
+        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.bias", l);
+        L->l2_b = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+        for (int k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.weight", l, k + 1);
+            L->norm_w[k] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.bias", l, k + 1);
+            L->norm_b[k] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+        }
+    }
+    ma->w.norm_w = samrt_sam2_weight(e, &st, "memory_attention.norm.weight", 1, SHAPE(DIM));
+    ma->w.norm_b = samrt_sam2_weight(e, &st, "memory_attention.norm.bias", 1, SHAPE(DIM));
+    ma->w.tpos_w = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.weight", 2, SHAPE(MEM_DIM, DIM));
+    ma->w.tpos_b = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.bias", 1, SHAPE(MEM_DIM));
+    samrt_sam2_weight(e, &st, "maskmem_tpos_enc", 4, SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
+    return st;
+}
+
+/* ---- planning and constants ------------------------------------------------------------------ */
+
+enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c) {
+    SAMRT_CHECK(c->dtype == ma->cfg.dtype, SAMRT_E_INVALID_ARG, "memory attention: context dtype %s, module %s",
+                samrt_dtype_name(c->dtype), samrt_dtype_name(ma->cfg.dtype));
+    const enum samrt_dtype dt = ma->cfg.dtype, f32 = SAMRT_DTYPE_F32;
+    const enum samrt_region W = SAMRT_REGION_WEIGHTS, SG = SAMRT_REGION_STAGING;
+    const int64_t n = ma->n_tok, M = ma->cfg.max_mem, P = SAMRT_MAX(ma->cfg.max_ptr, 1);
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope", W, f32, 3, SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SHAPE(1, n, MEM_DIM), &ma->mem_pos,
+                                   &ma->slot_mem_pos));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SHAPE(NL, M, DIM), &ma->tpos_k,
+                                   &ma->slot_tpos_k));
+    return samrt_ops_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
+}
+
+/* n f32 values rounded to t's dtype into dst (host), for an upload. */
+static void round_into(const struct samrt_tensor *t, void *dst, const float *src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) ref_store(t->dtype, dst, i, src[i]);
+}
+
+static enum samrt_status read_f32(const struct samrt_ckpt *ck, const char *name, float *dst, int64_t n) {
+    const struct samrt_ckpt_tensor *t = samrt_ckpt_find(ck, name);
+    SAMRT_CHECK(t && t->nelements == n, SAMRT_E_KEYS, "memory attention: %s missing or mis-shaped in the checkpoint",
+                name);
+    return samrt_ckpt_read(ck, t, SAMRT_DTYPE_F32, dst, sizeof(float) * (size_t)n);
+}
+
+enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_engine *e,
+                                             const struct samrt_ckpt *ck) {
+    SAMRT_CHECK(ma && e && ck && ma->slot_rope >= 0, SAMRT_E_BAD_STATE, "memory attention: not planned");
+    ma->rope.data = samrt_arena_ptr(&e->arena, ma->slot_rope);
+    ma->mem_pos.data = samrt_arena_ptr(&e->arena, ma->slot_mem_pos);
+    ma->tpos.data = samrt_arena_ptr(&e->arena, ma->slot_tpos);
+    ma->tpos_k.data = samrt_arena_ptr(&e->arena, ma->slot_tpos_k);
+    ma->ptr_p.data = samrt_arena_ptr(&e->arena, ma->slot_ptr_p);
+    const int64_t n = ma->n_tok;
+    const size_t n_rope = samrt_rope_table_floats(DIM, ma->grid, ma->grid);
+    const size_t n_wk = (size_t)DIM * MEM_DIM;
+    float *buf = malloc(sizeof(float) * (n_rope + (size_t)n * MEM_DIM + n_wk));  /* setup only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
+    float *pos = buf + n_rope, *wk = pos + n * MEM_DIM;
+    void *tmp = pos;  /* the pos values are rounded in place (dtype size <= 4) */
+    enum samrt_status st = samrt_rope_table_fill(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
+    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, ma->rope.data, buf, sizeof(float) * n_rope);
+    if (st == SAMRT_OK) {
+        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, ma->grid, ma->grid, 1, pos};
+        st = samrt_sine_pe_ref(&a);
+    }
+    if (st == SAMRT_OK) {
+        round_into(&ma->mem_pos, tmp, pos, n * MEM_DIM);
+        st = samrt_platform_mem_upload(e->mem_kind, ma->mem_pos.data, tmp, samrt_tensor_nbytes(&ma->mem_pos));
+    }
+    if (st == SAMRT_OK) st = read_f32(ck, "maskmem_tpos_enc", &ma->maskmem_tpos[0][0],
+                                      SAMRT_SAM2_NUM_MASKMEM * MEM_DIM);
+    free(ma->tpos_k_host);
+    ma->tpos_k_host = st == SAMRT_OK ? malloc(sizeof(float) * NL * SAMRT_SAM2_NUM_MASKMEM * DIM) : NULL;
+    if (st == SAMRT_OK && !ma->tpos_k_host) st = SAMRT_E_HOST_MEMORY;
+    for (int l = 0; st == SAMRT_OK && l < NL; l++) {
+        char name[96];
+        snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.k_proj.weight", l);
+        st = read_f32(ck, name, wk, (int64_t)n_wk);
+        /* W_k tpos[i], fp32 accumulation in double, rounded once (no bias: it is in Kc) */
+        for (int i = 0; st == SAMRT_OK && i < SAMRT_SAM2_NUM_MASKMEM; i++)
+            for (int o = 0; o < DIM; o++) {
+                double s = 0.0;
+                for (int k = 0; k < MEM_DIM; k++) s += (double)wk[o * MEM_DIM + k] * ma->maskmem_tpos[i][k];
+                ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)i) * DIM + (size_t)o] = (float)s;
+            }
+    }
+    free(buf);
+    SAMRT_TRY(st);
+    free(ma->stage_host);
+    ma->stage_host = malloc(samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->tpos_k) +
+                            samrt_tensor_nbytes(&ma->ptr_p));
+    SAMRT_CHECK(ma->stage_host != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
+    return SAMRT_OK;
+}
+
+void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma) {
+    if (!ma) return;
+    free(ma->tpos_k_host);
+    free(ma->stage_host);
+    ma->tpos_k_host = NULL;
+    ma->stage_host = NULL;
+}
+
+/* ---- per-frame staging ----------------------------------------------------------------------- */
+
+static enum samrt_status stage_copy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        /* from pageable memory: returns once the source is staged */
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
+        return SAMRT_OK;
+    }
+#else
+    (void)c;
+#endif
+    memcpy(dst, src, bytes);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
+                                               const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
+    SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
+    SAMRT_CHECK(n_mem >= 1 && n_mem <= ma->cfg.max_mem && n_ptr >= 0 && n_ptr <= ma->cfg.max_ptr &&
+                    (n_ptr == 0 || (ptr_dist && max_ptr >= 2)) && tpos_idx,
+                SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d), max_ptr %d",
+                n_mem, ma->cfg.max_mem, n_ptr, ma->cfg.max_ptr, max_ptr);
+    const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
+    uint8_t *h_tpos = ma->stage_host, *h_tk = h_tpos + b_tpos;
+    float *h_p = (float *)(void *)(h_tk + b_tk);
+    const int M = ma->cfg.max_mem;
+    for (int j = 0; j < M; j++) {
+        const int idx = j < n_mem ? tpos_idx[j] : 0;
+        SAMRT_CHECK(idx >= 0 && idx < SAMRT_SAM2_NUM_MASKMEM, SAMRT_E_INVALID_ARG,
+                    "memory attention: tpos index %d of memory %d (0 .. 6)", idx, j);
+        for (int k = 0; k < MEM_DIM; k++) ref_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
+        for (int l = 0; l < NL; l++)
+            for (int o = 0; o < DIM; o++)
+                ref_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
+                          ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)idx) * DIM + (size_t)o]);
+    }
+    const int64_t np = samrt_tensor_nelements(&ma->ptr_p);
+    for (int64_t i = 0; i < np; i++) h_p[i] = i < n_ptr ? (float)ptr_dist[i] / (float)(max_ptr - 1) : 0.0f;
+    SAMRT_TRY(stage_copy(c, ma->tpos.data, h_tpos, b_tpos));
+    SAMRT_TRY(stage_copy(c, ma->tpos_k.data, h_tk, b_tk));
+    return stage_copy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
+}
+
+/* ---- views and local ops --------------------------------------------------------------------- */
+
+/* A view of t's storage at element offset off. Plain address arithmetic, so it also works on
+ * the tags of PLAN mode and the NULL data of persistent tensors. */
+static struct samrt_tensor view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
+                                const int64_t *s) {
+    struct samrt_tensor v = *t;
+    v.data = (void *)((uintptr_t)t->data + (uintptr_t)(off * (int64_t)samrt_dtype_size(t->dtype)));
+    v.n_dims = n_dims;
+    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
+        v.ne[d] = d < n_dims ? ne[d] : 1;
+        v.s[d] = d < n_dims ? s[d] : 1;
+    }
+    return v;
+}
+
+/* Contiguous (rows, cols) block of a contiguous tensor, starting at element off. */
+static struct samrt_tensor block2(const struct samrt_tensor *t, int64_t off, int64_t rows, int64_t cols) {
+    return view(t, off, 2, SHAPE(rows, cols), SHAPE(cols, 1));
+}
+
+/* sine1d of the first n_ptr staged distances -> (n_ptr, 256) run dtype (sine_pe.h). */
+static struct samrt_tensor sine1d_op(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr) {
+    struct samrt_tensor e = samrt_op_new(c, "memattn.ptr_sine", c->dtype, 2, SHAPE(n_ptr, DIM));
+    samrt_exec_use(c->ex, &ma->ptr_p);
+    samrt_exec_use(c->ex, &e);
+    struct samrt_sine_pe_1d_args a = {c->dtype, n_ptr, DIM, (const float *)ma->ptr_p.data, e.data};
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sine_pe_1d_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_sine_pe_1d_ref(&a);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+    return e;
+}
+
+struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr) {
+    struct samrt_tensor e = sine1d_op(c, ma, n_ptr);
+    return samrt_op_linear(c, "memattn.ptr_pos", &e, ma->w.tpos_w, ma->w.tpos_b, SAMRT_ACT_NONE, NULL);
+}
+
+static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *curr,
+                        const struct samrt_tensor *curr_pos, int n_mem, int n_ptr, const struct samrt_tensor *ptr) {
+    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ops_ok(c)) return 1;
+    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    int ok = n_mem >= 1 && n_mem <= ma->cfg.max_mem && n_ptr >= 0 && n_ptr <= ma->cfg.max_ptr;
+    ok = ok && curr->n_dims == 3 && (curr->ne[0] == 1 || curr->ne[0] == B) && curr->ne[1] == n && curr->ne[2] == DIM &&
+         samrt_tensor_is_contiguous(curr) && curr->dtype == c->dtype;
+    ok = ok && curr_pos->n_dims == 3 && curr_pos->ne[0] == 1 && curr_pos->ne[1] == n && curr_pos->ne[2] == DIM &&
+         samrt_tensor_is_contiguous(curr_pos) && curr_pos->dtype == c->dtype;
+    ok = ok && (n_ptr == 0 || (ptr && ptr->n_dims == 3 && ptr->ne[0] == B && ptr->ne[1] == n_ptr &&
+                                ptr->ne[2] == DIM && ptr->s[2] == 1 && ptr->dtype == SAMRT_DTYPE_F32));
+    if (!ok) {
+        SAMRT_LOG_ERROR("memory attention: bad inputs (%d memories, %d pointers; curr (1|%lld, %lld, %d), curr_pos "
+                        "(1, %lld, %d) %s, ptr (%lld, %d, %d) f32)",
+                        n_mem, n_ptr, (long long)B, (long long)n, DIM, (long long)n, DIM, samrt_dtype_name(c->dtype),
+                        (long long)B, n_ptr, DIM);
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_mem(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *m,
+                     enum samrt_dtype dt, int64_t ch) {
+    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ops_ok(c)) return 1;
+    if (!m || m->n_dims != 3 || m->ne[0] != ma->cfg.b_max || m->ne[1] != ma->n_tok || m->ne[2] != ch ||
+        !samrt_tensor_is_contiguous(m) || m->dtype != dt) {
+        SAMRT_LOG_ERROR("memory attention: memory tensors must be contiguous (%d, %lld, %lld) %s", ma->cfg.b_max,
+                        (long long)ma->n_tok, (long long)ch, samrt_dtype_name(dt));
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        return 0;
+    }
+    return 1;
+}
+
+/* The pointer tokens of every object into rows [row0, row0 + 4 n_ptr) of kin (+ position) and
+ * vin (raw), both (B, L, 64). */
+static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr,
+                         const struct samrt_tensor *ptr, const struct samrt_tensor *kin,
+                         const struct samrt_tensor *vin, int64_t row0, int64_t L) {
+    if (n_ptr == 0) return;
+    struct samrt_tensor pp = samrt_sam2_memattn_ptr_pos(ma, c, n_ptr);          /* (n_ptr, 64) */
+    struct samrt_tensor rep = view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
+    struct samrt_tensor pos = samrt_op_copy(c, "memattn.ptr_pos_rep", &rep, c->dtype, NULL);
+    for (int64_t b = 0; b < ma->cfg.b_max; b++) {
+        /* pointer i, token t = channels [64 t, 64 t + 64) of the 256 */
+        struct samrt_tensor src = view(ptr, b * ptr->s[0], 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(ptr->s[1], MEM_DIM, 1));
+        const int64_t off = (b * L + row0) * MEM_DIM;
+        struct samrt_tensor kd = view(kin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        struct samrt_tensor vd = view(vin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        samrt_op_copy_into(c, &src, &pos, &kd);
+        samrt_op_copy_into(c, &src, NULL, &vd);
+    }
+}
+
+/* x = curr + 0.1 * curr_pos, as (B, n, 256). */
+static struct samrt_tensor input_op(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma,
+                                    const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos) {
+    const int64_t B = ma->cfg.b_max;
+    if (curr->ne[0] == 1) {
+        struct samrt_tensor x = samrt_op_add_scaled(c, "memattn.input", curr, curr_pos, 1.0f, POS_AT_INPUT);
+        if (B == 1) return x;
+        struct samrt_tensor bc = x;
+        bc.ne[0] = B, bc.s[0] = 0;
+        return samrt_op_copy(c, "memattn.input_bcast", &bc, c->dtype, NULL);
+    }
+    struct samrt_tensor bc = *curr_pos;
+    bc.ne[0] = B, bc.s[0] = 0;
+    struct samrt_tensor pos = samrt_op_copy(c, "memattn.pos_bcast", &bc, c->dtype, NULL);
+    return samrt_op_add_scaled(c, "memattn.input", curr, &pos, 1.0f, POS_AT_INPUT);
+}
+
+static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, int64_t n_rope) {
+    struct samrt_op_attn_args a;
+    memset(&a, 0, sizeof a);
+    a.n_head = 1;
+    a.d_qk = a.d_v = DIM;
+    a.rope_q = a.rope_k = &ma->rope;
+    a.rope_k_period = (int)ma->n_tok;
+    a.rope_k_skip = 0;
+    a.rope_n_k = n_rope;
+    return a;
+}
+
+/* The 4 layers and the final norm over the cross-attention keys / values of layer l given by
+ * kv(l) (B, L, 256) each. */
+typedef void (*kv_fn)(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v);
+
+static struct samrt_tensor layers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, struct samrt_tensor x,
+                                  int n_mem, kv_fn kv, void *user) {
+    const struct samrt_op_attn_args sa = rope_args(ma, ma->n_tok);
+    const struct samrt_op_attn_args ca = rope_args(ma, (int64_t)n_mem * ma->n_tok);
+    for (int l = 0; l < NL; l++) {
+        const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
+        char name[48];
+        snprintf(name, sizeof name, "memattn.%d.sa", l);
+        struct samrt_tensor t = samrt_op_layernorm(c, name, &x, L->norm_w[0], L->norm_b[0], NULL, LN_EPS, NULL);
+        struct samrt_tensor q = samrt_op_linear(c, name, &t, L->sa_w[0], L->sa_b[0], SAMRT_ACT_NONE, NULL);
+        struct samrt_tensor k = samrt_op_linear(c, name, &t, L->sa_w[1], L->sa_b[1], SAMRT_ACT_NONE, NULL);
+        struct samrt_tensor v = samrt_op_linear(c, name, &t, L->sa_w[2], L->sa_b[2], SAMRT_ACT_NONE, NULL);
+        struct samrt_tensor a = samrt_op_attention(c, name, &q, &k, &v, &sa);
+        x = samrt_op_linear(c, name, &a, L->sa_w[3], L->sa_b[3], SAMRT_ACT_NONE, &x);
+        snprintf(name, sizeof name, "memattn.%d.ca", l);
+        t = samrt_op_layernorm(c, name, &x, L->norm_w[1], L->norm_b[1], NULL, LN_EPS, NULL);
+        q = samrt_op_linear(c, name, &t, L->ca_w[0], L->ca_b[0], SAMRT_ACT_NONE, NULL);
+        kv(user, l, &k, &v);
+        a = samrt_op_attention(c, name, &q, &k, &v, &ca);
+        x = samrt_op_linear(c, name, &a, L->ca_w[3], L->ca_b[3], SAMRT_ACT_NONE, &x);
+        snprintf(name, sizeof name, "memattn.%d.ffn", l);
+        t = samrt_op_layernorm(c, name, &x, L->norm_w[2], L->norm_b[2], NULL, LN_EPS, NULL);
+        struct samrt_tensor h = samrt_op_linear(c, name, &t, L->l1_w, L->l1_b, SAMRT_ACT_RELU, NULL);
+        x = samrt_op_linear(c, name, &h, L->l2_w, L->l2_b, SAMRT_ACT_NONE, &x);
+    }
+    struct samrt_tensor out = samrt_op_layernorm(c, "memattn.norm", &x, ma->w.norm_w, ma->w.norm_b, NULL, LN_EPS, NULL);
+    samrt_op_tap(c, "tap.memattn.out", &out);
+    return out;
+}
+
+/* ---- uncached forward ------------------------------------------------------------------------ */
+
+struct plain_kv {
+    struct samrt_model_ctx *c;
+    struct samrt_sam2_memattn *ma;
+    struct samrt_tensor kin, vin;
+};
+
+static void plain_kv(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v) {
+    struct plain_kv *p = user;
+    const struct samrt_sam2_ma_layer_weights *L = &p->ma->w.layer[l];
+    *k = samrt_op_linear(p->c, "memattn.k", &p->kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
+    *v = samrt_op_linear(p->c, "memattn.v", &p->vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
+}
+
+struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                               const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
+                                               int n_mem, const struct samrt_tensor *const *mem, int n_ptr,
+                                               const struct samrt_tensor *ptr) {
+    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
+    for (int j = 0; j < n_mem; j++)
+        if (!check_mem(ma, c, mem[j], SAMRT_DTYPE_BF16, MEM_DIM)) break;
+    const int64_t L = (int64_t)n_mem * n + (int64_t)NTP * n_ptr;
+    struct plain_kv p = {c, ma, {0}, {0}};
+    p.kin = samrt_op_new(c, "memattn.kin", c->dtype, 3, SHAPE(B, L, MEM_DIM));
+    p.vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SHAPE(B, L, MEM_DIM));
+    struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
+    const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
+    for (int j = 0; j < n_mem && samrt_ops_ok(c); j++) {
+        /* memory_pos = maskmem_pos_enc + maskmem_tpos_enc[idx], then memory + memory_pos */
+        struct samrt_tensor trow = block2(&ma->tpos, (int64_t)j * MEM_DIM, 1, MEM_DIM);
+        struct samrt_tensor pos = samrt_op_channel_affine(c, "memattn.mem_pos", &pos1, NULL, &trow, NULL, 1);
+        for (int64_t b = 0; b < B; b++) {
+            struct samrt_tensor src = block2(mem[j], b * n * MEM_DIM, n, MEM_DIM);
+            const int64_t off = (b * L + (int64_t)j * n) * MEM_DIM;
+            struct samrt_tensor kd = block2(&p.kin, off, n, MEM_DIM), vd = block2(&p.vin, off, n, MEM_DIM);
+            samrt_op_copy_into(c, &src, &pos, &kd);
+            samrt_op_copy_into(c, &src, NULL, &vd);
+        }
+    }
+    put_pointers(c, ma, n_ptr, ptr, &p.kin, &p.vin, (int64_t)n_mem * n, L);
+    return layers(c, ma, x, n_mem, plain_kv, &p);
+}
+
+/* ---- the K/V cache --------------------------------------------------------------------------- */
+
+void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
+                                const struct samrt_tensor *const *v) {
+    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    if (!check_mem(ma, c, mem, SAMRT_DTYPE_BF16, MEM_DIM)) return;
+    for (int l = 0; l < NL; l++)
+        if (!check_mem(ma, c, kc[l], c->dtype, DIM) || !check_mem(ma, c, v[l], c->dtype, DIM)) return;
+    struct samrt_tensor kin = samrt_op_new(c, "memattn.cache.kin", c->dtype, 3, SHAPE(B, n, MEM_DIM));
+    struct samrt_tensor vin = samrt_op_copy(c, "memattn.cache.vin", mem, c->dtype, NULL);
+    const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
+    for (int64_t b = 0; b < B; b++) {
+        struct samrt_tensor src = block2(mem, b * n * MEM_DIM, n, MEM_DIM);
+        struct samrt_tensor kd = block2(&kin, b * n * MEM_DIM, n, MEM_DIM);
+        samrt_op_copy_into(c, &src, &pos1, &kd);
+    }
+    for (int l = 0; l < NL; l++) {
+        const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
+        samrt_op_linear_into(c, &kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL, kc[l]);
+        samrt_op_linear_into(c, &vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL, v[l]);
+    }
+}
+
+struct cached_kv {
+    struct samrt_model_ctx *c;
+    struct samrt_sam2_memattn *ma;
+    int n_mem;
+    const struct samrt_tensor *const *kc, *const *v;
+    struct samrt_tensor pin;    /* (B, 4P, 64) pointer tokens + position (k input) */
+    struct samrt_tensor pvin;   /* (B, 4P, 64) pointer tokens (v input) */
+    int64_t n_ptr_tok, L;
+};
+
+static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v) {
+    struct cached_kv *p = user;
+    struct samrt_model_ctx *c = p->c;
+    struct samrt_sam2_memattn *ma = p->ma;
+    const int64_t B = ma->cfg.b_max, n = ma->n_tok, L = p->L, M = ma->cfg.max_mem;
+    const struct samrt_sam2_ma_layer_weights *W = &ma->w.layer[l];
+    *k = samrt_op_new(c, "memattn.cache.k", c->dtype, 3, SHAPE(B, L, DIM));
+    *v = samrt_op_new(c, "memattn.cache.v", c->dtype, 3, SHAPE(B, L, DIM));
+    for (int j = 0; j < p->n_mem; j++) {
+        /* Kc + W_k tpos[idx]: the tpos row of memory j, layer l */
+        struct samrt_tensor trow = block2(&ma->tpos_k, ((int64_t)l * M + j) * DIM, 1, DIM);
+        struct samrt_tensor kj =
+            samrt_op_channel_affine(c, "memattn.cache.kj", p->kc[j * NL + l], NULL, &trow, NULL, 1);
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t off = (b * L + (int64_t)j * n) * DIM;
+            struct samrt_tensor ks = block2(&kj, b * n * DIM, n, DIM);
+            struct samrt_tensor vs = block2(p->v[j * NL + l], b * n * DIM, n, DIM);
+            struct samrt_tensor kd = block2(k, off, n, DIM), vd = block2(v, off, n, DIM);
+            samrt_op_copy_into(c, &ks, NULL, &kd);
+            samrt_op_copy_into(c, &vs, NULL, &vd);
+        }
+    }
+    if (p->n_ptr_tok == 0) return;
+    struct samrt_tensor pk = samrt_op_linear(c, "memattn.cache.pk", &p->pin, W->ca_w[1], W->ca_b[1], SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor pv = samrt_op_linear(c, "memattn.cache.pv", &p->pvin, W->ca_w[2], W->ca_b[2], SAMRT_ACT_NONE,
+                                             NULL);
+    const int64_t T = p->n_ptr_tok;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t off = (b * L + (int64_t)p->n_mem * n) * DIM;
+        struct samrt_tensor ks = block2(&pk, b * T * DIM, T, DIM), vs = block2(&pv, b * T * DIM, T, DIM);
+        struct samrt_tensor kd = block2(k, off, T, DIM), vd = block2(v, off, T, DIM);
+        samrt_op_copy_into(c, &ks, NULL, &kd);
+        samrt_op_copy_into(c, &vs, NULL, &vd);
+    }
+}
+
+struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                                      const struct samrt_tensor *curr,
+                                                      const struct samrt_tensor *curr_pos, int n_mem,
+                                                      const struct samrt_tensor *const *kc,
+                                                      const struct samrt_tensor *const *v, int n_ptr,
+                                                      const struct samrt_tensor *ptr) {
+    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
+    for (int i = 0; i < n_mem * NL; i++)
+        if (!check_mem(ma, c, kc[i], c->dtype, DIM) || !check_mem(ma, c, v[i], c->dtype, DIM)) break;
+    struct cached_kv p = {c, ma, n_mem, kc, v, {0}, {0}, (int64_t)NTP * n_ptr, (int64_t)n_mem * n + (int64_t)NTP * n_ptr};
+    struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
+    if (n_ptr > 0) {
+        p.pin = samrt_op_new(c, "memattn.cache.pin", c->dtype, 3, SHAPE(B, p.n_ptr_tok, MEM_DIM));
+        p.pvin = samrt_op_new(c, "memattn.cache.pvin", c->dtype, 3, SHAPE(B, p.n_ptr_tok, MEM_DIM));
+        put_pointers(c, ma, n_ptr, ptr, &p.pin, &p.pvin, 0, p.n_ptr_tok);
+    }
+    return layers(c, ma, x, n_mem, cached_kv, &p);
+}

@@ -1,0 +1,161 @@
+/* memory_attention.h - SAM 2.1's memory attention (model-spec 3.6, memory_attention.py and
+ * sam/transformer.py::RoPEAttention) and the memory / object-pointer token construction of
+ * sam2_base.py::_prepare_memory_conditioned_features (4.3, 4.4), over the op layer (ops.h).
+ *
+ *   x = curr + 0.1 * curr_pos                               (pos_enc_at_input, once)
+ *   4 x [ x += SelfAttn(LN1 x)         RoPE on q and k, no additive pos
+ *         x += CrossAttn(LN2 x, k = mem + mem_pos, v = mem)   RoPE on q and the spatial keys
+ *         x += Linear(ReLU(Linear(LN3 x))) ]                   FFN 2048
+ *   out = LN(x)
+ * One head of 256, scale 1/16; k_proj / v_proj of the cross-attention are Linear(64, 256).
+ *
+ * Memory tokens (L = S * g*g + 4 * P keys, S spatial memories, P object pointers):
+ *   - memory j: its stored bf16 features (g*g, 64) (memory_encoder.h) promoted to the run dtype;
+ *     its position: maskmem_pos_enc (constant) + maskmem_tpos_enc[tpos_idx[j]], where
+ *     tpos_idx = 6 for conditioning frames and 6 - t_pos (0 for the previous frame) otherwise
+ *     (spec 4.3, trap 16). Spatial keys get RoPE with the g x g table repeated per memory
+ *     (kernels/rope.h: period g*g, skip 0, n_rope = S * g*g);
+ *   - pointer i (a (256) obj_ptr of the heads, already gated with no_obj_ptr): 4 tokens of 64
+ *     channels (0-63, 64-127, 128-191, 192-255), all with position
+ *     obj_ptr_tpos_proj(sine1d(d_i / (max_ptr - 1), 256)) (sin block, cos block), d_i the signed
+ *     frame distance and max_ptr = min(num_frames, 16); no RoPE.
+ * Softmax attention does not depend on the order of its keys (only the summation order, i.e.
+ * rounding, changes), and every memory frame uses the same RoPE rows; so memories and pointers
+ * may be passed in any order (ring order) as long as tpos_idx / ptr_dist follow the same order.
+ *
+ * Variable counts: PER-COUNT PLANS. The pass for (S, P) has fixed shapes; the tracker plans one
+ * PLAN pass (its own exec + op context, sharing this struct's persistent slots) per count it
+ * meets, and may capture each as a CUDA graph. Why not one padded max-shape pass: the attention
+ * has no key mask, and padded keys would take softmax mass (not exact); the key count is a launch
+ * parameter and GEMM plans are made per shape. With one conditioning frame the counts met are
+ * (k, k) for k = 1..7, then (7, 8..16): 16 passes; every count up to the configured maxima is
+ * allowed.
+ *
+ * Per-frame inputs that change with the frame (which tpos row each memory takes, pointer
+ * distances) are device data in staging slots, written by samrt_sam2_memattn_set_frame before
+ * the pass, so a captured graph stays valid from frame to frame.
+ *
+ * K/V cache (spec 6.3, exact up to rounding): v_proj(mem) of a stored memory never changes, and
+ * k_proj(mem + pos + tpos) = k_proj(mem + pos) + W_k tpos (k_proj is linear; RoPE comes after
+ * the projection). samrt_sam2_memattn_project computes Kc = k_proj(mem + pos) and V = v_proj(mem)
+ * of one memory for the 4 layers ONCE when it is stored; samrt_sam2_memattn_forward_cached then
+ * adds the per-layer (256) vector W_k tpos[idx] of the memory's current slot (a table made at
+ * prepare) instead of projecting S * g*g memory tokens per frame and layer. It costs
+ * 4 * 2 * g*g * 256 elements per memory (8 MB bf16 at 1024) against 512 KB for the raw memory.
+ *
+ *   samrt_sam2_memattn_bind / _plan / (commit) / _prepare
+ *   per frame: samrt_sam2_memattn_set_frame(...); samrt_sam2_memattn_forward(...) (RUN pass)
+ */
+#ifndef SAMRT_SAM2_MEMORY_ATTENTION_H
+#define SAMRT_SAM2_MEMORY_ATTENTION_H
+
+#include "memory_encoder.h"
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_ckpt;
+
+#define SAMRT_SAM2_MA_LAYERS 4        /* memory_attention.layers (SAM 2.1) */
+#define SAMRT_SAM2_MA_FFN 2048
+#define SAMRT_SAM2_NUM_MASKMEM 7      /* maskmem_tpos_enc rows */
+#define SAMRT_SAM2_MAX_MEM 16         /* spatial memories per pass (conditioning frames + 6) */
+#define SAMRT_SAM2_MAX_PTR 32         /* pointers per pass (conditioning frames + 15) */
+#define SAMRT_SAM2_PTR_TOKENS 4       /* 256 / 64 tokens per pointer */
+
+struct samrt_sam2_ma_layer_weights {
+    const struct samrt_tensor *sa_w[4], *sa_b[4];   /* self_attn q, k, v, out_proj (256,256) */
+    const struct samrt_tensor *ca_w[4], *ca_b[4];   /* cross_attn_image q (256,256), k, v (256,64), out */
+    const struct samrt_tensor *l1_w, *l1_b;         /* linear1 (2048,256) */
+    const struct samrt_tensor *l2_w, *l2_b;         /* linear2 (256,2048) */
+    const struct samrt_tensor *norm_w[3], *norm_b[3];
+};
+
+struct samrt_sam2_ma_weights {
+    struct samrt_sam2_ma_layer_weights layer[SAMRT_SAM2_MA_LAYERS];
+    const struct samrt_tensor *norm_w, *norm_b;     /* memory_attention.norm */
+    const struct samrt_tensor *tpos_w, *tpos_b;     /* obj_ptr_tpos_proj (64,256), (64) */
+};
+
+struct samrt_sam2_memattn_config {
+    int model_side;              /* S (1024); g = S / 16 */
+    int b_max;                   /* object slots per pass */
+    int max_mem, max_ptr;        /* largest counts any pass will use (<= SAMRT_SAM2_MAX_MEM / _PTR) */
+    enum samrt_dtype dtype;      /* run precision */
+};
+
+struct samrt_sam2_memattn {
+    struct samrt_sam2_memattn_config cfg;
+    int grid;                    /* g */
+    int64_t n_tok;               /* g*g */
+    struct samrt_sam2_ma_weights w;
+    float maskmem_tpos[SAMRT_SAM2_NUM_MASKMEM][SAMRT_SAM2_MEM_DIM]; /* host copy (prepare) */
+    float *tpos_k_host;          /* (layers, 7, 256) W_k tpos[i] in f32 (prepare; host heap) */
+
+    /* Arena slots (NULL data before prepare). */
+    struct samrt_tensor rope;    /* (g*g, 128, 2) f32 [weights]: RoPE table of the g x g grid */
+    struct samrt_tensor mem_pos; /* (1, g*g, 64) run dtype [weights]: maskmem_pos_enc */
+    struct samrt_tensor tpos;    /* (max_mem, 64) run dtype [staging]: tpos row of memory j */
+    struct samrt_tensor tpos_k;  /* (layers, max_mem, 256) run dtype [staging]: W_k tpos row of memory j */
+    struct samrt_tensor ptr_p;   /* (max_ptr) f32 [staging]: d_i / (max_ptr - 1) */
+    int slot_rope, slot_mem_pos, slot_tpos, slot_tpos_k, slot_ptr_p;
+    void *stage_host;            /* host image of the staging slots (prepare) */
+};
+
+/* Checks the config and binds memory_attention.* and obj_ptr_tpos_proj by official name;
+ * maskmem_tpos_enc is read at prepare. */
+enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
+                                          const struct samrt_engine *e);
+/* Adds the persistent slots to c->plan (once; every per-count pass shares them). */
+enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c);
+/* After commit and weight loading: slot views, RoPE table, memory pos-enc, host tables
+ * (maskmem_tpos_enc and W_k tpos from the checkpoint in f32). */
+enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_engine *e,
+                                             const struct samrt_ckpt *ck);
+void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma);
+
+/* Writes this frame's staging rows on c's stream (from pageable host memory, like the heads'
+ * prompts): memory j takes maskmem_tpos_enc[tpos_idx[j]] (0..6), pointer i the distance
+ * ptr_dist[i] (signed frames) normalised by max_ptr - 1 (max_ptr = min(num_frames, 16) >= 2).
+ * n_mem <= max_mem, n_ptr <= max_ptr. */
+enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
+                                               const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr);
+
+/* The memory attention pass for n_mem spatial memories and n_ptr pointers (PLAN or RUN).
+ *   curr      (Bc, g*g, 256) run dtype: raw vision features, Bc = 1 (shared) or b_max;
+ *   curr_pos  (1, g*g, 256) run dtype: the neck's level-2 sine PE;
+ *   mem[j]    (b_max, g*g, 64) bf16: stored memories (any slots; strides of a contiguous tensor);
+ *   ptr       (b_max, n_ptr, 256) f32 with contiguous rows (any batch / row stride): pointers,
+ *             NULL when n_ptr = 0.
+ * Returns pix_feat_with_mem (b_max, g*g, 256) run dtype, channels-last (a scratch tensor of the
+ * pass; the heads read it as their image embedding). Tap: tap.memattn.out. */
+struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                               const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
+                                               int n_mem, const struct samrt_tensor *const *mem, int n_ptr,
+                                               const struct samrt_tensor *ptr);
+
+/* The pointer tokens' positions: (n_ptr, 64) run dtype = obj_ptr_tpos_proj(sine1d(ptr_p)) (a new
+ * tensor of the pass). Used by the forward passes; exposed for tests. */
+struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr);
+
+/* The K/V cache of one memory (see above), run as part of a pass (the memory encoder's, right
+ * after the memory is stored): kc[l], v[l] (b_max, g*g, 256) run dtype, caller slots. */
+void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
+                                const struct samrt_tensor *const *v);
+/* The pass over cached memories: kc[j * layers + l], v[j * layers + l] of memory j, layer l
+ * (from samrt_sam2_memattn_project), otherwise as samrt_sam2_memattn_forward. */
+struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+                                                      const struct samrt_tensor *curr,
+                                                      const struct samrt_tensor *curr_pos, int n_mem,
+                                                      const struct samrt_tensor *const *kc,
+                                                      const struct samrt_tensor *const *v, int n_ptr,
+                                                      const struct samrt_tensor *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_SAM2_MEMORY_ATTENTION_H */

@@ -1,0 +1,278 @@
+/* memory_encoder.c - SAM 2.1's memory encoder over the op layer (memory_encoder.h): binding,
+ * the constant position encoding, the forward pass, and the reference of the final store
+ * (no-object embedding + bf16 rounding; its CUDA twin is memory_encoder.cu).
+ *
+ * Choices that are not obvious:
+ *   - The mask downsampler runs NCHW (a 1-channel 1024x1024 input: channels-last would waste
+ *     the vector width); its last map is turned channels-last once, at 64x64x256, and
+ *     everything after (1x1 convs as Linear, the CXBlocks) runs on tokens.
+ *   - The depthwise 7x7 weight (256, 1, 7, 7) is used as the packed NHWC weight
+ *     (256, 7, 7, 1): for a depthwise conv the two layouts are the same bytes (conv.h).
+ *   - pix_feat_proj is computed first and given to the mask's last 1x1 conv as its residual:
+ *     conv12(m) + proj rounded once, which is the official `x + masks` (one f32 add).
+ *   - The vision features are shared by the objects; they are broadcast (copied) to the
+ *     object slots only when b_max > 1, because Linear rows cannot have a batch stride of 0.
+ * Tests: tests/test_sam2_memory.c (CPU, against official dumps and self-checks),
+ * tests/test_sam2_memory_cuda.c (CUDA backend vs CPU backend). */
+#include "memory_encoder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_impl.h"
+#include "half.h"
+#include "mask_decode.h"
+#include "mask_select.h"
+#include "prompt_encoder.h"
+#include "ref_util.h"
+#include "sine_pe.h"
+
+#define DIM SAMRT_SAM2_DIM
+#define MEM_DIM SAMRT_SAM2_MEM_DIM
+#define FUSER_HID 1024
+#define LN2D_EPS 1e-6f
+
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+/* ---- binding --------------------------------------------------------------------------------- */
+
+enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const struct samrt_sam2_memenc_config *cfg,
+                                         const struct samrt_engine *e) {
+    SAMRT_CHECK(me && cfg && e, SAMRT_E_INVALID_ARG, "memory encoder: NULL argument");
+    memset(me, 0, sizeof *me);
+    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
+                "memory encoder: model side %d must be a multiple of 16, at least 64", cfg->model_side);
+    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
+                "memory encoder: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory encoder: run dtype %s",
+                samrt_dtype_name(cfg->dtype));
+    me->cfg = *cfg;
+    me->grid = cfg->model_side / 16;
+    me->low = 4 * me->grid;
+    me->slot_pos = -1;
+    struct samrt_sam2_memenc_weights *w = &me->w;
+    enum samrt_status st = SAMRT_OK;
+    char name[128];
+    static const int64_t ch[5] = {1, 4, 16, 64, 256};
+    for (int i = 0; i < 4; i++) {
+        const int k = 3 * i;
+        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k);
+        w->ds_w[i] = samrt_sam2_weight(e, &st, name, 4, SHAPE(ch[i + 1], ch[i], 3, 3));
+        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k);
+        w->ds_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k + 1);
+        w->ds_ln_w[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k + 1);
+        w->ds_ln_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+    }
+    w->ds_w[4] = samrt_sam2_weight(e, &st, "memory_encoder.mask_downsampler.encoder.12.weight", 4,
+                                   SHAPE(DIM, DIM, 1, 1));
+    w->ds_b[4] = samrt_sam2_weight(e, &st, "memory_encoder.mask_downsampler.encoder.12.bias", 1, SHAPE(DIM));
+    w->pix_w = samrt_sam2_weight(e, &st, "memory_encoder.pix_feat_proj.weight", 4, SHAPE(DIM, DIM, 1, 1));
+    w->pix_b = samrt_sam2_weight(e, &st, "memory_encoder.pix_feat_proj.bias", 1, SHAPE(DIM));
+    for (int l = 0; l < 2; l++) {
+#define FW(field, nd, shape, suffix)                                                   \
+    snprintf(name, sizeof name, "memory_encoder.fuser.layers.%d.%s", l, suffix); \
+    w->field[l] = samrt_sam2_weight(e, &st, name, nd, shape)
+        FW(dw_w, 4, SHAPE(DIM, 1, 7, 7), "dwconv.weight");
+        FW(dw_b, 1, SHAPE(DIM), "dwconv.bias");
+        FW(ln_w, 1, SHAPE(DIM), "norm.weight");
+        FW(ln_b, 1, SHAPE(DIM), "norm.bias");
+        FW(pw1_w, 2, SHAPE(FUSER_HID, DIM), "pwconv1.weight");
+        FW(pw1_b, 1, SHAPE(FUSER_HID), "pwconv1.bias");
+        FW(pw2_w, 2, SHAPE(DIM, FUSER_HID), "pwconv2.weight");
+        FW(pw2_b, 1, SHAPE(DIM), "pwconv2.bias");
+        FW(gamma, 1, SHAPE(DIM), "gamma");
+#undef FW
+    }
+    w->out_w = samrt_sam2_weight(e, &st, "memory_encoder.out_proj.weight", 4, SHAPE(MEM_DIM, DIM, 1, 1));
+    w->out_b = samrt_sam2_weight(e, &st, "memory_encoder.out_proj.bias", 1, SHAPE(MEM_DIM));
+    if (st == SAMRT_OK && samrt_engine_weight(e, "no_obj_embed_spatial"))  /* SAM 2.1 only */
+        w->no_obj_spatial = samrt_sam2_weight(e, &st, "no_obj_embed_spatial", 2, SHAPE(1, MEM_DIM));
+    return st;
+}
+
+/* ---- planning and constants ------------------------------------------------------------------ */
+
+enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c) {
+    SAMRT_CHECK(c->dtype == me->cfg.dtype, SAMRT_E_INVALID_ARG, "memory encoder: context dtype %s, module %s",
+                samrt_dtype_name(c->dtype), samrt_dtype_name(me->cfg.dtype));
+    const int64_t n = (int64_t)me->grid * me->grid;
+    return samrt_ops_persistent(c, "sam2.memenc.pos", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 3, SHAPE(1, n, MEM_DIM),
+                                &me->pos, &me->slot_pos);
+}
+
+enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_engine *e) {
+    SAMRT_CHECK(me && e && me->slot_pos >= 0, SAMRT_E_BAD_STATE, "memory encoder: not planned");
+    me->pos.data = samrt_arena_ptr(&e->arena, me->slot_pos);
+    const uint64_t bytes = samrt_tensor_nbytes(&me->pos);
+    float *tmp = malloc(bytes);  /* setup only */
+    SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "memory encoder: out of host memory");
+    struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, 1, tmp};
+    enum samrt_status st = samrt_sine_pe_ref(&a);
+    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, me->pos.data, tmp, bytes);
+    free(tmp);
+    return st;
+}
+
+/* ---- the final store ------------------------------------------------------------------------- */
+
+enum samrt_status samrt_sam2_mem_store_check(const struct samrt_sam2_mem_store_args *a) {
+    if (!a || !a->x || !a->score || !a->out || a->n_obj < 1 || a->n_tok < 1 || a->dim < 1)
+        return SAMRT_E_INVALID_ARG;
+    if (!ref_dtype_ok(a->src_dtype)) return SAMRT_E_UNSUPPORTED;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_mem_store_ref(const struct samrt_sam2_mem_store_args *a) {
+    SAMRT_TRY(samrt_sam2_mem_store_check(a));
+    const int64_t per = a->n_tok * a->dim;
+    for (int b = 0; b < a->n_obj; b++) {
+        const int absent = !(a->score[b] > 0.0f);  /* NaN counts as absent, as (score > 0) is false */
+        for (int64_t i = 0; i < per; i++) {
+            const int64_t k = (int64_t)b * per + i;
+            float v = ref_load(a->src_dtype, a->x, k);
+            if (absent && a->no_obj) v = ref_round(a->src_dtype, v + ref_load(a->src_dtype, a->no_obj, i % a->dim));
+            a->out[k] = samrt_f32_to_bf16(v);
+        }
+    }
+    return SAMRT_OK;
+}
+
+/* ---- local ops ------------------------------------------------------------------------------- */
+
+static int running(const struct samrt_model_ctx *c) { return samrt_exec_running(c->ex); }
+
+/* low_res (B, 1, l, l) f32 -> mask input (B, 1, S, S) run dtype (mask_decode.h memory path). */
+static struct samrt_tensor mask_input_op(struct samrt_model_ctx *c, const struct samrt_sam2_memenc *me,
+                                         const struct samrt_tensor *low_res, int binarize) {
+    const int64_t B = me->cfg.b_max, S = me->cfg.model_side;
+    struct samrt_tensor m = samrt_op_new(c, "memenc.mask_input", c->dtype, 4, SHAPE(B, 1, S, S));
+    samrt_exec_use(c->ex, low_res);
+    samrt_exec_use(c->ex, &m);
+    const struct samrt_mask_mem_desc d = {(int)B, me->low, me->low, (int)S, (int)S, binarize != 0,
+                                          SAMRT_SAM2_MEM_SCALE, SAMRT_SAM2_MEM_BIAS, SAMRT_DTYPE_F32, c->dtype};
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && c->ex->mode == SAMRT_EXEC_PLAN) {
+        const int ok = low_res->dtype == SAMRT_DTYPE_F32 && samrt_tensor_is_contiguous(low_res) &&
+                       samrt_tensor_nelements(low_res) == B * me->low * me->low;
+        if (!ok || samrt_mask_decode_mem_check(&d) != SAMRT_OK) {
+            SAMRT_LOG_ERROR("memory encoder: low_res must be contiguous f32 (%lld, 1, %d, %d)", (long long)B,
+                            me->low, me->low);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    if (st == SAMRT_OK && running(c)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream);
+        else
+#endif
+            st = samrt_mask_decode_mem_input_ref(&d, low_res->data, m.data);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+    return m;
+}
+
+/* out = bf16(x + absent * no_obj) (memory_encoder.h). */
+static void store_op(struct samrt_model_ctx *c, const struct samrt_sam2_memenc *me, const struct samrt_tensor *x,
+                     const struct samrt_tensor *score, const struct samrt_tensor *out) {
+    samrt_exec_use(c->ex, x);
+    samrt_exec_use(c->ex, score);
+    samrt_exec_use(c->ex, out);
+    const int64_t B = me->cfg.b_max, n = (int64_t)me->grid * me->grid;
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && c->ex->mode == SAMRT_EXEC_PLAN) {
+        const int ok = out->dtype == SAMRT_DTYPE_BF16 && samrt_tensor_is_contiguous(out) &&
+                       samrt_tensor_nelements(out) == B * n * MEM_DIM && score->dtype == SAMRT_DTYPE_F32 &&
+                       samrt_tensor_is_contiguous(score) && samrt_tensor_nelements(score) == B;
+        if (!ok) {
+            SAMRT_LOG_ERROR("memory encoder: out must be contiguous bf16 (%lld, %lld, %d), score f32 (%lld, 1)",
+                            (long long)B, (long long)n, MEM_DIM, (long long)B);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    const struct samrt_sam2_mem_store_args a = {c->dtype, (int)B, n, MEM_DIM, x->data, (const float *)score->data,
+                                                me->w.no_obj_spatial ? me->w.no_obj_spatial->data : NULL,
+                                                (uint16_t *)out->data};
+    if (st == SAMRT_OK && running(c)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_mem_store_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_sam2_mem_store_ref(&a);
+    }
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+}
+
+/* ---- forward --------------------------------------------------------------------------------- */
+
+static struct samrt_tensor reshaped(const struct samrt_tensor *t, int n_dims, const int64_t *ne) {
+    struct samrt_tensor r = *t;
+    if (samrt_tensor_reshape(t, n_dims, ne, &r) != SAMRT_OK) r.n_dims = 0;  /* rejected by the next op */
+    return r;
+}
+
+void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+                               const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
+                               const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
+    const struct samrt_sam2_memenc_weights *w = &me->w;
+    const int64_t B = me->cfg.b_max, g = me->grid, n = g * g;
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+        (vision->n_dims != 3 || (vision->ne[0] != 1 && vision->ne[0] != B) || vision->ne[1] != n ||
+         vision->ne[2] != DIM || !samrt_tensor_is_contiguous(vision) || vision->dtype != c->dtype)) {
+        SAMRT_LOG_ERROR("memory encoder: vision must be contiguous (1 or %lld, %lld, %d) %s", (long long)B,
+                        (long long)n, DIM, samrt_dtype_name(c->dtype));
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+    }
+    /* 3. pix_feat_proj of the raw features, one row block per object slot */
+    struct samrt_tensor pix = *vision;
+    if (vision->ne[0] != B) {
+        struct samrt_tensor bc = *vision;
+        bc.ne[0] = B;
+        bc.s[0] = 0;
+        pix = samrt_op_copy(c, "memenc.vision_bcast", &bc, c->dtype, NULL);
+    }
+    struct samrt_tensor proj = samrt_op_linear(c, "memenc.pix_feat_proj", &pix, w->pix_w, w->pix_b, SAMRT_ACT_NONE,
+                                               NULL);
+    /* 1. mask input */
+    struct samrt_tensor m = mask_input_op(c, me, low_res, binarize);
+    samrt_op_tap(c, "tap.memenc.mask_input", &m);
+    /* 2. mask downsampler, NCHW */
+    for (int i = 0; i < 4; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "memenc.ds%d", i);
+        m = samrt_op_conv2d(c, name, &m, w->ds_w[i], w->ds_b[i], 2, 1, 1, SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
+        m = samrt_op_layernorm2d(c, name, &m, w->ds_ln_w[i], w->ds_ln_b[i], NULL, LN2D_EPS, SAMRT_ACT_GELU);
+    }
+    struct samrt_tensor m_cl;
+    static const int to_nhwc[4] = {0, 2, 3, 1};
+    if (samrt_tensor_permute(&m, to_nhwc, &m_cl) != SAMRT_OK) samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+    m_cl = samrt_op_copy(c, "memenc.ds_nhwc", &m_cl, c->dtype, NULL);
+    struct samrt_tensor m_tok = reshaped(&m_cl, 3, SHAPE(B, n, DIM));
+    struct samrt_tensor x = samrt_op_linear(c, "memenc.ds12", &m_tok, w->ds_w[4], w->ds_b[4], SAMRT_ACT_NONE, &proj);
+    samrt_op_tap(c, "tap.memenc.downsampled", &x);
+    /* 4. fuser */
+    for (int l = 0; l < 2; l++) {
+        char name[48];
+        snprintf(name, sizeof name, "memenc.cx%d", l);
+        struct samrt_tensor dw = *w->dw_w[l];  /* (256, 1, 7, 7) read as NHWC-packed (256, 7, 7, 1) */
+        dw.ne[1] = 7, dw.ne[2] = 7, dw.ne[3] = 1;
+        dw.s[0] = 49, dw.s[1] = 7, dw.s[2] = 1, dw.s[3] = 1;
+        struct samrt_tensor xi = reshaped(&x, 4, SHAPE(B, g, g, DIM));
+        struct samrt_tensor y = samrt_op_conv2d(c, name, &xi, &dw, w->dw_b[l], 1, 3, DIM, SAMRT_CONV_NHWC,
+                                                SAMRT_ACT_NONE);
+        y = samrt_op_layernorm(c, name, &y, w->ln_w[l], w->ln_b[l], NULL, LN2D_EPS, NULL);
+        struct samrt_tensor h = samrt_op_linear(c, name, &y, w->pw1_w[l], w->pw1_b[l], SAMRT_ACT_GELU, NULL);
+        y = samrt_op_linear(c, name, &h, w->pw2_w[l], w->pw2_b[l], SAMRT_ACT_NONE, NULL);
+        struct samrt_tensor yt = reshaped(&y, 3, SHAPE(B, n, DIM));
+        x = samrt_op_channel_affine(c, name, &yt, w->gamma[l], NULL, &x, 1);
+    }
+    samrt_op_tap(c, "tap.memenc.fused", &x);
+    /* 5. out_proj, 6-7. no-object embedding and the bf16 store */
+    struct samrt_tensor f = samrt_op_linear(c, "memenc.out_proj", &x, w->out_w, w->out_b, SAMRT_ACT_NONE, NULL);
+    samrt_op_tap(c, "tap.memenc.features", &f);
+    store_op(c, me, &f, score, out);
+}
