@@ -59,13 +59,15 @@ static samrt_engine_t make_engine(const char *ckpt, int k) {
     return e;
 }
 
-/* mem_bank (10 slots, K, g*g, 64) bf16 + ptr_bank (20 slots, K, 256) f32, g = SIDE / 16. */
+/* mem_bank (6 ring + MAX_COND slots, K, g*g, 64) bf16 + ptr_bank (16 ring + MAX_COND slots,
+ * K, 256) f32, g = SIDE / 16. */
 static void test_state_size(const char *ckpt) {
     for (int k = 1; k <= K; k += 2) {
         samrt_engine_t e = make_engine(ckpt, k);
         if (!e) return;
         const uint64_t g = SIDE / 16;
-        const uint64_t want = 10ull * k * g * g * 64 * 2 + 20ull * k * 256 * 4;
+        const uint64_t want = (6ull + SAMRT_TRACK_MAX_COND) * k * g * g * 64 * 2 +
+                              (16ull + SAMRT_TRACK_MAX_COND) * k * 256 * 4;
         CHECK_EQ_INT(samrt_sam2_tracker_state_bytes(e), want);
         struct samrt_memory_report before, after;
         CHECK_STATUS(samrt_engine_memory(e, &before), SAMRT_OK);
@@ -173,6 +175,71 @@ static void test_bad_calls(samrt_engine_t e) {
     samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
 }
 
+#define N_TRACK 9
+
+struct run {
+    uint8_t mask[N_TRACK][2][H * W];
+    float score[N_TRACK][2];
+    int n[N_TRACK];
+};
+
+/* Object 1 prompted on frame 0, corrected on frame 5; object 2 (with_b) added on frame 3. */
+static void track_video(samrt_engine_t e, int with_b, struct run *out) {
+    struct samrt_object_prompt pa = {0}, pb = {0}, fix = {0};
+    pa.n_clicks = 1;
+    pa.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    pb.has_box = 1;
+    pb.box[0] = 2, pb.box[1] = 2, pb.box[2] = 20, pb.box[3] = 14;
+    fix.n_clicks = 2;
+    fix.clicks[0] = (struct samrt_click){45.0f, 30.0f, 1};
+    fix.clicks[1] = (struct samrt_click){10.0f, 50.0f, 0};
+    memset(out, 0, sizeof *out);
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    for (int f = 0; f < N_TRACK; f++) {
+        if (f == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &pa), SAMRT_OK);
+        if (f == 5) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &fix), SAMRT_OK);
+        if (f == 3 && with_b) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &pb), SAMRT_OK);
+        make_frame(f);
+        const struct samrt_image img = {g_rgb, W, H, 3 * W};
+        struct samrt_track_result res[K];
+        memset(res, 0, sizeof res);
+        for (int i = 0; i < 2; i++) res[i].mask = out->mask[f][i];
+        int n = -1;
+        CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+        out->n[f] = n;
+        CHECK_EQ_INT(n, with_b && f >= 3 ? 2 : 1);
+        for (int i = 0; i < n && i < 2; i++) {
+            CHECK_EQ_INT(res[i].obj_id, i + 1);
+            CHECK(isfinite(res[i].object_score));
+            out->score[f][i] = res[i].object_score;
+            int area = 0;
+            for (int p = 0; p < H * W; p++) area += out->mask[f][i][p];
+            CHECK_EQ_INT(res[i].area, area);
+            if (res[i].object_score <= 0.0f) CHECK_EQ_INT(area, 0);
+        }
+    }
+}
+
+/* Tracking through memory: the same video twice gives the same bits (no state leaks from one
+ * video into the next), and object 1 does not depend on object 2 (objects attend to their own
+ * banks; without non-overlap they are independent, as the official per-object loop). */
+static void test_tracking(samrt_engine_t e) {
+    static struct run a, b, c;
+    track_video(e, 1, &a);
+    track_video(e, 1, &b);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    track_video(e, 0, &c);
+    int same = 1;
+    for (int f = 0; f < N_TRACK; f++)
+        same &= memcmp(a.mask[f][0], c.mask[f][0], H * W) == 0 && a.score[f][0] == c.score[f][0];
+    CHECK_MSG(same, "object 1 changed when object 2 was added");
+    for (int f = 0; f < N_TRACK; f++) printf("frame %2d: object 1 score %+9.4f, object 2 score %+9.4f\n", f,
+                                             a.score[f][0], a.score[f][1]);
+    struct samrt_stage_times tm;
+    CHECK_STATUS(samrt_engine_stage_times(e, &tm), SAMRT_OK);
+    CHECK(tm.prompt_and_mask_decoder_ms < 0 && tm.memory_encoder_ms >= 0);  /* a tracked frame */
+}
+
 int main(void) {
     test_non_overlap();
     char path[] = "/tmp/samrt_test_track_XXXXXX";
@@ -184,6 +251,7 @@ int main(void) {
     samrt_engine_t e = make_engine(path, K);
     if (e) {
         test_prompt_frame(e);
+        test_tracking(e);
         test_bad_calls(e);
     }
     samrt_engine_free(e);

@@ -160,8 +160,8 @@ static void test_scenarios(void) {
     run_scenario("short video (4 frames)", 0, 3, p, 4);
     run_scenario("short video (10 frames)", 0, 9, p, 10);
     memset(p, 0, sizeof p);
-    p[0] = p[3] = p[20] = p[21] = 1;  /* 4 prompts: at the cap, still exact */
-    run_scenario("4 prompts", 0, 45, p, 0);
+    for (int k = 0; k < SAMRT_TRACK_MAX_COND; k++) p[k == 0 ? 0 : 3 + 17 * k] = 1;  /* at the cap: exact */
+    run_scenario("prompts at the cap", 0, 45, p, 0);
 }
 
 /* Beyond the cap the oldest conditioning frame goes; the rest stays in prompt order. */
@@ -179,7 +179,7 @@ static void test_cap(void) {
     CHECK_EQ_INT(b.n_cond, SAMRT_TRACK_MAX_COND);
     CHECK_EQ_INT(b.n_evicted, 2);
     struct samrt_track_selection s;
-    samrt_track_bank_select(&b, 60, 0, &s);
+    samrt_track_bank_select(&b, 10 * (SAMRT_TRACK_MAX_COND + 2), 0, &s);
     for (int i = 0; i < SAMRT_TRACK_MAX_COND; i++) CHECK_EQ_INT(s.mem_frame[i], 20 + 10 * i);
     CHECK_EQ_INT(s.n_mem, SAMRT_TRACK_MAX_COND + 6);
     CHECK(!samrt_track_bank_is_cond(&b, 0));

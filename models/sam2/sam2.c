@@ -79,7 +79,7 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
     m->enc_ready = 1;
     SAMRT_TRY(samrt_sam2_segment_prepare(e, m, ck));
-    return samrt_sam2_tracker_prepare(e, m);
+    return samrt_sam2_tracker_prepare(e, m, ck);
 }
 
 void samrt_model_free(struct samrt_engine *e) {

@@ -83,7 +83,7 @@ enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_f
 
 /* Pillow-exact resize to the model side and normalisation, written into the encoder's input
  * slot (through the host copy for GPU pools). */
-static enum samrt_status preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
     struct samrt_sam2_segment *s = &m->seg;
     const int side = m->enc.imgsz;
     struct samrt_resize_plan plan;
@@ -173,7 +173,7 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
     struct samrt_sam2_segment *s = &m->seg;
     for (int i = 0; i < n; i++)
         SAMRT_TRY(samrt_sam2_points_from_prompt(&prompts[i], img->width, img->height, m->enc.imgsz, &s->pts[i]));
-    SAMRT_TRY(preprocess(e, m, img));
+    SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
     enum samrt_status st = run_passes(e, m, n, pp);
     if (st != SAMRT_OK) {
         e->failed = 1;

@@ -39,7 +39,7 @@ extern "C" {
 #define SAMRT_TRACK_RING (SAMRT_TRACK_NUM_MASKMEM - 1)       /* non-cond spatial memories kept */
 #define SAMRT_TRACK_MAX_PTRS 16                              /* max_obj_ptrs_in_encoder */
 #define SAMRT_TRACK_PTR_RING SAMRT_TRACK_MAX_PTRS            /* non-cond pointers kept */
-#define SAMRT_TRACK_MAX_COND 4                               /* conditioning frames kept per object */
+#define SAMRT_TRACK_MAX_COND 2                               /* conditioning frames kept per object */
 #define SAMRT_TRACK_MEM_SLOTS (SAMRT_TRACK_RING + SAMRT_TRACK_MAX_COND)
 #define SAMRT_TRACK_PTR_SLOTS (SAMRT_TRACK_PTR_RING + SAMRT_TRACK_MAX_COND)
 /* At most this many memories / pointers enter one frame's memory attention. */

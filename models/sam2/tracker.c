@@ -37,16 +37,17 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
-    return SAMRT_OK;
+    return samrt_sam2_tracker_plan_passes(e, m);
 }
 
-enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m) {
+enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck) {
     struct samrt_sam2_tracker *t = &m->trk;
     t->mem_bank.data = samrt_arena_ptr(&e->arena, t->slot_mem_bank);
     t->ptr_bank.data = samrt_arena_ptr(&e->arena, t->slot_ptr_bank);
     t->obj = calloc((size_t)t->k_max, sizeof *t->obj);
     SAMRT_CHECK(t->obj != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
     t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
+    SAMRT_TRY(samrt_sam2_tracker_prepare_passes(e, m, ck));
     t->ready = 1;
     return SAMRT_OK;
 }
@@ -64,6 +65,7 @@ static void free_video(struct samrt_sam2_tracker *t) {
 void samrt_sam2_tracker_free(struct samrt_sam2 *m) {
     struct samrt_sam2_tracker *t = &m->trk;
     free_video(t);
+    samrt_sam2_tracker_free_passes(t);
     free(t->obj);
     t->obj = NULL;
     t->ready = 0;
@@ -209,9 +211,9 @@ static void mask_stats(const uint8_t *mask, int w, int h, struct samrt_track_res
 /* ---- one frame ------------------------------------------------------------------------------- */
 
 /* The prompted objects of this frame: the segmentation pass (encoder + heads on vision +
- * no_mem_embed), video-res logits into logits_host rows, scores into score[]. */
+ * no_mem_embed); its heads results (batch rows 0..n-1) are taken by samrt_sam2_tracker_step. */
 static enum samrt_status run_prompted(struct samrt_engine *e, struct samrt_sam2_tracker *t,
-                                      const struct samrt_image *img, const int *idx, int n, float *score) {
+                                      const struct samrt_image *img, const int *idx, int n) {
     struct samrt_object_prompt prompts[SAMRT_SAM2_MAX_OBJ];
     struct samrt_mask_result res[SAMRT_SAM2_MAX_OBJ];
     const size_t n_pix = (size_t)t->width * t->height;
@@ -221,9 +223,7 @@ static enum samrt_status run_prompted(struct samrt_engine *e, struct samrt_sam2_
         res[i].mask = t->masks_host + (size_t)idx[i] * n_pix;
         res[i].logits = t->logits_host + (size_t)idx[i] * n_pix;
     }
-    SAMRT_TRY(samrt_engine_segment(e, img, prompts, n, t->opt.postproc, res));
-    for (int i = 0; i < n; i++) score[idx[i]] = res[i].object_score;
-    return SAMRT_OK;
+    return samrt_engine_segment(e, img, prompts, n, t->opt.postproc, res);
 }
 
 static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tracker *t,
@@ -268,30 +268,36 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     if (frame_on_device) SAMRT_TRY(frame_to_host(e, t, frame, &img));
     const uint64_t t1 = samrt_platform_now_ns();
 
-    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0, n_tracked = 0;
-    for (int i = 0; i < t->n_obj; i++) {
+    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0;
+    for (int i = 0; i < t->n_obj; i++)
         if (t->obj[i].pending == PENDING_POINTS) prompted[n_prompted++] = i;
-        else if (t->obj[i].first_frame >= 0) n_tracked++;
-    }
-    if (n_tracked > 0) {
-        SAMRT_LOG_ERROR("track_push: frame %d has %d tracked object(s); the memory encoder and memory attention "
-                        "are not built into this engine yet, so only prompt frames run", t->frame, n_tracked);
-        return SAMRT_E_NOT_IMPLEMENTED;
-    }
-    float score[SAMRT_SAM2_MAX_OBJ] = {0};
-    if (n_prompted > 0) SAMRT_TRY(run_prompted(e, t, &img, prompted, n_prompted, score));
+    struct samrt_sam2 *m = e->sam2;
+    enum samrt_status st = SAMRT_OK;
+    if (n_prompted > 0) st = run_prompted(e, t, &img, prompted, n_prompted);  /* runs the encoder too */
+    else st = samrt_sam2_preprocess(e, m, &img);
     const uint64_t t2 = samrt_platform_now_ns();
+    if (st == SAMRT_OK) st = samrt_sam2_tracker_step(e, m, prompted, n_prompted, n_prompted == 0);
+    if (st != SAMRT_OK) {
+        e->failed = 1;  /* the bank may be half written: the engine refuses further work */
+        return st;
+    }
     for (int i = 0; i < n_prompted; i++) {
         struct samrt_sam2_track_obj *o = &t->obj[prompted[i]];
-        int ms, ps;
-        samrt_track_bank_add_cond(&o->bank, t->frame, &ms, &ps);
         if (o->first_frame < 0) o->first_frame = t->frame;
         o->pending = PENDING_NONE;
     }
+    const uint64_t t3 = samrt_platform_now_ns();
 
     /* outputs: every object (each has started: a prompt applies to the next push), in the
      * order they were added, which is the official obj_idx order for the non-overlap ties */
     const int64_t n_pix = (int64_t)t->width * t->height;
+    const int L = m->seg.heads.low;
+    for (int k = 0; k < t->n_obj; k++) {
+        const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
+        struct samrt_mask_stats stats;
+        SAMRT_TRY(samrt_mask_decode_ref(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
+                                        &stats, t->logits_host + (size_t)k * n_pix));
+    }
     if (t->opt.non_overlap && t->n_obj > 1) {
         uint8_t *masks[SAMRT_SAM2_MAX_OBJ];
         for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
@@ -302,21 +308,21 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
         struct samrt_track_result *r = &results[n_out];
         const uint8_t *mask = t->masks_host + (size_t)k * n_pix;
         r->obj_id = t->obj[k].obj_id;
-        r->object_score = score[k];
+        r->object_score = m->trk.score_host[k];
         mask_stats(mask, t->width, t->height, r);
         if (r->mask) memcpy(r->mask, mask, (size_t)n_pix);
         t->obj[k].n_frames_tracked++;
     }
     if (n_results) *n_results = n_out;
-    const uint64_t t3 = samrt_platform_now_ns();
+    const uint64_t t4 = samrt_platform_now_ns();
     /* host clocks on this path (the CUDA-event breakdown comes with the captured pipeline) */
     t->times.preprocess_ms = -1.0f;
     t->times.h2d_ms = frame_on_device ? (float)((t1 - t0) * 1e-6) : -1.0f;
     t->times.image_encoder_ms = -1.0f;
     t->times.memory_attention_ms = -1.0f;
     t->times.prompt_and_mask_decoder_ms = n_prompted ? (float)((t2 - t1) * 1e-6) : -1.0f;
-    t->times.memory_encoder_ms = -1.0f;
-    t->times.postprocess_ms = (float)((t3 - t2) * 1e-6);
+    t->times.memory_encoder_ms = (float)((t3 - t2) * 1e-6);  /* memory attention + heads + encoder */
+    t->times.postprocess_ms = (float)((t4 - t3) * 1e-6);
     t->times.d2h_ms = -1.0f;
     t->frame++;
     return SAMRT_OK;

@@ -34,6 +34,8 @@
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
 
+#include "memory_attention.h"
+#include "memory_encoder.h"
 #include "ops.h"
 #include "prompt_encoder.h"
 #include "track_bank.h"
@@ -62,6 +64,21 @@ struct samrt_sam2_track_options {
     int num_frames;                      /* the video's length when known (pointer tpos), 0 = unknown */
 };
 
+/* One separately run pass: its executor and op context. */
+struct samrt_sam2_track_pass {
+    struct samrt_exec ex;
+    struct samrt_model_ctx ctx;
+    int planned;
+};
+
+/* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
+ * attention has no key mask, so each count is its own fixed-shape pass). P >= S always: every
+ * selected memory's frame also contributes its pointer. */
+#define SAMRT_TRACK_N_MA_PASSES (SAMRT_TRACK_MAX_SEL_MEM * SAMRT_TRACK_MAX_SEL_PTR)
+static inline int samrt_track_ma_index(int n_mem, int n_ptr) {
+    return (n_mem - 1) * SAMRT_TRACK_MAX_SEL_PTR + (n_ptr - 1);
+}
+
 struct samrt_sam2_tracker {
     int ready;
     int k_max;                           /* object slots (max_objects) */
@@ -69,6 +86,20 @@ struct samrt_sam2_tracker {
     struct samrt_tensor mem_bank;        /* (MEM_SLOTS, K, g*g, 64) bf16 [state] */
     struct samrt_tensor ptr_bank;        /* (PTR_SLOTS, K, 256) f32 [state] */
     int slot_mem_bank, slot_ptr_bank;
+    struct samrt_tensor pix;             /* (K, g*g, 256) run dtype [staging]: memory-conditioned features */
+    struct samrt_tensor ptr_sel;         /* (1, MAX_SEL_PTR, 256) f32 [staging]: one object's selected pointers */
+    struct samrt_tensor cur_low;         /* (K, 1, 4g, 4g) f32 [staging]: this frame's low-res logits */
+    struct samrt_tensor cur_score;       /* (K, 1) f32 [staging]: object-score logits */
+    struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
+    int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
+
+    struct samrt_sam2_memenc memenc;
+    struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
+    struct samrt_sam2_track_pass *ma;    /* SAMRT_TRACK_N_MA_PASSES (host heap); planned where P >= S */
+    struct samrt_sam2_track_pass heads;  /* SAM heads on pix, no prompt (tracked frames) */
+    struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */
+    float *low_host;                     /* (K, 4g, 4g) f32 host copy of cur_low (prepare) */
+    float *score_host;                   /* (K) */
 
     /* video */
     int width, height;                   /* 0: no video begun */
@@ -84,14 +115,25 @@ struct samrt_sam2_tracker {
 
 /* Adds the state slots to the plan (after the segmentation pass's plan). */
 enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m);
-/* After commit: slot views, host object table. */
-enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m);
+/* After commit: slot views, host object table, the memory modules' constants. */
+enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free(struct samrt_sam2 *m);
 
 /* Options of the current video (call after samrt_engine_track_begin, before the first push).
  * SAMRT_E_UNSUPPORTED for NOTEBOOK: its fill_hole_area = 8 hole filling is not implemented
  * (docs/tracking.md); non_overlap may be set on its own. */
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
+
+/* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work
+ * for the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
+ * results sit in batch rows 0..n_prompted-1) and every other started object (tracked).
+ * Leaves the frame's low-res logits and scores in low_host / score_host, rows by object. */
+enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m);
+enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
+                                                    const struct samrt_ckpt *ck);
+void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
+enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const int *prompted,
+                                          int n_prompted, int encode_needed);
 
 /* Bytes of the tracker's arena state (mem_bank + ptr_bank), for tests. */
 uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e);
