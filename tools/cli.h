@@ -34,5 +34,6 @@ int samrt_cmd_info(int argc, char **argv);
 int samrt_cmd_synth(int argc, char **argv);
 int samrt_cmd_eval(int argc, char **argv);
 int samrt_cmd_segment(int argc, char **argv);
+int samrt_cmd_track(int argc, char **argv);
 
 #endif /* SAMRT_CLI_H */

@@ -23,6 +23,7 @@ static const struct command g_commands[] = {
     {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
     {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
     {"segment", samrt_cmd_segment, "segment objects on one image from clicks / boxes (SAM 2.1)"},
+    {"track", samrt_cmd_track, "track objects through a folder of video frames (SAM 2.1)"},
 };
 
 static void usage(FILE *f) {

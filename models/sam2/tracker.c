@@ -11,6 +11,7 @@
  * Run: `samrt track --help`. Tests: tests/test_sam2_track.c. */
 #include "tracker.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
+
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f);
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
@@ -314,6 +317,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
         t->obj[k].n_frames_tracked++;
     }
     if (n_results) *n_results = n_out;
+    if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame));
     const uint64_t t4 = samrt_platform_now_ns();
     /* host clocks on this path (the CUDA-event breakdown comes with the captured pipeline) */
     t->times.preprocess_ms = -1.0f;
@@ -325,6 +329,38 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     t->times.postprocess_ms = (float)((t4 - t3) * 1e-6);
     t->times.d2h_ms = -1.0f;
     t->frame++;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    t->tap = fn;
+    t->tap_user = user;
+    return SAMRT_OK;
+}
+
+static enum samrt_status emit(struct samrt_sam2_tracker *t, int f, const char *what, void *data, enum samrt_dtype dt,
+                              int n_dims, const int64_t *ne) {
+    char name[64];
+    if (f >= 0) snprintf(name, sizeof name, "frame.%d.%s", f, what);
+    else snprintf(name, sizeof name, "%s", what);
+    const struct samrt_tensor x = samrt_tensor_make(data, dt, n_dims, ne);
+    return t->tap(t->tap_user, name, &x);
+}
+
+/* Object 0's taps of frame f (after the push's work; the memory sits in ring slot f % 6). */
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    const int64_t L = m->seg.heads.low, g = t->grid;
+    const size_t mb = (size_t)t->mem_bank.s[0] * samrt_dtype_size(SAMRT_DTYPE_BF16);
+    SAMRT_TRY(emit(t, f, "pred_masks", t->low_host, SAMRT_DTYPE_F32, 4, SHAPE(1, L, L, 1)));
+    SAMRT_TRY(emit(t, f, "object_score_logits", t->score_host, SAMRT_DTYPE_F32, 2, SHAPE(1, 1)));
+    SAMRT_TRY(emit(t, f, "obj_ptr", t->cur_ptr.data, SAMRT_DTYPE_F32, 2, SHAPE(1, SAMRT_SAM2_DIM)));
+    SAMRT_TRY(emit(t, f, "maskmem_features", (char *)t->mem_bank.data + (size_t)(f % SAMRT_TRACK_RING) * mb,
+                   SAMRT_DTYPE_BF16, 4, SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
+    SAMRT_TRY(emit(t, f, "video_res_masks", t->logits_host, SAMRT_DTYPE_F32, 4, SHAPE(1, t->height, t->width, 1)));
+    if (f == 0) SAMRT_TRY(emit(t, -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SHAPE(1, g, g, 64)));
     return SAMRT_OK;
 }
 

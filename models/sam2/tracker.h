@@ -111,6 +111,8 @@ struct samrt_sam2_tracker {
     uint8_t *masks_host;                 /* (K, height, width) masks (track_begin) */
     uint8_t *frame_host;                 /* height * width * 3: device frames come here (GPU pools) */
     struct samrt_stage_times times;      /* of the last frame */
+    samrt_tap_fn tap;                    /* parity dumps: object 0's per-frame taps (NULL: none) */
+    void *tap_user;
 };
 
 /* Adds the state slots to the plan (after the segmentation pass's plan). */
@@ -134,6 +136,13 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const int *prompted,
                                           int n_prompted, int encode_needed);
+
+/* Sets (fn non-NULL) or clears the per-frame tap observer. After every push it receives, for
+ * the first object and under the names of tests/parity/dump_taps.py with the prefix
+ * "frame.<t>.": pred_masks (1,1,4g,4g), object_score_logits (1,1), obj_ptr (1,256),
+ * maskmem_features (1,g,g,64 channels-last, bf16), video_res_masks (1,1,H,W); and once
+ * mem.pos_enc (1,g,g,64). */
+enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user);
 
 /* Bytes of the tracker's arena state (mem_bank + ptr_bank), for tests. */
 uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e);
