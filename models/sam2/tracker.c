@@ -28,8 +28,17 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f);
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
+/* SAM 2.0 checkpoints encode pointers differently (no obj_ptr_tpos_proj, no signed
+ * distances, no no_obj_embed_spatial): tracking is planned for SAM 2.1 only. */
+static int is_sam21(enum samrt_model_id id) {
+    return id == SAMRT_MODEL_SAM2_1_TINY || id == SAMRT_MODEL_SAM2_1_SMALL || id == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
+           id == SAMRT_MODEL_SAM2_1_LARGE;
+}
+
 enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_tracker *t = &m->trk;
+    t->planned = is_sam21(e->model);
+    if (!t->planned) return SAMRT_OK;
     struct samrt_model_ctx *c = &m->seg.ctx;
     t->k_max = e->params.max_objects;
     t->grid = e->params.imgsz / 16;
@@ -45,6 +54,7 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
 
 enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck) {
     struct samrt_sam2_tracker *t = &m->trk;
+    if (!t->planned) return SAMRT_OK;
     t->mem_bank.data = samrt_arena_ptr(&e->arena, t->slot_mem_bank);
     t->ptr_bank.data = samrt_arena_ptr(&e->arena, t->slot_ptr_bank);
     t->obj = calloc((size_t)t->k_max, sizeof *t->obj);
@@ -85,7 +95,7 @@ static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tr
     if (e->failed) return SAMRT_E_BAD_STATE;
     struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_CHECK(m && m->enc_ready && m->seg.ready && m->trk.ready, SAMRT_E_UNSUPPORTED,
-                "track: this engine has no SAM 2 forward pass (model %s, %s, %s memory)", samrt_model_name(e->model),
+                "track: this engine has no SAM 2.1 tracking pass (model %s, %s, %s memory)", samrt_model_name(e->model),
                 samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
     *out = &m->trk;
     return SAMRT_OK;
