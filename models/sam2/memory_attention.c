@@ -214,7 +214,8 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
         const int idx = j < n_mem ? tpos_idx[j] : 0;
         SAMRT_CHECK(idx >= 0 && idx < SAMRT_SAM2_NUM_MASKMEM, SAMRT_E_INVALID_ARG,
                     "memory attention: tpos index %d of memory %d (0 .. 6)", idx, j);
-        for (int k = 0; k < MEM_DIM; k++) ref_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
+        for (int k = 0; k < MEM_DIM; k++)
+            ref_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
         for (int l = 0; l < NL; l++)
             for (int o = 0; o < DIM; o++)
                 ref_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
@@ -492,7 +493,8 @@ static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_te
         }
     }
     if (p->n_ptr_tok == 0) return;
-    struct samrt_tensor pk = samrt_op_linear(c, "memattn.cache.pk", &p->pin, W->ca_w[1], W->ca_b[1], SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor pk = samrt_op_linear(c, "memattn.cache.pk", &p->pin, W->ca_w[1], W->ca_b[1], SAMRT_ACT_NONE,
+                                             NULL);
     struct samrt_tensor pv = samrt_op_linear(c, "memattn.cache.pv", &p->pvin, W->ca_w[2], W->ca_b[2], SAMRT_ACT_NONE,
                                              NULL);
     const int64_t T = p->n_ptr_tok;
@@ -515,7 +517,8 @@ struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn 
     if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
     for (int i = 0; i < n_mem * NL; i++)
         if (!check_mem(ma, c, kc[i], c->dtype, DIM) || !check_mem(ma, c, v[i], c->dtype, DIM)) break;
-    struct cached_kv p = {c, ma, n_mem, kc, v, {0}, {0}, (int64_t)NTP * n_ptr, (int64_t)n_mem * n + (int64_t)NTP * n_ptr};
+    struct cached_kv p = {c, ma, n_mem, kc, v, {0}, {0}, (int64_t)NTP * n_ptr,
+                          (int64_t)n_mem * n + (int64_t)NTP * n_ptr};
     struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
     if (n_ptr > 0) {
         p.pin = samrt_op_new(c, "memattn.cache.pin", c->dtype, 3, SHAPE(B, p.n_ptr_tok, MEM_DIM));

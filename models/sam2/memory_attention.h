@@ -33,7 +33,12 @@
  *
  * Per-frame inputs that change with the frame (which tpos row each memory takes, pointer
  * distances) are device data in staging slots, written by samrt_sam2_memattn_set_frame before
- * the pass, so a captured graph stays valid from frame to frame.
+ * the pass, so a captured graph stays valid from frame to frame. set_frame copies from pageable
+ * host memory: call it outside stream capture, before launching the pass or its graph.
+ *
+ * The output is a scratch tensor of the pass: run the SAM heads in the same pass (the natural
+ * per-count graph: memory attention + heads + memory encoder), or copy it into a persistent
+ * slot (samrt_op_copy_into) before the pass ends.
  *
  * K/V cache (spec 6.3, exact up to rounding): v_proj(mem) of a stored memory never changes, and
  * k_proj(mem + pos + tpos) = k_proj(mem + pos) + W_k tpos (k_proj is linear; RoPE comes after
@@ -41,7 +46,12 @@
  * of one memory for the 4 layers ONCE when it is stored; samrt_sam2_memattn_forward_cached then
  * adds the per-layer (256) vector W_k tpos[idx] of the memory's current slot (a table made at
  * prepare) instead of projecting S * g*g memory tokens per frame and layer. It costs
- * 4 * 2 * g*g * 256 elements per memory (8 MB bf16 at 1024) against 512 KB for the raw memory.
+ * 4 * 2 * g*g * 256 elements per memory (8 MB bf16 at 1024) against 512 KB for the raw memory,
+ * and with an attention that reads one contiguous key tensor the cached keys are still copied
+ * (with the tpos add) into it every frame and layer: more bytes than the 64 -> 256 projection
+ * it saves (7.5 GFLOP per frame, 1.2% of the memory attention). So the uncached pass is the
+ * default; the cache pays off only with an attention that reads per-memory key segments with a
+ * per-segment bias row in place.
  *
  *   samrt_sam2_memattn_bind / _plan / (commit) / _prepare
  *   per frame: samrt_sam2_memattn_set_frame(...); samrt_sam2_memattn_forward(...) (RUN pass)

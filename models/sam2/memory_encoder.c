@@ -165,7 +165,8 @@ static struct samrt_tensor mask_input_op(struct samrt_model_ctx *c, const struct
     }
     if (st == SAMRT_OK && running(c)) {
 #ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream);
+        if (c->backend == SAMRT_BACKEND_CUDA)
+            st = samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream);
         else
 #endif
             st = samrt_mask_decode_mem_input_ref(&d, low_res->data, m.data);
