@@ -77,7 +77,7 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
 }
 
 /* Slots the model's forward passes may add to the plan (models/hooks.h). */
-#define SAMRT_ENGINE_MODEL_SLOTS 4096
+#define SAMRT_ENGINE_MODEL_SLOTS 32768
 
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision.
  * Workspaces: the profile's fixed caps (GPU pools only), so the plan is exact without a GPU. */

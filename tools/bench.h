@@ -22,7 +22,7 @@
 
 #include "prompts.h"
 #include "samrt.h"
-#include "tracker.h"
+#include "bench_tracker.h"
 
 #ifdef __cplusplus
 extern "C" {

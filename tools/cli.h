@@ -35,5 +35,6 @@ int samrt_cmd_synth(int argc, char **argv);
 int samrt_cmd_eval(int argc, char **argv);
 int samrt_cmd_segment(int argc, char **argv);
 int samrt_cmd_bench(int argc, char **argv);
+int samrt_cmd_track(int argc, char **argv);
 
 #endif /* SAMRT_CLI_H */

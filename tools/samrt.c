@@ -24,6 +24,7 @@ static const struct command g_commands[] = {
     {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
     {"segment", samrt_cmd_segment, "segment objects on one image from clicks / boxes (SAM 2.1)"},
     {"bench", samrt_cmd_bench, "track SA-V videos and write the profiling CSV/JSON, masks and J&F"},
+    {"track", samrt_cmd_track, "track objects through a folder of video frames (SAM 2.1)"},
 };
 
 static void usage(FILE *f) {

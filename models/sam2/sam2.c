@@ -49,6 +49,7 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
     SAMRT_TRY(samrt_sam2_ctx_init(e, &m->ctx_enc, &m->ex_enc));
     SAMRT_TRY(samrt_sam2_encoder_plan(&m->enc, &m->ctx_enc));
     SAMRT_TRY(samrt_sam2_segment_plan(e, m));
+    SAMRT_TRY(samrt_sam2_tracker_plan(e, m));
     return SAMRT_OK;
 }
 
@@ -77,11 +78,13 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
     if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
     m->enc_ready = 1;
-    return samrt_sam2_segment_prepare(e, m, ck);
+    SAMRT_TRY(samrt_sam2_segment_prepare(e, m, ck));
+    return samrt_sam2_tracker_prepare(e, m, ck);
 }
 
 void samrt_model_free(struct samrt_engine *e) {
     if (!e->sam2) return;
+    samrt_sam2_tracker_free(e->sam2);
     samrt_sam2_segment_free(e->sam2);
     samrt_model_ctx_free(&e->sam2->ctx_enc);
     free(e->sam2);

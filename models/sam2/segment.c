@@ -330,6 +330,30 @@ static enum samrt_status download_logits(struct samrt_sam2_segment *s, int i, in
     return SAMRT_OK;
 }
 
+/* The frame -> the encoder's input slot on the engine stream (tables refreshed when the frame
+ * size changes); the tracker's frames without prompts take this path. */
+static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+    struct samrt_sam2_segment *s = &m->seg;
+    cudaStream_t stream = e->gpu.stream;
+    const int w = img->width, h = img->height;
+    struct samrt_resize_plan rp;
+    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, &rp));
+    SAMRT_CHECK(rp.tile_w > 0, SAMRT_E_UNSUPPORTED, "preprocess: a %dx%d frame is beyond the resize kernel's range", w, h);
+    if (s->tables_w != w || s->tables_h != h) {
+        s->tables_w = s->tables_h = 0;
+        SAMRT_TRY(samrt_resize_plan_fill(&rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp.table_bytes, cudaMemcpyHostToDevice, stream));
+        s->tables_w = w;
+        s->tables_h = h;
+    }
+    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(s->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
+                                     (size_t)h, cudaMemcpyHostToDevice, stream));
+    SAMRT_TRY(samrt_resize_normalize_cuda(&rp, s->tables.data, s->rgb.data, 3 * (size_t)w, m->enc.input.data,
+                                          m->enc.input.dtype, stream));
+    SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));  /* the frame buffer is the caller's */
+    return SAMRT_OK;
+}
+
 static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                       int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
@@ -437,6 +461,15 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
     enum samrt_status st = segment_cuda(e, m, img, n, pp, out);
     if (st == SAMRT_E_CUDA) e->failed = 1;  /* the stream's state is unknown */
     return st;
+#else
+    return SAMRT_E_UNSUPPORTED;
+#endif
+}
+
+enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+    if (m->seg.ctx.backend != SAMRT_BACKEND_CUDA) return preprocess_host(m, img);
+#ifdef SAMRT_HAVE_CUDA
+    return preprocess_cuda(e, m, img);
 #else
     return SAMRT_E_UNSUPPORTED;
 #endif

@@ -95,6 +95,10 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
                                              const struct samrt_ckpt *ck);
 void samrt_sam2_segment_free(struct samrt_sam2 *m);
 
+/* Pillow-exact resize of img to the model side and normalisation into the encoder's input
+ * slot (host reference; uploaded for GPU pools). Allocates nothing. */
+enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img);
+
 /* Sets (fn non-NULL) or clears the tap observer of the encoder's and the segmentation pass's
  * op contexts, for parity dumps. Besides the passes' own taps, samrt_engine_segment then
  * reports tap.prompt.coords / tap.prompt.labels, the selection taps of

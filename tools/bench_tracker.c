@@ -1,4 +1,4 @@
-/* tracker.c - the trackers of this build for `samrt bench`: the model table (which models
+/* bench_tracker.c - the trackers of this build for `samrt bench`: the model table (which models
  * exist here, their checkpoint file names) and the SAM 2.1 tracker on the public streaming
  * API (samrt_engine_track_*, samrt_engine_stage_times).
  *
@@ -6,7 +6,7 @@
  * same name), because it needs the streaming tracker in core; without it every model is
  * refused with "video tracking is not in this build" and `samrt bench` exits 4. There is
  * no stand-in: a bench that cannot track says so instead of writing numbers. */
-#include "tracker.h"
+#include "bench_tracker.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* tracker.h - the video tracker interface `samrt bench` drives: one struct of function
+/* bench_tracker.h - the video tracker interface `samrt bench` drives: one struct of function
  * pointers (begin a video, prompt an object with points, a box or a mask, push a frame and
  * get masks plus per-stage times, end the video), so that each model plugs in the same way.
  *
@@ -10,7 +10,7 @@
  * - Which models this build can track is answered by the backend (available()) before any
  *   work starts, so an unsupported model fails in milliseconds with a clear message and exit
  *   code 4 instead of after the split has been read.
- * - The SAM 2.1 implementation (tracker.c) sits on the public streaming API
+ * - The SAM 2.1 implementation (bench_tracker.c) sits on the public streaming API
  *   (samrt_engine_track_*). It is compiled in only with -DSAMRT_BENCH_TRACKING=ON; without
  *   it available() says "video tracking is not in this build". Nothing else stands in.
  *

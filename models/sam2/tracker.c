@@ -1,0 +1,383 @@
+/* tracker.c - SAM 2.1 streaming video tracking: the samrt_engine_track_* calls of samrt.h,
+ * the arena state of the memory bank, object bookkeeping and the host post-processing
+ * (tracker.h). The selection rules live in track_bank.c.
+ *
+ * Design choice: prompts apply to the NEXT pushed frame, so a frame's work is known when it
+ * is pushed; objects prompted on it are initial conditioning frames of the official
+ * predictor (no memory attention, no_mem_embed) and go through the segmentation pass, which
+ * also runs the frame's image encoder; tracked objects reuse those features.
+ * Host buffers sized by the frame (video-res logits and masks) are allocated by
+ * samrt_engine_track_begin, once per video; a push allocates nothing.
+ * Run: `samrt track --help`. Tests: tests/test_sam2_track.c. */
+#include "tracker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_impl.h"
+#include "mask_decode.h"
+#include "resize_normalize.h"
+#include "sam2.h"
+
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
+
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f);
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+/* SAM 2.0 checkpoints encode pointers differently (no obj_ptr_tpos_proj, no signed
+ * distances, no no_obj_embed_spatial): tracking is planned for SAM 2.1 only. */
+static int is_sam21(enum samrt_model_id id) {
+    return id == SAMRT_MODEL_SAM2_1_TINY || id == SAMRT_MODEL_SAM2_1_SMALL || id == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
+           id == SAMRT_MODEL_SAM2_1_LARGE;
+}
+
+enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    t->planned = is_sam21(e->model);
+    if (!t->planned) return SAMRT_OK;
+    struct samrt_model_ctx *c = &m->seg.ctx;
+    t->k_max = e->params.max_objects;
+    t->grid = e->params.imgsz / 16;
+    const int64_t n_tok = (int64_t)t->grid * t->grid;
+    SAMRT_TRY(samrt_ops_persistent(c, "track.mem_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_BF16, 4,
+                                   SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, n_tok, 64), &t->mem_bank,
+                                   &t->slot_mem_bank));
+    SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
+                                   SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
+                                   &t->slot_ptr_bank));
+    return samrt_sam2_tracker_plan_passes(e, m);
+}
+
+enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    if (!t->planned) return SAMRT_OK;
+    t->mem_bank.data = samrt_arena_ptr(&e->arena, t->slot_mem_bank);
+    t->ptr_bank.data = samrt_arena_ptr(&e->arena, t->slot_ptr_bank);
+    t->obj = calloc((size_t)t->k_max, sizeof *t->obj);
+    SAMRT_CHECK(t->obj != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
+    t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
+    SAMRT_TRY(samrt_sam2_tracker_prepare_passes(e, m, ck));
+    t->ready = 1;
+    return SAMRT_OK;
+}
+
+static void free_video(struct samrt_sam2_tracker *t) {
+    free(t->logits_host);
+    free(t->masks_host);
+    free(t->frame_host);
+    t->logits_host = NULL;
+    t->masks_host = NULL;
+    t->frame_host = NULL;
+    t->width = t->height = 0;
+}
+
+void samrt_sam2_tracker_free(struct samrt_sam2 *m) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    free_video(t);
+    samrt_sam2_tracker_free_passes(t);
+    free(t->obj);
+    t->obj = NULL;
+    t->ready = 0;
+}
+
+uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e) {
+    const struct samrt_sam2 *m = samrt_sam2_of(e);
+    if (!m || !m->trk.ready) return 0;
+    return samrt_tensor_nbytes(&m->trk.mem_bank) + samrt_tensor_nbytes(&m->trk.ptr_bank);
+}
+
+static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tracker **out) {
+    SAMRT_CHECK(e != NULL, SAMRT_E_INVALID_ARG, "track: engine is NULL");
+    if (e->failed) return SAMRT_E_BAD_STATE;
+    struct samrt_sam2 *m = samrt_sam2_of(e);
+    SAMRT_CHECK(m && m->enc_ready && m->seg.ready && m->trk.ready, SAMRT_E_UNSUPPORTED,
+                "track: this engine has no SAM 2.1 tracking pass (model %s, %s, %s memory)", samrt_model_name(e->model),
+                samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
+    *out = &m->trk;
+    return SAMRT_OK;
+}
+
+/* ---- the public calls --------------------------------------------------------------------------- */
+
+enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int height) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(width > 0 && height > 0 && width <= SAMRT_RESIZE_MAX_SIDE && height <= SAMRT_RESIZE_MAX_SIDE,
+                SAMRT_E_INVALID_ARG, "track_begin: frame size %dx%d out of range", width, height);
+    free_video(t);
+    const size_t n_pix = (size_t)width * (size_t)height;
+    t->logits_host = malloc(sizeof(float) * n_pix * (size_t)t->k_max);
+    t->masks_host = malloc(n_pix * (size_t)t->k_max);
+    t->frame_host = e->mem_kind == SAMRT_MEM_HOST ? NULL : malloc(3 * n_pix);
+    SAMRT_CHECK(t->logits_host && t->masks_host && (t->frame_host || e->mem_kind == SAMRT_MEM_HOST),
+                SAMRT_E_HOST_MEMORY, "track_begin: no host memory for %dx%d frames", width, height);
+    t->width = width;
+    t->height = height;
+    t->frame = 0;
+    t->n_obj = 0;
+    memset(t->obj, 0, sizeof *t->obj * (size_t)t->k_max);
+    t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
+    t->opt.non_overlap = 0;
+    t->opt.num_frames = 0;
+    const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
+    t->times = none;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(opt != NULL, SAMRT_E_INVALID_ARG, "track options: NULL");
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track options: call samrt_engine_track_begin first");
+    SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE, SAMRT_E_UNSUPPORTED,
+                "track: the notebook profile needs fill_hole_area hole filling, which this build does not "
+                "implement; use vos_inference (optionally with non-overlap)");
+    SAMRT_CHECK(opt->num_frames >= 0, SAMRT_E_INVALID_ARG, "track options: num_frames %d < 0", opt->num_frames);
+    t->opt = *opt;
+    return SAMRT_OK;
+}
+
+/* The object with id obj_id, added (first prompt) when absent. */
+static enum samrt_status object_for_prompt(struct samrt_sam2_tracker *t, int obj_id,
+                                           struct samrt_sam2_track_obj **out) {
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
+    SAMRT_CHECK(obj_id >= 0, SAMRT_E_INVALID_ARG, "track: object id %d < 0", obj_id);
+    for (int i = 0; i < t->n_obj; i++) {
+        if (t->obj[i].obj_id == obj_id) {
+            *out = &t->obj[i];
+            return SAMRT_OK;
+        }
+    }
+    SAMRT_CHECK(t->n_obj < t->k_max, SAMRT_E_INVALID_ARG,
+                "track: object %d would be object %d; this engine tracks at most %d (max_objects)", obj_id,
+                t->n_obj + 1, t->k_max);
+    struct samrt_sam2_track_obj *o = &t->obj[t->n_obj];
+    memset(o, 0, sizeof *o);
+    o->obj_id = obj_id;
+    o->first_frame = -1;  /* set when its prompt frame is pushed */
+    samrt_track_bank_reset(&o->bank);
+    *out = o;
+    t->n_obj++;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_track_prompt(samrt_engine_t e, int obj_id, const struct samrt_object_prompt *prompt) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(prompt != NULL, SAMRT_E_INVALID_ARG, "track_prompt: prompt is NULL");
+    struct samrt_sam2_points pts;
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
+    SAMRT_TRY(samrt_sam2_points_from_prompt(prompt, t->width, t->height, e->sam2->enc.imgsz, &pts));
+    struct samrt_sam2_track_obj *o;
+    SAMRT_TRY(object_for_prompt(t, obj_id, &o));
+    o->pts = pts;
+    o->prompt = *prompt;
+    o->pending = PENDING_POINTS;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, const uint8_t *mask) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(mask != NULL, SAMRT_E_INVALID_ARG, "track_prompt_mask: mask is NULL");
+    SAMRT_LOG_ERROR("track_prompt_mask: mask prompts (use_mask_input_as_output) are not built into this engine "
+                    "yet; prompt with points or a box");
+    return SAMRT_E_NOT_IMPLEMENTED;
+}
+
+/* ---- post-processing ------------------------------------------------------------------------- */
+
+void samrt_sam2_track_non_overlap_ref(const float *logits, int n, int64_t n_pix, uint8_t *const *masks) {
+    for (int64_t p = 0; p < n_pix; p++) {
+        int best = 0;
+        for (int k = 1; k < n; k++)
+            if (logits[(int64_t)k * n_pix + p] > logits[(int64_t)best * n_pix + p]) best = k;
+        for (int k = 0; k < n; k++) masks[k][p] = (uint8_t)(k == best && logits[(int64_t)k * n_pix + p] > 0.0f);
+    }
+}
+
+/* Area and inclusive box of a mask; (w, h, -1, -1) when empty. */
+static void mask_stats(const uint8_t *mask, int w, int h, struct samrt_track_result *r) {
+    int area = 0, x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *row = mask + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            if (!row[x]) continue;
+            area++;
+            if (x < x0) x0 = x;
+            if (x > x1) x1 = x;
+            if (y < y0) y0 = y;
+            if (y > y1) y1 = y;
+        }
+    }
+    r->area = area;
+    r->box[0] = x0;
+    r->box[1] = y0;
+    r->box[2] = x1;
+    r->box[3] = y1;
+}
+
+/* ---- one frame ------------------------------------------------------------------------------- */
+
+/* The prompted objects of this frame: the segmentation pass (encoder + heads on vision +
+ * no_mem_embed); its heads results (batch rows 0..n-1) are taken by samrt_sam2_tracker_step. */
+static enum samrt_status run_prompted(struct samrt_engine *e, struct samrt_sam2_tracker *t,
+                                      const struct samrt_image *img, const int *idx, int n) {
+    struct samrt_object_prompt prompts[SAMRT_SAM2_MAX_OBJ];
+    struct samrt_mask_result res[SAMRT_SAM2_MAX_OBJ];
+    const size_t n_pix = (size_t)t->width * t->height;
+    for (int i = 0; i < n; i++) {
+        prompts[i] = t->obj[idx[i]].prompt;
+        memset(&res[i], 0, sizeof res[i]);
+        res[i].mask = t->masks_host + (size_t)idx[i] * n_pix;
+        res[i].logits = t->logits_host + (size_t)idx[i] * n_pix;
+    }
+    return samrt_engine_segment(e, img, prompts, n, t->opt.postproc, res);
+}
+
+static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tracker *t,
+                                    const struct samrt_image *f, int on_device,
+                                    const struct samrt_track_result *results, int max_results) {
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track_push: call samrt_engine_track_begin first");
+    SAMRT_CHECK(f && f->rgb && f->stride >= 3 * f->width, SAMRT_E_INVALID_ARG, "track_push: bad frame");
+    SAMRT_CHECK(f->width == t->width && f->height == t->height, SAMRT_E_INVALID_ARG,
+                "track_push: frame is %dx%d, the video is %dx%d", f->width, f->height, t->width, t->height);
+    SAMRT_CHECK(max_results >= 0 && (results || max_results == 0), SAMRT_E_INVALID_ARG,
+                "track_push: results is NULL");
+    SAMRT_CHECK(!on_device || e->mem_kind != SAMRT_MEM_HOST, SAMRT_E_INVALID_ARG,
+                "track_push: a device frame needs a GPU engine");
+    return SAMRT_OK;
+}
+
+/* A device frame comes to the host staging copy: preprocessing runs on the host (segment.h). */
+static enum samrt_status frame_to_host(struct samrt_engine *e, struct samrt_sam2_tracker *t,
+                                       const struct samrt_image *f, struct samrt_image *host) {
+    *host = *f;
+#ifdef SAMRT_HAVE_CUDA
+    SAMRT_CUDA_TRY(cudaMemcpy2D(t->frame_host, (size_t)3 * f->width, f->rgb, (size_t)f->stride,
+                                (size_t)3 * f->width, (size_t)f->height, cudaMemcpyDeviceToHost));
+    host->rgb = t->frame_host;
+    host->stride = 3 * f->width;
+    return SAMRT_OK;
+#else
+    (void)e;
+    (void)t;
+    return SAMRT_E_UNSUPPORTED;
+#endif
+}
+
+enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_image *frame, int frame_on_device,
+                                          struct samrt_track_result *results, int max_results, int *n_results) {
+    struct samrt_sam2_tracker *t;
+    if (n_results) *n_results = 0;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(check_push(e, t, frame, frame_on_device, results, max_results));
+    const uint64_t t0 = samrt_platform_now_ns();
+    struct samrt_image img = *frame;
+    if (frame_on_device) SAMRT_TRY(frame_to_host(e, t, frame, &img));
+    const uint64_t t1 = samrt_platform_now_ns();
+
+    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0;
+    for (int i = 0; i < t->n_obj; i++)
+        if (t->obj[i].pending == PENDING_POINTS) prompted[n_prompted++] = i;
+    struct samrt_sam2 *m = e->sam2;
+    enum samrt_status st = SAMRT_OK;
+    if (n_prompted > 0) st = run_prompted(e, t, &img, prompted, n_prompted);  /* runs the encoder too */
+    else st = samrt_sam2_preprocess(e, m, &img);
+    const uint64_t t2 = samrt_platform_now_ns();
+    if (st == SAMRT_OK) st = samrt_sam2_tracker_step(e, m, prompted, n_prompted, n_prompted == 0);
+    if (st != SAMRT_OK) {
+        e->failed = 1;  /* the bank may be half written: the engine refuses further work */
+        return st;
+    }
+    for (int i = 0; i < n_prompted; i++) {
+        struct samrt_sam2_track_obj *o = &t->obj[prompted[i]];
+        if (o->first_frame < 0) o->first_frame = t->frame;
+        o->pending = PENDING_NONE;
+    }
+    const uint64_t t3 = samrt_platform_now_ns();
+
+    /* outputs: every object (each has started: a prompt applies to the next push), in the
+     * order they were added, which is the official obj_idx order for the non-overlap ties */
+    const int64_t n_pix = (int64_t)t->width * t->height;
+    const int L = m->seg.heads.low;
+    for (int k = 0; k < t->n_obj; k++) {
+        const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
+        struct samrt_mask_stats stats;
+        SAMRT_TRY(samrt_mask_decode_ref(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
+                                        &stats, t->logits_host + (size_t)k * n_pix));
+    }
+    if (t->opt.non_overlap && t->n_obj > 1) {
+        uint8_t *masks[SAMRT_SAM2_MAX_OBJ];
+        for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
+        samrt_sam2_track_non_overlap_ref(t->logits_host, t->n_obj, n_pix, masks);
+    }
+    int n_out = 0;
+    for (int k = 0; k < t->n_obj && n_out < max_results; k++, n_out++) {
+        struct samrt_track_result *r = &results[n_out];
+        const uint8_t *mask = t->masks_host + (size_t)k * n_pix;
+        r->obj_id = t->obj[k].obj_id;
+        r->object_score = m->trk.score_host[k];
+        mask_stats(mask, t->width, t->height, r);
+        if (r->mask) memcpy(r->mask, mask, (size_t)n_pix);
+        t->obj[k].n_frames_tracked++;
+    }
+    if (n_results) *n_results = n_out;
+    if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame));
+    const uint64_t t4 = samrt_platform_now_ns();
+    /* host clocks on this path (the CUDA-event breakdown comes with the captured pipeline) */
+    t->times.preprocess_ms = -1.0f;
+    t->times.h2d_ms = frame_on_device ? (float)((t1 - t0) * 1e-6) : -1.0f;
+    t->times.image_encoder_ms = -1.0f;
+    t->times.memory_attention_ms = -1.0f;
+    t->times.prompt_and_mask_decoder_ms = n_prompted ? (float)((t2 - t1) * 1e-6) : -1.0f;
+    t->times.memory_encoder_ms = (float)((t3 - t2) * 1e-6);  /* memory attention + heads + encoder */
+    t->times.postprocess_ms = (float)((t4 - t3) * 1e-6);
+    t->times.d2h_ms = -1.0f;
+    t->frame++;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    t->tap = fn;
+    t->tap_user = user;
+    return SAMRT_OK;
+}
+
+static enum samrt_status emit(struct samrt_sam2_tracker *t, int f, const char *what, void *data, enum samrt_dtype dt,
+                              int n_dims, const int64_t *ne) {
+    char name[64];
+    if (f >= 0) snprintf(name, sizeof name, "frame.%d.%s", f, what);
+    else snprintf(name, sizeof name, "%s", what);
+    const struct samrt_tensor x = samrt_tensor_make(data, dt, n_dims, ne);
+    return t->tap(t->tap_user, name, &x);
+}
+
+/* Object 0's taps of frame f (after the push's work; the memory sits in ring slot f % 6). */
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    const int64_t L = m->seg.heads.low, g = t->grid;
+    const size_t mb = (size_t)t->mem_bank.s[0] * samrt_dtype_size(SAMRT_DTYPE_BF16);
+    SAMRT_TRY(emit(t, f, "pred_masks", t->low_host, SAMRT_DTYPE_F32, 4, SHAPE(1, L, L, 1)));
+    SAMRT_TRY(emit(t, f, "object_score_logits", t->score_host, SAMRT_DTYPE_F32, 2, SHAPE(1, 1)));
+    SAMRT_TRY(emit(t, f, "obj_ptr", t->cur_ptr.data, SAMRT_DTYPE_F32, 2, SHAPE(1, SAMRT_SAM2_DIM)));
+    SAMRT_TRY(emit(t, f, "maskmem_features", (char *)t->mem_bank.data + (size_t)(f % SAMRT_TRACK_RING) * mb,
+                   SAMRT_DTYPE_BF16, 4, SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
+    SAMRT_TRY(emit(t, f, "video_res_masks", t->logits_host, SAMRT_DTYPE_F32, 4, SHAPE(1, t->height, t->width, 1)));
+    if (f == 0) SAMRT_TRY(emit(t, -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SHAPE(1, g, g, 64)));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_stage_times(samrt_engine_t e, struct samrt_stage_times *out) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(out != NULL, SAMRT_E_INVALID_ARG, "stage_times: out is NULL");
+    *out = t->times;
+    return SAMRT_OK;
+}

@@ -1,0 +1,160 @@
+/* tracker.h - SAM 2.1 streaming video tracking inside an engine (the public
+ * samrt_engine_track_* calls of core/samrt.h; model-spec section 4).
+ *
+ * State (arena, STATE region, planned at init from max_objects K and the model side; nothing
+ * grows with the video's length):
+ *   mem_bank  (MEM_SLOTS, K, g*g, 64) bf16   spatial memories, slot-major: ring slots 0..5
+ *                                            (frame % 6), then SAMRT_TRACK_MAX_COND
+ *                                            conditioning slots (track_bank.h)
+ *   ptr_bank  (PTR_SLOTS, K, 256) f32        object pointers: ring of 16, then conditioning
+ * Slot-major so that every object's memory of frame t lands in ONE contiguous (K, g*g, 64)
+ * block (ring slot t % 6): the memory encoder of the frame writes all objects at once, and
+ * only objects whose frame is a conditioning frame get a copy into their conditioning slot.
+ * Writing ring slot t % 6 is always safe: it held frame t-6, which no later frame selects.
+ * Host bookkeeping per object (track_bank.h) decides which slots a frame attends to.
+ *
+ * Per frame (samrt_engine_track_push):
+ *   1. host: Pillow-exact resize + normalise -> image encoder pass (once for all objects);
+ *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
+ *      (vision + no_mem_embed, prompt encoder, decoder; segment.h);
+ *   3. tracked objects: memory attention over the selected memories and pointers, then the
+ *      SAM heads with no prompt (multimask, best IoU);
+ *   4. memory encoder on every object's selected low-res logits -> ring slot t % 6, and the
+ *      pointers -> ring slot t % 16; conditioning copies for prompted objects;
+ *   5. host: bilinear to the frame size, optional non-overlap (highest logit per pixel),
+ *      threshold > 0, area and box per object.
+ * Steps 3-4 need the memory encoder and memory attention (memory_encoder.h,
+ * memory_attention.h); until both are built in, a push with a tracked object returns
+ * SAMRT_E_NOT_IMPLEMENTED and says so.
+ *
+ * Options outside samrt.h (the CLI sets them; defaults are the vos_inference profile):
+ * samrt_sam2_track_set_options. Run: `samrt track --help`; tests:
+ * tests/test_sam2_track_bank.c (selection rules), tests/test_sam2_track.c (API, state size).
+ */
+#ifndef SAMRT_SAM2_TRACKER_H
+#define SAMRT_SAM2_TRACKER_H
+
+#include "memory_attention.h"
+#include "memory_encoder.h"
+#include "ops.h"
+#include "prompt_encoder.h"
+#include "track_bank.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_engine;
+struct samrt_sam2;
+
+/* One tracked object. */
+struct samrt_sam2_track_obj {
+    int obj_id;                          /* the caller's id */
+    int first_frame;                     /* frame of its first prompt */
+    int n_frames_tracked;                /* frames it has output so far */
+    struct samrt_track_bank bank;
+    int pending;                         /* enum: 0 none, 1 points/box, 2 mask for the next push */
+    struct samrt_sam2_points pts;        /* the pending point prompt (model coordinates) */
+    struct samrt_object_prompt prompt;   /* and as given (video pixels) */
+};
+
+struct samrt_sam2_track_options {
+    enum samrt_postproc postproc;        /* VOS_INFERENCE (default) or NOTEBOOK */
+    int non_overlap;                     /* 1: per pixel only the highest-logit object keeps it */
+    int num_frames;                      /* the video's length when known (pointer tpos), 0 = unknown */
+};
+
+/* One separately run pass: its executor and op context. */
+struct samrt_sam2_track_pass {
+    struct samrt_exec ex;
+    struct samrt_model_ctx ctx;
+    int planned;
+};
+
+/* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
+ * attention has no key mask, so each count is its own fixed-shape pass). P >= S always: every
+ * selected memory's frame also contributes its pointer. */
+#define SAMRT_TRACK_N_MA_PASSES (SAMRT_TRACK_MAX_SEL_MEM * SAMRT_TRACK_MAX_SEL_PTR)
+static inline int samrt_track_ma_index(int n_mem, int n_ptr) {
+    return (n_mem - 1) * SAMRT_TRACK_MAX_SEL_PTR + (n_ptr - 1);
+}
+
+struct samrt_sam2_tracker {
+    int planned;                         /* SAM 2.1 checkpoints only */
+    int ready;
+    int k_max;                           /* object slots (max_objects) */
+    int grid;                            /* g: memory side */
+    struct samrt_tensor mem_bank;        /* (MEM_SLOTS, K, g*g, 64) bf16 [state] */
+    struct samrt_tensor ptr_bank;        /* (PTR_SLOTS, K, 256) f32 [state] */
+    int slot_mem_bank, slot_ptr_bank;
+    struct samrt_tensor pix;             /* (K, g*g, 256) run dtype [staging]: memory-conditioned features */
+    struct samrt_tensor ptr_sel;         /* (1, MAX_SEL_PTR, 256) f32 [staging]: one object's selected pointers */
+    struct samrt_tensor cur_low;         /* (K, 1, 4g, 4g) f32 [staging]: this frame's low-res logits */
+    struct samrt_tensor cur_score;       /* (K, 1) f32 [staging]: object-score logits */
+    struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
+    int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
+
+    struct samrt_sam2_memenc memenc;
+    struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
+    struct samrt_sam2_track_pass *ma;    /* SAMRT_TRACK_N_MA_PASSES (host heap); planned where P >= S */
+    struct samrt_sam2_track_pass heads;  /* SAM heads on pix, no prompt (tracked frames) */
+    struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */
+    float *low_host;                     /* (K, 4g, 4g) f32 host copy of cur_low (prepare) */
+    float *score_host;                   /* (K) */
+
+    /* video */
+    int width, height;                   /* 0: no video begun */
+    int frame;                           /* index of the next pushed frame */
+    int n_obj;
+    struct samrt_sam2_track_obj *obj;    /* k_max entries (host heap, setup) */
+    struct samrt_sam2_track_options opt;
+    float *logits_host;                  /* (K, height, width) f32 video-res logits (track_begin) */
+    uint8_t *masks_host;                 /* (K, height, width) masks (track_begin) */
+    uint8_t *frame_host;                 /* height * width * 3: device frames come here (GPU pools) */
+    struct samrt_stage_times times;      /* of the last frame */
+    samrt_tap_fn tap;                    /* parity dumps: object 0's per-frame taps (NULL: none) */
+    void *tap_user;
+};
+
+/* Adds the state slots to the plan (after the segmentation pass's plan). */
+enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m);
+/* After commit: slot views, host object table, the memory modules' constants. */
+enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck);
+void samrt_sam2_tracker_free(struct samrt_sam2 *m);
+
+/* Options of the current video (call after samrt_engine_track_begin, before the first push).
+ * SAMRT_E_UNSUPPORTED for NOTEBOOK: its fill_hole_area = 8 hole filling is not implemented
+ * (docs/tracking.md); non_overlap may be set on its own. */
+enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
+
+/* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work
+ * for the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
+ * results sit in batch rows 0..n_prompted-1) and every other started object (tracked).
+ * Leaves the frame's low-res logits and scores in low_host / score_host, rows by object. */
+enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m);
+enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
+                                                    const struct samrt_ckpt *ck);
+void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
+enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const int *prompted,
+                                          int n_prompted, int encode_needed);
+
+/* Sets (fn non-NULL) or clears the per-frame tap observer. After every push it receives, for
+ * the first object and under the names of tests/parity/dump_taps.py with the prefix
+ * "frame.<t>.": pred_masks (1,1,4g,4g), object_score_logits (1,1), obj_ptr (1,256),
+ * maskmem_features (1,g,g,64 channels-last, bf16), video_res_masks (1,1,H,W); and once
+ * mem.pos_enc (1,g,g,64). */
+enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user);
+
+/* Bytes of the tracker's arena state (mem_bank + ptr_bank), for tests. */
+uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e);
+
+/* Per pixel, object k keeps logit > 0 only where it has the highest logit of the n objects
+ * (first on ties), as _apply_non_overlapping_constraints then `> 0`: masks[k] = 1 there.
+ * logits (n, n_pix) f32; masks (n, n_pix). */
+void samrt_sam2_track_non_overlap_ref(const float *logits, int n, int64_t n_pix, uint8_t *const *masks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_SAM2_TRACKER_H */

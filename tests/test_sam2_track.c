@@ -1,0 +1,260 @@
+/* test_sam2_track.c - the streaming tracking API (samrt_engine_track_*) on a host-pool engine
+ * with a SAM 2.1 tiny checkpoint of deterministic values (tests/ckpt_writer.h) at a 64-pixel
+ * model side: the tracker's arena state has the size the layout promises (fixed by
+ * max_objects and the model side, not by the video), a prompt frame equals single-frame
+ * segmentation with the same prompts (the official prompt frame), the non-overlap rule by
+ * hand, and bad calls are refused without breaking the engine.
+ * Run: ctest -R test_sam2_track */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ckpt_writer.h"
+#include "tracker.h"
+
+#define W 80
+#define H 60
+#define SIDE 64
+#define K 3
+
+static void quiet(enum samrt_log_level level, const char *msg, void *user) {
+    (void)level, (void)msg, (void)user;
+}
+
+static uint8_t g_rgb[H * W * 3];
+
+static void make_frame(int shift) {
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const int in = x > 25 + shift && x < 55 + shift && y > 15 && y < 45;
+            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 210 : 3 * x);
+            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 30 : 4 * y);
+            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x + y * 3) & 255);
+        }
+}
+
+/* Hand cases: 3 objects, 4 pixels. */
+static void test_non_overlap(void) {
+    const float logits[3 * 4] = {1.0f, -2.0f, 3.0f, 0.5f,   /* object 0 */
+                                 2.0f, -1.0f, 3.0f, -0.5f,  /* object 1 */
+                                 0.5f, -3.0f, 1.0f, -4.0f}; /* object 2 */
+    uint8_t m[3][4];
+    uint8_t *masks[3] = {m[0], m[1], m[2]};
+    samrt_sam2_track_non_overlap_ref(logits, 3, 4, masks);
+    const uint8_t want[3][4] = {{0, 0, 1, 1}, {1, 0, 0, 0}, {0, 0, 0, 0}};  /* tie at pixel 2: first */
+    CHECK(memcmp(m, want, sizeof m) == 0);
+}
+
+static samrt_engine_t make_engine(const char *ckpt, int k) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = "cpu";
+    p.precision = SAMRT_DTYPE_F32;
+    p.imgsz = SIDE;
+    p.max_objects = k;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
+    return e;
+}
+
+/* mem_bank (6 ring + MAX_COND slots, K, g*g, 64) bf16 + ptr_bank (16 ring + MAX_COND slots,
+ * K, 256) f32, g = SIDE / 16. */
+static void test_state_size(const char *ckpt) {
+    for (int k = 1; k <= K; k += 2) {
+        samrt_engine_t e = make_engine(ckpt, k);
+        if (!e) return;
+        const uint64_t g = SIDE / 16;
+        const uint64_t want = (6ull + SAMRT_TRACK_MAX_COND) * k * g * g * 64 * 2 +
+                              (16ull + SAMRT_TRACK_MAX_COND) * k * 256 * 4;
+        CHECK_EQ_INT(samrt_sam2_tracker_state_bytes(e), want);
+        struct samrt_memory_report before, after;
+        CHECK_STATUS(samrt_engine_memory(e, &before), SAMRT_OK);
+        CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+        struct samrt_object_prompt pr = {0};
+        pr.n_clicks = 1;
+        pr.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+        make_frame(0);
+        const struct samrt_image img = {g_rgb, W, H, 3 * W};
+        struct samrt_track_result res[K];
+        memset(res, 0, sizeof res);
+        int n = -1;
+        for (int f = 0; f < 4; f++) {  /* prompt frames only (re-prompted): the plan stays */
+            CHECK_STATUS(samrt_engine_track_prompt(e, 5, &pr), SAMRT_OK);
+            CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+        }
+        CHECK_STATUS(samrt_engine_memory(e, &after), SAMRT_OK);
+        CHECK(memcmp(&before, &after, sizeof before) == 0);
+        samrt_engine_free(e);
+    }
+}
+
+/* A prompt frame is single-frame segmentation of the same prompts (init_state +
+ * add_new_points_or_box on that frame). */
+static void test_prompt_frame(samrt_engine_t e) {
+    struct samrt_object_prompt pr[2];
+    memset(pr, 0, sizeof pr);
+    pr[0].n_clicks = 1;
+    pr[0].clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    pr[1].has_box = 1;
+    pr[1].box[0] = 20, pr[1].box[1] = 10, pr[1].box[2] = 60, pr[1].box[3] = 50;
+    make_frame(0);
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    static uint8_t seg_mask[2][H * W], trk_mask[2][H * W];
+    struct samrt_mask_result seg[2] = {{.mask = seg_mask[0]}, {.mask = seg_mask[1]}};
+    CHECK_STATUS(samrt_engine_segment(e, &img, pr, 2, SAMRT_POSTPROC_VOS_INFERENCE, seg), SAMRT_OK);
+
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    struct samrt_stage_times tm;
+    CHECK_STATUS(samrt_engine_stage_times(e, &tm), SAMRT_OK);
+    CHECK(tm.image_encoder_ms < 0 && tm.postprocess_ms < 0);  /* nothing ran yet: -1, never 0 */
+    CHECK_STATUS(samrt_engine_track_prompt(e, 7, &pr[0]), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_prompt(e, 3, &pr[1]), SAMRT_OK);
+    struct samrt_track_result res[K] = {{.mask = trk_mask[0]}, {.mask = trk_mask[1]}};
+    int n = -1;
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(res[0].obj_id, 7);
+    CHECK_EQ_INT(res[1].obj_id, 3);
+    for (int i = 0; i < 2 && n == 2; i++) {
+        CHECK(memcmp(seg_mask[i], trk_mask[i], sizeof seg_mask[i]) == 0);
+        CHECK(res[i].object_score == seg[i].object_score);
+        CHECK_EQ_INT(res[i].area, seg[i].area);
+        CHECK(memcmp(res[i].box, seg[i].box, sizeof res[i].box) == 0);
+        printf("prompt frame, object %d: score %+.4f area %d\n", res[i].obj_id, res[i].object_score, res[i].area);
+    }
+    CHECK_STATUS(samrt_engine_stage_times(e, &tm), SAMRT_OK);
+    CHECK(tm.postprocess_ms >= 0 && tm.prompt_and_mask_decoder_ms >= 0);
+
+    /* non-overlap: the masks become disjoint, and a mask only loses pixels */
+    struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, 1, 0};
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    CHECK_STATUS(samrt_sam2_track_set_options(e, &opt), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_prompt(e, 7, &pr[0]), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_prompt(e, 3, &pr[1]), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+    int overlap = 0, grew = 0;
+    for (int p = 0; p < H * W; p++) {
+        overlap += trk_mask[0][p] && trk_mask[1][p];
+        grew += (trk_mask[0][p] && !seg_mask[0][p]) + (trk_mask[1][p] && !seg_mask[1][p]);
+    }
+    CHECK_EQ_INT(overlap, 0);
+    CHECK_EQ_INT(grew, 0);
+}
+
+static void test_bad_calls(samrt_engine_t e) {
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    struct samrt_object_prompt pr = {0};
+    pr.n_clicks = 1;
+    pr.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    struct samrt_track_result res[K];
+    memset(res, 0, sizeof res);
+    int n;
+    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    CHECK_STATUS(samrt_engine_track_begin(NULL, W, H), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_engine_track_begin(e, 0, H), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_prompt(e, -1, &pr), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_engine_track_prompt(e, 1, NULL), SAMRT_E_INVALID_ARG);
+    struct samrt_object_prompt outside = pr;
+    outside.clicks[0].x = W + 5.0f;
+    CHECK_STATUS(samrt_engine_track_prompt(e, 1, &outside), SAMRT_E_INVALID_ARG);
+    for (int k = 0; k < K; k++) CHECK_STATUS(samrt_engine_track_prompt(e, 10 + k, &pr), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_track_prompt(e, 99, &pr), SAMRT_E_INVALID_ARG);  /* > max_objects */
+    CHECK_STATUS(samrt_engine_track_prompt_mask(e, 10, NULL), SAMRT_E_INVALID_ARG);
+    const struct samrt_image small = {g_rgb, W - 2, H, 3 * W};
+    CHECK_STATUS(samrt_engine_track_push(e, &small, 0, res, K, &n), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 1, res, K, &n), SAMRT_E_INVALID_ARG);  /* host engine */
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, NULL, K, &n), SAMRT_E_INVALID_ARG);
+    struct samrt_sam2_track_options nb = {SAMRT_POSTPROC_NOTEBOOK, 1, 0};
+    CHECK_STATUS(samrt_sam2_track_set_options(e, &nb), SAMRT_E_UNSUPPORTED);
+    /* still works: fewer result slots than objects */
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, 2, &n), SAMRT_OK);
+    CHECK_EQ_INT(n, 2);
+    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+}
+
+#define N_TRACK 9
+
+struct run {
+    uint8_t mask[N_TRACK][2][H * W];
+    float score[N_TRACK][2];
+    int n[N_TRACK];
+};
+
+/* Object 1 prompted on frame 0, corrected on frame 5; object 2 (with_b) added on frame 3. */
+static void track_video(samrt_engine_t e, int with_b, struct run *out) {
+    struct samrt_object_prompt pa = {0}, pb = {0}, fix = {0};
+    pa.n_clicks = 1;
+    pa.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    pb.has_box = 1;
+    pb.box[0] = 2, pb.box[1] = 2, pb.box[2] = 20, pb.box[3] = 14;
+    fix.n_clicks = 2;
+    fix.clicks[0] = (struct samrt_click){45.0f, 30.0f, 1};
+    fix.clicks[1] = (struct samrt_click){10.0f, 50.0f, 0};
+    memset(out, 0, sizeof *out);
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    for (int f = 0; f < N_TRACK; f++) {
+        if (f == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &pa), SAMRT_OK);
+        if (f == 5) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &fix), SAMRT_OK);
+        if (f == 3 && with_b) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &pb), SAMRT_OK);
+        make_frame(f);
+        const struct samrt_image img = {g_rgb, W, H, 3 * W};
+        struct samrt_track_result res[K];
+        memset(res, 0, sizeof res);
+        for (int i = 0; i < 2; i++) res[i].mask = out->mask[f][i];
+        int n = -1;
+        CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+        out->n[f] = n;
+        CHECK_EQ_INT(n, with_b && f >= 3 ? 2 : 1);
+        for (int i = 0; i < n && i < 2; i++) {
+            CHECK_EQ_INT(res[i].obj_id, i + 1);
+            CHECK(isfinite(res[i].object_score));
+            out->score[f][i] = res[i].object_score;
+            int area = 0;
+            for (int p = 0; p < H * W; p++) area += out->mask[f][i][p];
+            CHECK_EQ_INT(res[i].area, area);
+            if (res[i].object_score <= 0.0f) CHECK_EQ_INT(area, 0);
+        }
+    }
+}
+
+/* Tracking through memory: the same video twice gives the same bits (no state leaks from one
+ * video into the next), and object 1 does not depend on object 2 (objects attend to their own
+ * banks; without non-overlap they are independent, as the official per-object loop). */
+static void test_tracking(samrt_engine_t e) {
+    static struct run a, b, c;
+    track_video(e, 1, &a);
+    track_video(e, 1, &b);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    track_video(e, 0, &c);
+    int same = 1;
+    for (int f = 0; f < N_TRACK; f++)
+        same &= memcmp(a.mask[f][0], c.mask[f][0], H * W) == 0 && a.score[f][0] == c.score[f][0];
+    CHECK_MSG(same, "object 1 changed when object 2 was added");
+    for (int f = 0; f < N_TRACK; f++) printf("frame %2d: object 1 score %+9.4f, object 2 score %+9.4f\n", f,
+                                             a.score[f][0], a.score[f][1]);
+    struct samrt_stage_times tm;
+    CHECK_STATUS(samrt_engine_stage_times(e, &tm), SAMRT_OK);
+    CHECK(tm.prompt_and_mask_decoder_ms < 0 && tm.memory_encoder_ms >= 0);  /* a tracked frame */
+}
+
+int main(void) {
+    test_non_overlap();
+    char path[] = "/tmp/samrt_test_track_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return check_skip("test_sam2_track", "cannot create a temporary file");
+    close(fd);
+    CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
+    test_state_size(path);
+    samrt_engine_t e = make_engine(path, K);
+    if (e) {
+        test_prompt_frame(e);
+        test_tracking(e);
+        test_bad_calls(e);
+    }
+    samrt_engine_free(e);
+    unlink(path);
+    return check_report("test_sam2_track");
+}

@@ -1,0 +1,126 @@
+/* test_sam2_track_alloc.c - a long synthetic video through the streaming tracker allocates
+ * nothing after setup: every cudaMalloc* and host malloc-family call of the process is
+ * intercepted (--wrap, tests/alloc_intercept.c), and none may happen between the first tracked
+ * frame and the last; cudaMemGetInfo stays flat and the arena report does not change. Two
+ * objects: one prompted on frame 0, one on frame 3 (corrected on frame 40 on the GPU run), so
+ * every memory-count state of the bank is met and the rings wrap many times.
+ * Argument: "host" (CPU backend, side 64, a few frames) or "gpu" (1200 frames at side 512,
+ * bf16; exits 77 without a GPU). Run: ctest -R test_sam2_track_alloc */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc_intercept.h"
+#include "check.h"
+#include "ckpt_writer.h"
+#include "platform.h"
+#ifdef SAMRT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#define W 160
+#define H 120
+
+static uint64_t dev_free_bytes(void) {
+#ifdef SAMRT_HAVE_CUDA
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) == cudaSuccess) return f;
+    (void)cudaGetLastError();
+#endif
+    return 0;
+}
+
+static uint8_t g_rgb[H * W * 3];
+static uint8_t g_mask[2][H * W];
+
+static void make_frame(int t) {
+    const int dx = (t * 3) % 60;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const int in = x > 30 + dx && x < 80 + dx && y > 30 && y < 90;
+            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 220 : x);
+            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 40 : 2 * y);
+            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x * y + t) & 255);
+        }
+}
+
+static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, int side, int n_frames) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = platform;
+    p.precision = prec;
+    p.imgsz = side;
+    p.max_objects = 2;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
+    if (!e) return;
+    struct samrt_object_prompt a = {0}, b = {0};
+    a.n_clicks = 1;
+    a.clicks[0] = (struct samrt_click){55.0f, 60.0f, 1};
+    b.has_box = 1;
+    b.box[0] = 5, b.box[1] = 5, b.box[2] = 40, b.box[3] = 30;
+    struct samrt_memory_report m0, m1;
+    samrt_engine_memory(e, &m0);
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);  /* setup of the video: may allocate */
+    struct alloc_counts c0, c1;
+    uint64_t free0 = 0, free_min = UINT64_MAX, free_max = 0;
+    int n_bad = 0, n_absent = 0;
+    for (int t = 0; t < n_frames; t++) {
+        if (t == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &a), SAMRT_OK);
+        if (t == 3) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &b), SAMRT_OK);
+        if (t == 40) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &a), SAMRT_OK);
+        make_frame(t);
+        const struct samrt_image img = {g_rgb, W, H, 3 * W};
+        struct samrt_track_result res[2] = {{.mask = g_mask[0]}, {.mask = g_mask[1]}};
+        int n = 0;
+        enum samrt_status st = samrt_engine_track_push(e, &img, 0, res, 2, &n);
+        if (st != SAMRT_OK) {
+            CHECK_STATUS(st, SAMRT_OK);
+            break;
+        }
+        n_bad += n != (t >= 3 ? 2 : 1);
+        for (int i = 0; i < n; i++) n_absent += res[i].object_score <= 0.0f;
+        if (t == 1) {  /* after the first prompt frame and the first tracked frame */
+            alloc_counts_get(&c0);
+            free0 = dev_free_bytes();
+        }
+        if (t > 1) {
+            const uint64_t f = dev_free_bytes();
+            if (f < free_min) free_min = f;
+            if (f > free_max) free_max = f;
+        }
+    }
+    alloc_counts_get(&c1);
+    samrt_engine_memory(e, &m1);
+    CHECK_EQ_INT(n_bad, 0);
+    CHECK_EQ_INT(c1.dev_calls - c0.dev_calls, 0);
+    CHECK_EQ_INT(c1.managed_calls - c0.managed_calls, 0);
+    CHECK_EQ_INT(c1.pinned_calls - c0.pinned_calls, 0);
+    CHECK_EQ_INT(c1.host_calls - c0.host_calls, 0);
+    CHECK(memcmp(&m0, &m1, sizeof m0) == 0);
+    if (free0) CHECK(free_min == free0 && free_max == free0);
+    printf("%s %s side %d: %d frames, allocations after frame 1: dev %llu host %llu; cudaMemGetInfo free "
+           "%.2f MiB (min %.2f max %.2f); absent results %d; state %.2f MiB\n",
+           platform ? platform : "gpu", samrt_dtype_name(prec), side, n_frames,
+           (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.host_calls - c0.host_calls),
+           free0 / 1048576.0, free_min == UINT64_MAX ? 0 : free_min / 1048576.0, free_max / 1048576.0, n_absent,
+           m1.state_bytes / 1048576.0);
+    samrt_engine_free(e);
+}
+
+int main(int argc, char **argv) {
+    const int gpu = argc > 1 && !strcmp(argv[1], "gpu");
+    const char *name = gpu ? "test_sam2_track_alloc_cuda" : "test_sam2_track_alloc";
+    if (gpu) {
+        int n_dev = 0;
+        if (samrt_platform_device_count(&n_dev) != SAMRT_OK || n_dev == 0) return check_skip(name, "no CUDA device");
+    }
+    char path[] = "/tmp/samrt_test_track_alloc_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return check_skip(name, "cannot create a temporary file");
+    close(fd);
+    CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
+    if (gpu) run(path, NULL, SAMRT_DTYPE_BF16, 512, 1200);
+    else run(path, "cpu", SAMRT_DTYPE_F32, 64, 9);
+    unlink(path);
+    return check_report(name);
+}

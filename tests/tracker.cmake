@@ -1,0 +1,17 @@
+# SAM 2.1 video tracking: the memory selection rules (CPU, against a naive model of the
+# official dictionaries).
+samrt_add_test(test_sam2_track_bank SOURCES test_sam2_track_bank.c LABELS cpu)
+target_include_directories(test_sam2_track_bank PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# The streaming API on a host engine (tiny, synthetic weights, 64-pixel side): state size,
+# prompt frames = single-frame segmentation, non-overlap, refused calls.
+samrt_add_test(test_sam2_track SOURCES test_sam2_track.c LABELS cpu)
+target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# No allocation after setup over a long synthetic video (intercepted allocations, flat
+# cudaMemGetInfo): host (a few frames, CPU backend) and gpu (1200 frames).
+samrt_add_test(test_sam2_track_alloc SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cpu ARGS host)
+target_link_options(test_sam2_track_alloc PRIVATE ${_samrt_wrap_syms})
+if (SAMRT_CUDA)
+  samrt_add_test(test_sam2_track_alloc_cuda SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cuda ARGS gpu
+                 LIBS CUDA::cudart)
+  target_link_options(test_sam2_track_alloc_cuda PRIVATE ${_samrt_wrap_syms})
+endif()

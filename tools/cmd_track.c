@@ -1,0 +1,289 @@
+/* cmd_track.c - `samrt track`: SAM 2.1 video tracking over a folder of JPEG frames through
+ * the public streaming API (samrt_engine_track_*). Frames are decoded ahead by the bounded
+ * prefetching streamer of tools/sav.h (never the whole video in memory). Writes one PNG per
+ * frame and object in the SA-V prediction layout (eval-spec 1.5): OUT/<obj %03d>/<stem>.png,
+ * 0/255, plus optional overlays and a parity tap dump of the first object
+ * (tests/parity/run_sam2_video_parity.sh). Example:
+ *   samrt track --weights sam2.1_hiera_tiny.pt --frames video/ --point 210,350 --out pred/video
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "image_io.h"
+#include "sam2/tracker.h"
+#include "sav.h"
+#include "taps.h"
+
+#define MAX_OBJ 64
+#define HELP_SHOWN 100
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: samrt track --weights CKPT --frames DIR (--point x,y[,l] ... | --box x0,y0,x1,y1)\n"
+            "                   [--obj N [--at F] (--point ... | --box ...)] ... --out DIR\n"
+            "                   [--overlay-dir DIR] [--precision fp32|bf16|fp16] [--platform P]\n"
+            "                   [--imgsz N] [--max-objects K] [--max-frames N] [--non-overlap]\n"
+            "                   [--dump-taps FILE]\n\n"
+            "Tracks objects through the JPEG frames of DIR (sorted by the integer stem) with SAM 2.1,\n"
+            "streaming: each object is prompted on one frame (default 0) and tracked forward from it,\n"
+            "as the official video predictor (vos_inference settings) does from its prompt frame.\n\n"
+            "  --weights CKPT     official checkpoint (.pt) or safetensors with the official keys\n"
+            "  --frames DIR       a folder of JPEG frames of one size\n"
+            "  --obj N            start object N (id >= 0); prompts before any --obj belong to object 1\n"
+            "  --at F             the current object's prompt frame (default 0)\n"
+            "  --point x,y[,l]    a click in frame pixels, label 1 (default) or 0; repeatable\n"
+            "  --box x0,y0,x1,y1  a box in frame pixels (one per object)\n"
+            "  --mask PNG         a mask prompt: not available in this build (exit 4)\n"
+            "  --out DIR          writes DIR/<obj %%03d>/<frame stem>.png (0 / 255)\n"
+            "  --overlay-dir DIR  the frames with the masks tinted, DIR/<stem>.png\n"
+            "  --max-objects K    object slots planned (default: the number of objects)\n"
+            "  --max-frames N     stop after N frames\n"
+            "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
+            "  --precision, --platform, --imgsz   as for samrt segment\n"
+            "  --dump-taps FILE   the first object's per-frame taps for tests/parity/compare_taps.py\n"
+            "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 unavailable\n");
+}
+
+struct obj_arg {
+    int id, at;
+    struct samrt_object_prompt p;
+};
+
+struct args {
+    const char *weights, *frames, *out, *overlay, *taps;
+    struct samrt_engine_params p;
+    struct obj_arg obj[MAX_OBJ];
+    int n_obj, max_frames, non_overlap;
+};
+
+static int bad(const char *what, const char *arg) {
+    fprintf(stderr, "samrt track: %s ('%s')\n", what, arg);
+    return SAMRT_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct args *a) {
+    static const struct option opts[] = {
+        {"weights", required_argument, 0, 'w'},     {"frames", required_argument, 0, 'f'},
+        {"point", required_argument, 0, 'p'},       {"box", required_argument, 0, 'b'},
+        {"obj", required_argument, 0, 'o'},         {"at", required_argument, 0, 'a'},
+        {"mask", required_argument, 0, 'M'},        {"out", required_argument, 0, 'O'},
+        {"overlay-dir", required_argument, 0, 'v'}, {"precision", required_argument, 0, 'P'},
+        {"platform", required_argument, 0, 'F'},    {"imgsz", required_argument, 0, 's'},
+        {"max-objects", required_argument, 0, 'k'}, {"max-frames", required_argument, 0, 'n'},
+        {"non-overlap", no_argument, 0, 'N'},       {"dump-taps", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    memset(a, 0, sizeof *a);
+    a->p = samrt_engine_default_params();
+    a->p.max_objects = 0;
+    a->n_obj = 1;
+    a->obj[0].id = 1;
+    int c, lab;
+    long v;
+    float f[4];
+    char tail;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        struct obj_arg *o = &a->obj[a->n_obj - 1];
+        switch (c) {
+        case 'w': a->weights = optarg; break;
+        case 'f': a->frames = optarg; break;
+        case 'O': a->out = optarg; break;
+        case 'v': a->overlay = optarg; break;
+        case 'F': a->p.platform = optarg; break;
+        case 't': a->taps = optarg; break;
+        case 'N': a->non_overlap = 1; break;
+        case 'M':
+            fprintf(stderr, "samrt track: --mask: mask prompts are not available in this build\n");
+            return SAMRT_EXIT_UNAVAILABLE;
+        case 'p': {
+            lab = 1;
+            const int k = sscanf(optarg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
+            if ((k != 2 && k != 3) || (lab != 0 && lab != 1)) return bad("--point takes x,y or x,y,label (0 or 1)", optarg);
+            if (o->p.n_clicks == SAMRT_MAX_CLICKS) return bad("too many clicks for one object", optarg);
+            o->p.clicks[o->p.n_clicks++] = (struct samrt_click){f[0], f[1], lab};
+            break;
+        }
+        case 'b':
+            if (sscanf(optarg, "%f,%f,%f,%f%c", &f[0], &f[1], &f[2], &f[3], &tail) != 4 || o->p.has_box)
+                return bad("--box takes x0,y0,x1,y1, once per object", optarg);
+            o->p.has_box = 1;
+            memcpy(o->p.box, f, sizeof o->p.box);
+            break;
+        case 'o':
+            if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
+            if (o->p.n_clicks || o->p.has_box) {  /* the first --obj renames the default object */
+                if (a->n_obj == MAX_OBJ) return bad("too many objects", optarg);
+                o = &a->obj[a->n_obj++];
+                memset(o, 0, sizeof *o);
+            }
+            o->id = (int)v;
+            break;
+        case 'a':
+            if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--at takes a frame index", optarg);
+            o->at = (int)v;
+            break;
+        case 'P':
+            if (samrt_dtype_parse(optarg, &a->p.precision) != SAMRT_OK) return bad("--precision: fp32, bf16, fp16", optarg);
+            break;
+        case 's':
+            if (samrt_cli_parse_int(optarg, 64, 4096, &v)) return bad("--imgsz takes [64, 4096]", optarg);
+            a->p.imgsz = (int)v;
+            break;
+        case 'k':
+            if (samrt_cli_parse_int(optarg, 1, 256, &v)) return bad("--max-objects takes [1, 256]", optarg);
+            a->p.max_objects = (int)v;
+            break;
+        case 'n':
+            if (samrt_cli_parse_int(optarg, 1, 1 << 30, &v)) return bad("--max-frames takes N >= 1", optarg);
+            a->max_frames = (int)v;
+            break;
+        case 'h': usage(stdout); return HELP_SHOWN;
+        default: return -1;
+        }
+    }
+    if (optind != argc || !a->weights || !a->frames || !a->out) return -1;
+    for (int k = 0; k < a->n_obj; k++) {
+        if (!a->obj[k].p.n_clicks && !a->obj[k].p.has_box) {
+            fprintf(stderr, "samrt track: object %d has no --point or --box\n", a->obj[k].id);
+            return SAMRT_EXIT_USAGE;
+        }
+        for (int j = 0; j < k; j++)
+            if (a->obj[j].id == a->obj[k].id) return bad("the same --obj id twice", "");
+    }
+    if (a->p.max_objects == 0) a->p.max_objects = a->n_obj;
+    if (a->p.max_objects < a->n_obj) return bad("--max-objects is below the number of objects", "");
+    return 0;
+}
+
+static enum samrt_status make_dir(const char *path) {
+    if (mkdir(path, 0755) == 0 || errno == EEXIST) return SAMRT_OK;
+    SAMRT_LOG_ERROR("cannot create %s: %s", path, strerror(errno));
+    return SAMRT_E_IO;
+}
+
+/* The frame with each object's pixels blended 50/50 with its DAVIS colour. */
+static void tint(uint8_t *rgb, const uint8_t *mask, size_t n, const uint8_t *col) {
+    for (size_t i = 0; i < n; i++)
+        if (mask[i])
+            for (int c = 0; c < 3; c++) rgb[3 * i + c] = (uint8_t)((rgb[3 * i + c] + col[c] + 1) / 2);
+}
+
+struct run {
+    samrt_engine_t e;
+    struct samrt_taps *ts;
+    uint8_t *masks, *gray, *over;
+    struct samrt_track_result res[MAX_OBJ];
+    uint8_t pal[256 * 3];
+};
+
+static enum samrt_status write_frame(const struct args *a, struct run *r, const struct samrt_frame *fr, int n) {
+    const size_t npx = (size_t)fr->width * fr->height;
+    char stem[256], path[4096];
+    snprintf(stem, sizeof stem, "%s", fr->name);
+    char *dot = strrchr(stem, '.');
+    if (dot) *dot = 0;
+    if (a->overlay) memcpy(r->over, fr->rgb, 3 * npx);
+    for (int i = 0; i < n; i++) {
+        for (size_t p = 0; p < npx; p++) r->gray[p] = r->res[i].mask[p] ? 255 : 0;
+        snprintf(path, sizeof path, "%s/%03d", a->out, r->res[i].obj_id);
+        SAMRT_TRY(make_dir(path));
+        snprintf(path, sizeof path, "%s/%03d/%s.png", a->out, r->res[i].obj_id, stem);
+        SAMRT_TRY(samrt_png_write_gray8(path, r->gray, fr->width, fr->height));
+        if (a->overlay) tint(r->over, r->res[i].mask, npx, &r->pal[3 * (1 + i % 255)]);
+    }
+    if (!a->overlay) return SAMRT_OK;
+    snprintf(path, sizeof path, "%s/%s.png", a->overlay, stem);
+    return samrt_png_write_rgb8(path, r->over, fr->width, fr->height);
+}
+
+static enum samrt_status track_all(const struct args *a, struct run *r, samrt_frame_stream_t fs, int w, int h,
+                                   int n_frames) {
+    const size_t npx = (size_t)w * h;
+    SAMRT_TRY(samrt_engine_track_begin(r->e, w, h));
+    const struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, a->non_overlap, n_frames};
+    SAMRT_TRY(samrt_sam2_track_set_options(r->e, &opt));
+    if (r->ts) SAMRT_TRY(samrt_sam2_track_set_tap(r->e, samrt_taps_hook, r->ts));
+    for (int i = 0; i < a->p.max_objects; i++) r->res[i].mask = r->masks + npx * (size_t)i;
+    enum samrt_status st = SAMRT_OK;
+    struct samrt_frame fr;
+    int t = 0;
+    while (st == SAMRT_OK && (!a->max_frames || t < a->max_frames)) {
+        st = samrt_frame_stream_next(fs, &fr);
+        if (st != SAMRT_OK || !fr.rgb) break;
+        for (int k = 0; k < a->n_obj && st == SAMRT_OK; k++)
+            if (a->obj[k].at == t) st = samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
+        const struct samrt_image img = {fr.rgb, fr.width, fr.height, 3 * fr.width};
+        int n = 0;
+        if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, 0, r->res, a->p.max_objects, &n);
+        if (st == SAMRT_OK) st = write_frame(a, r, &fr, n);
+        if (st == SAMRT_OK && (t % 50 == 0 || t < 3))
+            for (int i = 0; i < n; i++)
+                printf("frame %d object %d: score %+.4f area %d\n", t, r->res[i].obj_id, r->res[i].object_score,
+                       r->res[i].area);
+        samrt_frame_stream_release(fs, &fr);
+        t++;
+    }
+    if (st == SAMRT_OK) printf("tracked %d frames -> %s\n", t, a->out);
+    return st;
+}
+
+int samrt_cmd_track(int argc, char **argv) {
+    static struct args a;
+    static struct run r;
+    const int rc = parse_args(argc, argv, &a);
+    if (rc == HELP_SHOWN) return SAMRT_EXIT_OK;
+    if (rc) {
+        if (rc < 0) usage(stderr);
+        return rc < 0 ? SAMRT_EXIT_USAGE : rc;
+    }
+    memset(&r, 0, sizeof r);
+    samrt_frame_stream_t fs = NULL;
+    enum samrt_status st = samrt_frame_stream_open(a.frames, 2, &fs);
+    int w = 0, h = 0;
+    if (st == SAMRT_OK) samrt_frame_stream_size(fs, &w, &h);
+    for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
+        struct samrt_sam2_points pts;
+        st = samrt_sam2_points_from_prompt(&a.obj[k].p, w, h, a.p.imgsz, &pts);
+        if (st != SAMRT_OK) fprintf(stderr, "samrt track: object %d: bad prompt (see above)\n", a.obj[k].id);
+    }
+    if (st == SAMRT_OK) st = make_dir(a.out);
+    if (st == SAMRT_OK && a.overlay) st = make_dir(a.overlay);
+    if (st == SAMRT_OK) st = samrt_engine_init(a.weights, &a.p, &r.e);
+    const size_t npx = (size_t)w * h;
+    if (st == SAMRT_OK) {
+        r.masks = malloc(npx * (size_t)a.p.max_objects);
+        r.gray = malloc(npx);
+        r.over = malloc(3 * npx);
+        if (!r.masks || !r.gray || !r.over) st = SAMRT_E_HOST_MEMORY;
+    }
+    samrt_palette_davis(r.pal);
+    if (st == SAMRT_OK && a.taps) {
+        struct samrt_memory_report mem;
+        samrt_engine_memory(r.e, &mem);
+        st = samrt_taps_init(mem.mem_kind, NULL, &r.ts);
+    }
+    const int n_frames = st == SAMRT_OK ? samrt_frame_stream_count(fs) : 0;
+    if (st == SAMRT_OK) st = track_all(&a, &r, fs, w, h, n_frames);  /* the whole folder is the video */
+    if (st == SAMRT_OK && r.ts) {
+        enum samrt_model_id id = SAMRT_MODEL_UNKNOWN;
+        samrt_engine_model(r.e, &id, NULL);
+        char meta[512];
+        snprintf(meta, sizeof meta,
+                 "\"producer\":\"samrt track\",\"model\":\"%s\",\"settings\":\"vos_inference\",\"video_hw\":"
+                 "\"%dx%d\",\"image_size\":\"%d\",\"num_frames\":\"%d\",\"format\":\"samrt-taps/1\"",
+                 samrt_model_name(id), h, w, a.p.imgsz, n_frames);
+        st = samrt_taps_write(r.ts, a.taps, meta);
+        if (st == SAMRT_OK) printf("taps: %d tensors -> %s\n", samrt_taps_count(r.ts), a.taps);
+    }
+    if (st != SAMRT_OK) fprintf(stderr, "samrt track: %s\n", samrt_status_str(st));
+    samrt_taps_free(r.ts);
+    samrt_engine_free(r.e);
+    samrt_frame_stream_close(fs);
+    free(r.masks), free(r.gray), free(r.over);
+    return samrt_cli_exit_code(st);
+}
