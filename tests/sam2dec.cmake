@@ -14,3 +14,7 @@ if (SAMRT_CUDA)
     target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
   endforeach()
 endif()
+if (SAMRT_CUDA)
+  # the unified-memory arena (Jetson) against the device-memory arena, bit for bit
+  samrt_add_test(test_unified_cuda SOURCES test_unified_cuda.c LABELS cuda)
+endif()
