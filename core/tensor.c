@@ -49,6 +49,18 @@ enum samrt_status samrt_tensor_slice(const struct samrt_tensor *t, int dim, int6
     return SAMRT_OK;
 }
 
+struct samrt_tensor samrt_tensor_view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
+                                      const int64_t *s) {
+    struct samrt_tensor v = *t;
+    v.data = (void *)((uintptr_t)t->data + (uintptr_t)(off * (int64_t)samrt_dtype_size(t->dtype)));
+    v.n_dims = n_dims;
+    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
+        v.ne[d] = d < n_dims ? ne[d] : 1;
+        v.s[d] = d < n_dims ? s[d] : 1;
+    }
+    return v;
+}
+
 enum samrt_status samrt_tensor_permute(const struct samrt_tensor *t, const int *perm, struct samrt_tensor *out) {
     int seen[SAMRT_MAX_DIMS] = {0};
     struct samrt_tensor r = *t;

@@ -101,6 +101,19 @@ enum samrt_status samrt_ops_end(struct samrt_model_ctx *c) {
     return SAMRT_OK;
 }
 
+enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
+        return SAMRT_OK;
+    }
+#else
+    (void)c;
+#endif
+    memcpy(dst, src, bytes);
+    return SAMRT_OK;
+}
+
 void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st) {
     if (c->ex->status == SAMRT_OK && st != SAMRT_OK) c->ex->status = st;
 }

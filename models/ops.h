@@ -123,6 +123,10 @@ void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const
 enum samrt_status samrt_ops_end(struct samrt_model_ctx *c);
 /* Records a failure from model code (a shape check): logs nothing, later ops become no-ops. */
 void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st);
+/* Copies bytes on the context's backend: cudaMemcpyAsync (cudaMemcpyDefault) on c's stream
+ * for the CUDA backend -- from pageable host memory it returns once the source is staged, so
+ * the host buffer is free again -- and memcpy for the CPU backend. */
+enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
 static inline int samrt_ops_ok(const struct samrt_model_ctx *c) { return c->ex->status == SAMRT_OK; }
 
 /* A persistent tensor (weights-derived constants, state, staging) added straight to the plan

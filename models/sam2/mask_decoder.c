@@ -289,43 +289,22 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
                      : dynamic                       ? SAMRT_SAM2_MODE_SINGLE_DYNAMIC
                                                      : SAMRT_SAM2_MODE_SINGLE;
     }
-    const size_t bytes = (size_t)samrt_tensor_nbytes(&h->tokens);
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        /* from pageable memory: returns once the source is staged, so the buffer is free again */
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(h->tokens.data, h->tokens_host, bytes, cudaMemcpyDefault, c->stream));
-        return SAMRT_OK;
-    }
-#endif
-    memcpy(h->tokens.data, h->tokens_host, bytes);
-    return SAMRT_OK;
+    /* from pageable memory: returns once the source is staged, so the buffer is free again */
+    return samrt_ops_memcpy(c, h->tokens.data, h->tokens_host, (size_t)samrt_tensor_nbytes(&h->tokens));
 }
 
 /* ---- views ----------------------------------------------------------------------------------- */
 
-/* A view of t's storage at element offset off with the given shape and strides. Plain address
- * arithmetic, so it also works on the NULL data of persistent tensors in PLAN mode. */
-static struct samrt_tensor view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
-                                const int64_t *s) {
-    struct samrt_tensor v = *t;
-    v.data = (void *)((uintptr_t)t->data + (uintptr_t)(off * (int64_t)samrt_dtype_size(t->dtype)));
-    v.n_dims = n_dims;
-    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
-        v.ne[d] = d < n_dims ? ne[d] : 1;
-        v.s[d] = d < n_dims ? s[d] : 1;
-    }
-    return v;
-}
 
 /* (Bt, N, C) with Bt = 1 seen as (B, N, C) with batch stride 0; unchanged when Bt = B. */
 static struct samrt_tensor bcast(const struct samrt_tensor *t, int64_t B) {
     if (t->ne[0] == B) return *t;
-    return view(t, 0, 3, SHAPE(B, t->ne[1], t->ne[2]), SHAPE(0, t->s[1], t->s[2]));
+    return samrt_tensor_view(t, 0, 3, SHAPE(B, t->ne[1], t->ne[2]), SHAPE(0, t->s[1], t->s[2]));
 }
 
 /* Token r of every object of the (B, T, C) tokens tensor t: (B, C) rows T*C apart. */
 static struct samrt_tensor token_rows(const struct samrt_tensor *t, int r) {
-    return view(t, (int64_t)r * t->ne[2], 2, SHAPE(t->ne[0], t->ne[2]), SHAPE(t->s[0], 1));
+    return samrt_tensor_view(t, (int64_t)r * t->ne[2], 2, SHAPE(t->ne[0], t->ne[2]), SHAPE(t->s[0], 1));
 }
 
 /* ---- local ops --------------------------------------------------------------------------------- */
@@ -495,16 +474,16 @@ void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *dat
 static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
     if (!c->tap || !samrt_exec_running(c->ex)) return;
     const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
-    struct samrt_tensor t = view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SHAPE(1, ns0, DIM),
+    struct samrt_tensor t = samrt_tensor_view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SHAPE(1, ns0, DIM),
                                  SHAPE(h->tokens.s[0], DIM, 1));
     samrt_op_tap(c, "tap.prompt.sparse", &t);
     if (!h->cfg.mask_input) {  /* no_mask_embed expanded, as the official dense output */
-        t = view(h->pw.no_mask_embed, 0, 4, SHAPE(1, DIM, g, g), SHAPE(0, 1, 0, 0));
+        t = samrt_tensor_view(h->pw.no_mask_embed, 0, 4, SHAPE(1, DIM, g, g), SHAPE(0, 1, 0, 0));
         tap4(c, "tap.prompt.dense", &t);
     }
-    t = view(image, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    t = samrt_tensor_view(image, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
     tap4(c, "tap.decoder.image_embed", &t);
-    t = view(&h->image_pe, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    t = samrt_tensor_view(&h->image_pe, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
     tap4(c, "tap.decoder.image_pe", &t);
 }
 
@@ -534,12 +513,12 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     if (h->cfg.mask_input) {
         struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
         if (c->tap && samrt_exec_running(c->ex)) {
-            struct samrt_tensor d0 = view(&dense, 0, 4, SHAPE(1, DIM, g, g), SHAPE(DIM * n, n, g, 1));
+            struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SHAPE(1, DIM, g, g), SHAPE(DIM * n, n, g, 1));
             tap4(c, "tap.prompt.dense", &d0);
-            d0 = view(&h->mask_in, 0, 4, SHAPE(1, 1, L, L), SHAPE(L * L, L * L, L, 1));
+            d0 = samrt_tensor_view(&h->mask_in, 0, 4, SHAPE(1, 1, L, L), SHAPE(L * L, L * L, L, 1));
             tap4(c, "tap.prompt.mask_input", &d0);
         }
-        struct samrt_tensor dv = view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
+        struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
         struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, dt, NULL);
         struct samrt_tensor img_b = bcast(image, B);
         keys = samrt_op_copy(c, "dec.src", &img_b, dt, &dense_tok);
@@ -581,27 +560,27 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     a = attention(c, &w->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
     queries = samrt_op_layernorm(c, "dec.norm_final", &a, w->norm_final_w, w->norm_final_b, &queries, LN_EPS, NULL);
     if (c->tap && samrt_exec_running(c->ex)) {
-        struct samrt_tensor t = view(&queries, 0, 3, SHAPE(1, n_keys[0], DIM), SHAPE(T * DIM, DIM, 1));
+        struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SHAPE(1, n_keys[0], DIM), SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.hs", &t);
-        t = view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
+        t = samrt_tensor_view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.src", &t);
     }
 
     /* output upscaling with the high-resolution features (NHWC) */
-    struct samrt_tensor x = view(&keys, 0, 4, SHAPE(B, g, g, DIM), SHAPE(n * DIM, g * DIM, DIM, 1));
+    struct samrt_tensor x = samrt_tensor_view(&keys, 0, 4, SHAPE(B, g, g, DIM), SHAPE(n * DIM, g * DIM, DIM, 1));
     struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
     struct samrt_tensor f = bcast(feat_s1, B);
     u = samrt_op_copy(c, "dec.up0_s1", &f, dt, &u);                      /* (B, 4n, 64) */
     u = samrt_op_layernorm(c, "dec.up_ln", &u, w->up_ln_w, w->up_ln_b, NULL, LN2D_EPS, NULL);
     u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    x = view(&u, 0, 4, SHAPE(B, 2 * g, 2 * g, UP0_DIM), SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
+    x = samrt_tensor_view(&u, 0, 4, SHAPE(B, 2 * g, 2 * g, UP0_DIM), SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
     u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
     f = bcast(feat_s0, B);
     u = samrt_op_copy(c, "dec.up1_s0", &f, dt, &u);                      /* (B, L*L, 32) */
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     if (c->tap && samrt_exec_running(c->ex)) {
         struct samrt_tensor t =
-            view(&u, 0, 4, SHAPE(1, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
+            samrt_tensor_view(&u, 0, 4, SHAPE(1, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
         tap4(c, "tap.decoder.upscaled", &t);
     }
 
@@ -612,16 +591,16 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
         struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, w->hyper[kk].w[0], w->hyper[kk].b[0],
                                                 SAMRT_ACT_RELU, NULL);
         y = samrt_op_linear(c, "dec.hyper.1", &y, w->hyper[kk].w[1], w->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
-        struct samrt_tensor out = view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SHAPE(B, UP1_DIM), SHAPE(UP1_DIM, 1));
+        struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SHAPE(B, UP1_DIM), SHAPE(UP1_DIM, 1));
         samrt_op_linear_into(c, &y, w->hyper[kk].w[2], w->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
     }
     /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
     const struct samrt_tensor masks = h->all_masks;
     for (int64_t b = 0; b < B; b++) {
-        struct samrt_tensor hx = view(&hyp, b * UP1_DIM, 2, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
+        struct samrt_tensor hx = samrt_tensor_view(&hyp, b * UP1_DIM, 2, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
                                       SHAPE(B * UP1_DIM, 1));
-        struct samrt_tensor ub = view(&u, b * L * L * UP1_DIM, 2, SHAPE((int64_t)L * L, UP1_DIM), SHAPE(UP1_DIM, 1));
-        struct samrt_tensor mb = view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
+        struct samrt_tensor ub = samrt_tensor_view(&u, b * L * L * UP1_DIM, 2, SHAPE((int64_t)L * L, UP1_DIM), SHAPE(UP1_DIM, 1));
+        struct samrt_tensor mb = samrt_tensor_view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
                                       SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SHAPE((int64_t)L * L, 1));
         samrt_op_linear_into(c, &hx, &ub, NULL, SAMRT_ACT_NONE, NULL, &mb);
     }
@@ -636,18 +615,18 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     samrt_op_copy_into(c, &score, NULL, &h->score);
     if (c->tap && samrt_exec_running(c->ex)) {
         const int64_t nb = 1;
-        struct samrt_tensor t = view(&masks, 0, 4, SHAPE(nb, 4, L, L), SHAPE(4 * L * L, L * L, L, 1));
+        struct samrt_tensor t = samrt_tensor_view(&masks, 0, 4, SHAPE(nb, 4, L, L), SHAPE(4 * L * L, L * L, L, 1));
         tap4(c, "tap.decoder.all_masks", &t);
-        t = view(&iou, 0, 2, SHAPE(nb, 4), SHAPE(4, 1));
+        t = samrt_tensor_view(&iou, 0, 2, SHAPE(nb, 4), SHAPE(4, 1));
         samrt_op_tap(c, "tap.decoder.all_iou", &t);
-        t = view(&queries, 2 * DIM, 3, SHAPE(nb, 4, DIM), SHAPE(T * DIM, DIM, 1));
+        t = samrt_tensor_view(&queries, 2 * DIM, 3, SHAPE(nb, 4, DIM), SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.all_tokens", &t);
-        t = view(&score, 0, 2, SHAPE(nb, 1), SHAPE(1, 1));
+        t = samrt_tensor_view(&score, 0, 2, SHAPE(nb, 1), SHAPE(1, 1));
         samrt_op_tap(c, "tap.decoder.object_score_logits", &t);
         /* the pointer token of object 0: its choice is known before the pass (tokens 1..3 when
          * multimask, token 0 otherwise), unlike the dynamic fallback's mask choice */
         const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI;
-        t = view(&queries, (multi ? 3 : 2) * DIM, 3, SHAPE(1, multi ? 3 : 1, DIM), SHAPE(T * DIM, DIM, 1));
+        t = samrt_tensor_view(&queries, (multi ? 3 : 2) * DIM, 3, SHAPE(1, multi ? 3 : 1, DIM), SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.sam_tokens", &t);
     }
 

@@ -185,20 +185,6 @@ void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma) {
 
 /* ---- per-frame staging ----------------------------------------------------------------------- */
 
-static enum samrt_status stage_copy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        /* from pageable memory: returns once the source is staged */
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
-        return SAMRT_OK;
-    }
-#else
-    (void)c;
-#endif
-    memcpy(dst, src, bytes);
-    return SAMRT_OK;
-}
-
 enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
     SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
@@ -223,30 +209,17 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
     }
     const int64_t np = samrt_tensor_nelements(&ma->ptr_p);
     for (int64_t i = 0; i < np; i++) h_p[i] = i < n_ptr ? (float)ptr_dist[i] / (float)(max_ptr - 1) : 0.0f;
-    SAMRT_TRY(stage_copy(c, ma->tpos.data, h_tpos, b_tpos));
-    SAMRT_TRY(stage_copy(c, ma->tpos_k.data, h_tk, b_tk));
-    return stage_copy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
+    SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos.data, h_tpos, b_tpos));
+    SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos_k.data, h_tk, b_tk));
+    return samrt_ops_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
 }
 
 /* ---- views and local ops --------------------------------------------------------------------- */
 
-/* A view of t's storage at element offset off. Plain address arithmetic, so it also works on
- * the tags of PLAN mode and the NULL data of persistent tensors. */
-static struct samrt_tensor view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
-                                const int64_t *s) {
-    struct samrt_tensor v = *t;
-    v.data = (void *)((uintptr_t)t->data + (uintptr_t)(off * (int64_t)samrt_dtype_size(t->dtype)));
-    v.n_dims = n_dims;
-    for (int d = 0; d < SAMRT_MAX_DIMS; d++) {
-        v.ne[d] = d < n_dims ? ne[d] : 1;
-        v.s[d] = d < n_dims ? s[d] : 1;
-    }
-    return v;
-}
 
 /* Contiguous (rows, cols) block of a contiguous tensor, starting at element off. */
 static struct samrt_tensor block2(const struct samrt_tensor *t, int64_t off, int64_t rows, int64_t cols) {
-    return view(t, off, 2, SHAPE(rows, cols), SHAPE(cols, 1));
+    return samrt_tensor_view(t, off, 2, SHAPE(rows, cols), SHAPE(cols, 1));
 }
 
 /* sine1d of the first n_ptr staged distances -> (n_ptr, 256) run dtype (sine_pe.h). */
@@ -315,14 +288,14 @@ static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *m
                          const struct samrt_tensor *vin, int64_t row0, int64_t L) {
     if (n_ptr == 0) return;
     struct samrt_tensor pp = samrt_sam2_memattn_ptr_pos(ma, c, n_ptr);          /* (n_ptr, 64) */
-    struct samrt_tensor rep = view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
+    struct samrt_tensor rep = samrt_tensor_view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
     struct samrt_tensor pos = samrt_op_copy(c, "memattn.ptr_pos_rep", &rep, c->dtype, NULL);
     for (int64_t b = 0; b < ma->cfg.b_max; b++) {
         /* pointer i, token t = channels [64 t, 64 t + 64) of the 256 */
-        struct samrt_tensor src = view(ptr, b * ptr->s[0], 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(ptr->s[1], MEM_DIM, 1));
+        struct samrt_tensor src = samrt_tensor_view(ptr, b * ptr->s[0], 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(ptr->s[1], MEM_DIM, 1));
         const int64_t off = (b * L + row0) * MEM_DIM;
-        struct samrt_tensor kd = view(kin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
-        struct samrt_tensor vd = view(vin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        struct samrt_tensor kd = samrt_tensor_view(kin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        struct samrt_tensor vd = samrt_tensor_view(vin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
         samrt_op_copy_into(c, &src, &pos, &kd);
         samrt_op_copy_into(c, &src, NULL, &vd);
     }

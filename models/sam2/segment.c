@@ -332,23 +332,32 @@ static enum samrt_status download_logits(struct samrt_sam2_segment *s, int i, in
 
 /* The frame -> the encoder's input slot on the engine stream (tables refreshed when the frame
  * size changes); the tracker's frames without prompts take this path. */
-static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+/* The resize plan of img, its tables in their slot (refilled only when the frame size
+ * changes) and the frame in its staging slot, on `stream`. */
+static enum samrt_status stage_frame(struct samrt_sam2 *m, const struct samrt_image *img, struct samrt_resize_plan *rp,
+                                     cudaStream_t stream) {
     struct samrt_sam2_segment *s = &m->seg;
-    cudaStream_t stream = e->gpu.stream;
     const int w = img->width, h = img->height;
-    struct samrt_resize_plan rp;
-    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, &rp));
-    SAMRT_CHECK(rp.tile_w > 0, SAMRT_E_UNSUPPORTED, "preprocess: a %dx%d frame is beyond the resize kernel's range", w, h);
-    if (s->tables_w != w || s->tables_h != h) {
+    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, rp));
+    SAMRT_CHECK(rp->tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range", w, h);
+    if (s->tables_w != w || s->tables_h != h) {  /* a new frame size: its tables, once */
         s->tables_w = s->tables_h = 0;
-        SAMRT_TRY(samrt_resize_plan_fill(&rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp.table_bytes, cudaMemcpyHostToDevice, stream));
+        SAMRT_TRY(samrt_resize_plan_fill(rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp->table_bytes, cudaMemcpyHostToDevice, stream));
         s->tables_w = w;
         s->tables_h = h;
     }
     SAMRT_CUDA_TRY(cudaMemcpy2DAsync(s->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
                                      (size_t)h, cudaMemcpyHostToDevice, stream));
-    SAMRT_TRY(samrt_resize_normalize_cuda(&rp, s->tables.data, s->rgb.data, 3 * (size_t)w, m->enc.input.data,
+    return SAMRT_OK;
+}
+
+static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
+    struct samrt_sam2_segment *s = &m->seg;
+    cudaStream_t stream = e->gpu.stream;
+    struct samrt_resize_plan rp;
+    SAMRT_TRY(stage_frame(m, img, &rp, stream));
+    SAMRT_TRY(samrt_resize_normalize_cuda(&rp, s->tables.data, s->rgb.data, 3 * (size_t)img->width, m->enc.input.data,
                                           m->enc.input.dtype, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));  /* the frame buffer is the caller's */
     return SAMRT_OK;
@@ -362,18 +371,8 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     const int w = img->width, h = img->height, taps = c->tap != NULL || m->ctx_enc.tap != NULL;
     const int timed = s->timed && !taps;
     struct samrt_resize_plan rp;
-    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, &rp));
-    SAMRT_CHECK(rp.tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range", w, h);
     EV(0);
-    if (s->tables_w != w || s->tables_h != h) {  /* a new frame size: its tables, once */
-        s->tables_w = s->tables_h = 0;
-        SAMRT_TRY(samrt_resize_plan_fill(&rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp.table_bytes, cudaMemcpyHostToDevice, stream));
-        s->tables_w = w;
-        s->tables_h = h;
-    }
-    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(s->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
-                                     (size_t)h, cudaMemcpyHostToDevice, stream));
+    SAMRT_TRY(stage_frame(m, img, &rp, stream));
     c->stream = stream;
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed) {

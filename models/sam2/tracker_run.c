@@ -40,19 +40,6 @@ static struct samrt_tensor bank_mem(const struct samrt_sam2_tracker *t, int s, i
     return r;
 }
 
-static enum samrt_status dev_copy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream));
-        return SAMRT_OK;
-    }
-#else
-    (void)c;
-#endif
-    memcpy(dst, src, bytes);
-    return SAMRT_OK;
-}
-
 /* ---- the passes ------------------------------------------------------------------------------ */
 
 static void ma_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, int n_mem, const struct samrt_tensor *mem,
@@ -188,11 +175,11 @@ static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt
     struct samrt_sam2_tracker *t = &m->trk;
     const struct samrt_sam2_heads *h = &m->seg.heads;
     const size_t low_bytes = sizeof(float) * (size_t)h->low * (size_t)h->low;
-    SAMRT_TRY(dev_copy(c, (char *)t->cur_low.data + k * low_bytes, (const char *)h->low_res.data + b * low_bytes,
+    SAMRT_TRY(samrt_ops_memcpy(c, (char *)t->cur_low.data + k * low_bytes, (const char *)h->low_res.data + b * low_bytes,
                        low_bytes));
-    SAMRT_TRY(dev_copy(c, (float *)t->cur_score.data + k, (const float *)h->score.data + b, sizeof(float)));
+    SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_score.data + k, (const float *)h->score.data + b, sizeof(float)));
     const size_t pb = sizeof(float) * SAMRT_SAM2_DIM;
-    return dev_copy(c, (char *)t->cur_ptr.data + k * pb, (const char *)h->obj_ptr.data + b * pb, pb);
+    return samrt_ops_memcpy(c, (char *)t->cur_ptr.data + k * pb, (const char *)h->obj_ptr.data + b * pb, pb);
 }
 
 /* Memory attention of tracked object k on frame t->frame, into pix row k. */
@@ -212,7 +199,7 @@ static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, in
     const size_t pb = sizeof(float) * SAMRT_SAM2_DIM;
     for (int i = 0; i < sel.n_ptr; i++) {
         const char *src = (const char *)t->ptr_bank.data + ((size_t)sel.ptr_slot[i] * t->k_max + k) * pb;
-        SAMRT_TRY(dev_copy(c, (char *)t->ptr_sel.data + i * pb, src, pb));
+        SAMRT_TRY(samrt_ops_memcpy(c, (char *)t->ptr_sel.data + i * pb, src, pb));
     }
     SAMRT_TRY(samrt_sam2_memattn_set_frame(&t->memattn, c, sel.n_mem, sel.mem_tpos, sel.n_ptr, sel.ptr_dist,
                                            sel.max_ptr));
@@ -268,12 +255,12 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         int ms, ps;
         if (is_prompted[k]) {
             samrt_track_bank_add_cond(&o->bank, f, &ms, &ps);
-            SAMRT_TRY(dev_copy(ch, (char *)t->mem_bank.data + ((size_t)ms * t->k_max + k) * mb,
+            SAMRT_TRY(samrt_ops_memcpy(ch, (char *)t->mem_bank.data + ((size_t)ms * t->k_max + k) * mb,
                                (const char *)out.data + (size_t)k * mb, mb));
         } else {
             samrt_track_bank_add_tracked(&o->bank, f, &ms, &ps);
         }
-        SAMRT_TRY(dev_copy(ch, (char *)t->ptr_bank.data + ((size_t)ps * t->k_max + k) * pb,
+        SAMRT_TRY(samrt_ops_memcpy(ch, (char *)t->ptr_bank.data + ((size_t)ps * t->k_max + k) * pb,
                            (const char *)t->cur_ptr.data + k * pb, pb));
     }
 #ifdef SAMRT_HAVE_CUDA
