@@ -4,9 +4,13 @@
  * frame and the last; cudaMemGetInfo stays flat and the arena report does not change. Two
  * objects: one prompted on frame 0, one on frame 3 (corrected on frame 40 on the GPU run), so
  * every memory-count state of the bank is met and the rings wrap many times.
- * Argument: "host" (CPU backend, side 64, a few frames) or "gpu" (1200 frames at side 512,
- * bf16; exits 77 without a GPU). Run: ctest -R test_sam2_track_alloc */
+ * Arguments: "host" (CPU backend, side 64, a few frames) or "gpu" (1200 frames at side 512,
+ * bf16; exits 77 without a GPU), then optionally the frame count and the side, e.g.
+ * `test_sam2_track_alloc_cuda gpu 10000 1024` for the long-video evidence: VmHWM and
+ * cudaMemGetInfo are also compared between frame 100 and the last frame.
+ * Run: ctest -R test_sam2_track_alloc */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,7 +66,7 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     samrt_engine_memory(e, &m0);
     CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);  /* setup of the video: may allocate */
     struct alloc_counts c0, c1;
-    uint64_t free0 = 0, free_min = UINT64_MAX, free_max = 0;
+    uint64_t free0 = 0, free_min = UINT64_MAX, free_max = 0, hwm100 = 0, free100 = 0;
     int n_bad = 0, n_absent = 0;
     for (int t = 0; t < n_frames; t++) {
         if (t == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &a), SAMRT_OK);
@@ -83,6 +87,10 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
             alloc_counts_get(&c0);
             free0 = dev_free_bytes();
         }
+        if (t == 100 || (t == n_frames - 1 && n_frames <= 100)) {
+            hwm100 = samrt_platform_peak_rss_bytes();
+            free100 = dev_free_bytes();
+        }
         if (t > 1) {
             const uint64_t f = dev_free_bytes();
             if (f < free_min) free_min = f;
@@ -90,7 +98,10 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
         }
     }
     alloc_counts_get(&c1);
+    const uint64_t hwm_end = samrt_platform_peak_rss_bytes(), free_end = dev_free_bytes();
     samrt_engine_memory(e, &m1);
+    if (hwm100) CHECK(hwm_end == hwm100);
+    CHECK(free_end == free100);
     CHECK_EQ_INT(n_bad, 0);
     CHECK_EQ_INT(c1.dev_calls - c0.dev_calls, 0);
     CHECK_EQ_INT(c1.managed_calls - c0.managed_calls, 0);
@@ -99,11 +110,13 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     CHECK(memcmp(&m0, &m1, sizeof m0) == 0);
     if (free0) CHECK(free_min == free0 && free_max == free0);
     printf("%s %s side %d: %d frames, allocations after frame 1: dev %llu host %llu; cudaMemGetInfo free "
-           "%.2f MiB (min %.2f max %.2f); absent results %d; state %.2f MiB\n",
+           "%.2f MiB (min %.2f max %.2f); absent results %d; state %.2f MiB\n"
+           "  at frame %d: VmHWM %llu B, cudaMemGetInfo free %llu B; at frame %d: VmHWM %llu B, free %llu B\n",
            platform ? platform : "gpu", samrt_dtype_name(prec), side, n_frames,
            (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.host_calls - c0.host_calls),
            free0 / 1048576.0, free_min == UINT64_MAX ? 0 : free_min / 1048576.0, free_max / 1048576.0, n_absent,
-           m1.state_bytes / 1048576.0);
+           m1.state_bytes / 1048576.0, n_frames > 100 ? 100 : n_frames - 1, (unsigned long long)hwm100,
+           (unsigned long long)free100, n_frames - 1, (unsigned long long)hwm_end, (unsigned long long)free_end);
     samrt_engine_free(e);
 }
 
@@ -119,7 +132,12 @@ int main(int argc, char **argv) {
     if (fd < 0) return check_skip(name, "cannot create a temporary file");
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
-    if (gpu) run(path, NULL, SAMRT_DTYPE_BF16, 512, 1200);
+    const int n_frames = argc > 2 ? atoi(argv[2]) : 1200, side = argc > 3 ? atoi(argv[3]) : 512;
+    if (gpu && (n_frames < 2 || side < 64 || side % 32)) {
+        fprintf(stderr, "usage: %s gpu [frames >= 2] [side: multiple of 32, >= 64]\n", argv[0]);
+        return 2;
+    }
+    if (gpu) run(path, NULL, SAMRT_DTYPE_BF16, side, n_frames);
     else run(path, "cpu", SAMRT_DTYPE_F32, 64, 9);
     unlink(path);
     return check_report(name);

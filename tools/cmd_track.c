@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "platform.h"
 #include "sam2/tracker.h"
 #include "sav.h"
 #include "taps.h"
@@ -28,7 +29,7 @@ static void usage(FILE *f) {
             "                   [--obj N [--at F] (--point ... | --box ...)] ... --out DIR\n"
             "                   [--overlay-dir DIR] [--precision fp32|bf16|fp16] [--platform P]\n"
             "                   [--imgsz N] [--max-objects K] [--max-frames N] [--non-overlap]\n"
-            "                   [--dump-taps FILE]\n\n"
+            "                   [--dump-taps FILE] [--timing] [--runs N]\n\n"
             "Tracks objects through the JPEG frames of DIR (sorted by the integer stem) with SAM 2.1,\n"
             "streaming: each object is prompted on one frame (default 0) and tracked forward from it,\n"
             "as the official video predictor (vos_inference settings) does from its prompt frame.\n\n"
@@ -46,6 +47,9 @@ static void usage(FILE *f) {
             "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
             "  --dump-taps FILE   the first object's per-frame taps for tests/parity/compare_taps.py\n"
+            "  --timing           print ms/frame (median, p95, p99) of samrt_engine_track_push: RGB8 frame\n"
+            "                     in, masks on the host out (decoding excluded), and the arena peak\n"
+            "  --runs N           track the folder N times; with N > 1 the first pass is a warm-up\n"
             "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 unavailable\n");
 }
 
@@ -58,7 +62,7 @@ struct args {
     const char *weights, *frames, *out, *overlay, *taps;
     struct samrt_engine_params p;
     struct obj_arg obj[MAX_OBJ];
-    int n_obj, max_frames, non_overlap;
+    int n_obj, max_frames, non_overlap, timing, runs;
 };
 
 static int bad(const char *what, const char *arg) {
@@ -76,12 +80,14 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"platform", required_argument, 0, 'F'},    {"imgsz", required_argument, 0, 's'},
         {"max-objects", required_argument, 0, 'k'}, {"max-frames", required_argument, 0, 'n'},
         {"non-overlap", no_argument, 0, 'N'},       {"dump-taps", required_argument, 0, 't'},
+        {"timing", no_argument, 0, 'T'},            {"runs", required_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
     a->p.max_objects = 0;
     a->n_obj = 1;
     a->obj[0].id = 1;
+    a->runs = 1;
     int c, lab;
     long v;
     float f[4];
@@ -97,6 +103,11 @@ static int parse_args(int argc, char **argv, struct args *a) {
         case 'F': a->p.platform = optarg; break;
         case 't': a->taps = optarg; break;
         case 'N': a->non_overlap = 1; break;
+        case 'T': a->timing = 1; break;
+        case 'R':
+            if (samrt_cli_parse_int(optarg, 1, 1000, &v)) return bad("--runs takes [1, 1000]", optarg);
+            a->runs = (int)v;
+            break;
         case 'M':
             fprintf(stderr, "samrt track: --mask: mask prompts are not available in this build\n");
             return SAMRT_EXIT_UNAVAILABLE;
@@ -179,6 +190,9 @@ struct run {
     uint8_t *masks, *gray, *over;
     struct samrt_track_result res[MAX_OBJ];
     uint8_t pal[256 * 3];
+    double *ms;          /* --timing: per-frame push times of the timed passes */
+    int n_ms, cap_ms;
+    double loop_ms;      /* wall time of the timed passes' tracking loops */
 };
 
 static enum samrt_status write_frame(const struct args *a, struct run *r, const struct samrt_frame *fr, int n) {
@@ -202,7 +216,7 @@ static enum samrt_status write_frame(const struct args *a, struct run *r, const 
 }
 
 static enum samrt_status track_all(const struct args *a, struct run *r, samrt_frame_stream_t fs, int w, int h,
-                                   int n_frames) {
+                                   int n_frames, int timed) {
     const size_t npx = (size_t)w * h;
     SAMRT_TRY(samrt_engine_track_begin(r->e, w, h));
     const struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, a->non_overlap, n_frames};
@@ -212,6 +226,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
     enum samrt_status st = SAMRT_OK;
     struct samrt_frame fr;
     int t = 0;
+    const uint64_t loop0 = samrt_platform_now_ns();
     while (st == SAMRT_OK && (!a->max_frames || t < a->max_frames)) {
         st = samrt_frame_stream_next(fs, &fr);
         if (st != SAMRT_OK || !fr.rgb) break;
@@ -219,7 +234,9 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
             if (a->obj[k].at == t) st = samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
         const struct samrt_image img = {fr.rgb, fr.width, fr.height, 3 * fr.width};
         int n = 0;
+        const uint64_t t0 = samrt_platform_now_ns();
         if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, 0, r->res, a->p.max_objects, &n);
+        if (timed && r->n_ms < r->cap_ms) r->ms[r->n_ms++] = (double)(samrt_platform_now_ns() - t0) * 1e-6;
         if (st == SAMRT_OK) st = write_frame(a, r, &fr, n);
         if (st == SAMRT_OK && (t % 50 == 0 || t < 3))
             for (int i = 0; i < n; i++)
@@ -228,8 +245,35 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
         samrt_frame_stream_release(fs, &fr);
         t++;
     }
+    if (timed) r->loop_ms += (double)(samrt_platform_now_ns() - loop0) * 1e-6;
     if (st == SAMRT_OK) printf("tracked %d frames -> %s\n", t, a->out);
     return st;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* --timing: nearest-rank percentiles of the per-frame push times, and the arena. The loop
+ * time includes writing the PNGs, so fps here is a lower bound; `samrt bench` times the
+ * tracker alone. */
+static void print_timing(struct run *r, int n_objects) {
+    if (r->n_ms == 0) return;
+    qsort(r->ms, (size_t)r->n_ms, sizeof *r->ms, cmp_double);
+    const int n = r->n_ms;
+#define PCT(q) r->ms[(int)((q) * (n - 1) + 0.5)]
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += r->ms[i];
+    struct samrt_memory_report m;
+    samrt_engine_memory(r->e, &m);
+    printf("timing: %d frames, %d object(s): ms/frame median %.3f p95 %.3f p99 %.3f mean %.3f min %.3f max %.3f "
+           "(push: RGB8 in, masks on the host out)\n",
+           n, n_objects, PCT(0.5), PCT(0.95), PCT(0.99), sum / n, r->ms[0], r->ms[n - 1]);
+#undef PCT
+    printf("arena: total %.2f MiB (weights %.2f, state %.2f, workspace %.2f, staging %.2f, scratch %.2f)\n",
+           m.arena_bytes / 1048576.0, m.weights_bytes / 1048576.0, m.state_bytes / 1048576.0,
+           m.workspace_bytes / 1048576.0, m.staging_bytes / 1048576.0, m.scratch_bytes / 1048576.0);
 }
 
 int samrt_cmd_track(int argc, char **argv) {
@@ -268,7 +312,21 @@ int samrt_cmd_track(int argc, char **argv) {
         st = samrt_taps_init(mem.mem_kind, NULL, &r.ts);
     }
     const int n_frames = st == SAMRT_OK ? samrt_frame_stream_count(fs) : 0;
-    if (st == SAMRT_OK) st = track_all(&a, &r, fs, w, h, n_frames);  /* the whole folder is the video */
+    if (st == SAMRT_OK && a.timing) {
+        r.cap_ms = n_frames * a.runs;
+        r.ms = malloc(sizeof *r.ms * (size_t)(r.cap_ms > 0 ? r.cap_ms : 1));
+        if (!r.ms) st = SAMRT_E_HOST_MEMORY;
+    }
+    for (int pass = 0; pass < a.runs && st == SAMRT_OK; pass++) {  /* the whole folder is the video */
+        if (pass > 0) {  /* the stream is forward-only: open it again */
+            samrt_frame_stream_close(fs);
+            fs = NULL;
+            st = samrt_frame_stream_open(a.frames, 2, &fs);
+            if (st != SAMRT_OK) break;
+        }
+        st = track_all(&a, &r, fs, w, h, n_frames, a.timing && (a.runs == 1 || pass > 0));
+    }
+    if (st == SAMRT_OK && a.timing) print_timing(&r, a.n_obj);
     if (st == SAMRT_OK && r.ts) {
         enum samrt_model_id id = SAMRT_MODEL_UNKNOWN;
         samrt_engine_model(r.e, &id, NULL);
@@ -284,6 +342,6 @@ int samrt_cmd_track(int argc, char **argv) {
     samrt_taps_free(r.ts);
     samrt_engine_free(r.e);
     samrt_frame_stream_close(fs);
-    free(r.masks), free(r.gray), free(r.over);
+    free(r.masks), free(r.gray), free(r.over), free(r.ms);
     return samrt_cli_exit_code(st);
 }

@@ -4,6 +4,10 @@
 # checkpoints with `samrt info`. Each step is named on the command line, so one call can run
 # a subset within its time limit; logs go to $OUT (or ./gpu-out).
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
+# Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N),
+# `long` (10,000 frames, allocations and memory from outside the arena), `speed` (samrt track
+# --timing next to the official predictor on the same frames and checkpoint, SPEED_MODELS),
+# `compile` (the official predictor under torch.compile, mode default).
 set -uo pipefail
 out=${OUT:-gpu-out}; mkdir -p "$out"
 B=build/gpu
@@ -52,6 +56,40 @@ for s in "$@"; do
     python3 tests/parity/make_checkpoints.py --ref .carry/official_reference.py --sam2-pkg .carry/sam2ref \
       --edgetam-pkg .carry/edgetamref --out build/ckpts --samrt $B/tools/samrt 2>&1 | tail -25
     for m in sam2.1_tiny edgetam; do $B/tools/samrt info --summary build/ckpts/$m.pt; done ;;
+  video)
+    step video
+    for m in ${VIDEO_MODELS:-sam2.1_tiny}; do for p in ${VIDEO_PRECS:-fp32 bf16}; do
+      OUT="$out/video" tests/parity/run_sam2_video_parity.sh "$m" "${VIDEO_N:-200}" "$p" | tail -3; done; done
+    tar -C "$out" -czf "$out/video_parity.tgz" video && rm -rf "$out/video" ;;
+  long)
+    step long
+    timeout 500 $B/tests/test_sam2_track_alloc_cuda gpu "${LONG_N:-10000}" 1024 2>&1 | grep -vE "^samrt: info" | tail -6 ;;
+  speed)
+    step speed
+    mkdir -p build/speed
+    pts="210,350;600,250;800,420"
+    for m in ${SPEED_MODELS:-sam2.1_tiny sam2.1_base_plus}; do
+      case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; esac
+      cfg=.carry/sam2ref/sam2/configs/sam2.1/sam2.1_hiera_$y.yaml ck=build/speed/$m.pt
+      for k in 1 3; do
+        p=$(echo "$pts" | cut -d';' -f1-$k)
+        save=; [ -f "$ck" ] || save="--save-ckpt $ck"; load=; [ -f "$ck" ] && load="--ckpt $ck"
+        python3 .carry/official_reference.py --pkg .carry/sam2ref --cfg "$cfg" --frames .carry/bedroom \
+          --label "$m.${k}obj" --settings vos_inference --gate-open --points "$p" --runs 3 --warmup 1 $save $load \
+          --out "$out/official_speed.jsonl" 2>"$out/official_err.log" | python3 -c \
+          'import json,sys; r=json.loads(sys.stdin.read()); print("official %s: ms/frame median %.3f p50 %.3f p95 %.3f p99 %.3f peak_alloc %.0f MiB reserved %.0f MiB" % (r["label"], r["ms_per_frame_median"], r["frame_ms_p50"], r["frame_ms_p95"], r["frame_ms_p99"], r["peak_alloc_MiB"], r["peak_reserved_MiB"]))' \
+          || tail -3 "$out/official_err.log"
+        args=(); i=1; IFS=';'; for c in $p; do args+=(--obj $i --point "$c"); i=$((i + 1)); done; unset IFS
+        echo "samrt $m.${k}obj bf16: $($B/tools/samrt track --weights "$ck" --frames .carry/bedroom "${args[@]}" \
+          --precision bf16 --out build/speed/out_$m --timing --runs 4 2>&1 | grep -E '^(timing|arena)|error' | tr '\n' ' ')"
+      done
+    done ;;
+  compile)
+    step compile
+    timeout 500 python3 .carry/official_reference.py --pkg .carry/sam2ref --vos --compile-mode default \
+      --cfg .carry/sam2ref/sam2/configs/sam2.1/sam2.1_hiera_t.yaml --frames .carry/bedroom --label tiny.compile \
+      --settings vos_inference --gate-open --ckpt build/speed/sam2.1_tiny.pt --runs 3 --warmup 1 \
+      --out "$out/official_speed.jsonl" 2>"$out/compile_err.log" | cut -c1-600 || tail -3 "$out/compile_err.log" ;;
   *) echo "unknown step $s"; exit 2 ;;
   esac
 done
