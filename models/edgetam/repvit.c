@@ -245,12 +245,11 @@ static enum samrt_status fold_conv(const struct samrt_repvit_conv *cv, samrt_rep
     return st;
 }
 
-enum samrt_status samrt_repvit_fold(const struct samrt_repvit *rv, samrt_repvit_get_fn get, void *user,
-                                    float *folded) {
-    SAMRT_CHECK(rv && get && folded, SAMRT_E_INVALID_ARG, "repvit fold: NULL argument");
+/* Every folded tensor into the host f32 buffer `folded` (rv->folded_elems; gaps zeroed). */
+static enum samrt_status fold_all(struct samrt_repvit *rv, samrt_repvit_get_fn get, void *user, float *folded) {
     memset(folded, 0, sizeof(float) * (size_t)rv->folded_elems);
     struct samrt_repvit_conv *cv[MAX_CONVS];
-    const int n = all_convs((struct samrt_repvit *)rv, cv);
+    const int n = all_convs(rv, cv);
     for (int i = 0; i < n; i++) SAMRT_TRY(fold_conv(cv[i], get, user, folded));
     return SAMRT_OK;
 }
@@ -263,9 +262,9 @@ static enum samrt_status ckpt_get(void *user, const char *key, int64_t n, float 
     return samrt_ckpt_read(ck, t, SAMRT_DTYPE_F32, out, sizeof(float) * (uint64_t)n);
 }
 
-enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
-                                       const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(rv && e && ck && rv->slot_folded >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
+enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
+                                            samrt_repvit_get_fn get, void *user) {
+    SAMRT_CHECK(rv && e && get && rv->slot_folded >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
     rv->folded.data = samrt_arena_ptr(&e->arena, rv->slot_folded);
     all_views(rv);
     const int64_t n = rv->folded_elems;
@@ -273,13 +272,20 @@ enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct sam
     float *f = malloc(sizeof(float) * (size_t)n);  /* setup only */
     void *host = dt == SAMRT_DTYPE_F32 ? (void *)f : malloc(samrt_tensor_nbytes(&rv->folded));
     enum samrt_status st = f && host ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) st = samrt_repvit_fold(rv, ckpt_get, (void *)ck, f);
+    if (st == SAMRT_OK) st = fold_all(rv, get, user, f);
     if (st == SAMRT_OK && host != f)
         for (int64_t i = 0; i < n; i++) ref_store(dt, host, i, f[i]);  /* rounded once */
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
+    if (st == SAMRT_OK)
+        st = samrt_platform_mem_upload(e->mem_kind, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
     if (host != f) free(host);
     free(f);
     return st;
+}
+
+enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
+                                       const struct samrt_ckpt *ck) {
+    SAMRT_CHECK(ck != NULL, SAMRT_E_INVALID_ARG, "repvit: no checkpoint");
+    return samrt_repvit_prepare_with(rv, e, ckpt_get, (void *)ck);
 }
 
 /* ---- forward ----------------------------------------------------------------------------------- */

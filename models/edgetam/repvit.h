@@ -17,7 +17,8 @@
  * Lifecycle (inside the SAM 2 encoder's, image_encoder.h):
  *   samrt_repvit_bind     checks every ConvNorm / SE key's shape, lays out the folded slot
  *   samrt_repvit_plan     adds the folded-weights slot (a persistent tensor)
- *   samrt_repvit_prepare  after commit: folds from the checkpoint and uploads
+ *   samrt_repvit_prepare  after commit: folds from the checkpoint and uploads (tests feed
+ *                         their own values through samrt_repvit_prepare_with)
  *   samrt_repvit_forward  the PLAN / RUN pass; calls stage_end after each stage
  */
 #ifndef SAMRT_EDGETAM_REPVIT_H
@@ -85,16 +86,17 @@ enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_
                                     struct samrt_sam2_binder *b);
 /* Adds the folded-weights slot (region weights, c->dtype) to c->plan. */
 enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c);
-/* After commit: folds every ConvNorm / RepVggDw from ck's f32 values and uploads the result,
- * rounded once to the slot's dtype, to e's arena. */
+/* Source of checkpoint values for the folding: writes the f32 values of key `key` (exactly n
+ * elements) to out, or fails. */
+typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, int64_t n, float *out);
+/* After commit: resolves the folded slot in e's arena, folds every ConvNorm / RepVggDw from
+ * the f32 values get returns (in double, see bn_fold.h) and uploads them rounded once to the
+ * slot's dtype. */
+enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
+                                            samrt_repvit_get_fn get, void *user);
+/* The same with the values of checkpoint ck. */
 enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
                                        const struct samrt_ckpt *ck);
-/* The same folding into a host f32 buffer of rv->folded_elems values (prepare, tests; the
- * gaps between tensors are zeroed). get writes the f32 values of checkpoint key `key`
- * (exactly n elements) to out, or fails. */
-typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, int64_t n, float *out);
-enum samrt_status samrt_repvit_fold(const struct samrt_repvit *rv, samrt_repvit_get_fn get, void *user,
-                                    float *folded);
 /* The forward pass on the NCHW model input x (1, 3, S, S). Taps "tap.trunk.stem",
  * "tap.trunk.stage.<s>" as channels-last 4-D views. */
 void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, const struct samrt_tensor *x,
