@@ -1,7 +1,11 @@
-/* pool.cu - CUDA launcher for pool.h. One thread per output token and pack of V channels
- * (16 bytes when C, both token strides and the pointers allow it); the four input tokens
- * are read as packs, so a warp reads whole 32*V-channel runs of each token. Pure data
- * movement: the max is taken in fp32, which is exact for f16/bf16 values.
+/* pool.cu - CUDA launchers for pool.h.
+ * Max pool: one thread per output token and pack of V channels (16 bytes when C, both token
+ * strides and the pointers allow it); the four input tokens are read as packs, so a warp
+ * reads whole 32*V-channel runs of each token. Pure data movement: the max is taken in fp32,
+ * which is exact for f16/bf16 values.
+ * Mean: a block of 32 x MEAN_ROWS threads per (32-channel group, batch); lane x reads channel
+ * x of every MEAN_ROWS-th token (a warp reads 32 consecutive channels), keeps an fp32 sum,
+ * and the rows are summed in shared memory in a fixed order, so results are deterministic.
  * Tests: tests/test_pool_cuda.c (add --bench for timings). */
 #include "elementwise.cuh"
 #include "pool.h"
@@ -67,7 +71,42 @@ template <typename T> void pool_run(const struct samrt_pool_args *a, cudaStream_
     SAMRT_DISPATCH_PACK(T, v, pool_launch, a, s_in, s_out, stream);
 }
 
+constexpr int MEAN_ROWS = 16;
+
+template <typename T>
+__global__ void pool_mean_kernel(const T *x, T *out, int64_t n_tokens, int n_channels, float inv_n) {
+    __shared__ float part[MEAN_ROWS][33];
+    const int c = blockIdx.x * 32 + threadIdx.x;
+    const int64_t b = blockIdx.y;
+    float s = 0.0f;
+    if (c < n_channels) {
+        const T *p = x + b * n_tokens * n_channels + c;
+        for (int64_t t = threadIdx.y; t < n_tokens; t += MEAN_ROWS) s += to_f32(p[t * n_channels]);
+    }
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    for (int half = MEAN_ROWS / 2; half > 0; half /= 2) {
+        if (threadIdx.y < half) part[threadIdx.y][threadIdx.x] += part[threadIdx.y + half][threadIdx.x];
+        __syncthreads();
+    }
+    if (threadIdx.y == 0 && c < n_channels) out[b * n_channels + c] = from_f32<T>(part[0][threadIdx.x] * inv_n);
+}
+
+template <typename T> void pool_mean_run(const struct samrt_pool_mean_args *a, cudaStream_t stream) {
+    const dim3 grid(ceil_div(a->n_channels, 32), (unsigned)a->n_batch), block(32, MEAN_ROWS);
+    pool_mean_kernel<T><<<grid, block, 0, stream>>>((const T *)a->x, (T *)a->out, a->n_tokens, a->n_channels,
+                                                    1.0f / (float)a->n_tokens);
+}
+
 }  // namespace
+
+extern "C" enum samrt_status samrt_pool_mean_cuda(const struct samrt_pool_mean_args *a, cudaStream_t stream) {
+    SAMRT_TRY(samrt_pool_mean_check(a));
+    if (a->n_batch > 65535) return SAMRT_E_UNSUPPORTED;  /* grid.y */
+    SAMRT_DISPATCH_FLOAT(a->dtype, pool_mean_run, a, stream);
+    SAMRT_LAUNCH_CHECK();
+    return SAMRT_OK;
+}
 
 extern "C" enum samrt_status samrt_pool_max2x2_cuda(const struct samrt_pool_args *a, cudaStream_t stream) {
     SAMRT_TRY(samrt_pool_check(a));

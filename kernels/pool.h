@@ -1,6 +1,10 @@
-/* pool.h - 2x2, stride 2 max pool over a channels-last (B, H, W, C) token map: Hiera's
- * q-pool (hieradet.py do_pool: nn.MaxPool2d(2, 2, ceil_mode=False) on the NCHW view of
- * (B, H, W, C)). Output (B, H/2, W/2, C), rounded down: an odd last row or column is
+/* pool.h - pooling over channels-last token maps:
+ *   samrt_pool_max2x2: 2x2 stride-2 max pool, Hiera's q-pool;
+ *   samrt_pool_mean:   the mean of every channel over all tokens (global average pool),
+ *                      the squeeze of RepViT's squeeze-excite (x.mean((2, 3)) on NCHW).
+ *
+ * Max pool: hieradet.py do_pool: nn.MaxPool2d(2, 2, ceil_mode=False) on the NCHW view of
+ * (B, H, W, C). Output (B, H/2, W/2, C), rounded down: an odd last row or column is
  * dropped (floor mode). NaN propagates like PyTorch's max pool. Only channels-last is
  * provided: no model here max-pools an NCHW tensor.
  *
@@ -41,9 +45,29 @@ struct samrt_pool_args {
 enum samrt_status samrt_pool_check(const struct samrt_pool_args *a);
 enum samrt_status samrt_pool_max2x2_ref(const struct samrt_pool_args *a);
 
+/* Mean over tokens: x (n_batch, n_tokens, n_channels) contiguous -> out (n_batch,
+ * n_channels), both in dtype; the sum is accumulated in fp32 or wider and divided by n_tokens
+ * once, then rounded to dtype. */
+struct samrt_pool_mean_args {
+    enum samrt_dtype dtype;  /* of x and out */
+    int64_t n_batch;
+    int64_t n_tokens;
+    int32_t n_channels;
+    const void *x;
+    void *out;               /* must not overlap x */
+};
+/* SAMRT_E_INVALID_ARG for NULL tensors or non-positive sizes (n_tokens * n_channels must fit
+ * in 31 bits), SAMRT_E_UNSUPPORTED for a dtype other than f32/f16/bf16. */
+enum samrt_status samrt_pool_mean_check(const struct samrt_pool_mean_args *a);
+/* Accumulates in double (the reference is the more exact side). */
+enum samrt_status samrt_pool_mean_ref(const struct samrt_pool_mean_args *a);
+
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 enum samrt_status samrt_pool_max2x2_cuda(const struct samrt_pool_args *a, cudaStream_t stream);
+/* One block per (32-channel group, batch); fp32 partial sums per thread, a fixed-order tree
+ * over the block (deterministic). */
+enum samrt_status samrt_pool_mean_cuda(const struct samrt_pool_mean_args *a, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
-/* pool_ref.c - plain C11 reference for pool.h: for every output token and channel, the
- * max of the 2x2 input window, starting from -inf and taking any NaN it meets (so NaN
- * propagates, as in PyTorch's max pool). Values are copied, never rounded.
+/* pool_ref.c - plain C11 references for pool.h. Max pool: for every output token and
+ * channel, the max of the 2x2 input window, starting from -inf and taking any NaN it meets
+ * (so NaN propagates, as in PyTorch's max pool); values are copied, never rounded. Mean:
+ * a double sum per channel over the tokens in order, divided once, rounded once.
  * Tests: tests/test_pool.c (hand values), tests/test_pool_cuda.c (vs the kernel). */
 #include "pool.h"
 
@@ -36,5 +37,25 @@ enum samrt_status samrt_pool_max2x2_ref(const struct samrt_pool_args *a) {
                         }
                     ref_store(a->dtype, a->out, ((b * ho + y) * wo + x) * s_out + c, m);
                 }
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_pool_mean_check(const struct samrt_pool_mean_args *a) {
+    if (!a || a->n_batch <= 0 || a->n_tokens <= 0 || a->n_channels <= 0) return SAMRT_E_INVALID_ARG;
+    if (a->n_tokens * a->n_channels >= ((int64_t)1 << 31)) return SAMRT_E_INVALID_ARG;
+    if (!ref_dtype_ok(a->dtype)) return SAMRT_E_UNSUPPORTED;
+    if (!a->x || !a->out) return SAMRT_E_INVALID_ARG;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_pool_mean_ref(const struct samrt_pool_mean_args *a) {
+    SAMRT_TRY(samrt_pool_mean_check(a));
+    const int64_t C = a->n_channels;
+    for (int64_t b = 0; b < a->n_batch; b++)
+        for (int64_t c = 0; c < C; c++) {
+            double s = 0.0;
+            for (int64_t t = 0; t < a->n_tokens; t++) s += ref_load(a->dtype, a->x, (b * a->n_tokens + t) * C + c);
+            ref_store(a->dtype, a->out, b * C + c, (float)(s / (double)a->n_tokens));
+        }
     return SAMRT_OK;
 }

@@ -1,5 +1,5 @@
 /* ops.c - the op layer of ops.h: context, plan table, and the dense, pointwise, convolution,
- * pooling and copy ops (attention and interp are in ops_attn.c).
+ * pooling (max 2x2, channel mean) and copy ops (attention and interp are in ops_attn.c).
  *
  * Every op follows one pattern: validate shapes (logged, PLAN mode catches every problem at
  * init), obtain the output with samrt_exec_new, mark inputs and output as used by this step,
@@ -624,6 +624,26 @@ struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *n
         else
 #endif
             st = samrt_pool_max2x2_ref(&a);
+    }
+    finish(c, st);
+    return y;
+}
+
+struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x) {
+    const int64_t ne[2] = {x->ne[0], x->ne[x->n_dims - 1]};
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 2, ne);
+    use(c, x, &y, NULL, NULL);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c)) st = check_contig(x, "channel_mean input");
+    if (st == SAMRT_OK && planning(c) && x->n_dims < 2) st = SAMRT_E_INVALID_ARG;
+    const int64_t n_tok = samrt_tensor_nelements(x) / SAMRT_MAX(ne[0] * ne[1], 1);
+    struct samrt_pool_mean_args a = {x->dtype, ne[0], n_tok, (int32_t)ne[1], x->data, y.data};
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c)) st = samrt_pool_mean_cuda(&a, c->stream);
+        else
+#endif
+            st = samrt_pool_mean_ref(&a);
     }
     finish(c, st);
     return y;

@@ -233,6 +233,10 @@ struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *na
  * stride x->s[2] may exceed C) -> (B, H/2, W/2, C) contiguous. */
 struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x);
 
+/* Mean of every channel over the tokens of a contiguous channels-last x (B, ..., C)
+ * (RepViT's squeeze: x.mean((2, 3)) of the NCHW map) -> (B, C). */
+struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x);
+
 /* F.interpolate on NCHW planes: x (N, C, H, W) contiguous -> (N, C, h_out, w_out) in
  * dtype `out_dtype` (nearest / bilinear / bicubic A=-0.75, align_corners False). */
 struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,

@@ -1,8 +1,11 @@
 /* test_pool.c - the 2x2 max-pool reference on hand-built token maps: a 4x4 ramp, floor
  * mode on odd sizes (the last row/column is never read), NaN propagation, -inf, two
  * batches, q read in place from a (q|k|v) token stride, a padded output stride, bf16
- * values copied exactly, and argument errors. */
+ * values copied exactly, and argument errors. The channel mean: hand sums over two batches,
+ * a large map whose fp32 running sum would drift (1 + 2^-24 steps), bf16 rounding of the
+ * result, and argument errors. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -79,11 +82,57 @@ static void test_errors(void) {
     CHECK_STATUS(samrt_pool_max2x2_ref(NULL), SAMRT_E_INVALID_ARG);
 }
 
+static void test_mean(void) {
+    /* (2, 3, 2): batch 0 channel 0 = 1, 2, 6 -> 3; channel 1 = -1, 0, 4 -> 1; batch 1 x10 */
+    const float x[12] = {1, -1, 2, 0, 6, 4, 10, -10, 20, 0, 60, 40};
+    float out[4] = {0};
+    struct samrt_pool_mean_args a = {SAMRT_DTYPE_F32, 2, 3, 2, x, out};
+    CHECK_STATUS(samrt_pool_mean_ref(&a), SAMRT_OK);
+    CHECK(out[0] == 3.0f && out[1] == 1.0f && out[2] == 30.0f && out[3] == 10.0f);
+    /* 2^20 tokens of 1 + 2^-23 and one of 2^24: the exact mean is representable; a plain
+     * fp32 running sum would lose the small steps once it passes 2^24 */
+    const int64_t n = (1 << 20) + 1;
+    float *big = malloc(sizeof(float) * (size_t)n);
+    CHECK(big != NULL);
+    if (big) {
+        for (int64_t i = 0; i < n - 1; i++) big[i] = 1.0f + 0x1p-23f;
+        big[n - 1] = 0x1p24f;
+        float m = 0.0f;
+        struct samrt_pool_mean_args b = {SAMRT_DTYPE_F32, 1, n, 1, big, &m};
+        CHECK_STATUS(samrt_pool_mean_ref(&b), SAMRT_OK);
+        const double want = ((double)(n - 1) * (1.0 + 0x1p-23) + 0x1p24) / (double)n;
+        CHECK_MSG(m == (float)want, "mean %.9g want %.9g", m, want);
+        free(big);
+    }
+    /* bf16: mean of 1, 2 = 1.5; of 1, 1 + 2^-7 (bf16 ulp at 1) = 1 + 2^-8, rounds to even (1) */
+    const float hv[4] = {1, 1, 2, 1 + 0x1p-7f};
+    uint16_t hin[4], hout[2];
+    tu_store(SAMRT_DTYPE_BF16, hin, hv, 4);
+    struct samrt_pool_mean_args c = {SAMRT_DTYPE_BF16, 1, 2, 2, hin, hout};
+    CHECK_STATUS(samrt_pool_mean_ref(&c), SAMRT_OK);
+    CHECK(hout[0] == samrt_f32_to_bf16(1.5f) && hout[1] == samrt_f32_to_bf16(1.0f));
+    /* errors */
+    struct samrt_pool_mean_args e = a;
+    e.n_tokens = 0;
+    CHECK_STATUS(samrt_pool_mean_ref(&e), SAMRT_E_INVALID_ARG);
+    e = a;
+    e.x = NULL;
+    CHECK_STATUS(samrt_pool_mean_ref(&e), SAMRT_E_INVALID_ARG);
+    e = a;
+    e.dtype = SAMRT_DTYPE_I64;
+    CHECK_STATUS(samrt_pool_mean_ref(&e), SAMRT_E_UNSUPPORTED);
+    e = a;
+    e.n_tokens = (int64_t)1 << 30;
+    CHECK_STATUS(samrt_pool_mean_ref(&e), SAMRT_E_INVALID_ARG);  /* 2^30 * 2 channels */
+    CHECK_STATUS(samrt_pool_mean_ref(NULL), SAMRT_E_INVALID_ARG);
+}
+
 int main(void) {
     test_ramp();
     test_floor_mode();
     test_nan_inf_channels_batches();
     test_strides_and_bf16();
     test_errors();
+    test_mean();
     return check_report("test_pool");
 }

@@ -4,7 +4,9 @@
  * ones (odd H/W, C = 3, strides that forbid packs, unaligned pointers, NaN inputs). A max
  * pool only moves values, so the result must equal the reference bit for bit, NaN where
  * the reference has NaN. Output tokens are padded and start as NaN bytes; the padding must
- * stay untouched.
+ * stay untouched. The channel mean against the double-sum reference at RepViT's
+ * squeeze-excite shapes (48 x 256^2 ... 384 x 32^2) and odd ones, within an fp32-sum tolerance
+ * (plus one output ulp for f16/bf16).
  * Run: test_pool_cuda [--bench]   (exit 77 without a GPU) */
 #include <math.h>
 
@@ -80,6 +82,57 @@ static void run_pool(const struct pool_case *c, enum samrt_dtype dt, uint64_t se
     sc_free_all();
 }
 
+struct mean_case {
+    const char *name;
+    long batch, tokens;
+    int channels, bench;
+};
+
+static const struct mean_case MEAN_CASES[] = {
+    {"se_stage0", 1, 256 * 256, 48, 1}, {"se_stage1", 1, 128 * 128, 96, 1}, {"se_stage2", 1, 64 * 64, 192, 1},
+    {"se_stage3", 1, 32 * 32, 384, 1},  {"odd", 3, 37, 45, 0},              {"one_token", 2, 1, 7, 0},
+};
+
+/* fp32 sums of |x| <= 8: a relative 1e-5 of the mean's scale covers the tree order */
+#define MEAN_TOL_F32 1e-5f
+
+static enum samrt_status mean_launch(void *ctx, cudaStream_t s) {
+    return samrt_pool_mean_cuda((const struct samrt_pool_mean_args *)ctx, s);
+}
+
+static void run_mean(const struct mean_case *c, enum samrt_dtype dt, uint64_t seed, int bench) {
+    const size_t es = samrt_dtype_size(dt);
+    const long n_in = c->batch * c->tokens * c->channels, n_out = c->batch * c->channels;
+    void *hx = sc_host_random(dt, n_in, seed, -8, 8);
+    void *rout = sc_host_alloc(n_out * es);
+    struct samrt_pool_mean_args ra = {dt, c->batch, c->tokens, c->channels, hx, rout};
+    CHECK_STATUS(samrt_pool_mean_ref(&ra), SAMRT_OK);
+    struct samrt_pool_mean_args ga = {dt, c->batch, c->tokens, c->channels, sc_dev_at(hx, n_in * es, 0),
+                                      sc_dev_at(NULL, n_out * es, 0)};
+    SC_CUDA(cudaMemset(ga.out, 0xff, n_out * es));  /* NaN bytes: unwritten outputs fail */
+    CHECK_STATUS(samrt_pool_mean_cuda(&ga, 0), SAMRT_OK);
+    SC_CUDA(cudaDeviceSynchronize());
+    float *got = (float *)sc_host_alloc(sizeof(float) * n_out), *want = (float *)sc_host_alloc(sizeof(float) * n_out);
+    void *h = sc_host_alloc(n_out * es);
+    SC_CUDA(cudaMemcpy(h, ga.out, n_out * es, cudaMemcpyDeviceToHost));
+    tu_load(dt, got, h, n_out);
+    tu_load(dt, want, rout, n_out);
+    const float ulp = dt == SAMRT_DTYPE_BF16 ? 0x1p-8f : dt == SAMRT_DTYPE_F16 ? 0x1p-11f : 0.0f;
+    long bad = 0;
+    for (long i = 0; i < n_out; i++) {
+        const float tol = MEAN_TOL_F32 * 8.0f + ulp * fabsf(want[i]) * 2.0f;
+        if (!(fabsf(got[i] - want[i]) <= tol) && bad++ < 3)
+            printf("  %s [%s] out %ld: got %g want %g\n", c->name, samrt_dtype_name(dt), i, got[i], want[i]);
+    }
+    CHECK_MSG(bad == 0, "mean %s [%s]: %ld of %ld outside tolerance", c->name, samrt_dtype_name(dt), bad, n_out);
+    if (bench && c->bench) {
+        char shape[64];
+        snprintf(shape, sizeof shape, "%ldx%ldx%d", c->batch, c->tokens, c->channels);
+        sc_bench("pool_mean", shape, dt, (double)n_in * es, mean_launch, &ga);
+    }
+    sc_free_all();
+}
+
 int main(int argc, char **argv) {
     int rc = 0;
     if (!sc_gpu_or_skip("test_pool_cuda", &rc)) return rc;
@@ -93,5 +146,9 @@ int main(int argc, char **argv) {
 
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(POOL_CASES); i++)
         for (int d = 0; d < 3; d++) run_pool(&POOL_CASES[i], sc_dtypes[d], 700 + 10 * i, bench);
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(MEAN_CASES); i++)
+        for (int d = 0; d < 3; d++) run_mean(&MEAN_CASES[i], sc_dtypes[d], 900 + 10 * i, bench);
+    struct samrt_pool_mean_args bad_mean = {SAMRT_DTYPE_F32, 1, 0, 8, &dummy, &dummy};
+    CHECK_STATUS(samrt_pool_mean_cuda(&bad_mean, 0), SAMRT_E_INVALID_ARG);
     return check_report("test_pool_cuda");
 }

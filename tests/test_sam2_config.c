@@ -1,10 +1,14 @@
-/* test_sam2_config.c - the SAM 2 Hiera configurations and the encoder's weight binding:
+/* test_sam2_config.c - the SAM 2 Hiera and EdgeTAM configurations and the encoder's weight
+ * binding:
  *   - tiny's block table equals model-spec 3.1's table row by row (hand-copied values);
  *   - small / base_plus / large: stage ends, head dims, global blocks, q-pool blocks and the
  *     lagging window sizes named in the spec;
- *   - for every SAM 2.0 / 2.1 size, binding against the model's full key list (models/keys.c,
- *     an independent generator) binds every image_encoder.* key and the mask decoder's
- *     conv_s0 / conv_s1 exactly once, with the checkpoint's shape, and nothing else. */
+ *   - EdgeTAM's RepViT row: stage widths, depths, trunk channels (model-spec 1.1) and the SE
+ *     widths of 3.2;
+ *   - for every SAM 2.0 / 2.1 size and EdgeTAM, binding against the model's full key list
+ *     (models/keys.c, an independent generator) binds every image_encoder.* key (but BatchNorm's
+ *     num_batches_tracked) and the mask decoder's conv_s0 / conv_s1 exactly once, with the
+ *     checkpoint's shape, and nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +37,27 @@ static void test_tiny_table(void) {
         CHECK_EQ_INT(blk[i].stage_end, i == 0 || i == 2 || i == 9 || i == 11);
     }
     CHECK(samrt_sam2_config_get(SAMRT_MODEL_SAM2_TINY) == cfg);  /* 2.0 shares the image path */
-    CHECK(samrt_sam2_config_get(SAMRT_MODEL_EDGETAM) == NULL);
+    CHECK(cfg->trunk == SAMRT_TRUNK_HIERA);
+    CHECK(samrt_sam2_config_get(SAMRT_MODEL_UNKNOWN) == NULL);
+}
+
+static void test_edgetam_row(void) {
+    const struct samrt_sam2_config *cfg = samrt_sam2_config_get(SAMRT_MODEL_EDGETAM);
+    CHECK(cfg != NULL);
+    if (!cfg) return;
+    CHECK(cfg->trunk == SAMRT_TRUNK_REPVIT && cfg->d_model == 256 && cfg->n_levels == 3);
+    static const int dims[4] = {48, 96, 192, 384}, depth[4] = {2, 2, 14, 2}, se[4] = {16, 24, 48, 96};
+    int ch[4];
+    samrt_sam2_trunk_channels(cfg, ch);
+    for (int s = 0; s < 4; s++) {
+        CHECK_EQ_INT(cfg->repvit.dims[s], dims[s]);
+        CHECK_EQ_INT(cfg->repvit.depth[s], depth[s]);
+        CHECK_EQ_INT(ch[s], dims[s]);
+        CHECK_EQ_INT(samrt_repvit_se_dim(dims[s]), se[s]);
+    }
+    CHECK_EQ_INT(cfg->repvit.mlp_ratio, 2);
+    samrt_sam2_trunk_channels(samrt_sam2_config_get(SAMRT_MODEL_SAM2_1_LARGE), ch);
+    CHECK(ch[0] == 144 && ch[1] == 288 && ch[2] == 576 && ch[3] == 1152);
 }
 
 struct size_case {
@@ -81,6 +105,8 @@ static int cmp_weight(const void *a, const void *b) {
 }
 
 static int is_encoder_key(const char *name) {
+    const size_t n = strlen(name), nbt = strlen("num_batches_tracked");
+    if (n >= nbt && !strcmp(name + n - nbt, "num_batches_tracked")) return 0;  /* an integer counter */
     return !strncmp(name, "image_encoder.", 14) || !strncmp(name, "sam_mask_decoder.conv_s0.", 25) ||
            !strncmp(name, "sam_mask_decoder.conv_s1.", 25);
 }
@@ -131,9 +157,11 @@ static void test_binding(enum samrt_model_id id) {
 int main(void) {
     test_tiny_table();
     test_other_sizes();
+    test_edgetam_row();
     static const enum samrt_model_id ids[] = {
         SAMRT_MODEL_SAM2_1_TINY, SAMRT_MODEL_SAM2_1_SMALL, SAMRT_MODEL_SAM2_1_BASE_PLUS, SAMRT_MODEL_SAM2_1_LARGE,
-        SAMRT_MODEL_SAM2_TINY,   SAMRT_MODEL_SAM2_SMALL,   SAMRT_MODEL_SAM2_BASE_PLUS,   SAMRT_MODEL_SAM2_LARGE};
+        SAMRT_MODEL_SAM2_TINY,   SAMRT_MODEL_SAM2_SMALL,   SAMRT_MODEL_SAM2_BASE_PLUS,   SAMRT_MODEL_SAM2_LARGE,
+        SAMRT_MODEL_EDGETAM};
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(ids); i++) test_binding(ids[i]);
     return check_report("test_sam2_config");
 }

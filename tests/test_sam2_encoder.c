@@ -15,29 +15,23 @@
 
 #include "check.h"
 #include "engine_impl.h"
+#include "enc_weights_util.h"
 #include "image_encoder.h"
 #include "test_util.h"
 
 #define TOL_REL 2e-5f   /* of the tap's max |value|: f32 with different summation orders */
 
 static const struct samrt_sam2_config g_cfg = {
-    SAMRT_MODEL_UNKNOWN, "synthetic", {8, 1, {1, 2, 3, 2}, {4, -1, -1, -1}, {4, 2, 6, 3}, 3, 3}, 256, 3};
+    SAMRT_MODEL_UNKNOWN, "synthetic", {8, 1, {1, 2, 3, 2}, {4, -1, -1, -1}, {4, 2, 6, 3}, 3, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
 enum { IMGSZ = 64 };
 
 /* ---- weights ---------------------------------------------------------------------------------- */
 
-static struct samrt_sam2_bound_keys g_keys;
-static struct samrt_weight g_w[SAMRT_SAM2_ENCODER_MAX_KEYS];
-static float *g_wdata[SAMRT_SAM2_ENCODER_MAX_KEYS];
-
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
-}
+static struct ew_table g_t;
 
 static const float *W(const char *name) {
-    for (int i = 0; i < g_keys.n; i++)
-        if (!strcmp(g_keys.keys[i].name, name)) return g_wdata[i];
+    const float *v = ew_find(&g_t, name);
+    if (v) return v;
     fprintf(stderr, "no weight %s\n", name);
     exit(1);
 }
@@ -48,30 +42,11 @@ static const float *Wf(const char *fmt, int i) {
     return W(name);
 }
 
-static void make_weights(void) {
-    uint64_t rng = 12345;
-    for (int i = 0; i < g_keys.n; i++) {
-        const struct samrt_sam2_bound_key *k = &g_keys.keys[i];
-        int64_t n = 1, fan_in = 1;
-        for (int d = 0; d < k->n_dims; d++) n *= k->ne[d];
-        for (int d = 1; d < k->n_dims; d++) fan_in *= k->ne[d];
-        float *v = malloc(sizeof(float) * (size_t)n);
-        const int is_norm = strstr(k->name, "norm") != NULL;
-        for (int64_t j = 0; j < n; j++) {
-            float u = tu_rand_uniform(&rng, -1.0f, 1.0f);
-            if (strstr(k->name, "pos_embed")) v[j] = 0.5f * u;
-            else if (is_norm && ends_with(k->name, ".weight")) v[j] = 1.0f + 0.2f * u;
-            else if (ends_with(k->name, ".bias")) v[j] = 0.1f * u;
-            else v[j] = u * (float)(1.7 / sqrt((double)fan_in));
-        }
-        g_wdata[i] = v;
-        g_w[i].name = g_keys.keys[i].name;
-        g_w[i].t = samrt_tensor_make(v, SAMRT_DTYPE_F32, k->n_dims, k->ne);
-    }
-}
-
-static int cmp_weight(const void *a, const void *b) {
-    return strcmp(((const struct samrt_weight *)a)->name, ((const struct samrt_weight *)b)->name);
+static float weight_value(const char *name, int64_t fan_in, float u) {
+    if (strstr(name, "pos_embed")) return 0.5f * u;
+    if (strstr(name, "norm") && ew_ends_with(name, ".weight")) return 1.0f + 0.2f * u;
+    if (ew_ends_with(name, ".bias")) return 0.1f * u;
+    return u * (float)(1.7 / sqrt((double)fan_in));
 }
 
 /* ---- naive reference ------------------------------------------------------------------------- */
@@ -291,17 +266,10 @@ int main(void) {
     static struct samrt_sam2_encoder enc;
     static struct samrt_exec ex;
     static struct samrt_arena_slot slots[2048];
-    CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, NULL, &g_keys), SAMRT_OK);
-    make_weights();
+    CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, NULL, &g_t.keys), SAMRT_OK);
+    ew_fill(&g_t, 12345, weight_value);
     struct samrt_engine e;
-    memset(&e, 0, sizeof e);
-    e.weights.items = g_w;
-    e.weights.n = g_keys.n;
-    qsort(g_w, (size_t)g_keys.n, sizeof g_w[0], cmp_weight);
-    e.mem_kind = SAMRT_MEM_HOST;
-    e.precision = SAMRT_DTYPE_F32;
-    e.slot_ws_cublaslt = e.slot_ws_cudnn = -1;
-    samrt_plan_init(&e.plan, slots, (int)SAMRT_ARRAY_LEN(slots));
+    ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
     struct samrt_model_ctx c;
     CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
     CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, &e, NULL), SAMRT_OK);
@@ -391,7 +359,7 @@ int main(void) {
     for (int k = 0; k < 4; k++) free(lat[k]);
     free(f0); free(f1); free(pos);
     for (int i = 0; i < g_n_taps; i++) free(g_taps[i].v);
-    for (int i = 0; i < g_keys.n; i++) free(g_wdata[i]);
+    ew_free(&g_t);
     samrt_model_ctx_free(&c);
     free(pool);
     return check_report("test_sam2_encoder");

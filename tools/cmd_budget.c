@@ -24,8 +24,8 @@ static int usage(FILE *f, int code) {
     const struct samrt_platform_profile *p = samrt_platform_profiles(&n);
     for (int i = 0; i < n; i++) fprintf(f, "%s%s", p[i].name, i + 1 < n ? ", " : ".\n");
     fprintf(f, "Models with a forward pass in this build: sam2.1_tiny, sam2.1_small, sam2.1_base_plus,\n"
-               "sam2.1_large (and the SAM 2.0 sizes). exit: 0 fits, 1 does not fit, 2 bad usage,\n"
-               "4 model not available in this build.\n");
+               "sam2.1_large (and the SAM 2.0 sizes), edgetam (image path only: no tracking slots yet).\n"
+               "exit: 0 fits, 1 does not fit, 2 bad usage, 4 model not available in this build.\n");
     return code;
 }
 

@@ -1,6 +1,7 @@
 /* config.c - the SAM 2 / 2.1 Hiera rows (model-spec section 1.1, from the official YAMLs in
- * sam2/configs/sam2.1 and sam2/configs/sam2, with hieradet.py's defaults for what they omit)
- * and the block-table derivation described in config.h.
+ * sam2/configs/sam2.1 and sam2/configs/sam2, with hieradet.py's defaults for what they omit),
+ * the EdgeTAM row (sam2/configs/edgetam.yaml: timm repvit_m1) and the block-table derivation
+ * described in config.h.
  * Tested by tests/test_sam2_config.c. */
 #include "config.h"
 
@@ -9,14 +10,17 @@
 #define HIERA_DEFAULT_WINDOWS {8, 4, 14, 7}
 
 static const struct samrt_sam2_config g_tiny = {
-    SAMRT_MODEL_SAM2_1_TINY, "tiny", {96, 1, {1, 2, 7, 2}, {5, 7, 9, -1}, HIERA_DEFAULT_WINDOWS, 7, 3}, 256, 3};
+    SAMRT_MODEL_SAM2_1_TINY, "tiny", {96, 1, {1, 2, 7, 2}, {5, 7, 9, -1}, HIERA_DEFAULT_WINDOWS, 7, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
 static const struct samrt_sam2_config g_small = {
-    SAMRT_MODEL_SAM2_1_SMALL, "small", {96, 1, {1, 2, 11, 2}, {7, 10, 13, -1}, HIERA_DEFAULT_WINDOWS, 7, 3}, 256, 3};
+    SAMRT_MODEL_SAM2_1_SMALL, "small", {96, 1, {1, 2, 11, 2}, {7, 10, 13, -1}, HIERA_DEFAULT_WINDOWS, 7, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
 static const struct samrt_sam2_config g_base_plus = {
     SAMRT_MODEL_SAM2_1_BASE_PLUS, "base_plus",
-    {112, 2, {2, 3, 16, 3}, {12, 16, 20, -1}, HIERA_DEFAULT_WINDOWS, 14, 3}, 256, 3};
+    {112, 2, {2, 3, 16, 3}, {12, 16, 20, -1}, HIERA_DEFAULT_WINDOWS, 14, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
 static const struct samrt_sam2_config g_large = {
-    SAMRT_MODEL_SAM2_1_LARGE, "large", {144, 2, {2, 6, 36, 4}, {23, 33, 43, -1}, {8, 4, 16, 8}, 7, 3}, 256, 3};
+    SAMRT_MODEL_SAM2_1_LARGE, "large", {144, 2, {2, 6, 36, 4}, {23, 33, 43, -1}, {8, 4, 16, 8}, 7, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
+
+static const struct samrt_sam2_config g_edgetam = {
+    SAMRT_MODEL_EDGETAM, "edgetam", {0, 0, {0}, {0}, {0}, 0, 0}, 256, 3, SAMRT_TRUNK_REPVIT, {{48, 96, 192, 384}, {2, 2, 14, 2}, 2}};
 
 const struct samrt_sam2_config *samrt_sam2_config_get(enum samrt_model_id id) {
     switch (id) {
@@ -24,8 +28,14 @@ const struct samrt_sam2_config *samrt_sam2_config_get(enum samrt_model_id id) {
     case SAMRT_MODEL_SAM2_1_SMALL: case SAMRT_MODEL_SAM2_SMALL: return &g_small;
     case SAMRT_MODEL_SAM2_1_BASE_PLUS: case SAMRT_MODEL_SAM2_BASE_PLUS: return &g_base_plus;
     case SAMRT_MODEL_SAM2_1_LARGE: case SAMRT_MODEL_SAM2_LARGE: return &g_large;
+    case SAMRT_MODEL_EDGETAM: return &g_edgetam;
     default: return NULL;
     }
+}
+
+void samrt_sam2_trunk_channels(const struct samrt_sam2_config *cfg, int out[4]) {
+    for (int s = 0; s < 4; s++)
+        out[s] = cfg->trunk == SAMRT_TRUNK_REPVIT ? cfg->repvit.dims[s] : cfg->hiera.embed_dim << s;
 }
 
 static int is_global(const struct samrt_hiera_config *h, int i) {

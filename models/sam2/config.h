@@ -1,7 +1,9 @@
-/* config.h - the SAM 2 / 2.1 image-encoder configurations (model-spec section 1.1) and the
- * per-block table of the Hiera trunk derived from them (section 3.1). SAM 2.0 and 2.1 share
- * the image path (the 2.1 switches only touch the memory and pointer paths), so each size
- * has one Hiera row; the model ids of both versions map onto it.
+/* config.h - the image-encoder configurations (model-spec section 1.1) and the per-block
+ * table of the Hiera trunk derived from them (section 3.1). SAM 2.0 and 2.1 share the image
+ * path (the 2.1 switches only touch the memory and pointer paths), so each size has one
+ * Hiera row; the model ids of both versions map onto it. EdgeTAM has one row too: a RepViT-M1
+ * trunk (section 3.2, models/edgetam/repvit.h) in front of the same neck and SAM heads, so
+ * everything after the trunk reads the same fields (d_model, n_levels, trunk_channels).
  *
  * The block rules are the official constructor's (hieradet.py Hiera.__init__):
  *   - stage_ends[s] = index of the last block of stage s; the first block of stages 2..4
@@ -37,12 +39,25 @@ struct samrt_hiera_config {
     int q_pool;                             /* stages (from 2) whose first block pools q: 3 */
 };
 
+enum samrt_trunk_kind { SAMRT_TRUNK_HIERA = 0, SAMRT_TRUNK_REPVIT };
+
+#define SAMRT_REPVIT_N_STAGES 4
+
+/* timm RepVit(embed_dim, depth, mlp_ratio, kernel_size 3, GELU, legacy True). */
+struct samrt_repvit_config {
+    int dims[SAMRT_REPVIT_N_STAGES];        /* stage widths: 48, 96, 192, 384 for M1 */
+    int depth[SAMRT_REPVIT_N_STAGES];       /* RepViTBlocks per stage after its downsample */
+    int mlp_ratio;                          /* 2 */
+};
+
 struct samrt_sam2_config {
     enum samrt_model_id id;
     const char *name;
-    struct samrt_hiera_config hiera;
+    struct samrt_hiera_config hiera;        /* Hiera rows only */
     int d_model;                            /* neck width: 256 */
     int n_levels;                           /* FPN levels kept after the scalp: 3 */
+    enum samrt_trunk_kind trunk;            /* zero (Hiera) for the SAM 2 rows */
+    struct samrt_repvit_config repvit;      /* RepViT rows only */
 };
 
 /* One Hiera block (MultiScaleBlock). */
@@ -55,12 +70,16 @@ struct samrt_hiera_block {
     int stage_end;          /* 1: the last block of its stage (an FPN input) */
 };
 
-/* The configuration of a SAM 2.0 / 2.1 Hiera model, or NULL (EdgeTAM, UNKNOWN). */
+/* The configuration of a SAM 2.0 / 2.1 or EdgeTAM model, or NULL (UNKNOWN). */
 const struct samrt_sam2_config *samrt_sam2_config_get(enum samrt_model_id id);
+/* The widths of the four trunk outputs, high resolution first (the reverse of the neck's
+ * backbone_channel_list): 96, 192, 384, 768 for tiny; 48, 96, 192, 384 for EdgeTAM. */
+void samrt_sam2_trunk_channels(const struct samrt_sam2_config *cfg, int out[4]);
 /* Fills blk (SAMRT_HIERA_MAX_BLOCKS entries) and returns the number of blocks. */
 int samrt_hiera_blocks(const struct samrt_hiera_config *h, struct samrt_hiera_block *blk);
 /* Checks the sizes an encoder can run at: imgsz a positive multiple of 32 (four 2x
- * reductions after the stride-4 patch embed, none of them flooring). */
+ * reductions after the stride-4 patch embed or RepViT's two stride-2 stem convs, none of
+ * them flooring). */
 enum samrt_status samrt_sam2_check_imgsz(int imgsz);
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
-/* image_encoder.c - SAM 2 / 2.1 image encoder (image_encoder.h): weight binding, planning,
- * constants, and the forward pass of the Hiera trunk, the FPN neck and conv_s0 / conv_s1.
+/* image_encoder.c - SAM 2 / 2.1 and EdgeTAM image encoder (image_encoder.h): weight binding,
+ * planning, constants, and the forward pass of the trunk (Hiera here; RepViT in
+ * models/edgetam/repvit.c, reporting its stage outputs back), the FPN neck and conv_s0 / conv_s1.
  *
  * Choices that are not obvious:
  *   - No window partition copies. The qkv Linear runs on the unpadded map; the attention
@@ -38,17 +39,8 @@
 
 /* ---- binding ----------------------------------------------------------------------------------- */
 
-struct binder {
-    const struct samrt_engine *e;
-    struct samrt_sam2_bound_keys *bound;
-    enum samrt_status st;
-};
-
-/* The weight named by fmt with the given shape, or NULL (status set; also NULL when only
- * listing keys). */
-static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
-    SAMRT_PRINTF(4, 5);
-static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
+const struct samrt_tensor *samrt_sam2_bindw(struct samrt_sam2_binder *b, int n_dims, const int64_t *ne,
+                                            const char *fmt, ...) {
     if (b->st != SAMRT_OK) return NULL;
     char name[sizeof b->bound->keys[0].name];
     va_list ap;
@@ -81,9 +73,42 @@ static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int6
 }
 
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
-#define VEC(b, n, ...) bindw(b, 1, SHAPE(n), __VA_ARGS__)
-#define MAT(b, r, k, ...) bindw(b, 2, SHAPE(r, k), __VA_ARGS__)
-#define CONV1(b, o, i, ...) bindw(b, 4, SHAPE(o, i, 1, 1), __VA_ARGS__)
+#define VEC(b, n, ...) samrt_sam2_bindw(b, 1, SHAPE(n), __VA_ARGS__)
+#define MAT(b, r, k, ...) samrt_sam2_bindw(b, 2, SHAPE(r, k), __VA_ARGS__)
+#define CONV1(b, o, i, ...) samrt_sam2_bindw(b, 4, SHAPE(o, i, 1, 1), __VA_ARGS__)
+
+/* The Hiera trunk's weights (image_encoder.trunk.*). */
+static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder *b) {
+    const struct samrt_hiera_config *h = &enc->cfg->hiera;
+    struct samrt_sam2_encoder_weights *w = &enc->w;
+    const int64_t E = h->embed_dim;
+    const char *tr = "image_encoder.trunk";
+    w->pos_embed = samrt_sam2_bindw(b, 4, SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
+    w->pos_embed_window =
+        samrt_sam2_bindw(b, 4, SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
+    w->patch_w = samrt_sam2_bindw(b, 4, SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
+    w->patch_b = VEC(b, E, "%s.patch_embed.proj.bias", tr);
+    for (int i = 0; i < enc->n_blocks; i++) {
+        const int64_t d = enc->blk[i].dim, o = enc->blk[i].dim_out;
+        struct samrt_hiera_block_weights *bw = &w->blk[i];
+        bw->norm1_w = VEC(b, d, "%s.blocks.%d.norm1.weight", tr, i);
+        bw->norm1_b = VEC(b, d, "%s.blocks.%d.norm1.bias", tr, i);
+        bw->qkv_w = MAT(b, 3 * o, d, "%s.blocks.%d.attn.qkv.weight", tr, i);
+        bw->qkv_b = VEC(b, 3 * o, "%s.blocks.%d.attn.qkv.bias", tr, i);
+        bw->attn_proj_w = MAT(b, o, o, "%s.blocks.%d.attn.proj.weight", tr, i);
+        bw->attn_proj_b = VEC(b, o, "%s.blocks.%d.attn.proj.bias", tr, i);
+        bw->norm2_w = VEC(b, o, "%s.blocks.%d.norm2.weight", tr, i);
+        bw->norm2_b = VEC(b, o, "%s.blocks.%d.norm2.bias", tr, i);
+        bw->fc1_w = MAT(b, 4 * o, o, "%s.blocks.%d.mlp.layers.0.weight", tr, i);
+        bw->fc1_b = VEC(b, 4 * o, "%s.blocks.%d.mlp.layers.0.bias", tr, i);
+        bw->fc2_w = MAT(b, o, 4 * o, "%s.blocks.%d.mlp.layers.1.weight", tr, i);
+        bw->fc2_b = VEC(b, o, "%s.blocks.%d.mlp.layers.1.bias", tr, i);
+        if (d != o) {
+            bw->proj_w = MAT(b, o, d, "%s.blocks.%d.proj.weight", tr, i);
+            bw->proj_b = VEC(b, o, "%s.blocks.%d.proj.bias", tr, i);
+        }
+    }
+}
 
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
                                           int imgsz, const struct samrt_engine *e,
@@ -93,41 +118,21 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
     enc->cfg = cfg;
     SAMRT_TRY(samrt_sam2_check_imgsz(imgsz));
     enc->imgsz = imgsz;
-    const struct samrt_hiera_config *h = &enc->cfg->hiera;
-    enc->n_blocks = samrt_hiera_blocks(h, enc->blk);
-    SAMRT_CHECK(enc->n_blocks > 0, SAMRT_E_INVALID_ARG, "sam2 encoder: bad block table");
     for (int s = 0; s < 4; s++) enc->side[s] = imgsz / (4 << s);
     if (bound) bound->n = 0;
-    struct binder b = {e, bound, SAMRT_OK};
+    struct samrt_sam2_binder b = {e, bound, SAMRT_OK};
     struct samrt_sam2_encoder_weights *w = &enc->w;
-    const int64_t E = h->embed_dim;
-    const char *tr = "image_encoder.trunk";
-    w->pos_embed = bindw(&b, 4, SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
-    w->pos_embed_window = bindw(&b, 4, SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
-    w->patch_w = bindw(&b, 4, SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
-    w->patch_b = VEC(&b, E, "%s.patch_embed.proj.bias", tr);
-    for (int i = 0; i < enc->n_blocks; i++) {
-        const int64_t d = enc->blk[i].dim, o = enc->blk[i].dim_out;
-        struct samrt_hiera_block_weights *bw = &w->blk[i];
-        bw->norm1_w = VEC(&b, d, "%s.blocks.%d.norm1.weight", tr, i);
-        bw->norm1_b = VEC(&b, d, "%s.blocks.%d.norm1.bias", tr, i);
-        bw->qkv_w = MAT(&b, 3 * o, d, "%s.blocks.%d.attn.qkv.weight", tr, i);
-        bw->qkv_b = VEC(&b, 3 * o, "%s.blocks.%d.attn.qkv.bias", tr, i);
-        bw->attn_proj_w = MAT(&b, o, o, "%s.blocks.%d.attn.proj.weight", tr, i);
-        bw->attn_proj_b = VEC(&b, o, "%s.blocks.%d.attn.proj.bias", tr, i);
-        bw->norm2_w = VEC(&b, o, "%s.blocks.%d.norm2.weight", tr, i);
-        bw->norm2_b = VEC(&b, o, "%s.blocks.%d.norm2.bias", tr, i);
-        bw->fc1_w = MAT(&b, 4 * o, o, "%s.blocks.%d.mlp.layers.0.weight", tr, i);
-        bw->fc1_b = VEC(&b, 4 * o, "%s.blocks.%d.mlp.layers.0.bias", tr, i);
-        bw->fc2_w = MAT(&b, o, 4 * o, "%s.blocks.%d.mlp.layers.1.weight", tr, i);
-        bw->fc2_b = VEC(&b, o, "%s.blocks.%d.mlp.layers.1.bias", tr, i);
-        if (d != o) {
-            bw->proj_w = MAT(&b, o, d, "%s.blocks.%d.proj.weight", tr, i);
-            bw->proj_b = VEC(&b, o, "%s.blocks.%d.proj.bias", tr, i);
-        }
+    if (cfg->trunk == SAMRT_TRUNK_REPVIT) {
+        SAMRT_TRY(samrt_repvit_bind(&enc->rv, &cfg->repvit, imgsz, &b));
+    } else {
+        enc->n_blocks = samrt_hiera_blocks(&cfg->hiera, enc->blk);
+        SAMRT_CHECK(enc->n_blocks > 0, SAMRT_E_INVALID_ARG, "sam2 encoder: bad block table");
+        bind_hiera(enc, &b);
     }
+    int chans[4];
+    samrt_sam2_trunk_channels(cfg, chans);
     for (int j = 0; j < 4; j++) {
-        const int64_t cj = E << (3 - j);  /* backbone_channel_list: coarsest first */
+        const int64_t cj = chans[3 - j];  /* backbone_channel_list: coarsest first */
         w->neck_w[j] = CONV1(&b, NECK_DIM, cj, "image_encoder.neck.convs.%d.conv.weight", j);
         w->neck_b[j] = VEC(&b, NECK_DIM, "image_encoder.neck.convs.%d.conv.bias", j);
     }
@@ -142,13 +147,18 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
 
 enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
     const int64_t S = enc->imgsz, E = enc->cfg->hiera.embed_dim;
+    const int hiera = enc->cfg->trunk == SAMRT_TRUNK_HIERA;
     const int64_t n0 = (int64_t)enc->side[0] * enc->side[0], n1 = (int64_t)enc->side[1] * enc->side[1],
                   n2 = (int64_t)enc->side[2] * enc->side[2];
     const enum samrt_dtype dt = c->dtype;
     SAMRT_TRY(samrt_ops_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SHAPE(1, 3, S, S), &enc->input,
                          &enc->slot_input));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n0, E), &enc->pos,
-                         &enc->slot_pos));
+    enc->slot_pos = -1;
+    if (hiera)
+        SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n0, E),
+                                       &enc->pos, &enc->slot_pos));
+    else
+        SAMRT_TRY(samrt_repvit_plan(&enc->rv, c));
     SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n2, NECK_DIM),
                          &enc->vision_pos, &enc->slot_vision_pos));
     SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n0, 32), &enc->feat_s0,
@@ -189,7 +199,7 @@ static enum samrt_status make_pos_embed(const struct samrt_sam2_encoder *enc, co
 }
 
 static void resolve(const struct samrt_engine *e, struct samrt_tensor *t, int slot) {
-    t->data = samrt_arena_ptr(&e->arena, slot);
+    t->data = slot >= 0 ? samrt_arena_ptr(&e->arena, slot) : NULL;
 }
 
 enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_engine *e,
@@ -203,8 +213,11 @@ enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, con
     const uint64_t nb_pos = samrt_tensor_nbytes(&enc->pos), nb_vp = samrt_tensor_nbytes(&enc->vision_pos);
     void *host = malloc(SAMRT_MAX(nb_pos, nb_vp));  /* setup only */
     SAMRT_CHECK(host != NULL, SAMRT_E_HOST_MEMORY, "sam2 encoder: no host memory for the constants");
-    enum samrt_status st = make_pos_embed(enc, pos_embed, pos_embed_window, enc->pos.dtype, host);
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, enc->pos.data, host, nb_pos);
+    enum samrt_status st = SAMRT_OK;
+    if (enc->slot_pos >= 0) {  /* Hiera only */
+        st = make_pos_embed(enc, pos_embed, pos_embed_window, enc->pos.dtype, host);
+        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, enc->pos.data, host, nb_pos);
+    }
     const struct samrt_sine_pe_args pe = {enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], 1, host};
     if (st == SAMRT_OK) st = samrt_sine_pe_ref(&pe);
     if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, enc->vision_pos.data, host, nb_vp);
@@ -299,10 +312,55 @@ static struct samrt_tensor hiera_block(struct samrt_sam2_encoder *enc, struct sa
     return x2;
 }
 
-void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
+/* The neck's work at the end of trunk stage s, whose output x is (1, h*w, C) tokens or
+ * (1, h, w, C): the lateral 1x1 conv convs[3 - s]; levels 0 and 1 go straight through
+ * conv_s0 / conv_s1, level 2 waits for level 3, which closes the top-down path. */
+struct neck_state {
+    struct samrt_sam2_encoder *enc;
+    struct samrt_tensor lat2;
+};
+
+static void neck_level(void *user, struct samrt_model_ctx *c, int s, const struct samrt_tensor *x, int h, int wd) {
+    struct neck_state *ns = user;
+    struct samrt_sam2_encoder *enc = ns->enc;
     const struct samrt_sam2_encoder_weights *w = &enc->w;
     char name[48];
+    snprintf(name, sizeof name, "tap.trunk.out.%d", s);
+    tap_map(c, name, x, h, wd);
+    struct samrt_tensor lat =
+        samrt_op_linear(c, "neck.lateral", x, w->neck_w[3 - s], w->neck_b[3 - s], SAMRT_ACT_NONE, NULL);
+    if (s <= 1) {
+        snprintf(name, sizeof name, "tap.neck.feat.%d", s);
+        tap_map(c, name, &lat, h, wd);
+        const struct samrt_tensor *out = s == 0 ? &enc->feat_s0 : &enc->feat_s1;
+        samrt_op_linear_into(c, &lat, s == 0 ? w->s0_w : w->s1_w, s == 0 ? w->s0_b : w->s1_b, SAMRT_ACT_NONE, NULL,
+                             out);
+        tap_map(c, s == 0 ? "tap.fpn.0" : "tap.fpn.1", out, h, wd);
+    } else if (s == 2) {
+        ns->lat2 = lat;
+    } else {
+        tap_map(c, "tap.neck.feat.3", &lat, h, wd);
+        /* nearest x2 of level 3 in two copies (columns, then rows), the second fused with
+         * the add: vision = lateral2 + up(level 3), the sum rounded once */
+        const struct samrt_tensor cols_src = {lat.data, lat.dtype, 4, {h, wd, 2, NECK_DIM},
+                                              {(int64_t)wd * NECK_DIM, NECK_DIM, 0, 1}};
+        struct samrt_tensor cols = samrt_op_copy(c, "neck.up_cols", &cols_src, c->dtype, NULL);
+        const struct samrt_tensor rows_src = {cols.data, cols.dtype, 3, {h, 2, (int64_t)wd * 2 * NECK_DIM},
+                                              {(int64_t)wd * 2 * NECK_DIM, 0, 1, 1}};
+        samrt_op_copy_into(c, &rows_src, &ns->lat2, &enc->vision);
+        tap_map(c, "tap.neck.feat.2", &enc->vision, 2 * h, 2 * wd);
+        tap_map(c, "tap.fpn.2", &enc->vision, 2 * h, 2 * wd);
+    }
+}
+
+void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
+    const struct samrt_sam2_encoder_weights *w = &enc->w;
+    struct neck_state ns = {enc, {0}};
     samrt_op_tap(c, "tap.input", &enc->input);
+    if (enc->cfg->trunk == SAMRT_TRUNK_REPVIT) {
+        samrt_repvit_forward(&enc->rv, c, &enc->input, neck_level, &ns);
+        return;
+    }
 
     /* patch embed (NCHW conv on the NCHW input), then tokens + position embedding in one copy */
     struct samrt_tensor pe = samrt_op_conv2d(c, "hiera.patch_embed", &enc->input, w->patch_w, w->patch_b,
@@ -316,39 +374,11 @@ void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_mod
     struct samrt_tensor x = tokens3(&x4);
     tap_map(c, "tap.trunk.embed", &x, h, wd);
 
-    struct samrt_tensor lat2 = {0};
+    char name[48];
     for (int i = 0; i < enc->n_blocks && samrt_ops_ok(c); i++) {
         x = hiera_block(enc, c, i, &x, &h, &wd);
         snprintf(name, sizeof name, "tap.trunk.block.%d", i);
         tap_map(c, name, &x, h, wd);
-        if (!enc->blk[i].stage_end) continue;
-        const int s = enc->blk[i].stage;
-        snprintf(name, sizeof name, "tap.trunk.out.%d", s);
-        tap_map(c, name, &x, h, wd);
-        /* neck lateral of this level: convs[3 - s] */
-        struct samrt_tensor lat = samrt_op_linear(c, "neck.lateral", &x, w->neck_w[3 - s], w->neck_b[3 - s],
-                                                  SAMRT_ACT_NONE, NULL);
-        if (s <= 1) {
-            snprintf(name, sizeof name, "tap.neck.feat.%d", s);
-            tap_map(c, name, &lat, h, wd);
-            const struct samrt_tensor *out = s == 0 ? &enc->feat_s0 : &enc->feat_s1;
-            samrt_op_linear_into(c, &lat, s == 0 ? w->s0_w : w->s1_w, s == 0 ? w->s0_b : w->s1_b, SAMRT_ACT_NONE,
-                                 NULL, out);
-            tap_map(c, s == 0 ? "tap.fpn.0" : "tap.fpn.1", out, h, wd);
-        } else if (s == 2) {
-            lat2 = lat;
-        } else {
-            tap_map(c, "tap.neck.feat.3", &lat, h, wd);
-            /* nearest x2 of level 3 in two copies (columns, then rows), the second fused with
-             * the add: vision = lateral2 + up(level 3), the sum rounded once */
-            const struct samrt_tensor cols_src = {lat.data, lat.dtype, 4, {h, wd, 2, NECK_DIM},
-                                                  {(int64_t)wd * NECK_DIM, NECK_DIM, 0, 1}};
-            struct samrt_tensor cols = samrt_op_copy(c, "neck.up_cols", &cols_src, c->dtype, NULL);
-            const struct samrt_tensor rows_src = {cols.data, cols.dtype, 3, {h, 2, (int64_t)wd * 2 * NECK_DIM},
-                                                  {(int64_t)wd * 2 * NECK_DIM, 0, 1, 1}};
-            samrt_op_copy_into(c, &rows_src, &lat2, &enc->vision);
-            tap_map(c, "tap.neck.feat.2", &enc->vision, 2 * h, 2 * wd);
-            tap_map(c, "tap.fpn.2", &enc->vision, 2 * h, 2 * wd);
-        }
+        if (enc->blk[i].stage_end) neck_level(&ns, c, enc->blk[i].stage, &x, h, wd);
     }
 }

@@ -1,6 +1,7 @@
-/* image_encoder.h - the SAM 2 / 2.1 image encoder: Hiera trunk (model-spec 3.1), FPN neck
- * (3.3) and the mask decoder's conv_s0 / conv_s1 projections (3.4), as one forward pass over
- * the op layer (models/ops.h).
+/* image_encoder.h - the SAM 2 / 2.1 and EdgeTAM image encoder: the trunk (Hiera, model-spec
+ * 3.1, or EdgeTAM's RepViT-M1, 3.2 and models/edgetam/repvit.h, as the configuration's trunk
+ * kind says), FPN neck (3.3) and the mask decoder's conv_s0 / conv_s1 projections (3.4), as
+ * one forward pass over the op layer (models/ops.h). Both trunks give the same outputs.
  *
  * Layout: channels-last tokens throughout (ops.h). The model input is NCHW (1, 3, S, S)
  * as the preprocessing writes it; the patch-embed convolution runs NCHW on it and one copy
@@ -21,6 +22,7 @@
 
 #include "config.h"
 #include "ops.h"
+#include "../edgetam/repvit.h"  /* the EdgeTAM trunk (models/edgetam) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,17 +64,30 @@ struct samrt_sam2_bound_keys {
     int n;
 };
 
+/* Binding state shared with the trunks' binders: the engine's weight table (NULL: list keys
+ * only), the key list being filled (may be NULL), the first failure. */
+struct samrt_sam2_binder {
+    const struct samrt_engine *e;
+    struct samrt_sam2_bound_keys *bound;
+    enum samrt_status st;
+};
+/* The weight named by fmt with exactly this shape, or NULL (b->st set to SAMRT_E_KEYS after
+ * logging; also NULL when only listing keys or once b->st holds an error). */
+const struct samrt_tensor *samrt_sam2_bindw(struct samrt_sam2_binder *b, int n_dims, const int64_t *ne,
+                                            const char *fmt, ...) SAMRT_PRINTF(4, 5);
+
 struct samrt_sam2_encoder {
     const struct samrt_sam2_config *cfg;
     int imgsz;                                      /* model input side S */
     int n_blocks;
     struct samrt_hiera_block blk[SAMRT_HIERA_MAX_BLOCKS];
     int side[4];                                    /* stage map sides: S/4, S/8, S/16, S/32 */
-    struct samrt_sam2_encoder_weights w;
+    struct samrt_sam2_encoder_weights w;            /* Hiera trunk (and neck, conv_s0/s1 for both) */
+    struct samrt_repvit rv;                         /* RepViT trunk (EdgeTAM) */
 
     /* Arena slots owned by the encoder (views valid after commit; tags before). */
     struct samrt_tensor input;     /* (1, 3, S, S) NCHW, run dtype [staging]: preprocessed frame */
-    struct samrt_tensor pos;       /* (1, S/4 * S/4, E) tokens [weights]: bicubic pos_embed + window tile */
+    struct samrt_tensor pos;       /* (1, S/4 * S/4, E) tokens [weights]: bicubic pos_embed + window tile (Hiera) */
     struct samrt_tensor vision_pos;/* (1, S/16 * S/16, 256) tokens [weights]: sine PE of level 2 */
     struct samrt_tensor feat_s0;   /* (1, S/4 * S/4, 32) tokens [state]: conv_s0(neck level 0) */
     struct samrt_tensor feat_s1;   /* (1, S/8 * S/8, 64) tokens [state]: conv_s1(neck level 1) */
@@ -81,7 +96,8 @@ struct samrt_sam2_encoder {
 };
 
 /* Looks up every encoder weight of the configuration (image_encoder.* and the mask decoder's
- * conv_s0 / conv_s1) in e's weight table and checks its shape. bound (may be NULL) receives
+ * conv_s0 / conv_s1; for RepViT not BatchNorm's num_batches_tracked) in e's weight table and
+ * checks its shape. bound (may be NULL) receives
  * each key as it is bound. cfg is borrowed (a samrt_sam2_config_get row, or a test's).
  * e == NULL only lists the keys into bound (the weight views stay NULL). */
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
@@ -92,12 +108,13 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
 /* After commit: resolves the persistent views against e->arena and writes the constants,
  * computed on the host in fp32 from pos_embed (E, bkg, bkg) and pos_embed_window (E, w0, w0)
  * as the checkpoint stores them (f32, before any rounding to the run dtype), rounded once to
- * the run dtype and uploaded to e->mem_kind memory. */
+ * the run dtype and uploaded to e->mem_kind memory. A RepViT trunk has no position embedding
+ * (pass NULLs); its folded weights are written by samrt_repvit_prepare. */
 enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_engine *e,
                                              const float *pos_embed, const float *pos_embed_window);
 /* The forward pass (PLAN or RUN, as c's exec is): enc->input -> feat_s0, feat_s1, vision.
  * Taps (ops.h) see "tap.input", "tap.trunk.patch_embed", "tap.trunk.embed",
- * "tap.trunk.block.<i>", "tap.trunk.out.<k>", "tap.neck.feat.<i>", "tap.fpn.<0..2>" as
+ * "tap.trunk.block.<i>" (Hiera), "tap.trunk.stem", "tap.trunk.stage.<k>" (RepViT), "tap.trunk.out.<k>", "tap.neck.feat.<i>", "tap.fpn.<0..2>" as
  * channels-last 4-D views (1, H, W, C) (the input as NCHW). */
 void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c);
 

@@ -1,5 +1,7 @@
-/* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 checkpoints and the internal run
- * entries of sam2.h. Backend choice: the CUDA backend when the arena is GPU-visible memory,
+/* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 and EdgeTAM checkpoints and the
+ * internal run entries of sam2.h. EdgeTAM shares everything but the image trunk (the
+ * encoder's trunk kind); its tracker is not planned yet, so EdgeTAM engines segment single
+ * frames and their track calls return SAMRT_E_UNSUPPORTED. Backend choice: the CUDA backend when the arena is GPU-visible memory,
  * the CPU reference backend for host pools (CPU builds and tests), which runs f32 only: a
  * host engine at another precision keeps its weights but plans no forward pass (its run
  * entries return SAMRT_E_UNSUPPORTED). */
@@ -33,7 +35,7 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model
 }
 
 enum samrt_status samrt_model_plan(struct samrt_engine *e) {
-    if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* EdgeTAM: its own hooks, later */
+    if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* not a SAM 2 family checkpoint */
     if (e->mem_kind == SAMRT_MEM_HOST && e->precision != SAMRT_DTYPE_F32) {
         SAMRT_LOG_INFO("sam2: the CPU backend runs f32 only; no forward pass planned at %s",
                        samrt_dtype_name(e->precision));
@@ -68,8 +70,13 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     if (!m) return SAMRT_OK;
     /* the position embedding is formed from the checkpoint's f32 values, as autocast does */
     float *pos = NULL, *win = NULL;
-    enum samrt_status st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
-    if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
+    enum samrt_status st = SAMRT_OK;
+    if (m->enc.cfg->trunk == SAMRT_TRUNK_REPVIT) {
+        st = samrt_repvit_prepare(&m->enc.rv, e, ck);  /* BatchNorm folding; no position embedding */
+    } else {
+        st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
+        if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
+    }
     if (st == SAMRT_OK) st = samrt_sam2_encoder_prepare(&m->enc, e, pos, win);
     free(pos);
     free(win);

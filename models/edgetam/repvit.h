@@ -1,0 +1,109 @@
+/* repvit.h - EdgeTAM's image trunk: timm's RepViT-M1 (repvit_m1, legacy, features_only;
+ * model-spec 3.2) as a forward pass over the op layer (models/ops.h), producing the four
+ * stage maps that the SAM 2 FPN neck reads (models/sam2/image_encoder.c).
+ *
+ * Load-time folding (kernels/bn_fold.h). Every ConvNorm (conv without bias + eval
+ * BatchNorm) becomes one conv with bias, and every RepVggDw token mixer (dw3x3 ConvNorm +
+ * dw1x1 ConvNorm + identity) becomes ONE depthwise 3x3 conv with bias. The folded weights
+ * are computed at prepare from the checkpoint's f32 values (in double, rounded once) and
+ * stored in one weights-region slot of the run dtype; the checkpoint's own ConvNorm
+ * tensors are bound only to check their shapes at init. The squeeze-excite convs carry
+ * their own bias and are used straight from the checkpoint.
+ *
+ * Layout. The stem runs NCHW on the NCHW model input (3 channels) and one copy turns its
+ * output into channels-last tokens; from there every 1x1 conv is a Linear over tokens (GELU
+ * and the residual fused into its epilogue) and every depthwise conv an NHWC conv.
+ *
+ * Lifecycle (inside the SAM 2 encoder's, image_encoder.h):
+ *   samrt_repvit_bind     checks every ConvNorm / SE key's shape, lays out the folded slot
+ *   samrt_repvit_plan     adds the folded-weights slot (a persistent tensor)
+ *   samrt_repvit_prepare  after commit: folds from the checkpoint and uploads (tests feed
+ *                         their own values through samrt_repvit_prepare_with)
+ *   samrt_repvit_forward  the PLAN / RUN pass; calls stage_end after each stage
+ */
+#ifndef SAMRT_EDGETAM_REPVIT_H
+#define SAMRT_EDGETAM_REPVIT_H
+
+#include "../sam2/config.h"
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_engine;
+struct samrt_ckpt;
+struct samrt_sam2_binder;
+
+#define SAMRT_REPVIT_MAX_BLOCKS 32
+#define SAMRT_REPVIT_KEY_MAX 96
+
+/* One conv with its BatchNorm folded in (or a whole RepVggDw when dw_rep is set). */
+struct samrt_repvit_conv {
+    char key[SAMRT_REPVIT_KEY_MAX];   /* ConvNorm prefix; the RepVggDw prefix when dw_rep */
+    int dw_rep;                       /* 1: RepVggDw (key.conv 3x3 + key.conv1 1x1 + identity) */
+    int c_out, c_in, k, stride, groups;
+    int64_t off_w, off_b;             /* element offsets into the folded slot */
+    struct samrt_tensor w, b;         /* views: w (out, in, k, k) stem, (out, k, k, 1) depthwise
+                                         NHWC, (out, in) 1x1; b (out); data set at prepare */
+};
+
+/* RepViTBlock: x = mixer(x); x = se(x) if SE; x = x + mlp2(GELU(mlp1(x))). */
+struct samrt_repvit_block {
+    int dim, stage;
+    struct samrt_repvit_conv mixer, mlp1, mlp2;
+    const struct samrt_tensor *se_w1, *se_b1, *se_w2, *se_b2;  /* (r, C, 1, 1) (r) (C, r, 1, 1) (C); NULL: no SE */
+};
+
+/* RepVitDownsample a -> b: pre_block (RepViTBlock(a), no SE), dw 3x3 stride 2, 1x1 a -> b,
+ * then x = x + ffn2(GELU(ffn1(x))). */
+struct samrt_repvit_down {
+    struct samrt_repvit_block pre;
+    struct samrt_repvit_conv spatial, channel, ffn1, ffn2;
+};
+
+struct samrt_repvit {
+    const struct samrt_repvit_config *cfg;
+    int imgsz;
+    struct samrt_repvit_conv stem1, stem2;
+    struct samrt_repvit_down down[SAMRT_REPVIT_N_STAGES - 1];   /* stages 1..3 */
+    struct samrt_repvit_block blk[SAMRT_REPVIT_MAX_BLOCKS];     /* every stage's blocks, in order */
+    int n_blk;
+    int64_t folded_elems;
+    struct samrt_tensor folded;                                 /* (folded_elems) run dtype [weights] */
+    int slot_folded;
+};
+
+/* Called after stage s (0..3) with its output x (1, h, w, C) channels-last, contiguous. */
+typedef void (*samrt_repvit_stage_fn)(void *user, struct samrt_model_ctx *c, int stage,
+                                      const struct samrt_tensor *x, int h, int w);
+
+/* make_divisible(C / 4, 8) of timm's SqueezeExcite: 16, 24, 48, 96 for 48, 96, 192, 384. */
+int samrt_repvit_se_dim(int channels);
+/* Builds the layer table for cfg at imgsz and binds (shape-checks) every trunk weight under
+ * image_encoder.trunk.body. through b (binder of image_encoder.h). */
+enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_repvit_config *cfg, int imgsz,
+                                    struct samrt_sam2_binder *b);
+/* Adds the folded-weights slot (region weights, c->dtype) to c->plan. */
+enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c);
+/* Source of checkpoint values for the folding: writes the f32 values of key `key` (exactly n
+ * elements) to out, or fails. */
+typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, int64_t n, float *out);
+/* After commit: resolves the folded slot in e's arena, folds every ConvNorm / RepVggDw from
+ * the f32 values get returns (in double, see bn_fold.h) and uploads them rounded once to the
+ * slot's dtype. */
+enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
+                                            samrt_repvit_get_fn get, void *user);
+/* The same with the values of checkpoint ck. */
+enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
+                                       const struct samrt_ckpt *ck);
+/* The forward pass on the NCHW model input x (1, 3, S, S). Taps "tap.trunk.stem",
+ * "tap.trunk.stage.<s>" as channels-last 4-D views. */
+void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, const struct samrt_tensor *x,
+                          samrt_repvit_stage_fn stage_end, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_EDGETAM_REPVIT_H */
