@@ -14,7 +14,8 @@
  * Host bookkeeping per object (track_bank.h) decides which slots a frame attends to.
  *
  * Per frame (samrt_engine_track_push):
- *   1. host: Pillow-exact resize + normalise -> image encoder pass (once for all objects);
+ *   1. Pillow-exact resize + normalise (a kernel on CUDA engines, the C reference on host
+ *      engines) -> image encoder pass (once for all objects);
  *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
  *      (vision + no_mem_embed, prompt encoder, decoder; segment.h);
  *   3. tracked objects: memory attention over the selected memories and pointers, then the
@@ -29,7 +30,8 @@
  *
  * Options outside samrt.h (the CLI sets them; defaults are the vos_inference profile):
  * samrt_sam2_track_set_options. Run: `samrt track --help`; tests:
- * tests/test_sam2_track_bank.c (selection rules), tests/test_sam2_track.c (API, state size).
+ * tests/test_sam2_track_bank.c (selection rules), tests/test_sam2_track.c (API, state size),
+ * tests/test_sam2_track_graph_cuda.c (graph replay = eager path, bit for bit).
  */
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
