@@ -29,14 +29,16 @@
 
 static uint8_t g_rgb[H * W * 3];
 
+/* Frame t: a bright square drifting right (object 1) and a dark corner patch (object 2). */
 static void make_frame(int t) {
-    const int dx = (t * 3) % 50;
+    const int x0 = 30 + (t * 2) % 60;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
-            const int in = x > 30 + dx && x < 80 + dx && y > 30 && y < 90;
-            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 220 : x);
-            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 40 : 2 * y);
-            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x * y + t) & 255);
+            uint8_t *p = &g_rgb[(y * W + x) * 3];
+            const int sq = x >= x0 && x < x0 + 45 && y >= 35 && y < 85, patch = x < 42 && y < 32;
+            p[0] = (uint8_t)(sq ? 230 : patch ? 20 : 90 + x / 4);
+            p[1] = (uint8_t)(sq ? 60 : patch ? 25 : 100 + y / 3);
+            p[2] = (uint8_t)(sq ? 50 : patch ? 160 : (x + 2 * y + t) & 127);
         }
 }
 
