@@ -3,7 +3,8 @@
  * model side: the tracker's arena state has the size the layout promises (fixed by
  * max_objects and the model side, not by the video), a prompt frame equals single-frame
  * segmentation with the same prompts (the official prompt frame), the non-overlap rule by
- * hand, and bad calls are refused without breaking the engine.
+ * hand, the stage times of a tracked frame, the bank's table-driven row copies by hand, and bad
+ * calls are refused without breaking the engine.
  * Run: ctest -R test_sam2_track */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "check.h"
 #include "ckpt_writer.h"
+#include "track_rows.h"
 #include "tracker.h"
 
 #define W 80
@@ -237,11 +239,34 @@ static void test_tracking(samrt_engine_t e) {
                                              a.score[f][0], a.score[f][1]);
     struct samrt_stage_times tm;
     CHECK_STATUS(samrt_engine_stage_times(e, &tm), SAMRT_OK);
-    CHECK(tm.prompt_and_mask_decoder_ms < 0 && tm.memory_encoder_ms >= 0);  /* a tracked frame */
+    /* a tracked frame on the CPU backend: every stage ran except the transfers, which do not exist */
+    CHECK(tm.preprocess_ms > 0 && tm.image_encoder_ms > 0 && tm.memory_attention_ms > 0);
+    CHECK(tm.prompt_and_mask_decoder_ms > 0 && tm.memory_encoder_ms > 0 && tm.postprocess_ms > 0);
+    CHECK(tm.h2d_ms == -1.0f && tm.d2h_ms == -1.0f);
+}
+
+/* The table-driven row copies (track_rows.h) by hand: 3 rows of 16 bytes, pairs (dst, src). */
+static void test_rows_ref(void) {
+    _Alignas(16) static uint8_t src[3 * 16], dst[4 * 16];
+    for (int i = 0; i < 3 * 16; i++) src[i] = (uint8_t)i;
+    memset(dst, 0xee, sizeof dst);
+    const int32_t pairs[3 * 2] = {3, 0, 0, 2, 2, 2};  /* dst row 3 <- src 0, 0 <- 2, 2 <- 2; row 1 untouched */
+    struct samrt_track_rows_args a = {dst, src, 16, 4, 3, pairs, 3};
+    CHECK_STATUS(samrt_track_rows_ref(&a), SAMRT_OK);
+    CHECK(memcmp(dst + 48, src, 16) == 0 && memcmp(dst, src + 32, 16) == 0 && memcmp(dst + 32, src + 32, 16) == 0);
+    CHECK(dst[16] == 0xee && dst[31] == 0xee);
+    const int32_t bad[2] = {4, 0};  /* destination row out of range */
+    a.pairs = bad, a.n = 1;
+    CHECK_STATUS(samrt_track_rows_ref(&a), SAMRT_E_INVALID_ARG);
+    a.pairs = pairs, a.row_bytes = 8;  /* not a multiple of 16 */
+    CHECK_STATUS(samrt_track_rows_ref(&a), SAMRT_E_INVALID_ARG);
+    a.row_bytes = 16, a.n = 0, a.dst = NULL;  /* nothing to copy */
+    CHECK_STATUS(samrt_track_rows_ref(&a), SAMRT_OK);
 }
 
 int main(void) {
     test_non_overlap();
+    test_rows_ref();
     char path[] = "/tmp/samrt_test_track_XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) return check_skip("test_sam2_track", "cannot create a temporary file");

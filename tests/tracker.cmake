@@ -15,3 +15,9 @@ if (SAMRT_CUDA)
                  LIBS CUDA::cudart)
   target_link_options(test_sam2_track_alloc_cuda PRIVATE ${_samrt_wrap_syms})
 endif()
+# The tracker's CUDA graph replay against its eager path, bit for bit over a 40-frame video
+# (results, logits, pointers, banks), the row kernel against its reference, the stage times.
+if (SAMRT_CUDA)
+  samrt_add_test(test_sam2_track_graph_cuda SOURCES test_sam2_track_graph_cuda.c LABELS cuda LIBS CUDA::cudart)
+  target_include_directories(test_sam2_track_graph_cuda PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+endif()

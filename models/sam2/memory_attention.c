@@ -185,15 +185,19 @@ void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma) {
 
 /* ---- per-frame staging ----------------------------------------------------------------------- */
 
-enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
-                                               const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
-    SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
+size_t samrt_sam2_memattn_frame_bytes(const struct samrt_sam2_memattn *ma) {
+    return samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->tpos_k) + samrt_tensor_nbytes(&ma->ptr_p);
+}
+
+enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn *ma, int n_mem, const int *tpos_idx,
+                                                int n_ptr, const int *ptr_dist, int max_ptr, void *dst) {
+    SAMRT_CHECK(ma && dst && ma->tpos_k_host, SAMRT_E_BAD_STATE, "memory attention: not prepared");
     SAMRT_CHECK(n_mem >= 1 && n_mem <= ma->cfg.max_mem && n_ptr >= 0 && n_ptr <= ma->cfg.max_ptr &&
                     (n_ptr == 0 || (ptr_dist && max_ptr >= 2)) && tpos_idx,
                 SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d), max_ptr %d",
                 n_mem, ma->cfg.max_mem, n_ptr, ma->cfg.max_ptr, max_ptr);
     const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
-    uint8_t *h_tpos = ma->stage_host, *h_tk = h_tpos + b_tpos;
+    uint8_t *h_tpos = dst, *h_tk = h_tpos + b_tpos;
     float *h_p = (float *)(void *)(h_tk + b_tk);
     const int M = ma->cfg.max_mem;
     for (int j = 0; j < M; j++) {
@@ -209,6 +213,15 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
     }
     const int64_t np = samrt_tensor_nelements(&ma->ptr_p);
     for (int64_t i = 0; i < np; i++) h_p[i] = i < n_ptr ? (float)ptr_dist[i] / (float)(max_ptr - 1) : 0.0f;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
+                                               const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
+    SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
+    SAMRT_TRY(samrt_sam2_memattn_fill_frame(ma, n_mem, tpos_idx, n_ptr, ptr_dist, max_ptr, ma->stage_host));
+    const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
+    const uint8_t *h_tpos = ma->stage_host, *h_tk = h_tpos + b_tpos, *h_p = h_tk + b_tk;
     SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos.data, h_tpos, b_tpos));
     SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos_k.data, h_tk, b_tk));
     return samrt_ops_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));

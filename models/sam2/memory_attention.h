@@ -133,6 +133,14 @@ void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma);
 enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr);
 
+/* The same rows as a host image, without uploading: dst (samrt_sam2_memattn_frame_bytes) gets the
+ * bytes of the staging slots tpos, tpos_k and ptr_p one after another. A caller that runs
+ * several frames' or objects' passes from one captured graph stages these images itself and
+ * copies them into the slots inside the graph (the tracker, tracker_run.c). */
+size_t samrt_sam2_memattn_frame_bytes(const struct samrt_sam2_memattn *ma);
+enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn *ma, int n_mem, const int *tpos_idx,
+                                                int n_ptr, const int *ptr_dist, int max_ptr, void *dst);
+
 /* The memory attention pass for n_mem spatial memories and n_ptr pointers (PLAN or RUN).
  *   curr      (Bc, g*g, 256) run dtype: raw vision features, Bc = 1 (shared) or b_max;
  *   curr_pos  (1, g*g, 256) run dtype: the neck's level-2 sine PE;

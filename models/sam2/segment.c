@@ -330,11 +330,7 @@ static enum samrt_status download_logits(struct samrt_sam2_segment *s, int i, in
     return SAMRT_OK;
 }
 
-/* The frame -> the encoder's input slot on the engine stream (tables refreshed when the frame
- * size changes); the tracker's frames without prompts take this path. */
-/* The resize plan of img, its tables in their slot (refilled only when the frame size
- * changes) and the frame in its staging slot, on `stream`. */
-static enum samrt_status stage_frame(struct samrt_sam2 *m, const struct samrt_image *img, struct samrt_resize_plan *rp,
+enum samrt_status samrt_sam2_stage_frame(struct samrt_sam2 *m, const struct samrt_image *img, struct samrt_resize_plan *rp,
                                      cudaStream_t stream) {
     struct samrt_sam2_segment *s = &m->seg;
     const int w = img->width, h = img->height;
@@ -356,7 +352,7 @@ static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sa
     struct samrt_sam2_segment *s = &m->seg;
     cudaStream_t stream = e->gpu.stream;
     struct samrt_resize_plan rp;
-    SAMRT_TRY(stage_frame(m, img, &rp, stream));
+    SAMRT_TRY(samrt_sam2_stage_frame(m, img, &rp, stream));
     SAMRT_TRY(samrt_resize_normalize_cuda(&rp, s->tables.data, s->rgb.data, 3 * (size_t)img->width, m->enc.input.data,
                                           m->enc.input.dtype, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));  /* the frame buffer is the caller's */
@@ -372,7 +368,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     const int timed = s->timed && !taps;
     struct samrt_resize_plan rp;
     EV(0);
-    SAMRT_TRY(stage_frame(m, img, &rp, stream));
+    SAMRT_TRY(samrt_sam2_stage_frame(m, img, &rp, stream));
     c->stream = stream;
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed) {

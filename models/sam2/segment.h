@@ -42,6 +42,7 @@ extern "C" {
 struct samrt_engine;
 struct samrt_ckpt;
 struct samrt_sam2;
+struct samrt_resize_plan;
 
 #define SAMRT_SAM2_SEG_GRAPHS 4  /* cached graph keys; the oldest is replaced */
 
@@ -98,6 +99,15 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m);
 /* Pillow-exact resize of img to the model side and normalisation into the encoder's input
  * slot (host reference; uploaded for GPU pools). Allocates nothing. */
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img);
+
+#ifdef SAMRT_HAVE_CUDA
+/* CUDA engines: the resize plan of img into *rp, its tables in their staging slot (refilled
+ * only when the frame size changes) and the frame in its staging slot, uploaded on `stream`
+ * (the resize kernel itself is the caller's: segmentation and the tracker launch it inside
+ * their graphs). */
+enum samrt_status samrt_sam2_stage_frame(struct samrt_sam2 *m, const struct samrt_image *img,
+                                         struct samrt_resize_plan *rp, cudaStream_t stream);
+#endif
 
 /* Sets (fn non-NULL) or clears the tap observer of the encoder's and the segmentation pass's
  * op contexts, for parity dumps. Besides the passes' own taps, samrt_engine_segment then

@@ -108,6 +108,9 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(width > 0 && height > 0 && width <= SAMRT_RESIZE_MAX_SIDE && height <= SAMRT_RESIZE_MAX_SIDE,
                 SAMRT_E_INVALID_ARG, "track_begin: frame size %dx%d out of range", width, height);
+    SAMRT_CHECK(width <= e->sam2->seg.max_w && height <= e->sam2->seg.max_h, SAMRT_E_INVALID_ARG,
+                "track_begin: %dx%d frames are larger than the engine's max frame %dx%d (params max_frame_width, "
+                "max_frame_height)", width, height, e->sam2->seg.max_w, e->sam2->seg.max_h);
     free_video(t);
     const size_t n_pix = (size_t)width * (size_t)height;
     t->logits_host = malloc(sizeof(float) * n_pix * (size_t)t->k_max);
@@ -270,6 +273,11 @@ static enum samrt_status frame_to_host(struct samrt_engine *e, struct samrt_sam2
 #endif
 }
 
+/* A stage's time += ns (a stage that did not run, -1, starts at 0). */
+static void add_ms(float *stage, uint64_t ns) {
+    *stage = (*stage < 0.0f ? 0.0f : *stage) + (float)(ns * 1e-6);
+}
+
 enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_image *frame, int frame_on_device,
                                           struct samrt_track_result *results, int max_results, int *n_results) {
     struct samrt_sam2_tracker *t;
@@ -287,9 +295,8 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     struct samrt_sam2 *m = e->sam2;
     enum samrt_status st = SAMRT_OK;
     if (n_prompted > 0) st = run_prompted(e, t, &img, prompted, n_prompted);  /* runs the encoder too */
-    else st = samrt_sam2_preprocess(e, m, &img);
     const uint64_t t2 = samrt_platform_now_ns();
-    if (st == SAMRT_OK) st = samrt_sam2_tracker_step(e, m, prompted, n_prompted, n_prompted == 0);
+    if (st == SAMRT_OK) st = samrt_sam2_tracker_step(e, m, n_prompted > 0 ? NULL : &img, prompted, n_prompted);
     if (st != SAMRT_OK) {
         e->failed = 1;  /* the bank may be half written: the engine refuses further work */
         return st;
@@ -329,15 +336,12 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     if (n_results) *n_results = n_out;
     if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame));
     const uint64_t t4 = samrt_platform_now_ns();
-    /* host clocks on this path (the CUDA-event breakdown comes with the captured pipeline) */
-    t->times.preprocess_ms = -1.0f;
-    t->times.h2d_ms = frame_on_device ? (float)((t1 - t0) * 1e-6) : -1.0f;
-    t->times.image_encoder_ms = -1.0f;
-    t->times.memory_attention_ms = -1.0f;
-    t->times.prompt_and_mask_decoder_ms = n_prompted ? (float)((t2 - t1) * 1e-6) : -1.0f;
-    t->times.memory_encoder_ms = (float)((t3 - t2) * 1e-6);  /* memory attention + heads + encoder */
+    /* the step's device stages (tracker_run.c), plus host clocks: a device frame's copy to the
+     * host joins h2d, a prompted frame's segmentation call (its own graph: upload, resize,
+     * encoder, heads, mask decode, download) joins prompt_and_mask_decoder */
+    if (frame_on_device) add_ms(&t->times.h2d_ms, t1 - t0);
+    if (n_prompted) add_ms(&t->times.prompt_and_mask_decoder_ms, t2 - t1);
     t->times.postprocess_ms = (float)((t4 - t3) * 1e-6);
-    t->times.d2h_ms = -1.0f;
     t->frame++;
     return SAMRT_OK;
 }

@@ -14,7 +14,8 @@
  * Host bookkeeping per object (track_bank.h) decides which slots a frame attends to.
  *
  * Per frame (samrt_engine_track_push):
- *   1. host: Pillow-exact resize + normalise -> image encoder pass (once for all objects);
+ *   1. Pillow-exact resize + normalise (a kernel on CUDA engines, the C reference on host
+ *      engines) -> image encoder pass (once for all objects);
  *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
  *      (vision + no_mem_embed, prompt encoder, decoder; segment.h);
  *   3. tracked objects: memory attention over the selected memories and pointers, then the
@@ -23,18 +24,20 @@
  *      pointers -> ring slot t % 16; conditioning copies for prompted objects;
  *   5. host: bilinear to the frame size, optional non-overlap (highest logit per pixel),
  *      threshold > 0, area and box per object.
- * Steps 3-4 need the memory encoder and memory attention (memory_encoder.h,
- * memory_attention.h); until both are built in, a push with a tracked object returns
- * SAMRT_E_NOT_IMPLEMENTED and says so.
+ * Steps 3-4 of a frame (and 1's resize + encoder when no object is prompted on it) run as ONE
+ * CUDA graph on the engine's stream, one graph per frame key (tracker_run.c: the object roles
+ * and memory / pointer counts; bank slots are data in a staging table, track_rows.h).
  *
  * Options outside samrt.h (the CLI sets them; defaults are the vos_inference profile):
  * samrt_sam2_track_set_options. Run: `samrt track --help`; tests:
- * tests/test_sam2_track_bank.c (selection rules), tests/test_sam2_track.c (API, state size).
+ * tests/test_sam2_track_bank.c (selection rules), tests/test_sam2_track.c (API, state size),
+ * tests/test_sam2_track_graph_cuda.c (graph replay = eager path, bit for bit).
  */
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
 
 #include "memory_attention.h"
+#include "mask_select.h"
 #include "memory_encoder.h"
 #include "ops.h"
 #include "prompt_encoder.h"
@@ -71,6 +74,22 @@ struct samrt_sam2_track_pass {
     int planned;
 };
 
+/* What fixes a frame's captured graph (tracker_run.c): everything baked into launch
+ * parameters or node order. Slot indices, tpos rows and pointer distances are not in it: they
+ * reach the graph through the staging table uploaded before each launch. */
+#define SAMRT_TRACK_GRAPHS 8   /* cached frame graphs; the oldest is replaced */
+struct samrt_sam2_track_key {
+    int width, height;                   /* the resize launch (encode only) */
+    int encode;                          /* 1: resize + image encoder are part of the frame */
+    int n_obj, dynamic;
+    uint8_t role[SAMRT_SAM2_MAX_OBJ];    /* 0 not started, 1 prompted on this frame, 2 tracked */
+    uint8_t n_mem[SAMRT_SAM2_MAX_OBJ];   /* tracked: memories S and pointers P attended to */
+    uint8_t n_ptr[SAMRT_SAM2_MAX_OBJ];
+};
+/* Device-time marks of a frame, in stream order (CUDA events; host clocks on the CPU backend). */
+enum { SAMRT_TRACK_MK_START, SAMRT_TRACK_MK_H2D, SAMRT_TRACK_MK_PRE, SAMRT_TRACK_MK_ENC, SAMRT_TRACK_MK_MA,
+       SAMRT_TRACK_MK_HEADS, SAMRT_TRACK_MK_MEMENC, SAMRT_TRACK_MK_D2H, SAMRT_TRACK_N_MARKS };
+
 /* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
  * attention has no key mask, so each count is its own fixed-shape pass). P >= S always: every
  * selected memory's frame also contributes its pointer. */
@@ -93,6 +112,12 @@ struct samrt_sam2_tracker {
     struct samrt_tensor cur_score;       /* (K, 1) f32 [staging]: object-score logits */
     struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
     int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
+    struct samrt_tensor mem_sel;         /* (MAX_SEL_MEM, g*g, 64) bf16 [staging]: one object's selected memories */
+    struct samrt_tensor mem_new;         /* (K, g*g, 64) bf16 [staging]: the memory encoder's output */
+    struct samrt_tensor tab;             /* u8 [staging]: the frame table (tracker_run.c) */
+    int slot_mem_sel, slot_mem_new, slot_tab;
+    uint8_t *tab_host;                   /* host image of tab (prepare) */
+    size_t tab_obj_bytes, tab_ma_bytes, tab_shared;  /* per-object region, its memattn rows, shared part */
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
@@ -101,6 +126,16 @@ struct samrt_sam2_tracker {
     struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */
     float *low_host;                     /* (K, 4g, 4g) f32 host copy of cur_low (prepare) */
     float *score_host;                   /* (K) */
+    struct samrt_sam2_track_key key;     /* of the frame being run */
+    int n_graphs, next_graph, n_captures;/* n_captures: graphs instantiated so far */
+    struct samrt_sam2_track_key keys[SAMRT_TRACK_GRAPHS];
+    unsigned graph_marks[SAMRT_TRACK_GRAPHS];  /* the marks each graph records */
+    unsigned marks;                      /* marks recorded for the current frame (bit i) */
+    uint64_t mark_ns[SAMRT_TRACK_N_MARKS];     /* CPU backend */
+#ifdef SAMRT_HAVE_CUDA
+    cudaGraphExec_t graphs[SAMRT_TRACK_GRAPHS];
+    cudaEvent_t ev[SAMRT_TRACK_N_MARKS];
+#endif
 
     /* video */
     int width, height;                   /* 0: no video begun */
@@ -130,13 +165,17 @@ enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const str
 /* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work
  * for the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
  * results sit in batch rows 0..n_prompted-1) and every other started object (tracked).
- * Leaves the frame's low-res logits and scores in low_host / score_host, rows by object. */
+ * img: the frame when no object is prompted on it (the step preprocesses and encodes it);
+ * NULL when the segmentation pass already encoded it. Leaves the frame's low-res logits and
+ * scores in low_host / score_host, rows by object, and the device-time stages in t->times
+ * (post-processing is the caller's). CUDA engines replay one graph per frame key unless
+ * samrt_sam2_segment_configure turned graphs off (then every frame runs eagerly). */
 enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m);
 enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
                                                     const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
-enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const int *prompted,
-                                          int n_prompted, int encode_needed);
+enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
+                                          const int *prompted, int n_prompted);
 
 /* Sets (fn non-NULL) or clears the per-frame tap observer. After every push it receives, for
  * the first object and under the names of tests/parity/dump_taps.py with the prefix

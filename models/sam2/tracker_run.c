@@ -8,21 +8,47 @@
  * MAX_COND + 15), planned for ONE object (b_max 1): objects have their own histories (an
  * object added later or corrected has other counts, tpos rows and distances than its
  * neighbours), and the official predictor also runs objects one at a time. The heads and
- * the memory encoder run batched over the K object slots. Which slots a memory pass reads is
- * a RUN-time argument (views into the bank), and the pointers of the object are gathered
- * into one staging tensor by device copies; the frame's variable rows (tpos, distances) are
- * uploaded by samrt_sam2_memattn_set_frame. This file runs the passes eagerly on the legacy
- * default stream, as the segmentation pass does (docs/tracking.md: graphs).
- * Tests: tests/test_sam2_track.c. */
+ * the memory encoder run batched over the K object slots.
+ *
+ * One frame = one CUDA graph. Everything that changes from frame to frame without changing a
+ * launch is DATA in one staging table (`tab`), written on the host and uploaded once before
+ * the frame: per object the memory attention's tpos rows and pointer positions
+ * (samrt_sam2_memattn_fill_frame) and the (destination, source) row pairs of its memory and
+ * pointer gathers; for the frame the ring slot its memories go to and the conditioning /
+ * pointer slots of every object. Inside the frame, device copies move an object's rows into
+ * the memory attention's staging slots and table-driven kernels (track_rows.h) gather the
+ * selected bank slots into fixed staging tensors (mem_sel, ptr_sel) and scatter the frame's
+ * memories (mem_new) and pointers into the bank. So the sequence resize -> image encoder ->
+ * per tracked object (rows, gathers, memory attention) -> heads -> memory encoder ->
+ * scatters has fixed addresses and launches for a given key (struct samrt_sam2_track_key:
+ * frame size, whether the frame is encoded here, each object's role and counts) and is
+ * captured once per key, as segment.c does: a key's first frame runs eagerly (module loading
+ * and library warm-up stay outside any capture), its second frame captures, later frames
+ * replay. SAMRT_TRACK_GRAPHS keys are cached (the oldest is replaced); with one conditioning
+ * frame a video meets 16 counts in its first 16 frames, each once (eager), then stays on
+ * (7, 16): that key is captured on its second frame and replayed for the rest of the video.
+ * Graphs are instantiated lazily, not at setup: the keys are the combinations of every
+ * object's counts, too many to instantiate ahead. Instantiation allocates driver memory
+ * outside the arena (at most SAMRT_TRACK_GRAPHS live graphs; docs/tracking.md).
+ *
+ * Stage times: CUDA events recorded between the stages, inside the graph as event record
+ * nodes (cudaEventRecordExternal), so a replayed frame is timed without splitting its graph;
+ * host clocks at the same points on the CPU backend.
+ * Tests: tests/test_sam2_track.c (CPU), tests/test_sam2_track_graph_cuda.c (graph = eager). */
 #include "tracker.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine_impl.h"
+#include "platform.h"
+#include "resize_normalize.h"
 #include "sam2.h"
+#include "track_rows.h"
 
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+enum { ROLE_IDLE = 0, ROLE_PROMPTED, ROLE_TRACKED };
 
 /* A view of rows [row0, row0 + n) of dim 0 of a contiguous tensor t, as (n, rest...). */
 static struct samrt_tensor rows(const struct samrt_tensor *t, int64_t row0, int64_t n) {
@@ -32,21 +58,51 @@ static struct samrt_tensor rows(const struct samrt_tensor *t, int64_t row0, int6
     return v;
 }
 
-/* Memory of slot s, object k: (1, g*g, 64) bf16 from the slot-major bank. */
-static struct samrt_tensor bank_mem(const struct samrt_sam2_tracker *t, int s, int k) {
-    struct samrt_tensor v = rows(&t->mem_bank, s, 1);  /* (1, K, n, 64) */
-    struct samrt_tensor r = samrt_tensor_make(v.data, v.dtype, 3, SHAPE(1, v.ne[2], v.ne[3]));
-    if (r.data) r.data = (char *)r.data + (size_t)k * (size_t)t->mem_bank.s[1] * 2;
-    return r;
+/* Bytes of one object's memory in the bank (g*g tokens of 64 bf16 channels). */
+static size_t mem_bytes(const struct samrt_sam2_tracker *t) {
+    return (size_t)t->mem_bank.s[1] * samrt_dtype_size(t->mem_bank.dtype);
+}
+
+#define PTR_BYTES (sizeof(float) * SAMRT_SAM2_DIM)
+
+/* ---- the frame table ------------------------------------------------------------------------
+ * Per object k, at k * tab_obj_bytes: [tpos rows | pointer positions] (tab_ma_bytes, as the
+ * memory attention's slots tpos and ptr_p), then int32 pairs: MAX_SEL_MEM memory gathers,
+ * MAX_SEL_PTR pointer gathers. Shared, at tab_shared: the ring pair (4 int32), K conditioning
+ * pairs, K pointer pairs. base is the host image or the device slot. */
+
+static int32_t *mem_pairs(void *base, const struct samrt_sam2_tracker *t, int k) {
+    return (int32_t *)(void *)((uint8_t *)base + (size_t)k * t->tab_obj_bytes + t->tab_ma_bytes);
+}
+static int32_t *ptr_pairs(void *base, const struct samrt_sam2_tracker *t, int k) {
+    return mem_pairs(base, t, k) + 2 * SAMRT_TRACK_MAX_SEL_MEM;
+}
+static int32_t *ring_pair(void *base, const struct samrt_sam2_tracker *t) {
+    return (int32_t *)(void *)((uint8_t *)base + t->tab_shared);
+}
+static int32_t *cond_pairs(void *base, const struct samrt_sam2_tracker *t) { return ring_pair(base, t) + 4; }
+static int32_t *scatter_pairs(void *base, const struct samrt_sam2_tracker *t) {
+    return cond_pairs(base, t) + 2 * t->k_max;
+}
+
+static void table_layout(struct samrt_sam2_tracker *t) {
+    const struct samrt_sam2_memattn *ma = &t->memattn;
+    t->tab_ma_bytes = SAMRT_PAD(samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->ptr_p), 16);
+    const size_t pairs = sizeof(int32_t) * 2 * (SAMRT_TRACK_MAX_SEL_MEM + SAMRT_TRACK_MAX_SEL_PTR);
+    t->tab_obj_bytes = t->tab_ma_bytes + SAMRT_PAD(pairs, 16);
+    t->tab_shared = (size_t)t->k_max * t->tab_obj_bytes;
 }
 
 /* ---- the passes ------------------------------------------------------------------------------ */
 
-static void ma_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, int n_mem, const struct samrt_tensor *mem,
-                       int n_ptr, int k) {
+static void ma_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, int n_mem, int n_ptr, int k) {
     struct samrt_sam2_tracker *t = &m->trk;
+    struct samrt_tensor mem[SAMRT_TRACK_MAX_SEL_MEM];
     const struct samrt_tensor *mp[SAMRT_TRACK_MAX_SEL_MEM];
-    for (int j = 0; j < n_mem; j++) mp[j] = &mem[j];
+    for (int j = 0; j < n_mem; j++) {
+        mem[j] = rows(&t->mem_sel, j, 1);
+        mp[j] = &mem[j];
+    }
     struct samrt_tensor ptr = t->ptr_sel;
     ptr.ne[1] = n_ptr;
     struct samrt_tensor out =
@@ -59,14 +115,9 @@ static void heads_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     samrt_sam2_heads_forward(&m->seg.heads, c, &m->trk.pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
-static void enc_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, const struct samrt_tensor *out) {
+static void enc_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
-    samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, &t->cur_low, &t->cur_score, 0, out);
-}
-
-static struct samrt_tensor ring_block(const struct samrt_sam2_tracker *t, int s) {
-    struct samrt_tensor v = rows(&t->mem_bank, s, 1);
-    return samrt_tensor_make(v.data, v.dtype, 3, SHAPE(v.ne[1], v.ne[2], v.ne[3]));
+    samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, &t->cur_low, &t->cur_score, 0, &t->mem_new);
 }
 
 enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m) {
@@ -79,6 +130,11 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     SAMRT_TRY(samrt_ops_persistent(c0, "track.ptr_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 3,
                                    SHAPE(1, SAMRT_TRACK_MAX_SEL_PTR, SAMRT_SAM2_DIM), &t->ptr_sel,
                                    &t->slot_ptr_sel));
+    SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
+                                   SHAPE(SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_sel,
+                                   &t->slot_mem_sel));
+    SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_new", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
+                                   SHAPE(K, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_new, &t->slot_mem_new));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_low", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SHAPE(K, 1, L, L),
                                    &t->cur_low, &t->slot_cur_low));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_score", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2, SHAPE(K, 1),
@@ -93,17 +149,19 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
                                                   e->precision};
     SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, e));
     SAMRT_TRY(samrt_sam2_memattn_plan(&t->memattn, c0));
+    table_layout(t);
+    SAMRT_TRY(samrt_ops_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                   SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
+                                   &t->slot_tab));
 
     t->ma = calloc(SAMRT_TRACK_N_MA_PASSES, sizeof *t->ma);
     SAMRT_CHECK(t->ma != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
-    struct samrt_tensor mem[SAMRT_TRACK_MAX_SEL_MEM];
-    for (int j = 0; j < SAMRT_TRACK_MAX_SEL_MEM; j++) mem[j] = bank_mem(t, 0, 0);
     for (int s = 1; s <= SAMRT_TRACK_MAX_SEL_MEM; s++) {
         for (int p = s; p <= SAMRT_TRACK_MAX_SEL_PTR; p++) {
             struct samrt_sam2_track_pass *ps = &t->ma[samrt_track_ma_index(s, p)];
             SAMRT_TRY(samrt_sam2_ctx_init(e, &ps->ctx, &ps->ex));
             samrt_ops_begin(&ps->ctx, SAMRT_EXEC_PLAN, NULL);
-            ma_forward(m, &ps->ctx, s, mem, p, 0);
+            ma_forward(m, &ps->ctx, s, p, 0);
             SAMRT_TRY(samrt_ops_end(&ps->ctx));
             ps->planned = 1;
         }
@@ -115,8 +173,7 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     t->heads.planned = 1;
     SAMRT_TRY(samrt_sam2_ctx_init(e, &t->enc.ctx, &t->enc.ex));
     samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_PLAN, NULL);
-    const struct samrt_tensor out = ring_block(t, 0);
-    enc_forward(m, &t->enc.ctx, &out);
+    enc_forward(m, &t->enc.ctx);
     SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
     t->enc.planned = 1;
     return SAMRT_OK;
@@ -130,29 +187,49 @@ static void pass_workspaces(const struct samrt_engine *e, struct samrt_model_ctx
 enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
                                                     const struct samrt_ckpt *ck) {
     struct samrt_sam2_tracker *t = &m->trk;
-    t->pix.data = samrt_arena_ptr(&e->arena, t->slot_pix);
-    t->ptr_sel.data = samrt_arena_ptr(&e->arena, t->slot_ptr_sel);
-    t->cur_low.data = samrt_arena_ptr(&e->arena, t->slot_cur_low);
-    t->cur_score.data = samrt_arena_ptr(&e->arena, t->slot_cur_score);
-    t->cur_ptr.data = samrt_arena_ptr(&e->arena, t->slot_cur_ptr);
+    const struct samrt_arena *a = &e->arena;
+    t->pix.data = samrt_arena_ptr(a, t->slot_pix);
+    t->ptr_sel.data = samrt_arena_ptr(a, t->slot_ptr_sel);
+    t->mem_sel.data = samrt_arena_ptr(a, t->slot_mem_sel);
+    t->mem_new.data = samrt_arena_ptr(a, t->slot_mem_new);
+    t->tab.data = samrt_arena_ptr(a, t->slot_tab);
+    t->cur_low.data = samrt_arena_ptr(a, t->slot_cur_low);
+    t->cur_score.data = samrt_arena_ptr(a, t->slot_cur_score);
+    t->cur_ptr.data = samrt_arena_ptr(a, t->slot_cur_ptr);
     SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, e));
     SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, e, ck));
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
         if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
     pass_workspaces(e, &t->heads.ctx);
     pass_workspaces(e, &t->enc.ctx);
+#ifdef SAMRT_HAVE_CUDA
+    if (t->heads.ctx.backend == SAMRT_BACKEND_CUDA)
+        for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++) SAMRT_CUDA_TRY(cudaEventCreate(&t->ev[i]));
+#endif
     /* unused object rows of pix must hold finite values: the batched heads read them */
     void *zero = calloc(1, samrt_tensor_nbytes(&t->pix));
     const size_t n_low = (size_t)samrt_tensor_nelements(&t->cur_low);
     t->low_host = malloc(sizeof(float) * n_low);
     t->score_host = malloc(sizeof(float) * (size_t)t->k_max);
-    SAMRT_CHECK(zero && t->low_host && t->score_host, SAMRT_E_HOST_MEMORY, "track: out of host memory");
+    /* the table's host image, then scratch for one object's memory attention rows */
+    t->tab_host = calloc(1, samrt_tensor_nbytes(&t->tab) + samrt_sam2_memattn_frame_bytes(&t->memattn));
+    SAMRT_CHECK(zero && t->low_host && t->score_host && t->tab_host, SAMRT_E_HOST_MEMORY,
+                "track: out of host memory");
     enum samrt_status st = samrt_platform_mem_upload(e->mem_kind, t->pix.data, zero, samrt_tensor_nbytes(&t->pix));
     free(zero);
     return st;
 }
 
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
+#ifdef SAMRT_HAVE_CUDA
+    for (int i = 0; i < t->n_graphs; i++)
+        if (t->graphs[i]) cudaGraphExecDestroy(t->graphs[i]);
+    for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++)
+        if (t->ev[i]) cudaEventDestroy(t->ev[i]);
+    memset(t->graphs, 0, sizeof t->graphs);
+    memset(t->ev, 0, sizeof t->ev);
+#endif
+    t->n_graphs = t->next_graph = 0;
     if (t->ma) {
         for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
             if (t->ma[i].planned) samrt_model_ctx_free(&t->ma[i].ctx);
@@ -165,10 +242,104 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
     samrt_sam2_memattn_free(&t->memattn);
     free(t->low_host);
     free(t->score_host);
+    free(t->tab_host);
     t->low_host = t->score_host = NULL;
+    t->tab_host = NULL;
 }
 
-/* ---- one frame ------------------------------------------------------------------------------- */
+/* ---- the host side of a frame: key and table -------------------------------------------------- */
+
+/* The frame's key and table from the banks, then the banks' bookkeeping of this frame (the
+ * selection reads the banks as they were before the frame, as the official loop). */
+static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, int n_prompted,
+                                     const struct samrt_image *img) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    struct samrt_sam2_track_key *key = &t->key;
+    const int K = t->k_max, f = t->frame;
+    memset(key, 0, sizeof *key);
+    key->encode = img != NULL;
+    key->width = img ? img->width : 0;
+    key->height = img ? img->height : 0;
+    key->n_obj = t->n_obj;
+    key->dynamic = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
+    for (int i = 0; i < n_prompted; i++) key->role[prompted[i]] = ROLE_PROMPTED;
+    uint8_t *tab = t->tab_host, *ma_rows = tab + samrt_tensor_nbytes(&t->tab);
+    const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos), b_tk = samrt_tensor_nbytes(&t->memattn.tpos_k);
+    for (int k = 0; k < t->n_obj; k++) {
+        if (key->role[k] == ROLE_PROMPTED || t->obj[k].first_frame < 0) continue;
+        key->role[k] = ROLE_TRACKED;
+        struct samrt_track_selection sel;
+        samrt_track_bank_select(&t->obj[k].bank, f, t->opt.num_frames, &sel);
+        if (sel.n_mem < 1 || sel.n_ptr < sel.n_mem || sel.n_mem > SAMRT_TRACK_MAX_SEL_MEM ||
+            sel.n_ptr > SAMRT_TRACK_MAX_SEL_PTR)
+            return SAMRT_E_BAD_STATE;  /* the bank never selects these (track_bank.h) */
+        key->n_mem[k] = (uint8_t)sel.n_mem;
+        key->n_ptr[k] = (uint8_t)sel.n_ptr;
+        int32_t *mp = mem_pairs(tab, t, k), *pp = ptr_pairs(tab, t, k);
+        for (int j = 0; j < sel.n_mem; j++) mp[2 * j] = j, mp[2 * j + 1] = sel.mem_slot[j] * K + k;
+        for (int i = 0; i < sel.n_ptr; i++) pp[2 * i] = i, pp[2 * i + 1] = sel.ptr_slot[i] * K + k;
+        SAMRT_TRY(samrt_sam2_memattn_fill_frame(&t->memattn, sel.n_mem, sel.mem_tpos, sel.n_ptr, sel.ptr_dist,
+                                                sel.max_ptr, ma_rows));
+        /* the tpos rows and the pointer positions; the W_k tpos rows serve the cached pass only */
+        uint8_t *dst = tab + (size_t)k * t->tab_obj_bytes;
+        memcpy(dst, ma_rows, b_tpos);
+        memcpy(dst + b_tpos, ma_rows + b_tpos + b_tk, samrt_tensor_nbytes(&t->memattn.ptr_p));
+    }
+    /* every object slot's memory goes to ring slot f % 6 (it held frame f - 6, which nothing
+     * selects any more); pointers to ring slot f % 16 or the conditioning slots */
+    int32_t *ring = ring_pair(tab, t), *cp = cond_pairs(tab, t), *sp = scatter_pairs(tab, t);
+    ring[0] = f % SAMRT_TRACK_RING, ring[1] = 0;
+    int n_cond = 0, n_started = 0;
+    for (int k = 0; k < t->n_obj; k++) {
+        int ms, ps;
+        if (key->role[k] == ROLE_IDLE) continue;
+        if (key->role[k] == ROLE_PROMPTED) {
+            samrt_track_bank_add_cond(&t->obj[k].bank, f, &ms, &ps);
+            cp[2 * n_cond] = ms * K + k, cp[2 * n_cond + 1] = k;
+            n_cond++;
+        } else {
+            samrt_track_bank_add_tracked(&t->obj[k].bank, f, &ms, &ps);
+        }
+        sp[2 * n_started] = ps * K + k, sp[2 * n_started + 1] = k;
+        n_started++;
+    }
+    return SAMRT_OK;
+}
+
+/* ---- the device side of a frame ---------------------------------------------------------------- */
+
+static void set_stream(struct samrt_model_ctx *c, void *stream) {
+#ifdef SAMRT_HAVE_CUDA
+    c->stream = (cudaStream_t)stream;
+#else
+    (void)c, (void)stream;
+#endif
+}
+
+static enum samrt_status mark(struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c, int i) {
+    t->marks |= 1u << i;
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        SAMRT_CUDA_TRY(cudaEventRecordWithFlags(t->ev[i], c->stream, cudaEventRecordExternal));
+        return SAMRT_OK;
+    }
+#else
+    (void)c;
+#endif
+    t->mark_ns[i] = samrt_platform_now_ns();
+    return SAMRT_OK;
+}
+
+static enum samrt_status copy_rows(const struct samrt_model_ctx *c, void *dst, int64_t n_dst, const void *src,
+                                   int64_t n_src, size_t row_bytes, const int32_t *pairs, int n) {
+    const struct samrt_track_rows_args a = {dst, src, row_bytes, n_dst, n_src, pairs, n};
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) return samrt_track_rows_cuda(&a, c->stream);
+#else
+    (void)c;
+#endif
+    return samrt_track_rows_ref(&a);
+}
 
 /* Row b of the heads' results -> row k of the frame's cur_* tensors. */
 static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt_model_ctx *c, int b, int k) {
@@ -176,96 +347,225 @@ static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt
     const struct samrt_sam2_heads *h = &m->seg.heads;
     const size_t low_bytes = sizeof(float) * (size_t)h->low * (size_t)h->low;
     SAMRT_TRY(samrt_ops_memcpy(c, (char *)t->cur_low.data + k * low_bytes, (const char *)h->low_res.data + b * low_bytes,
-                       low_bytes));
+                               low_bytes));
     SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_score.data + k, (const float *)h->score.data + b, sizeof(float)));
-    const size_t pb = sizeof(float) * SAMRT_SAM2_DIM;
-    return samrt_ops_memcpy(c, (char *)t->cur_ptr.data + k * pb, (const char *)h->obj_ptr.data + b * pb, pb);
+    return samrt_ops_memcpy(c, (char *)t->cur_ptr.data + k * PTR_BYTES, (const char *)h->obj_ptr.data + b * PTR_BYTES,
+                            PTR_BYTES);
 }
 
-/* Memory attention of tracked object k on frame t->frame, into pix row k. */
-static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, int k) {
+/* Memory attention of tracked object k, into pix row k: its table rows into the memory
+ * attention's slots, its selected memories and pointers gathered, the (S, P) pass. */
+static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, int k, void *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_sam2_track_obj *o = &t->obj[k];
-    struct samrt_track_selection sel;
-    samrt_track_bank_select(&o->bank, t->frame, t->opt.num_frames, &sel);
-    if (sel.n_mem < 1 || sel.n_ptr < sel.n_mem || sel.n_mem > SAMRT_TRACK_MAX_SEL_MEM ||
-        sel.n_ptr > SAMRT_TRACK_MAX_SEL_PTR)
-        return SAMRT_E_BAD_STATE;  /* the bank never selects these (track_bank.h) */
-    struct samrt_sam2_track_pass *ps = &t->ma[samrt_track_ma_index(sel.n_mem, sel.n_ptr)];
-    struct samrt_model_ctx *c = &ps->ctx;
-#ifdef SAMRT_HAVE_CUDA
-    c->stream = NULL;
-#endif
-    const size_t pb = sizeof(float) * SAMRT_SAM2_DIM;
-    for (int i = 0; i < sel.n_ptr; i++) {
-        const char *src = (const char *)t->ptr_bank.data + ((size_t)sel.ptr_slot[i] * t->k_max + k) * pb;
-        SAMRT_TRY(samrt_ops_memcpy(c, (char *)t->ptr_sel.data + i * pb, src, pb));
-    }
-    SAMRT_TRY(samrt_sam2_memattn_set_frame(&t->memattn, c, sel.n_mem, sel.mem_tpos, sel.n_ptr, sel.ptr_dist,
-                                           sel.max_ptr));
-    struct samrt_tensor mem[SAMRT_TRACK_MAX_SEL_MEM];
-    for (int j = 0; j < sel.n_mem; j++) mem[j] = bank_mem(t, sel.mem_slot[j], k);
+    const int S = t->key.n_mem[k], P = t->key.n_ptr[k], K = t->k_max;
+    struct samrt_model_ctx *c = &t->ma[samrt_track_ma_index(S, P)].ctx;
+    set_stream(c, stream);
+    const uint8_t *rows_dev = (const uint8_t *)t->tab.data + (size_t)k * t->tab_obj_bytes;
+    const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos);
+    SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.tpos.data, rows_dev, b_tpos));
+    SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.ptr_p.data, rows_dev + b_tpos, samrt_tensor_nbytes(&t->memattn.ptr_p)));
+    SAMRT_TRY(copy_rows(c, t->mem_sel.data, SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.data,
+                        (int64_t)SAMRT_TRACK_MEM_SLOTS * K, mem_bytes(t), mem_pairs(t->tab.data, t, k), S));
+    SAMRT_TRY(copy_rows(c, t->ptr_sel.data, SAMRT_TRACK_MAX_SEL_PTR, t->ptr_bank.data,
+                        (int64_t)SAMRT_TRACK_PTR_SLOTS * K, PTR_BYTES, ptr_pairs(t->tab.data, t, k), P));
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
-    ma_forward(m, c, sel.n_mem, mem, sel.n_ptr, k);
+    ma_forward(m, c, S, P, k);
     return samrt_ops_end(c);
 }
 
-enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const int *prompted,
-                                          int n_prompted, int encode_needed) {
+/* Everything between the uploads and the download, on `stream` (NULL on the CPU backend):
+ * the part a graph captures. Allocates nothing, syncs nothing, reads no host memory. */
+static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
+                                       void *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
+    const struct samrt_sam2_track_key *key = &t->key;
     struct samrt_model_ctx *ch = &t->heads.ctx;
+    const int K = t->k_max;
+    set_stream(ch, stream);
+    set_stream(&t->enc.ctx, stream);
+    if (key->encode) {
 #ifdef SAMRT_HAVE_CUDA
-    ch->stream = NULL;
-    t->enc.ctx.stream = NULL;
+        if (rp) {
+            const struct samrt_sam2_segment *s = &m->seg;
+            SAMRT_TRY(samrt_resize_normalize_cuda(rp, s->tables.data, s->rgb.data, 3 * (size_t)rp->in_w,
+                                                  m->enc.input.data, m->enc.input.dtype, (cudaStream_t)stream));
+            SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_PRE));
+        }
+#else
+        (void)rp;
 #endif
-    if (encode_needed) SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
-    int is_prompted[SAMRT_SAM2_MAX_OBJ] = {0};
-    for (int i = 0; i < n_prompted; i++) {
-        is_prompted[prompted[i]] = 1;
-        SAMRT_TRY(take_heads_row(m, ch, i, prompted[i]));  /* the segmentation pass's rows */
+        SAMRT_TRY(samrt_sam2_encode_image(e, stream));
+        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_ENC));
     }
-    int n_tracked = 0;
-    for (int k = 0; k < t->n_obj; k++) {
-        if (is_prompted[k] || t->obj[k].first_frame < 0) continue;
-        SAMRT_TRY(attend(e, m, k));
+    int n_prompted = 0, n_tracked = 0;
+    for (int k = 0; k < key->n_obj; k++)
+        if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, ch, n_prompted++, k));  /* segmentation rows */
+    for (int k = 0; k < key->n_obj; k++) {
+        if (key->role[k] != ROLE_TRACKED) continue;
+        SAMRT_TRY(attend(e, m, k, stream));
         n_tracked++;
     }
     if (n_tracked > 0) {
-        struct samrt_sam2_points none[SAMRT_SAM2_MAX_OBJ];
-        for (int k = 0; k < t->k_max; k++) samrt_sam2_points_none(&none[k]);
-        SAMRT_TRY(samrt_sam2_heads_set_prompts(&m->seg.heads, ch, none, t->k_max,
-                                               t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK));
+        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_MA));
         samrt_ops_begin(ch, SAMRT_EXEC_RUN, &e->arena);
         heads_forward(m, ch);
         SAMRT_TRY(samrt_ops_end(ch));
-        for (int k = 0; k < t->n_obj; k++)
-            if (!is_prompted[k] && t->obj[k].first_frame >= 0) SAMRT_TRY(take_heads_row(m, ch, k, k));
+        for (int k = 0; k < key->n_obj; k++)
+            if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
+        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_HEADS));
     }
-    /* the memory of every object slot goes to ring slot frame % 6 (it held frame - 6, which
-     * nothing selects any more); the pointers to ring slot frame % 16 */
-    const int f = t->frame;
-    const struct samrt_tensor out = ring_block(t, f % SAMRT_TRACK_RING);
     samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
-    enc_forward(m, &t->enc.ctx, &out);
+    enc_forward(m, &t->enc.ctx);
     SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
-    const size_t pb = sizeof(float) * SAMRT_SAM2_DIM, mb = (size_t)t->mem_bank.s[1] * 2;
-    for (int k = 0; k < t->n_obj; k++) {
-        struct samrt_sam2_track_obj *o = &t->obj[k];
-        if (!is_prompted[k] && o->first_frame < 0) continue;
-        int ms, ps;
-        if (is_prompted[k]) {
-            samrt_track_bank_add_cond(&o->bank, f, &ms, &ps);
-            SAMRT_TRY(samrt_ops_memcpy(ch, (char *)t->mem_bank.data + ((size_t)ms * t->k_max + k) * mb,
-                               (const char *)out.data + (size_t)k * mb, mb));
+    const size_t mb = mem_bytes(t);
+    SAMRT_TRY(copy_rows(ch, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
+                        ring_pair(t->tab.data, t), 1));
+    SAMRT_TRY(copy_rows(ch, t->mem_bank.data, (int64_t)SAMRT_TRACK_MEM_SLOTS * K, t->mem_new.data, K, mb,
+                        cond_pairs(t->tab.data, t), n_prompted));
+    SAMRT_TRY(copy_rows(ch, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
+                        scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
+    return mark(t, ch, SAMRT_TRACK_MK_MEMENC);
+}
+
+#ifdef SAMRT_HAVE_CUDA
+/* The graph path (segment.c's rule): a key's first frame runs eagerly, its second captures
+ * the graph and launches it, later frames replay it. */
+static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
+                                   cudaStream_t stream) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    int slot = -1;
+    for (int i = 0; i < t->n_graphs && slot < 0; i++)
+        if (!memcmp(&t->keys[i], &t->key, sizeof t->key)) slot = i;
+    if (slot >= 0 && t->graphs[slot]) {
+        SAMRT_CUDA_TRY(cudaGraphLaunch(t->graphs[slot], stream));
+        t->marks |= t->graph_marks[slot];
+        return SAMRT_OK;
+    }
+    if (slot < 0) {  /* a new key: remember it, run eagerly */
+        slot = t->n_graphs;
+        if (slot == SAMRT_TRACK_GRAPHS) {  /* full: replace the oldest */
+            slot = t->next_graph;
+            t->next_graph = (slot + 1) % SAMRT_TRACK_GRAPHS;
+            if (t->graphs[slot]) cudaGraphExecDestroy(t->graphs[slot]);
         } else {
-            samrt_track_bank_add_tracked(&o->bank, f, &ms, &ps);
+            t->n_graphs++;
         }
-        SAMRT_TRY(samrt_ops_memcpy(ch, (char *)t->ptr_bank.data + ((size_t)ps * t->k_max + k) * pb,
-                           (const char *)t->cur_ptr.data + k * pb, pb));
+        t->graphs[slot] = NULL;
+        t->keys[slot] = t->key;
+        return enqueue_frame(e, m, rp, stream);
+    }
+    const unsigned before = t->marks;
+    SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    enum samrt_status st = enqueue_frame(e, m, rp, stream);
+    cudaGraph_t g = NULL;
+    const cudaError_t ce = cudaStreamEndCapture(stream, &g);
+    if (st == SAMRT_OK && ce != cudaSuccess) {
+        SAMRT_LOG_ERROR("track: graph capture failed: %s", cudaGetErrorString(ce));
+        st = SAMRT_E_CUDA;
+    }
+    cudaGraphExec_t x = NULL;
+    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
+        SAMRT_LOG_ERROR("track: cudaGraphInstantiate failed: %s", cudaGetErrorString(cudaGetLastError()));
+        st = SAMRT_E_CUDA;
+    }
+    if (g) cudaGraphDestroy(g);
+    SAMRT_TRY(st);
+    t->graphs[slot] = x;
+    t->graph_marks[slot] = t->marks & ~before;
+    t->n_captures++;
+    SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
+    return SAMRT_OK;
+}
+#endif
+
+/* The heads' prompt slot gets the no-prompt tokens when tracked objects run the heads (the
+ * segmentation pass of a prompted frame left its prompts there); an upload, before the frame. */
+static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    int n_tracked = 0;
+    for (int k = 0; k < t->key.n_obj; k++) n_tracked += t->key.role[k] == ROLE_TRACKED;
+    if (n_tracked == 0) return SAMRT_OK;
+    struct samrt_sam2_points none[SAMRT_SAM2_MAX_OBJ];
+    for (int k = 0; k < t->k_max; k++) samrt_sam2_points_none(&none[k]);
+    return samrt_sam2_heads_set_prompts(&m->seg.heads, c, none, t->k_max, t->key.dynamic);
+}
+
+/* Milliseconds between marks a and b of this frame; -1 when the clock cannot say. */
+static float mark_ms(const struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c, int a, int b) {
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) {
+        float ms = -1.0f;
+        if (cudaEventElapsedTime(&ms, t->ev[a], t->ev[b]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return -1.0f;
+        }
+        return ms;
+    }
+#else
+    (void)c;
+#endif
+    return (float)((double)(t->mark_ns[b] - t->mark_ns[a]) * 1e-6);
+}
+
+/* Every stage is the time from the previous recorded mark to its own; stages without a mark
+ * this frame stay -1. post-processing is the caller's. */
+static void stage_times(struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c) {
+    struct samrt_stage_times *s = &t->times;
+    float *at[SAMRT_TRACK_N_MARKS] = {NULL, &s->h2d_ms, &s->preprocess_ms, &s->image_encoder_ms,
+                                      &s->memory_attention_ms, &s->prompt_and_mask_decoder_ms,
+                                      &s->memory_encoder_ms, &s->d2h_ms};
+    const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
+    *s = none;
+    int prev = SAMRT_TRACK_MK_START;
+    for (int i = SAMRT_TRACK_MK_START + 1; i < SAMRT_TRACK_N_MARKS; i++) {
+        if (!(t->marks & (1u << i))) continue;
+        *at[i] = mark_ms(t, c, prev, i);
+        prev = i;
+    }
+}
+
+enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
+                                          const int *prompted, int n_prompted) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    struct samrt_model_ctx *ch = &t->heads.ctx;
+    void *stream = NULL;
+#ifdef SAMRT_HAVE_CUDA
+    if (ch->backend == SAMRT_BACKEND_CUDA) stream = e->gpu.stream;
+#endif
+    set_stream(ch, stream);
+    t->marks = 0;
+    SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
+    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_START));
+    if (ch->backend != SAMRT_BACKEND_CUDA) {  /* host engines: the same sequence, run in place */
+        if (img) {
+            SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
+            SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_PRE));
+        }
+        SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
+        SAMRT_TRY(set_no_prompts(m, ch));
+        SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
+        stage_times(t, ch);
+        SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low)));
+        return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
 #ifdef SAMRT_HAVE_CUDA
-    if (ch->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(NULL));
+    cudaStream_t s = e->gpu.stream;
+    struct samrt_resize_plan plan;
+    if (img) SAMRT_TRY(samrt_sam2_stage_frame(m, img, &plan, s));  /* frame upload; its resize is in the graph */
+    SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
+    SAMRT_TRY(set_no_prompts(m, ch));
+    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_H2D));
+    const struct samrt_resize_plan *rp = img ? &plan : NULL;
+    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap ? run_graph(e, m, rp, s) : enqueue_frame(e, m, rp, stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low),
+                                   cudaMemcpyDeviceToHost, s));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max,
+                                   cudaMemcpyDeviceToHost, s));
+    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_D2H));
+    SAMRT_CUDA_TRY(cudaStreamSynchronize(s));
+    stage_times(t, ch);
+    return SAMRT_OK;
+#else
+    return SAMRT_E_UNSUPPORTED;
 #endif
-    SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low)));
-    return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
 }
