@@ -320,7 +320,14 @@ static enum samrt_status mark(struct samrt_sam2_tracker *t, const struct samrt_m
     t->marks |= 1u << i;
 #ifdef SAMRT_HAVE_CUDA
     if (c->backend == SAMRT_BACKEND_CUDA) {
-        SAMRT_CUDA_TRY(cudaEventRecordWithFlags(t->ev[i], c->stream, cudaEventRecordExternal));
+        /* inside a capture the mark becomes an event record node of the frame's graph; the
+         * External flag is refused on a stream that is not capturing (the eager frames) */
+        enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+        SAMRT_CUDA_TRY(cudaStreamIsCapturing(c->stream, &cs));
+        if (cs == cudaStreamCaptureStatusActive)
+            SAMRT_CUDA_TRY(cudaEventRecordWithFlags(t->ev[i], c->stream, cudaEventRecordExternal));
+        else
+            SAMRT_CUDA_TRY(cudaEventRecord(t->ev[i], c->stream));
         return SAMRT_OK;
     }
 #else
