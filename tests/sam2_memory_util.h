@@ -71,6 +71,33 @@ static inline void mu_make_weights(struct hu_weights *w, uint64_t seed) {
     hu_add(w, -0.5f, 0.5f, 4, HU_SHAPE(7, 1, 1, 64), "maskmem_tpos_enc");
 }
 
+/* EdgeTAM's spatial_perceiver.* (model-spec 5.3), added to a table of mu_make_weights. */
+static inline void mu_make_perceiver_weights(struct hu_weights *w) {
+    char p[128];
+    const float a = 0.125f;  /* 1/sqrt(64) */
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
+        static const char *norms[5] = {"attn.norm_x", "attn.norm_latents", "ff.0", "self_attn.norm", "self_ff.0"};
+        for (int k = 0; k < 5; k++) {
+            snprintf(p, sizeof p, "spatial_perceiver.layers.%d.%s", l, norms[k]);
+            hu_norm(w, 64, p);
+        }
+        static const char *att[2] = {"attn", "self_attn"};
+        for (int k = 0; k < 2; k++) {
+            hu_add(w, -a, a, 2, HU_SHAPE(64, 64), "spatial_perceiver.layers.%d.%s.to_q.weight", l, att[k]);
+            hu_add(w, -a, a, 2, HU_SHAPE(128, 64), "spatial_perceiver.layers.%d.%s.to_kv.weight", l, att[k]);
+            hu_add(w, -a, a, 2, HU_SHAPE(64, 64), "spatial_perceiver.layers.%d.%s.to_out.weight", l, att[k]);
+        }
+        static const char *ffs[2] = {"ff", "self_ff"};
+        for (int k = 0; k < 2; k++) {
+            hu_add(w, -a, a, 2, HU_SHAPE(256, 64), "spatial_perceiver.layers.%d.%s.1.weight", l, ffs[k]);
+            hu_add(w, -a / 2, a / 2, 2, HU_SHAPE(64, 256), "spatial_perceiver.layers.%d.%s.3.weight", l, ffs[k]);
+        }
+    }
+    hu_add(w, -1.5f, 1.5f, 2, HU_SHAPE(256, 64), "spatial_perceiver.latents");
+    hu_add(w, -1.5f, 1.5f, 2, HU_SHAPE(256, 64), "spatial_perceiver.latents_2d");
+    hu_norm(w, 64, "spatial_perceiver.norm");
+}
+
 /* The weights of an official dump: every tensor whose name has none of the case prefixes. */
 static inline int mu_weights_from_ckpt(struct hu_weights *w, const struct samrt_ckpt *ck) {
     memset(w, 0, sizeof *w);

@@ -232,9 +232,14 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     /* concat, then one final norm over both halves */
     struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", c->dtype, 3, SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
     const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D;
-    struct samrt_tensor d1 = view3(&cat, 0, B, NLAT, D, sb, D), d2 = view3(&cat, NLAT * D, B, NWIN * NWIN, D, sb, D);
-    samrt_op_copy_into(c, &lat, NULL, &d1);
-    samrt_op_copy_into(c, &lat2b, NULL, &d2);
+    for (int64_t b = 0; b < B; b++) {  /* per object: each half is then a contiguous block */
+        struct samrt_tensor s1 = view3(&lat, b * NLAT * D, 1, NLAT, D, NLAT * D, D);
+        struct samrt_tensor s2 = view3(&lat2b, b * NWIN * NWIN * D, 1, NWIN * NWIN, D, NWIN * NWIN * D, D);
+        struct samrt_tensor d1 = view3(&cat, b * sb, 1, NLAT, D, sb, D);
+        struct samrt_tensor d2 = view3(&cat, b * sb + NLAT * D, 1, NWIN * NWIN, D, sb, D);
+        samrt_op_copy_into(c, &s1, NULL, &d1);
+        samrt_op_copy_into(c, &s2, NULL, &d2);
+    }
     struct samrt_tensor out = samrt_op_layernorm(c, "perceiver.norm", &cat, p->norm_w, p->norm_b, NULL, LN_EPS, NULL);
     samrt_op_tap(c, "tap.perceiver.out", &out);
     return out;
