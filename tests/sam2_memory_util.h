@@ -1,10 +1,11 @@
 /* sam2_memory_util.h - a memory-path-only engine for the tests of SAM 2.1's memory encoder and
  * memory attention (tests/test_sam2_memory*.c) and EdgeTAM's (tests/test_edgetam_memory*.c:
- * mu_rig_init_ex with edgetam 1: perceiver after the memory encoder, 512-token memories): seeded random weights under the official key
- * names (model-spec 5.2, written out here independently of the binding code) or the tensors
- * of an official dump, persistent input slots, and a list of passes (memory encoder with or
- * without binarize, memory attention per (memories, pointers) count, cached or not, K/V
- * projection of one memory) each planned on its own op context, as the tracker plans them.
+ * mu_rig_init_ex with edgetam 1: perceiver after the memory encoder, 512-token memories):
+ * seeded random weights under the official key names (model-spec 5.2, written out here
+ * independently of the binding code) or the tensors of an official dump, persistent input
+ * slots, and a list of passes (memory encoder with or without binarize, memory attention per
+ * (memories, pointers) count, cached or not, K/V projection of one memory, the perceiver) each
+ * planned on its own op context, as the tracker plans them.
  * Header-only; builds on the weight table helpers of sam2_heads_util.h. */
 #ifndef SAMRT_TEST_SAM2_MEMORY_UTIL_H
 #define SAMRT_TEST_SAM2_MEMORY_UTIL_H
@@ -262,7 +263,8 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     rc |= mu_persist(r, "t.curr", dt, 3, HU_SHAPE(1, n, 256), &r->curr);
     rc |= mu_persist(r, "t.curr_pos", dt, 3, HU_SHAPE(1, n, 256), &r->curr_pos);
     rc |= mu_persist(r, "t.ptr", SAMRT_DTYPE_F32, 3, HU_SHAPE(B, SAMRT_MAX(max_ptr, 1), 256), &r->ptr);
-    for (int j = 0; j < max_mem; j++) rc |= mu_persist(r, "t.mem", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, nm, 64), &r->mem[j]);
+    for (int j = 0; j < max_mem; j++)
+        rc |= mu_persist(r, "t.mem", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, nm, 64), &r->mem[j]);
     for (int j = 0; cache && j < max_mem * r->ma.n_layers; j++) {
         rc |= mu_persist(r, "t.kc", dt, 3, HU_SHAPE(B, nm, 256), &r->kc[j]);
         rc |= mu_persist(r, "t.v", dt, 3, HU_SHAPE(B, nm, 256), &r->v[j]);

@@ -161,7 +161,8 @@ static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *n
 /* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (Bq, nx, 64) or
  * NULL). nq = 1 takes the exact single-token form of the self-attention block. */
 static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
-                                 struct samrt_tensor lat, const struct samrt_tensor *x, const struct samrt_tensor *pos) {
+                                 struct samrt_tensor lat, const struct samrt_tensor *x,
+                                 const struct samrt_tensor *pos) {
     char name[48];
     const int64_t Bq = lat.ne[0], nq = lat.ne[1], nx = x->ne[1];
     const struct samrt_op_attn_args aa = attn_args();
