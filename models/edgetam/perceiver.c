@@ -3,9 +3,9 @@
  * memory encoder -> perceiver -> bf16 store chain.
  *
  * Choices that are not obvious:
- *   - pos is added to the projected k and v by the copy that splits them out of the fused
- *     [k | v] projection (convert, then add, rounded once: PyTorch's k + pos); pos is kept per
- *     object slot so that this add needs no broadcast.
+ *   - pos is added to the projected k and v by the copies that split them out of the fused
+ *     [k | v] projection (convert, then add, rounded once: PyTorch's k + pos), one copy per
+ *     object slot so that the constant pos is stored once.
  *   - GELU follows a bias-free Linear: the Linear epilogue applies activations with a bias only,
  *     so the GELU is its own pointwise op (same values, one rounding each, as PyTorch).
  *   - The two passes write into one (B, 512, 64) tensor and share one final LayerNorm call
@@ -109,14 +109,14 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
     SAMRT_CHECK(c->dtype == p->cfg.dtype, SAMRT_E_INVALID_ARG, "perceiver: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
     const int64_t n = (int64_t)p->grid * p->grid;
-    return samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->cfg.dtype, 3,
-                                SHAPE(p->cfg.b_max, n, D), &p->pos, &p->slot_pos);
+    return samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->cfg.dtype, 3, SHAPE(1, n, D),
+                                &p->pos, &p->slot_pos);
 }
 
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e) {
     SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
     p->pos.data = samrt_arena_ptr(&e->arena, p->slot_pos);
-    const int64_t n = (int64_t)p->grid * p->grid, B = p->cfg.b_max;
+    const int64_t n = (int64_t)p->grid * p->grid;
     float *pe = malloc(sizeof(float) * (size_t)(n * D));
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
     enum samrt_status st = pe && img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
@@ -124,8 +124,7 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
         struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, D, p->grid, p->grid, 1, pe};
         st = samrt_sine_pe_ref(&a);
     }
-    for (int64_t b = 0; st == SAMRT_OK && b < B; b++)
-        for (int64_t i = 0; i < n * D; i++) ref_store(p->pos.dtype, img, b * n * D + i, pe[i]);
+    for (int64_t i = 0; st == SAMRT_OK && i < n * D; i++) ref_store(p->pos.dtype, img, i, pe[i]);
     if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(pe);
     free(img);
@@ -158,7 +157,20 @@ static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *n
     return samrt_op_linear(c, name, &h, w2, NULL, SAMRT_ACT_NONE, lat);
 }
 
-/* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (Bq, nx, 64) or
+/* part (nb, nx, 64) of the fused kv (nb, nx, 128) at channel offset off, + pos (1, nx, 64) per
+ * object, as a new contiguous tensor. */
+static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *kv,
+                                     int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
+    struct samrt_tensor out = samrt_op_new(c, name, c->dtype, 3, SHAPE(nb, nx, D));
+    for (int64_t b = 0; b < nb; b++) {
+        struct samrt_tensor src = view3(kv, b * nx * 2 * D + off, 1, nx, D, nx * 2 * D, 2 * D);
+        struct samrt_tensor dst = view3(&out, b * nx * D, 1, nx, D, nx * D, D);
+        samrt_op_copy_into(c, &src, pos, &dst);
+    }
+    return out;
+}
+
+/* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 64) or
  * NULL). nq = 1 takes the exact single-token form of the self-attention block. */
 static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
                                  struct samrt_tensor lat, const struct samrt_tensor *x,
@@ -174,8 +186,8 @@ static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_e
     struct samrt_tensor k = view3(&kv, 0, Bq, nx, D, nx * 2 * D, 2 * D);
     struct samrt_tensor v = view3(&kv, D, Bq, nx, D, nx * 2 * D, 2 * D);
     if (pos) {
-        k = samrt_op_copy(c, "perceiver.k_pos", &k, c->dtype, pos);
-        v = samrt_op_copy(c, "perceiver.v_pos", &v, c->dtype, pos);
+        k = split_add(c, "perceiver.k_pos", &kv, 0, Bq, nx, pos);
+        v = split_add(c, "perceiver.v_pos", &kv, D, Bq, nx, pos);
     }
     struct samrt_tensor a = samrt_op_attention(c, name, &q, &k, &v, &aa);
     lat = samrt_op_linear(c, name, &a, L->out, NULL, SAMRT_ACT_NONE, &lat);

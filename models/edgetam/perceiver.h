@@ -68,7 +68,7 @@ struct samrt_edgetam_perceiver {
     struct samrt_edgetam_perc_layer layer[SAMRT_EDGETAM_PERC_DEPTH];
     const struct samrt_tensor *latents, *latents_2d;   /* (256, 64) each */
     const struct samrt_tensor *norm_w, *norm_b;
-    struct samrt_tensor pos;     /* (b_max, g*g, 64) run dtype [weights]: maskmem_pos_enc per slot */
+    struct samrt_tensor pos;     /* (1, g*g, 64) run dtype [weights]: maskmem_pos_enc, channels-last */
     int slot_pos;
 };
 
