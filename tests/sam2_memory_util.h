@@ -1,15 +1,18 @@
 /* sam2_memory_util.h - a memory-path-only engine for the tests of SAM 2.1's memory encoder and
- * memory attention (tests/test_sam2_memory*.c): seeded random weights under the official key
- * names (model-spec 5.2, written out here independently of the binding code) or the tensors
- * of an official dump, persistent input slots, and a list of passes (memory encoder with or
- * without binarize, memory attention per (memories, pointers) count, cached or not, K/V
- * projection of one memory) each planned on its own op context, as the tracker plans them.
+ * memory attention (tests/test_sam2_memory*.c) and EdgeTAM's (tests/test_edgetam_memory*.c:
+ * mu_rig_init_ex with edgetam 1: perceiver after the memory encoder, 512-token memories):
+ * seeded random weights under the official key names (model-spec 5.2, written out here
+ * independently of the binding code) or the tensors of an official dump, persistent input
+ * slots, and a list of passes (memory encoder with or without binarize, memory attention per
+ * (memories, pointers) count, cached or not, K/V projection of one memory, the perceiver) each
+ * planned on its own op context, as the tracker plans them.
  * Header-only; builds on the weight table helpers of sam2_heads_util.h. */
 #ifndef SAMRT_TEST_SAM2_MEMORY_UTIL_H
 #define SAMRT_TEST_SAM2_MEMORY_UTIL_H
 
 #include "check.h"
 #include "memory_attention.h"
+#include "perceiver.h"
 #include "sam2_heads_util.h"
 
 /* ---- weights ----------------------------------------------------------------------------------- */
@@ -69,6 +72,33 @@ static inline void mu_make_weights(struct hu_weights *w, uint64_t seed) {
     hu_add(w, -0.5f, 0.5f, 4, HU_SHAPE(7, 1, 1, 64), "maskmem_tpos_enc");
 }
 
+/* EdgeTAM's spatial_perceiver.* (model-spec 5.3), added to a table of mu_make_weights. */
+static inline void mu_make_perceiver_weights(struct hu_weights *w) {
+    char p[128];
+    const float a = 0.125f;  /* 1/sqrt(64) */
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
+        static const char *norms[5] = {"attn.norm_x", "attn.norm_latents", "ff.0", "self_attn.norm", "self_ff.0"};
+        for (int k = 0; k < 5; k++) {
+            snprintf(p, sizeof p, "spatial_perceiver.layers.%d.%s", l, norms[k]);
+            hu_norm(w, 64, p);
+        }
+        static const char *att[2] = {"attn", "self_attn"};
+        for (int k = 0; k < 2; k++) {
+            hu_add(w, -a, a, 2, HU_SHAPE(64, 64), "spatial_perceiver.layers.%d.%s.to_q.weight", l, att[k]);
+            hu_add(w, -a, a, 2, HU_SHAPE(128, 64), "spatial_perceiver.layers.%d.%s.to_kv.weight", l, att[k]);
+            hu_add(w, -a, a, 2, HU_SHAPE(64, 64), "spatial_perceiver.layers.%d.%s.to_out.weight", l, att[k]);
+        }
+        static const char *ffs[2] = {"ff", "self_ff"};
+        for (int k = 0; k < 2; k++) {
+            hu_add(w, -a, a, 2, HU_SHAPE(256, 64), "spatial_perceiver.layers.%d.%s.1.weight", l, ffs[k]);
+            hu_add(w, -a / 2, a / 2, 2, HU_SHAPE(64, 256), "spatial_perceiver.layers.%d.%s.3.weight", l, ffs[k]);
+        }
+    }
+    hu_add(w, -1.5f, 1.5f, 2, HU_SHAPE(256, 64), "spatial_perceiver.latents");
+    hu_add(w, -1.5f, 1.5f, 2, HU_SHAPE(256, 64), "spatial_perceiver.latents_2d");
+    hu_norm(w, 64, "spatial_perceiver.norm");
+}
+
 /* The weights of an official dump: every tensor whose name has none of the case prefixes. */
 static inline int mu_weights_from_ckpt(struct hu_weights *w, const struct samrt_ckpt *ck) {
     memset(w, 0, sizeof *w);
@@ -89,7 +119,7 @@ static inline int mu_weights_from_ckpt(struct hu_weights *w, const struct samrt_
 
 /* ---- the rig ----------------------------------------------------------------------------------- */
 
-enum mu_kind { MU_ENC, MU_ENC_BIN, MU_ATT, MU_ATT_CACHED, MU_PROJECT };
+enum mu_kind { MU_ENC, MU_ENC_BIN, MU_ATT, MU_ATT_CACHED, MU_PROJECT, MU_PERC /* EdgeTAM: feat -> perc_out */ };
 
 struct mu_pass {
     enum mu_kind kind;
@@ -107,8 +137,12 @@ struct mu_rig {
     int n_pass;
     struct samrt_sam2_memenc me;
     struct samrt_sam2_memattn ma;
+    struct samrt_edgetam_perceiver pc;  /* edgetam only */
+    int edgetam;
     int side, g, B;
     int64_t n;
+    int64_t n_mem_tok;             /* tokens per stored memory: g*g, or 512 (EdgeTAM) */
+    struct samrt_tensor feat, perc_out;  /* edgetam: (B, g*g, 64) perceiver input, (B, 512, 64) output */
     /* persistent inputs / outputs */
     struct samrt_tensor vision, low_res, score, mem_out, curr, curr_pos, ptr;
     struct samrt_tensor mem[SAMRT_SAM2_MAX_MEM];
@@ -143,11 +177,22 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
     for (int j = 0; j < SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS; j++) kc[j] = &r->kc[j], v[j] = &r->v[j];
     struct samrt_tensor ptr = r->ptr;
     ptr.ne[1] = p->n_ptr;  /* the first n_ptr rows of the (B, max_ptr, 256) slot */
+    const int nl = r->ma.n_layers;
     switch (p->kind) {
     case MU_ENC:
     case MU_ENC_BIN:
-        samrt_sam2_memenc_forward(&r->me, c, &r->vision, &r->low_res, &r->score, p->kind == MU_ENC_BIN, &r->mem_out);
+        if (r->edgetam)
+            samrt_edgetam_memenc_forward(&r->pc, &r->me, c, &r->vision, &r->low_res, p->kind == MU_ENC_BIN,
+                                         &r->mem_out);
+        else
+            samrt_sam2_memenc_forward(&r->me, c, &r->vision, &r->low_res, &r->score, p->kind == MU_ENC_BIN,
+                                      &r->mem_out);
         break;
+    case MU_PERC: {
+        struct samrt_tensor o = samrt_edgetam_perceiver_forward(&r->pc, c, &r->feat);
+        samrt_op_copy_into(c, &o, NULL, &r->perc_out);
+        break;
+    }
     case MU_ATT:
         r->att_out = samrt_sam2_memattn_forward(&r->ma, c, &r->curr, &r->curr_pos, p->n_mem, mp, p->n_ptr,
                                                 p->n_ptr ? &ptr : NULL);
@@ -157,18 +202,19 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
                                                        p->n_ptr ? &ptr : NULL);
         break;
     case MU_PROJECT:
-        samrt_sam2_memattn_project(&r->ma, c, &r->mem[p->n_mem], kc + p->n_mem * SAMRT_SAM2_MA_LAYERS,
-                                   v + p->n_mem * SAMRT_SAM2_MA_LAYERS);
+        samrt_sam2_memattn_project(&r->ma, c, &r->mem[p->n_mem], kc + p->n_mem * nl, v + p->n_mem * nl);
         break;
     }
 }
 
 /* Binds, plans every pass, commits and prepares. wdata[i]: tensor i of w placed in dt (host
- * memory for the CPU backend, device memory for CUDA). 0 on success. */
-static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,
-                              enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr, int cache,
-                              const struct mu_pass *passes, int n_pass) {
+ * memory for the CPU backend, device memory for CUDA). edgetam 1: EdgeTAM's memory attention
+ * config and the perceiver (the weights must hold spatial_perceiver.*). 0 on success. */
+static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,
+                                 enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr, int cache,
+                                 const struct mu_pass *passes, int n_pass, int edgetam) {
     memset(r, 0, sizeof *r);
+    r->edgetam = edgetam;
     r->side = side, r->g = side / 16, r->B = b_max, r->n = (int64_t)r->g * r->g;
     r->max_mem = max_mem, r->max_ptr = max_ptr, r->cache = cache, r->n_pass = n_pass;
     memcpy(r->pass, passes, sizeof *passes * (size_t)n_pass);
@@ -195,24 +241,33 @@ static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wda
         r->c[i].ws_lt_bytes = r->c[i].ws_dnn_bytes = be == SAMRT_BACKEND_CUDA ? HU_WS_BYTES : 0;
     }
     const struct samrt_sam2_memenc_config ec = {side, b_max, dt};
-    const struct samrt_sam2_memattn_config ac = {side, b_max, max_mem, max_ptr, dt};
+    struct samrt_sam2_memattn_config ac = samrt_edgetam_memattn_config(side, b_max, max_mem, max_ptr, dt);
+    if (!edgetam) ac.n_layers = ac.mem_latents = ac.mem_grid = ac.no_ptr_tpos = 0;  /* SAM 2.1 */
+    const struct samrt_edgetam_perceiver_config pcfg = {side, b_max, dt};
     if (samrt_sam2_memenc_bind(&r->me, &ec, &r->e) != SAMRT_OK) return -1;
     if (samrt_sam2_memattn_bind(&r->ma, &ac, &r->e) != SAMRT_OK) return -1;
+    if (edgetam && samrt_edgetam_perceiver_bind(&r->pc, &pcfg, &r->e) != SAMRT_OK) return -1;
     if (samrt_sam2_memenc_plan(&r->me, &r->c[0]) != SAMRT_OK) return -1;
     if (samrt_sam2_memattn_plan(&r->ma, &r->c[0]) != SAMRT_OK) return -1;
-    const int64_t B = b_max, n = r->n, l = 4 * r->g;
+    if (edgetam && samrt_edgetam_perceiver_plan(&r->pc, &r->c[0]) != SAMRT_OK) return -1;
+    const int64_t B = b_max, n = r->n, l = 4 * r->g, nm = r->n_mem_tok = r->ma.n_mem_tok;
     int rc = 0;
     rc |= mu_persist(r, "t.vision", dt, 3, HU_SHAPE(1, n, 256), &r->vision);
     rc |= mu_persist(r, "t.low_res", SAMRT_DTYPE_F32, 4, HU_SHAPE(B, 1, l, l), &r->low_res);
     rc |= mu_persist(r, "t.score", SAMRT_DTYPE_F32, 2, HU_SHAPE(B, 1), &r->score);
-    rc |= mu_persist(r, "t.mem_out", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, n, 64), &r->mem_out);
+    rc |= mu_persist(r, "t.mem_out", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, nm, 64), &r->mem_out);
+    if (edgetam) {
+        rc |= mu_persist(r, "t.feat", dt, 3, HU_SHAPE(B, n, 64), &r->feat);
+        rc |= mu_persist(r, "t.perc_out", dt, 3, HU_SHAPE(B, nm, 64), &r->perc_out);
+    }
     rc |= mu_persist(r, "t.curr", dt, 3, HU_SHAPE(1, n, 256), &r->curr);
     rc |= mu_persist(r, "t.curr_pos", dt, 3, HU_SHAPE(1, n, 256), &r->curr_pos);
     rc |= mu_persist(r, "t.ptr", SAMRT_DTYPE_F32, 3, HU_SHAPE(B, SAMRT_MAX(max_ptr, 1), 256), &r->ptr);
-    for (int j = 0; j < max_mem; j++) rc |= mu_persist(r, "t.mem", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, n, 64), &r->mem[j]);
-    for (int j = 0; cache && j < max_mem * SAMRT_SAM2_MA_LAYERS; j++) {
-        rc |= mu_persist(r, "t.kc", dt, 3, HU_SHAPE(B, n, 256), &r->kc[j]);
-        rc |= mu_persist(r, "t.v", dt, 3, HU_SHAPE(B, n, 256), &r->v[j]);
+    for (int j = 0; j < max_mem; j++)
+        rc |= mu_persist(r, "t.mem", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, nm, 64), &r->mem[j]);
+    for (int j = 0; cache && j < max_mem * r->ma.n_layers; j++) {
+        rc |= mu_persist(r, "t.kc", dt, 3, HU_SHAPE(B, nm, 256), &r->kc[j]);
+        rc |= mu_persist(r, "t.v", dt, 3, HU_SHAPE(B, nm, 256), &r->v[j]);
     }
     if (rc) return -1;
     for (int i = 0; i < n_pass; i++) {
@@ -237,7 +292,14 @@ static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wda
     }
     for (int i = 0; i < n_pass; i++) r->c[i].ws_lt = r->c[i].ws_dnn = r->ws;
     if (samrt_sam2_memenc_prepare(&r->me, &r->e) != SAMRT_OK) return -1;
+    if (edgetam && samrt_edgetam_perceiver_prepare(&r->pc, &r->e) != SAMRT_OK) return -1;
     return samrt_sam2_memattn_prepare(&r->ma, &r->e, &w->ck) == SAMRT_OK ? 0 : -1;
+}
+
+static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,
+                              enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr, int cache,
+                              const struct mu_pass *passes, int n_pass) {
+    return mu_rig_init_ex(r, w, wdata, be, dt, side, b_max, max_mem, max_ptr, cache, passes, n_pass, 0);
 }
 
 /* Host bytes -> a slot (upload). */

@@ -1,4 +1,4 @@
-/* memory_attention.c - SAM 2.1's memory attention over the op layer (memory_attention.h):
+/* memory_attention.c - SAM 2.1's and EdgeTAM's memory attention over the op layer (memory_attention.h):
  * binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
  * the memory / pointer token assembly, the uncached and the K/V-cached forward passes.
  *
@@ -28,7 +28,6 @@
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM
-#define NL SAMRT_SAM2_MA_LAYERS
 #define NTP SAMRT_SAM2_PTR_TOKENS
 #define LN_EPS 1e-5f
 #define ROPE_THETA 10000.0f
@@ -52,14 +51,22 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
                 SAMRT_SAM2_MAX_MEM, cfg->max_ptr, SAMRT_SAM2_MAX_PTR);
     SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory attention: run dtype %s",
                 samrt_dtype_name(cfg->dtype));
+    SAMRT_CHECK(cfg->n_layers >= 0 && cfg->n_layers <= SAMRT_SAM2_MA_LAYERS && cfg->mem_latents >= 0 &&
+                    cfg->mem_grid >= 0 && cfg->mem_grid <= 256,
+                SAMRT_E_INVALID_ARG, "memory attention: variant with %d layers (0 .. %d), %d latents, grid %d",
+                cfg->n_layers, SAMRT_SAM2_MA_LAYERS, cfg->mem_latents, cfg->mem_grid);
     ma->cfg = *cfg;
     ma->grid = cfg->model_side / 16;
     ma->n_tok = (int64_t)ma->grid * ma->grid;
+    ma->n_layers = cfg->n_layers ? cfg->n_layers : SAMRT_SAM2_MA_LAYERS;
+    ma->mem_grid = cfg->mem_grid ? cfg->mem_grid : ma->grid;
+    ma->n_mem_tok = cfg->mem_latents + (int64_t)ma->mem_grid * ma->mem_grid;
+    ma->slot_rope_k = -1;
     ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_tpos_k = ma->slot_ptr_p = -1;
     enum samrt_status st = SAMRT_OK;
     char name[128];
     static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
-    for (int l = 0; l < NL; l++) {
+    for (int l = 0; l < ma->n_layers; l++) {
         struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         for (int i = 0; i < 4; i++) {
             snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.weight", l, proj[i]);
@@ -89,8 +96,10 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
     }
     ma->w.norm_w = samrt_sam2_weight(e, &st, "memory_attention.norm.weight", 1, SHAPE(DIM));
     ma->w.norm_b = samrt_sam2_weight(e, &st, "memory_attention.norm.bias", 1, SHAPE(DIM));
-    ma->w.tpos_w = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.weight", 2, SHAPE(MEM_DIM, DIM));
-    ma->w.tpos_b = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.bias", 1, SHAPE(MEM_DIM));
+    if (!cfg->no_ptr_tpos) {
+        ma->w.tpos_w = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.weight", 2, SHAPE(MEM_DIM, DIM));
+        ma->w.tpos_b = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.bias", 1, SHAPE(MEM_DIM));
+    }
     samrt_sam2_weight(e, &st, "maskmem_tpos_enc", 4, SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
     return st;
 }
@@ -103,11 +112,17 @@ enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct 
     const enum samrt_dtype dt = ma->cfg.dtype, f32 = SAMRT_DTYPE_F32;
     const enum samrt_region W = SAMRT_REGION_WEIGHTS, SG = SAMRT_REGION_STAGING;
     const int64_t n = ma->n_tok, M = ma->cfg.max_mem, P = SAMRT_MAX(ma->cfg.max_ptr, 1);
+    const int64_t nk = (int64_t)ma->mem_grid * ma->mem_grid;
     SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope", W, f32, 3, SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SHAPE(1, n, MEM_DIM), &ma->mem_pos,
-                                   &ma->slot_mem_pos));
+    if (ma->mem_grid != ma->grid)
+        SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope_k", W, f32, 3, SHAPE(nk, DIM / 2, 2), &ma->rope_k,
+                                       &ma->slot_rope_k));
+    else
+        ma->rope_k = ma->rope;  /* pixel memories: the query table */
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SHAPE(1, ma->n_mem_tok, MEM_DIM),
+                                   &ma->mem_pos, &ma->slot_mem_pos));
     SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SHAPE(NL, M, DIM), &ma->tpos_k,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
                                    &ma->slot_tpos_k));
     return samrt_ops_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
 }
@@ -129,20 +144,33 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     SAMRT_CHECK(ma && e && ck && ma->slot_rope >= 0, SAMRT_E_BAD_STATE, "memory attention: not planned");
     ma->rope.data = samrt_arena_ptr(&e->arena, ma->slot_rope);
     ma->mem_pos.data = samrt_arena_ptr(&e->arena, ma->slot_mem_pos);
+    ma->rope_k = ma->slot_rope_k >= 0 ? ma->rope_k : ma->rope;
+    if (ma->slot_rope_k >= 0) ma->rope_k.data = samrt_arena_ptr(&e->arena, ma->slot_rope_k);
     ma->tpos.data = samrt_arena_ptr(&e->arena, ma->slot_tpos);
     ma->tpos_k.data = samrt_arena_ptr(&e->arena, ma->slot_tpos_k);
     ma->ptr_p.data = samrt_arena_ptr(&e->arena, ma->slot_ptr_p);
-    const int64_t n = ma->n_tok;
-    const size_t n_rope = samrt_rope_table_floats(DIM, ma->grid, ma->grid);
+    const int64_t n = ma->n_mem_tok, lat = ma->cfg.mem_latents, mg = ma->mem_grid;
+    const size_t n_rope = SAMRT_MAX(samrt_rope_table_floats(DIM, ma->grid, ma->grid),
+                                    samrt_rope_table_floats(DIM, (int)mg, (int)mg));
     const size_t n_wk = (size_t)DIM * MEM_DIM;
     float *buf = malloc(sizeof(float) * (n_rope + (size_t)n * MEM_DIM + n_wk));  /* setup only */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
     float *pos = buf + n_rope, *wk = pos + n * MEM_DIM;
     void *tmp = pos;  /* the pos values are rounded in place (dtype size <= 4) */
     enum samrt_status st = samrt_rope_table_fill(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, ma->rope.data, buf, sizeof(float) * n_rope);
+    if (st == SAMRT_OK)
+        st = samrt_platform_mem_upload(e->mem_kind, ma->rope.data, buf,
+                                       sizeof(float) * samrt_rope_table_floats(DIM, ma->grid, ma->grid));
+    if (st == SAMRT_OK && ma->slot_rope_k >= 0) {
+        st = samrt_rope_table_fill(buf, DIM, (int)mg, (int)mg, ROPE_THETA);
+        if (st == SAMRT_OK)
+            st = samrt_platform_mem_upload(e->mem_kind, ma->rope_k.data, buf,
+                                           sizeof(float) * samrt_rope_table_floats(DIM, (int)mg, (int)mg));
+    }
     if (st == SAMRT_OK) {
-        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, ma->grid, ma->grid, 1, pos};
+        /* latents: position 0 (the perceiver's zeros); grid tokens: the sine PE of the grid */
+        memset(pos, 0, sizeof(float) * (size_t)(lat * MEM_DIM));
+        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, (int)mg, (int)mg, 1, pos + lat * MEM_DIM};
         st = samrt_sine_pe_ref(&a);
     }
     if (st == SAMRT_OK) {
@@ -152,9 +180,10 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     if (st == SAMRT_OK) st = read_f32(ck, "maskmem_tpos_enc", &ma->maskmem_tpos[0][0],
                                       SAMRT_SAM2_NUM_MASKMEM * MEM_DIM);
     free(ma->tpos_k_host);
-    ma->tpos_k_host = st == SAMRT_OK ? malloc(sizeof(float) * NL * SAMRT_SAM2_NUM_MASKMEM * DIM) : NULL;
+    ma->tpos_k_host =
+        st == SAMRT_OK ? malloc(sizeof(float) * (size_t)ma->n_layers * SAMRT_SAM2_NUM_MASKMEM * DIM) : NULL;
     if (st == SAMRT_OK && !ma->tpos_k_host) st = SAMRT_E_HOST_MEMORY;
-    for (int l = 0; st == SAMRT_OK && l < NL; l++) {
+    for (int l = 0; st == SAMRT_OK && l < ma->n_layers; l++) {
         char name[96];
         snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.k_proj.weight", l);
         st = read_f32(ck, name, wk, (int64_t)n_wk);
@@ -206,7 +235,7 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
                     "memory attention: tpos index %d of memory %d (0 .. 6)", idx, j);
         for (int k = 0; k < MEM_DIM; k++)
             ref_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
-        for (int l = 0; l < NL; l++)
+        for (int l = 0; l < ma->n_layers; l++)
             for (int o = 0; o < DIM; o++)
                 ref_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
                           ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)idx) * DIM + (size_t)o]);
@@ -284,10 +313,10 @@ static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c
 static int check_mem(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *m,
                      enum samrt_dtype dt, int64_t ch) {
     if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ops_ok(c)) return 1;
-    if (!m || m->n_dims != 3 || m->ne[0] != ma->cfg.b_max || m->ne[1] != ma->n_tok || m->ne[2] != ch ||
+    if (!m || m->n_dims != 3 || m->ne[0] != ma->cfg.b_max || m->ne[1] != ma->n_mem_tok || m->ne[2] != ch ||
         !samrt_tensor_is_contiguous(m) || m->dtype != dt) {
         SAMRT_LOG_ERROR("memory attention: memory tensors must be contiguous (%d, %lld, %lld) %s", ma->cfg.b_max,
-                        (long long)ma->n_tok, (long long)ch, samrt_dtype_name(dt));
+                        (long long)ma->n_mem_tok, (long long)ch, samrt_dtype_name(dt));
         samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
         return 0;
     }
@@ -300,16 +329,19 @@ static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *m
                          const struct samrt_tensor *ptr, const struct samrt_tensor *kin,
                          const struct samrt_tensor *vin, int64_t row0, int64_t L) {
     if (n_ptr == 0) return;
-    struct samrt_tensor pp = samrt_sam2_memattn_ptr_pos(ma, c, n_ptr);          /* (n_ptr, 64) */
-    struct samrt_tensor rep = samrt_tensor_view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
-    struct samrt_tensor pos = samrt_op_copy(c, "memattn.ptr_pos_rep", &rep, c->dtype, NULL);
+    struct samrt_tensor pos = {0};
+    if (!ma->cfg.no_ptr_tpos) {  /* EdgeTAM: position 0, the key input is the pointer itself */
+        struct samrt_tensor pp = samrt_sam2_memattn_ptr_pos(ma, c, n_ptr);          /* (n_ptr, 64) */
+        struct samrt_tensor rep = samrt_tensor_view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
+        pos = samrt_op_copy(c, "memattn.ptr_pos_rep", &rep, c->dtype, NULL);
+    }
     for (int64_t b = 0; b < ma->cfg.b_max; b++) {
         /* pointer i, token t = channels [64 t, 64 t + 64) of the 256 */
         struct samrt_tensor src = samrt_tensor_view(ptr, b * ptr->s[0], 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(ptr->s[1], MEM_DIM, 1));
         const int64_t off = (b * L + row0) * MEM_DIM;
         struct samrt_tensor kd = samrt_tensor_view(kin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
         struct samrt_tensor vd = samrt_tensor_view(vin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
-        samrt_op_copy_into(c, &src, &pos, &kd);
+        samrt_op_copy_into(c, &src, ma->cfg.no_ptr_tpos ? NULL : &pos, &kd);
         samrt_op_copy_into(c, &src, NULL, &vd);
     }
 }
@@ -331,27 +363,30 @@ static struct samrt_tensor input_op(struct samrt_model_ctx *c, struct samrt_sam2
     return samrt_op_add_scaled(c, "memattn.input", curr, &pos, 1.0f, POS_AT_INPUT);
 }
 
-static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, int64_t n_rope) {
+/* Self-attention (cross 0): q and k on the g x g table. Cross-attention over n_mem memories:
+ * q on the g x g table, each memory's tokens after its latents on the key table, pointers not. */
+static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, int cross, int n_mem) {
     struct samrt_op_attn_args a;
     memset(&a, 0, sizeof a);
     a.n_head = 1;
     a.d_qk = a.d_v = DIM;
-    a.rope_q = a.rope_k = &ma->rope;
-    a.rope_k_period = (int)ma->n_tok;
-    a.rope_k_skip = 0;
-    a.rope_n_k = n_rope;
+    a.rope_q = &ma->rope;
+    a.rope_k = cross ? &ma->rope_k : &ma->rope;
+    a.rope_k_period = cross ? (int)ma->n_mem_tok : (int)ma->n_tok;
+    a.rope_k_skip = cross ? ma->cfg.mem_latents : 0;
+    a.rope_n_k = cross ? (int64_t)n_mem * ma->n_mem_tok : ma->n_tok;
     return a;
 }
 
-/* The 4 layers and the final norm over the cross-attention keys / values of layer l given by
+/* The layers and the final norm over the cross-attention keys / values of layer l given by
  * kv(l) (B, L, 256) each. */
 typedef void (*kv_fn)(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v);
 
 static struct samrt_tensor layers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, struct samrt_tensor x,
                                   int n_mem, kv_fn kv, void *user) {
-    const struct samrt_op_attn_args sa = rope_args(ma, ma->n_tok);
-    const struct samrt_op_attn_args ca = rope_args(ma, (int64_t)n_mem * ma->n_tok);
-    for (int l = 0; l < NL; l++) {
+    const struct samrt_op_attn_args sa = rope_args(ma, 0, 0);
+    const struct samrt_op_attn_args ca = rope_args(ma, 1, n_mem);
+    for (int l = 0; l < ma->n_layers; l++) {
         const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         char name[48];
         snprintf(name, sizeof name, "memattn.%d.sa", l);
@@ -396,7 +431,7 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
                                                const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
                                                int n_mem, const struct samrt_tensor *const *mem, int n_ptr,
                                                const struct samrt_tensor *ptr) {
-    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
     if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
     for (int j = 0; j < n_mem; j++)
         if (!check_mem(ma, c, mem[j], SAMRT_DTYPE_BF16, MEM_DIM)) break;
@@ -427,9 +462,9 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
 void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
                                 const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
                                 const struct samrt_tensor *const *v) {
-    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
     if (!check_mem(ma, c, mem, SAMRT_DTYPE_BF16, MEM_DIM)) return;
-    for (int l = 0; l < NL; l++)
+    for (int l = 0; l < ma->n_layers; l++)
         if (!check_mem(ma, c, kc[l], c->dtype, DIM) || !check_mem(ma, c, v[l], c->dtype, DIM)) return;
     struct samrt_tensor kin = samrt_op_new(c, "memattn.cache.kin", c->dtype, 3, SHAPE(B, n, MEM_DIM));
     struct samrt_tensor vin = samrt_op_copy(c, "memattn.cache.vin", mem, c->dtype, NULL);
@@ -439,7 +474,7 @@ void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_mode
         struct samrt_tensor kd = block2(&kin, b * n * MEM_DIM, n, MEM_DIM);
         samrt_op_copy_into(c, &src, &pos1, &kd);
     }
-    for (int l = 0; l < NL; l++) {
+    for (int l = 0; l < ma->n_layers; l++) {
         const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         samrt_op_linear_into(c, &kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL, kc[l]);
         samrt_op_linear_into(c, &vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL, v[l]);
@@ -460,7 +495,8 @@ static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_te
     struct cached_kv *p = user;
     struct samrt_model_ctx *c = p->c;
     struct samrt_sam2_memattn *ma = p->ma;
-    const int64_t B = ma->cfg.b_max, n = ma->n_tok, L = p->L, M = ma->cfg.max_mem;
+    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok, L = p->L, M = ma->cfg.max_mem;
+    const int NL = ma->n_layers;
     const struct samrt_sam2_ma_layer_weights *W = &ma->w.layer[l];
     *k = samrt_op_new(c, "memattn.cache.k", c->dtype, 3, SHAPE(B, L, DIM));
     *v = samrt_op_new(c, "memattn.cache.v", c->dtype, 3, SHAPE(B, L, DIM));
@@ -499,9 +535,9 @@ struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn 
                                                       const struct samrt_tensor *const *kc,
                                                       const struct samrt_tensor *const *v, int n_ptr,
                                                       const struct samrt_tensor *ptr) {
-    const int64_t B = ma->cfg.b_max, n = ma->n_tok;
+    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
     if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
-    for (int i = 0; i < n_mem * NL; i++)
+    for (int i = 0; i < n_mem * ma->n_layers; i++)
         if (!check_mem(ma, c, kc[i], c->dtype, DIM) || !check_mem(ma, c, v[i], c->dtype, DIM)) break;
     struct cached_kv p = {c, ma, n_mem, kc, v, {0}, {0}, (int64_t)NTP * n_ptr,
                           (int64_t)n_mem * n + (int64_t)NTP * n_ptr};

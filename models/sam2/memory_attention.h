@@ -1,5 +1,6 @@
 /* memory_attention.h - SAM 2.1's memory attention (model-spec 3.6, memory_attention.py and
- * sam/transformer.py::RoPEAttention) and the memory / object-pointer token construction of
+ * sam/transformer.py::RoPEAttention), EdgeTAM's variant of it (3.7, RoPEAttentionv2: see the
+ * config's variant fields), and the memory / object-pointer token construction of
  * sam2_base.py::_prepare_memory_conditioned_features (4.3, 4.4), over the op layer (ops.h).
  *
  *   x = curr + 0.1 * curr_pos                               (pos_enc_at_input, once)
@@ -19,6 +20,12 @@
  *     channels (0-63, 64-127, 128-191, 192-255), all with position
  *     obj_ptr_tpos_proj(sine1d(d_i / (max_ptr - 1), 256)) (sin block, cos block), d_i the signed
  *     frame distance and max_ptr = min(num_frames, 16); no RoPE.
+ * EdgeTAM (config n_layers 2, mem_latents 256, mem_grid 16, no_ptr_tpos 1): 2 layers; a memory is
+ * the perceiver's 512 tokens (models/edgetam/perceiver.h): 256 global latents with position 0
+ * and no RoPE, then 256 window latents with the 16x16 sine PE, rotated with the 16x16 table
+ * (kernels/rope.h: period 512, skip 256) while the queries keep the g x g table; pointer
+ * positions are zero (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the
+ * per-count passes, the K/V cache) is shared.
  * Softmax attention does not depend on the order of its keys (only the summation order, i.e.
  * rounding, changes), and every memory frame uses the same RoPE rows; so memories and pointers
  * may be passed in any order (ring order) as long as tpos_idx / ptr_dist follow the same order.
@@ -68,7 +75,7 @@ extern "C" {
 
 struct samrt_ckpt;
 
-#define SAMRT_SAM2_MA_LAYERS 4        /* memory_attention.layers (SAM 2.1) */
+#define SAMRT_SAM2_MA_LAYERS 4        /* memory_attention.layers (SAM 2.1; the most of any variant) */
 #define SAMRT_SAM2_MA_FFN 2048
 #define SAMRT_SAM2_NUM_MASKMEM 7      /* maskmem_tpos_enc rows */
 #define SAMRT_SAM2_MAX_MEM 16         /* spatial memories per pass (conditioning frames + 6) */
@@ -94,27 +101,36 @@ struct samrt_sam2_memattn_config {
     int b_max;                   /* object slots per pass */
     int max_mem, max_ptr;        /* largest counts any pass will use (<= SAMRT_SAM2_MAX_MEM / _PTR) */
     enum samrt_dtype dtype;      /* run precision */
+    /* the variant; all 0 = SAM 2.1 */
+    int n_layers;                /* layers (0: 4; EdgeTAM 2) */
+    int mem_latents;             /* leading tokens of a memory with position 0 and no RoPE (EdgeTAM 256) */
+    int mem_grid;                /* side of the grid of the remaining tokens (0: g, pixel memories; EdgeTAM 16) */
+    int no_ptr_tpos;             /* 1: pointer positions are 0 (no obj_ptr_tpos_proj: EdgeTAM) */
 };
 
 struct samrt_sam2_memattn {
     struct samrt_sam2_memattn_config cfg;
     int grid;                    /* g */
-    int64_t n_tok;               /* g*g */
+    int64_t n_tok;               /* g*g: query tokens */
+    int n_layers;                /* layers of the variant */
+    int mem_grid;                /* side of a memory's rotated grid (g or 16) */
+    int64_t n_mem_tok;           /* tokens per memory: mem_latents + mem_grid^2 (g*g or 512) */
     struct samrt_sam2_ma_weights w;
     float maskmem_tpos[SAMRT_SAM2_NUM_MASKMEM][SAMRT_SAM2_MEM_DIM]; /* host copy (prepare) */
     float *tpos_k_host;          /* (layers, 7, 256) W_k tpos[i] in f32 (prepare; host heap) */
 
     /* Arena slots (NULL data before prepare). */
     struct samrt_tensor rope;    /* (g*g, 128, 2) f32 [weights]: RoPE table of the g x g grid */
-    struct samrt_tensor mem_pos; /* (1, g*g, 64) run dtype [weights]: maskmem_pos_enc */
+    struct samrt_tensor rope_k;  /* (mem_grid^2, 128, 2) f32 [weights]: key table when mem_grid != g */
+    struct samrt_tensor mem_pos; /* (1, n_mem_tok, 64) run dtype [weights]: maskmem_pos_enc */
     struct samrt_tensor tpos;    /* (max_mem, 64) run dtype [staging]: tpos row of memory j */
     struct samrt_tensor tpos_k;  /* (layers, max_mem, 256) run dtype [staging]: W_k tpos row of memory j */
     struct samrt_tensor ptr_p;   /* (max_ptr) f32 [staging]: d_i / (max_ptr - 1) */
-    int slot_rope, slot_mem_pos, slot_tpos, slot_tpos_k, slot_ptr_p;
+    int slot_rope, slot_rope_k, slot_mem_pos, slot_tpos, slot_tpos_k, slot_ptr_p;
     void *stage_host;            /* host image of the staging slots (prepare) */
 };
 
-/* Checks the config and binds memory_attention.* and obj_ptr_tpos_proj by official name;
+/* Checks the config and binds memory_attention.* and (SAM 2.1) obj_ptr_tpos_proj by official name;
  * maskmem_tpos_enc is read at prepare. */
 enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
                                           const struct samrt_engine *e);
@@ -144,7 +160,7 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
 /* The memory attention pass for n_mem spatial memories and n_ptr pointers (PLAN or RUN).
  *   curr      (Bc, g*g, 256) run dtype: raw vision features, Bc = 1 (shared) or b_max;
  *   curr_pos  (1, g*g, 256) run dtype: the neck's level-2 sine PE;
- *   mem[j]    (b_max, g*g, 64) bf16: stored memories (any slots; strides of a contiguous tensor);
+ *   mem[j]    (b_max, n_mem_tok, 64) bf16: stored memories (any slots; strides of a contiguous tensor);
  *   ptr       (b_max, n_ptr, 256) f32 with contiguous rows (any batch / row stride): pointers,
  *             NULL when n_ptr = 0.
  * Returns pix_feat_with_mem (b_max, g*g, 256) run dtype, channels-last (a scratch tensor of the
@@ -159,11 +175,11 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
 struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr);
 
 /* The K/V cache of one memory (see above), run as part of a pass (the memory encoder's, right
- * after the memory is stored): kc[l], v[l] (b_max, g*g, 256) run dtype, caller slots. */
+ * after the memory is stored): kc[l], v[l] (b_max, n_mem_tok, 256) run dtype, caller slots, l < n_layers. */
 void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
                                 const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
                                 const struct samrt_tensor *const *v);
-/* The pass over cached memories: kc[j * layers + l], v[j * layers + l] of memory j, layer l
+/* The pass over cached memories: kc[j * n_layers + l], v[j * n_layers + l] of memory j, layer l
  * (from samrt_sam2_memattn_project), otherwise as samrt_sam2_memattn_forward. */
 struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
                                                       const struct samrt_tensor *curr,

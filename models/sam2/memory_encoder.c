@@ -216,9 +216,9 @@ static struct samrt_tensor reshaped(const struct samrt_tensor *t, int n_dims, co
     return r;
 }
 
-void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
-                               const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
-                               const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
+struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+                                               const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
+                                               int binarize) {
     const struct samrt_sam2_memenc_weights *w = &me->w;
     const int64_t B = me->cfg.b_max, g = me->grid, n = g * g;
     if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
@@ -272,8 +272,15 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
         x = samrt_op_channel_affine(c, name, &yt, w->gamma[l], NULL, &x, 1);
     }
     samrt_op_tap(c, "tap.memenc.fused", &x);
-    /* 5. out_proj, 6-7. no-object embedding and the bf16 store */
+    /* 5. out_proj */
     struct samrt_tensor f = samrt_op_linear(c, "memenc.out_proj", &x, w->out_w, w->out_b, SAMRT_ACT_NONE, NULL);
     samrt_op_tap(c, "tap.memenc.features", &f);
-    store_op(c, me, &f, score, out);
+    return f;
+}
+
+void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+                               const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
+                               const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
+    struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
+    store_op(c, me, &f, score, out);  /* 6-7. no-object embedding and the bf16 store */
 }

@@ -95,6 +95,13 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out);
 
+/* Steps 1-5 only: the out_proj features (b_max, g*g, 64) run dtype, channels-last (a scratch
+ * tensor of the pass), before the no-object embedding and the bf16 store. EdgeTAM's memory
+ * path continues with its perceiver (models/edgetam/perceiver.h). */
+struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+                                               const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
+                                               int binarize);
+
 /* ---- the final step as a kernel pair (also used by the memory attention tests) ---------- */
 
 struct samrt_sam2_mem_store_args {

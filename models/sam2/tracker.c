@@ -17,6 +17,7 @@
 
 #include "engine_impl.h"
 #include "mask_decode.h"
+#include "perceiver.h"
 #include "resize_normalize.h"
 #include "sam2.h"
 
@@ -29,7 +30,7 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f);
 /* ---- setup ---------------------------------------------------------------------------------- */
 
 /* SAM 2.0 checkpoints encode pointers differently (no obj_ptr_tpos_proj, no signed
- * distances, no no_obj_embed_spatial): tracking is planned for SAM 2.1 only. */
+ * distances, no no_obj_embed_spatial): tracking is planned for SAM 2.1 and EdgeTAM only. */
 static int is_sam21(enum samrt_model_id id) {
     return id == SAMRT_MODEL_SAM2_1_TINY || id == SAMRT_MODEL_SAM2_1_SMALL || id == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
            id == SAMRT_MODEL_SAM2_1_LARGE;
@@ -37,14 +38,15 @@ static int is_sam21(enum samrt_model_id id) {
 
 enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_tracker *t = &m->trk;
-    t->planned = is_sam21(e->model);
+    t->edgetam = e->model == SAMRT_MODEL_EDGETAM;
+    t->planned = is_sam21(e->model) || t->edgetam;
     if (!t->planned) return SAMRT_OK;
     struct samrt_model_ctx *c = &m->seg.ctx;
     t->k_max = e->params.max_objects;
     t->grid = e->params.imgsz / 16;
-    const int64_t n_tok = (int64_t)t->grid * t->grid;
+    t->mem_tok = t->edgetam ? SAMRT_EDGETAM_MEM_TOKENS : (int64_t)t->grid * t->grid;
     SAMRT_TRY(samrt_ops_persistent(c, "track.mem_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_BF16, 4,
-                                   SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, n_tok, 64), &t->mem_bank,
+                                   SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, t->mem_tok, 64), &t->mem_bank,
                                    &t->slot_mem_bank));
     SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
@@ -371,10 +373,16 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f) {
     SAMRT_TRY(emit(t, f, "pred_masks", t->low_host, SAMRT_DTYPE_F32, 4, SHAPE(1, L, L, 1)));
     SAMRT_TRY(emit(t, f, "object_score_logits", t->score_host, SAMRT_DTYPE_F32, 2, SHAPE(1, 1)));
     SAMRT_TRY(emit(t, f, "obj_ptr", t->cur_ptr.data, SAMRT_DTYPE_F32, 2, SHAPE(1, SAMRT_SAM2_DIM)));
-    SAMRT_TRY(emit(t, f, "maskmem_features", (char *)t->mem_bank.data + (size_t)(f % SAMRT_TRACK_RING) * mb,
-                   SAMRT_DTYPE_BF16, 4, SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
+    /* EdgeTAM: the perceiver's (1, 512, 64) tokens and their constant position (memory attention's) */
+    char *mem = (char *)t->mem_bank.data + (size_t)(f % SAMRT_TRACK_RING) * mb;
+    if (t->edgetam) SAMRT_TRY(emit(t, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 3, SHAPE(1, t->mem_tok, 64)));
+    else SAMRT_TRY(emit(t, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 4, SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
     SAMRT_TRY(emit(t, f, "video_res_masks", t->logits_host, SAMRT_DTYPE_F32, 4, SHAPE(1, t->height, t->width, 1)));
-    if (f == 0) SAMRT_TRY(emit(t, -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SHAPE(1, g, g, 64)));
+    if (f == 0 && t->edgetam)
+        SAMRT_TRY(emit(t, -1, "mem.pos_enc", t->memattn.mem_pos.data, t->memattn.mem_pos.dtype, 3,
+                       SHAPE(1, t->mem_tok, 64)));
+    else if (f == 0)
+        SAMRT_TRY(emit(t, -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SHAPE(1, g, g, 64)));
     return SAMRT_OK;
 }
 

@@ -1,9 +1,14 @@
-/* tracker.h - SAM 2.1 streaming video tracking inside an engine (the public
+/* tracker.h - SAM 2.1 and EdgeTAM streaming video tracking inside an engine (the public
  * samrt_engine_track_* calls of core/samrt.h; model-spec section 4).
+ *
+ * EdgeTAM differs only in its memory path (model-spec 3.7, 3.13, 4.4): a stored memory is the
+ * spatial perceiver's 512 tokens (models/edgetam/perceiver.h) instead of g*g pixels, memory
+ * attention is the 2-layer variant (memory_attention.h config), and pointers get no temporal
+ * position; selection, pointers and the passes are the same code, sized by mem_tok.
  *
  * State (arena, STATE region, planned at init from max_objects K and the model side; nothing
  * grows with the video's length):
- *   mem_bank  (MEM_SLOTS, K, g*g, 64) bf16   spatial memories, slot-major: ring slots 0..5
+ *   mem_bank  (MEM_SLOTS, K, T, 64) bf16     spatial memories (T = g*g, EdgeTAM 512), slot-major: ring slots 0..5
  *                                            (frame % 6), then SAMRT_TRACK_MAX_COND
  *                                            conditioning slots (track_bank.h)
  *   ptr_bank  (PTR_SLOTS, K, 256) f32        object pointers: ring of 16, then conditioning
@@ -49,6 +54,7 @@ extern "C" {
 
 struct samrt_engine;
 struct samrt_sam2;
+struct samrt_edgetam_perceiver;
 
 /* One tracked object. */
 struct samrt_sam2_track_obj {
@@ -103,7 +109,9 @@ struct samrt_sam2_tracker {
     int ready;
     int k_max;                           /* object slots (max_objects) */
     int grid;                            /* g: memory side */
-    struct samrt_tensor mem_bank;        /* (MEM_SLOTS, K, g*g, 64) bf16 [state] */
+    int edgetam;                         /* EdgeTAM's memory path (perceiver, memory attention variant) */
+    int64_t mem_tok;                     /* tokens per stored memory: g*g, EdgeTAM 512 */
+    struct samrt_tensor mem_bank;        /* (MEM_SLOTS, K, mem_tok, 64) bf16 [state] */
     struct samrt_tensor ptr_bank;        /* (PTR_SLOTS, K, 256) f32 [state] */
     int slot_mem_bank, slot_ptr_bank;
     struct samrt_tensor pix;             /* (K, g*g, 256) run dtype [staging]: memory-conditioned features */
@@ -121,6 +129,7 @@ struct samrt_sam2_tracker {
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
+    struct samrt_edgetam_perceiver *perceiver; /* EdgeTAM only (host heap, setup), else NULL */
     struct samrt_sam2_track_pass *ma;    /* SAMRT_TRACK_N_MA_PASSES (host heap); planned where P >= S */
     struct samrt_sam2_track_pass heads;  /* SAM heads on pix, no prompt (tracked frames) */
     struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "engine_impl.h"
+#include "perceiver.h"
 #include "platform.h"
 #include "resize_normalize.h"
 #include "sam2.h"
@@ -117,7 +118,10 @@ static void heads_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
 
 static void enc_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
-    samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, &t->cur_low, &t->cur_score, 0, &t->mem_new);
+    if (t->perceiver)
+        samrt_edgetam_memenc_forward(t->perceiver, &t->memenc, c, &m->enc.vision, &t->cur_low, 0, &t->mem_new);
+    else
+        samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, &t->cur_low, &t->cur_score, 0, &t->mem_new);
 }
 
 enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m) {
@@ -145,10 +149,18 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     const struct samrt_sam2_memenc_config mec = {side, K, e->precision};
     SAMRT_TRY(samrt_sam2_memenc_bind(&t->memenc, &mec, e));
     SAMRT_TRY(samrt_sam2_memenc_plan(&t->memenc, c0));
-    const struct samrt_sam2_memattn_config mac = {side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR,
-                                                  e->precision};
+    struct samrt_sam2_memattn_config mac =
+        samrt_edgetam_memattn_config(side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR, e->precision);
+    if (!t->edgetam) mac.n_layers = mac.mem_latents = mac.mem_grid = mac.no_ptr_tpos = 0;  /* SAM 2.1 */
     SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, e));
     SAMRT_TRY(samrt_sam2_memattn_plan(&t->memattn, c0));
+    if (t->edgetam) {
+        t->perceiver = calloc(1, sizeof *t->perceiver);
+        SAMRT_CHECK(t->perceiver != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
+        const struct samrt_edgetam_perceiver_config pcfg = {side, K, e->precision};
+        SAMRT_TRY(samrt_edgetam_perceiver_bind(t->perceiver, &pcfg, e));
+        SAMRT_TRY(samrt_edgetam_perceiver_plan(t->perceiver, c0));
+    }
     table_layout(t);
     SAMRT_TRY(samrt_ops_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
                                    SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
@@ -198,6 +210,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     t->cur_ptr.data = samrt_arena_ptr(a, t->slot_cur_ptr);
     SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, e));
     SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, e, ck));
+    if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, e));
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
         if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
     pass_workspaces(e, &t->heads.ctx);
@@ -240,6 +253,8 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
     if (t->enc.planned) samrt_model_ctx_free(&t->enc.ctx);
     t->heads.planned = t->enc.planned = 0;
     samrt_sam2_memattn_free(&t->memattn);
+    free(t->perceiver);
+    t->perceiver = NULL;
     free(t->low_host);
     free(t->score_host);
     free(t->tab_host);

@@ -1,0 +1,277 @@
+/* perceiver.c - EdgeTAM's spatial perceiver and memory encoding over the op layer (perceiver.h):
+ * binding by official name, the constant position slot, the global and window passes, and the
+ * memory encoder -> perceiver -> bf16 store chain.
+ *
+ * Choices that are not obvious:
+ *   - pos is added to the projected k and v by the copies that split them out of the fused
+ *     [k | v] projection (convert, then add, rounded once: PyTorch's k + pos), one copy per
+ *     object slot so that the constant pos is stored once.
+ *   - GELU follows a bias-free Linear: the Linear epilogue applies activations with a bias only,
+ *     so the GELU is its own pointwise op (same values, one rounding each, as PyTorch).
+ *   - The two passes write into one (B, 512, 64) tensor and share one final LayerNorm call
+ *     (the norm is per token, so this is concat(norm(a), norm(b))).
+ * Tests: tests/test_edgetam_memory.c, tests/test_edgetam_memory_parity.c. */
+#include "perceiver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_impl.h"
+#include "mask_select.h"
+#include "prompt_encoder.h"
+#include "ref_util.h"
+#include "sine_pe.h"
+
+#define D SAMRT_EDGETAM_PERC_DIM
+#define FF SAMRT_EDGETAM_PERC_FF
+#define NLAT SAMRT_EDGETAM_LATENTS
+#define NWIN SAMRT_EDGETAM_WINDOWS
+#define LN_EPS 1e-5f
+
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, int b_max, int max_mem, int max_ptr,
+                                                              enum samrt_dtype dtype) {
+    struct samrt_sam2_memattn_config c;
+    memset(&c, 0, sizeof c);
+    c.model_side = model_side;
+    c.b_max = b_max;
+    c.max_mem = max_mem;
+    c.max_ptr = max_ptr;
+    c.dtype = dtype;
+    c.n_layers = SAMRT_EDGETAM_MA_LAYERS;
+    c.mem_latents = NLAT;
+    c.mem_grid = NWIN;
+    c.no_ptr_tpos = 1;
+    return c;
+}
+
+/* ---- binding and constants ------------------------------------------------------------------- */
+
+static const struct samrt_tensor *wt(const struct samrt_engine *e, enum samrt_status *st, int l, const char *what,
+                                     int n_dims, const int64_t *ne) {
+    char name[128];
+    if (l >= 0) snprintf(name, sizeof name, "spatial_perceiver.layers.%d.%s", l, what);
+    else snprintf(name, sizeof name, "spatial_perceiver.%s", what);
+    return samrt_sam2_weight(e, st, name, n_dims, ne);
+}
+
+enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
+                                               const struct samrt_edgetam_perceiver_config *cfg,
+                                               const struct samrt_engine *e) {
+    SAMRT_CHECK(p && cfg && e, SAMRT_E_INVALID_ARG, "perceiver: NULL argument");
+    memset(p, 0, sizeof *p);
+    SAMRT_CHECK(cfg->model_side >= 16 * NWIN && cfg->model_side % (16 * NWIN) == 0, SAMRT_E_INVALID_ARG,
+                "perceiver: model side %d must be a multiple of %d (16 x 16 windows of the memory map)",
+                cfg->model_side, 16 * NWIN);
+    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
+                "perceiver: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "perceiver: run dtype %s",
+                samrt_dtype_name(cfg->dtype));
+    p->cfg = *cfg;
+    p->grid = cfg->model_side / 16;
+    p->win = p->grid / NWIN;
+    p->slot_pos = -1;
+    enum samrt_status st = SAMRT_OK;
+    const int64_t *v = SHAPE(D), *dd = SHAPE(D, D), *kv = SHAPE(2 * D, D);
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
+        struct samrt_edgetam_perc_layer *L = &p->layer[l];
+        L->nx_w = wt(e, &st, l, "attn.norm_x.weight", 1, v);
+        L->nx_b = wt(e, &st, l, "attn.norm_x.bias", 1, v);
+        L->nl_w = wt(e, &st, l, "attn.norm_latents.weight", 1, v);
+        L->nl_b = wt(e, &st, l, "attn.norm_latents.bias", 1, v);
+        L->q = wt(e, &st, l, "attn.to_q.weight", 2, dd);
+        L->kv = wt(e, &st, l, "attn.to_kv.weight", 2, kv);
+        L->out = wt(e, &st, l, "attn.to_out.weight", 2, dd);
+        L->ff_w = wt(e, &st, l, "ff.0.weight", 1, v);
+        L->ff_b = wt(e, &st, l, "ff.0.bias", 1, v);
+        L->ff1 = wt(e, &st, l, "ff.1.weight", 2, SHAPE(FF, D));
+        L->ff2 = wt(e, &st, l, "ff.3.weight", 2, SHAPE(D, FF));
+        L->sn_w = wt(e, &st, l, "self_attn.norm.weight", 1, v);
+        L->sn_b = wt(e, &st, l, "self_attn.norm.bias", 1, v);
+        L->sq = wt(e, &st, l, "self_attn.to_q.weight", 2, dd);
+        L->skv = wt(e, &st, l, "self_attn.to_kv.weight", 2, kv);
+        L->sout = wt(e, &st, l, "self_attn.to_out.weight", 2, dd);
+        L->sff_w = wt(e, &st, l, "self_ff.0.weight", 1, v);
+        L->sff_b = wt(e, &st, l, "self_ff.0.bias", 1, v);
+        L->sff1 = wt(e, &st, l, "self_ff.1.weight", 2, SHAPE(FF, D));
+        L->sff2 = wt(e, &st, l, "self_ff.3.weight", 2, SHAPE(D, FF));
+    }
+    p->latents = wt(e, &st, -1, "latents", 2, SHAPE(NLAT, D));
+    p->latents_2d = wt(e, &st, -1, "latents_2d", 2, SHAPE(NWIN * NWIN, D));
+    p->norm_w = wt(e, &st, -1, "norm.weight", 1, v);
+    p->norm_b = wt(e, &st, -1, "norm.bias", 1, v);
+    return st;
+}
+
+enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c) {
+    SAMRT_CHECK(c->dtype == p->cfg.dtype, SAMRT_E_INVALID_ARG, "perceiver: context dtype %s, module %s",
+                samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
+    const int64_t n = (int64_t)p->grid * p->grid;
+    return samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->cfg.dtype, 3, SHAPE(1, n, D),
+                                &p->pos, &p->slot_pos);
+}
+
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e) {
+    SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
+    p->pos.data = samrt_arena_ptr(&e->arena, p->slot_pos);
+    const int64_t n = (int64_t)p->grid * p->grid;
+    float *pe = malloc(sizeof(float) * (size_t)(n * D));
+    void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
+    enum samrt_status st = pe && img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) {
+        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, D, p->grid, p->grid, 1, pe};
+        st = samrt_sine_pe_ref(&a);
+    }
+    for (int64_t i = 0; st == SAMRT_OK && i < n * D; i++) ref_store(p->pos.dtype, img, i, pe[i]);
+    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
+    free(pe);
+    free(img);
+    if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
+    return st;
+}
+
+/* ---- the layer ------------------------------------------------------------------------------- */
+
+static struct samrt_tensor view3(const struct samrt_tensor *t, int64_t off, int64_t b, int64_t n, int64_t ch,
+                                 int64_t s_b, int64_t s_t) {
+    return samrt_tensor_view(t, off, 3, SHAPE(b, n, ch), SHAPE(s_b, s_t, 1));
+}
+
+static struct samrt_op_attn_args attn_args(void) {
+    struct samrt_op_attn_args a;
+    memset(&a, 0, sizeof a);
+    a.n_head = 1;
+    a.d_qk = a.d_v = D;
+    return a;
+}
+
+/* lat + Linear(GELU(Linear(LN lat))), both Linear without bias. */
+static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *lat,
+                                        const struct samrt_tensor *nw, const struct samrt_tensor *nb,
+                                        const struct samrt_tensor *w1, const struct samrt_tensor *w2) {
+    struct samrt_tensor t = samrt_op_layernorm(c, name, lat, nw, nb, NULL, LN_EPS, NULL);
+    struct samrt_tensor h = samrt_op_linear(c, name, &t, w1, NULL, SAMRT_ACT_NONE, NULL);
+    h = samrt_op_unary(c, name, &h, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    return samrt_op_linear(c, name, &h, w2, NULL, SAMRT_ACT_NONE, lat);
+}
+
+/* part (nb, nx, 64) of the fused kv (nb, nx, 128) at channel offset off, + pos (1, nx, 64) per
+ * object, as a new contiguous tensor. */
+static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *kv,
+                                     int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
+    struct samrt_tensor out = samrt_op_new(c, name, c->dtype, 3, SHAPE(nb, nx, D));
+    for (int64_t b = 0; b < nb; b++) {
+        struct samrt_tensor src = view3(kv, b * nx * 2 * D + off, 1, nx, D, nx * 2 * D, 2 * D);
+        struct samrt_tensor dst = view3(&out, b * nx * D, 1, nx, D, nx * D, D);
+        samrt_op_copy_into(c, &src, pos, &dst);
+    }
+    return out;
+}
+
+/* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 64) or
+ * NULL). nq = 1 takes the exact single-token form of the self-attention block. */
+static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
+                                 struct samrt_tensor lat, const struct samrt_tensor *x,
+                                 const struct samrt_tensor *pos) {
+    char name[48];
+    const int64_t Bq = lat.ne[0], nq = lat.ne[1], nx = x->ne[1];
+    const struct samrt_op_attn_args aa = attn_args();
+    snprintf(name, sizeof name, "perceiver.%s.attn", tag);
+    struct samrt_tensor ql = samrt_op_layernorm(c, name, &lat, L->nl_w, L->nl_b, NULL, LN_EPS, NULL);
+    struct samrt_tensor q = samrt_op_linear(c, name, &ql, L->q, NULL, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor xn = samrt_op_layernorm(c, name, x, L->nx_w, L->nx_b, NULL, LN_EPS, NULL);
+    struct samrt_tensor kv = samrt_op_linear(c, name, &xn, L->kv, NULL, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor k = view3(&kv, 0, Bq, nx, D, nx * 2 * D, 2 * D);
+    struct samrt_tensor v = view3(&kv, D, Bq, nx, D, nx * 2 * D, 2 * D);
+    if (pos) {
+        k = split_add(c, "perceiver.k_pos", &kv, 0, Bq, nx, pos);
+        v = split_add(c, "perceiver.v_pos", &kv, D, Bq, nx, pos);
+    }
+    struct samrt_tensor a = samrt_op_attention(c, name, &q, &k, &v, &aa);
+    lat = samrt_op_linear(c, name, &a, L->out, NULL, SAMRT_ACT_NONE, &lat);
+    snprintf(name, sizeof name, "perceiver.%s.ff", tag);
+    lat = feed_forward(c, name, &lat, L->ff_w, L->ff_b, L->ff1, L->ff2);
+    snprintf(name, sizeof name, "perceiver.%s.self", tag);
+    struct samrt_tensor n = samrt_op_layernorm(c, name, &lat, L->sn_w, L->sn_b, NULL, LN_EPS, NULL);
+    struct samrt_tensor skv = samrt_op_linear(c, name, &n, L->skv, NULL, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor sv = view3(&skv, D, Bq, nq, D, nq * 2 * D, 2 * D);
+    struct samrt_tensor sa = sv;  /* one token: softmax = 1, the output is v */
+    if (nq > 1) {
+        struct samrt_tensor sq = samrt_op_linear(c, name, &n, L->sq, NULL, SAMRT_ACT_NONE, NULL);
+        struct samrt_tensor sk = view3(&skv, 0, Bq, nq, D, nq * 2 * D, 2 * D);
+        sa = samrt_op_attention(c, name, &sq, &sk, &sv, &aa);
+    }
+    lat = samrt_op_linear(c, name, &sa, L->sout, NULL, SAMRT_ACT_NONE, &lat);
+    snprintf(name, sizeof name, "perceiver.%s.self_ff", tag);
+    return feed_forward(c, name, &lat, L->sff_w, L->sff_b, L->sff1, L->sff2);
+}
+
+/* ---- forward --------------------------------------------------------------------------------- */
+
+struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,
+                                                    const struct samrt_tensor *x) {
+    const int64_t B = p->cfg.b_max, g = p->grid, n = g * g, ws = p->win;
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+        (x->n_dims != 3 || x->ne[0] != B || x->ne[1] != n || x->ne[2] != D || !samrt_tensor_is_contiguous(x) ||
+         x->dtype != c->dtype)) {
+        SAMRT_LOG_ERROR("perceiver: x must be contiguous (%lld, %lld, %d) %s", (long long)B, (long long)n, D,
+                        samrt_dtype_name(c->dtype));
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+    }
+    /* global pass: the latents, broadcast over the object slots */
+    struct samrt_tensor bc = samrt_tensor_view(p->latents, 0, 3, SHAPE(B, NLAT, D), SHAPE(0, D, 1));
+    struct samrt_tensor lat = samrt_op_copy(c, "perceiver.latents", &bc, c->dtype, NULL);
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
+        lat = layer(c, &p->layer[l], l ? "g1" : "g0", lat, x, &p->pos);
+    samrt_op_tap(c, "tap.perceiver.global", &lat);
+
+    /* window pass: window w = (wr, wc) holds pixels (ws wr + dy, ws wc + dx), dy-major. The
+     * (batch, wr) pair is one stride (g*g = NWIN * ws*g), and (dx, channel) is contiguous. */
+    struct samrt_tensor wv = samrt_tensor_view(x, 0, 4, SHAPE(B * NWIN, NWIN, ws, ws * D),
+                                               SHAPE(ws * g * D, ws * D, g * D, 1));
+    struct samrt_tensor xw = samrt_op_copy(c, "perceiver.windows", &wv, c->dtype, NULL);
+    xw = samrt_tensor_view(&xw, 0, 3, SHAPE(B * NWIN * NWIN, ws * ws, D), SHAPE(ws * ws * D, D, 1));
+    struct samrt_tensor bc2 =
+        samrt_tensor_view(p->latents_2d, 0, 4, SHAPE(B, NWIN * NWIN, 1, D), SHAPE(0, D, D, 1));
+    struct samrt_tensor lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, c->dtype, NULL);
+    lat2 = samrt_tensor_view(&lat2, 0, 3, SHAPE(B * NWIN * NWIN, 1, D), SHAPE(D, D, 1));
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
+        lat2 = layer(c, &p->layer[l], l ? "w1" : "w0", lat2, &xw, NULL);
+    struct samrt_tensor lat2b = view3(&lat2, 0, B, NWIN * NWIN, D, NWIN * NWIN * D, D);
+    samrt_op_tap(c, "tap.perceiver.window", &lat2b);
+
+    /* concat, then one final norm over both halves */
+    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", c->dtype, 3, SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
+    const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D;
+    for (int64_t b = 0; b < B; b++) {  /* per object: each half is then a contiguous block */
+        struct samrt_tensor s1 = view3(&lat, b * NLAT * D, 1, NLAT, D, NLAT * D, D);
+        struct samrt_tensor s2 = view3(&lat2b, b * NWIN * NWIN * D, 1, NWIN * NWIN, D, NWIN * NWIN * D, D);
+        struct samrt_tensor d1 = view3(&cat, b * sb, 1, NLAT, D, sb, D);
+        struct samrt_tensor d2 = view3(&cat, b * sb + NLAT * D, 1, NWIN * NWIN, D, sb, D);
+        samrt_op_copy_into(c, &s1, NULL, &d1);
+        samrt_op_copy_into(c, &s2, NULL, &d2);
+    }
+    struct samrt_tensor out = samrt_op_layernorm(c, "perceiver.norm", &cat, p->norm_w, p->norm_b, NULL, LN_EPS, NULL);
+    samrt_op_tap(c, "tap.perceiver.out", &out);
+    return out;
+}
+
+void samrt_edgetam_memenc_forward(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
+                                  struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                  const struct samrt_tensor *low_res, int binarize, const struct samrt_tensor *out) {
+    struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
+    struct samrt_tensor lat = samrt_edgetam_perceiver_forward(p, c, &f);
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+        (out->dtype != SAMRT_DTYPE_BF16 || !samrt_tensor_is_contiguous(out) ||
+         samrt_tensor_nelements(out) != samrt_tensor_nelements(&lat))) {
+        SAMRT_LOG_ERROR("edgetam memory: out must be contiguous bf16 (%d, %d, %d)", p->cfg.b_max,
+                        SAMRT_EDGETAM_MEM_TOKENS, D);
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        return;
+    }
+    struct samrt_tensor dst = *out;
+    if (samrt_tensor_reshape(out, 3, lat.ne, &dst) != SAMRT_OK) dst = lat;  /* rejected above */
+    samrt_op_copy_into(c, &lat, NULL, &dst);
+}

@@ -1,0 +1,108 @@
+/* perceiver.h - EdgeTAM's spatial perceiver (model-spec 3.13, perceiver.py::PerceiverResampler)
+ * over the op layer (models/ops.h), and EdgeTAM's memory encoding: the SAM 2 memory encoder's
+ * out_proj features (memory_encoder.h, steps 1-5) -> perceiver -> bf16 store, 512 tokens of 64
+ * channels per object instead of g*g.
+ *
+ * Layer (dim 64, one head of 64, scale 1/8, Linear without bias, LN eps 1e-5), shared by both
+ * passes:
+ *   q = to_q(LN_lat(lat)); [k | v] = to_kv(LN_x(x)); with pos: k += pos, v += pos (AFTER the
+ *   projection, to k AND v); lat += to_out(SDPA(q, k, v)); lat += FF(lat);
+ *   n = LN(lat); lat += to_out(SDPA(to_q n, [to_kv n])); lat += FF_self(lat)
+ *   FF = LN -> Linear(64,256) -> GELU (erf) -> Linear(256,64).
+ * Global pass: 256 latents attend to all g*g memory pixels with pos = maskmem_pos_enc (the
+ * sine PE of the g x g map). Window pass: the map cut into 16 x 16 windows of (g/16)^2 pixels
+ * (row-major windows, pixels dy-major inside), latents_2d[w] alone attends to window w, no pos;
+ * its self-attention runs over one token, so softmax is exactly 1 and the block is
+ * to_out(v part of to_kv(LN lat)): computed that way, exactly. Output: LN(concat(global,
+ * window)) (B, 512, 64); its position (zeros for the 256 global latents, the 16x16 sine PE
+ * for the window latents) is a constant that memory attention builds itself
+ * (memory_attention.h, mem_latents / mem_grid).
+ *
+ * Why the windows are gathered into their own (B*256, ws*ws, 64) tensor first (one copy) and
+ * LN + to_kv run again on it, rather than reusing the global pass's projection: the per-token
+ * ops commute with the permutation, and a gather of the 64-channel input is one strided copy
+ * while the 128-channel projection would need one per object; the extra work is a 64x128
+ * GEMM over g*g tokens per layer.
+ *
+ * Lifecycle: _bind (weights by official name), _plan (the pos slot), PLAN pass, commit,
+ * weights loaded, _prepare (pos), then RUN passes. Tests: tests/test_edgetam_memory.c (naive C
+ * model), tests/test_edgetam_memory_parity.c (official modules, tests/parity/dump_edgetam_memory.py).
+ */
+#ifndef SAMRT_EDGETAM_PERCEIVER_H
+#define SAMRT_EDGETAM_PERCEIVER_H
+
+#include "memory_attention.h"
+#include "memory_encoder.h"
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAMRT_EDGETAM_PERC_DIM 64        /* dim = dim_head (heads 1) */
+#define SAMRT_EDGETAM_PERC_FF 256        /* ff_mult 4 */
+#define SAMRT_EDGETAM_PERC_DEPTH 2
+#define SAMRT_EDGETAM_LATENTS 256        /* num_latents (global) */
+#define SAMRT_EDGETAM_WINDOWS 16         /* sqrt(num_latents_2d): windows per side */
+#define SAMRT_EDGETAM_MEM_TOKENS (SAMRT_EDGETAM_LATENTS + SAMRT_EDGETAM_WINDOWS * SAMRT_EDGETAM_WINDOWS)
+#define SAMRT_EDGETAM_MA_LAYERS 2        /* memory_attention.num_layers */
+
+struct samrt_edgetam_perc_layer {
+    /* attn: norm_x, norm_latents, to_q (64,64), to_kv (128,64), to_out (64,64) */
+    const struct samrt_tensor *nx_w, *nx_b, *nl_w, *nl_b, *q, *kv, *out;
+    const struct samrt_tensor *ff_w, *ff_b, *ff1, *ff2;        /* ff.0 LN, ff.1 (256,64), ff.3 (64,256) */
+    const struct samrt_tensor *sn_w, *sn_b, *sq, *skv, *sout;  /* self_attn */
+    const struct samrt_tensor *sff_w, *sff_b, *sff1, *sff2;    /* self_ff */
+};
+
+struct samrt_edgetam_perceiver_config {
+    int model_side;              /* S; g = S / 16 must be a multiple of 16 (S = 256, 512, 1024, ...) */
+    int b_max;                   /* object slots per pass */
+    enum samrt_dtype dtype;      /* run precision */
+};
+
+struct samrt_edgetam_perceiver {
+    struct samrt_edgetam_perceiver_config cfg;
+    int grid;                    /* g */
+    int win;                     /* window side g / 16 */
+    struct samrt_edgetam_perc_layer layer[SAMRT_EDGETAM_PERC_DEPTH];
+    const struct samrt_tensor *latents, *latents_2d;   /* (256, 64) each */
+    const struct samrt_tensor *norm_w, *norm_b;
+    struct samrt_tensor pos;     /* (1, g*g, 64) run dtype [weights]: maskmem_pos_enc, channels-last */
+    int slot_pos;
+};
+
+/* The memory attention config of EdgeTAM (2 layers, 512-token memories, 16x16 key table, no
+ * pointer tpos) for the given sizes. */
+struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, int b_max, int max_mem, int max_ptr,
+                                                              enum samrt_dtype dtype);
+
+/* Checks the config and binds spatial_perceiver.* by official name (shapes checked). */
+enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
+                                               const struct samrt_edgetam_perceiver_config *cfg,
+                                               const struct samrt_engine *e);
+/* Adds the pos slot to c->plan. */
+enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c);
+/* After commit: writes pos (sine PE of the g x g map, rounded to the run dtype). */
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e);
+
+/* x (b_max, g*g, 64) run dtype, contiguous, channels-last (the memory encoder's features) ->
+ * (b_max, 512, 64) run dtype (a scratch tensor of the pass). Taps: tap.perceiver.global
+ * (b_max, 256, 64) and tap.perceiver.window (b_max, 256, 64) before the final norm,
+ * tap.perceiver.out. */
+struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,
+                                                    const struct samrt_tensor *x);
+
+/* EdgeTAM's _encode_new_memory: memory encoder features -> perceiver -> bf16 (round to nearest
+ * even, the predictor's .to(torch.bfloat16)) into out (b_max, 512, 64) bf16, a contiguous slot
+ * of the caller. Arguments as samrt_sam2_memenc_forward (no score: EdgeTAM has no
+ * no_obj_embed_spatial). */
+void samrt_edgetam_memenc_forward(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
+                                  struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                  const struct samrt_tensor *low_res, int binarize, const struct samrt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_EDGETAM_PERCEIVER_H */
