@@ -44,7 +44,7 @@ static void usage(FILE *f) {
             "scores them) and J, F, J&F per object in the CSV.\n\n"
             "  --split_dir DIR     SA-V split: JPEGImages_24fps/, Annotations_6fps/ [, <split>.txt]\n"
             "  --models LIST       comma-separated <model>_<prompt>: model sam2.1_tiny, sam2.1_small,\n"
-            "                      sam2.1_base_plus, sam2.1_large (edgetam, and the SAM 2.0 names\n"
+            "                      sam2.1_base_plus, sam2.1_large, edgetam (the SAM 2.0 names\n"
             "                      sam2_tiny/small/base/large, where the build has them); prompt\n"
             "                      points (first click), bbox (tight box) or mask (default)\n"
             "  --weights_dir DIR   checkpoints, one per model: sam2.1_hiera_tiny.pt, sam2.1_hiera_small.pt,\n"

@@ -1,6 +1,6 @@
 /* bench_tracker.c - the trackers of this build for `samrt bench`: the model table (which models
- * exist here, their checkpoint file names) and the SAM 2.1 tracker on the public streaming
- * API (samrt_engine_track_*, samrt_engine_stage_times).
+ * exist here, their checkpoint file names) and the tracker on the public streaming API
+ * (samrt_engine_track_*, samrt_engine_stage_times), which runs SAM 2.1 and EdgeTAM alike.
  *
  * The SAM 2.1 tracker is compiled only with -DSAMRT_BENCH_TRACKING=ON (CMake option of the
  * same name), because it needs the streaming tracker in core; without it every model is
@@ -37,12 +37,10 @@ static int is_sam2_1(enum samrt_model_id m) {
 
 static enum samrt_status builtin_available(enum samrt_model_id model, const char **why) {
     const char *reason = NULL;
-    if (model == SAMRT_MODEL_EDGETAM)
-        reason = "EdgeTAM is not in this build";
-    else if (model >= SAMRT_MODEL_SAM2_TINY && model <= SAMRT_MODEL_SAM2_LARGE)
+    if (model >= SAMRT_MODEL_SAM2_TINY && model <= SAMRT_MODEL_SAM2_LARGE)
         reason = "SAM 2.0 (sam2_tiny/small/base/large, sam2_hiera_*.pt) is not in this build; "
                  "the SAM 2.1 models are sam2.1_tiny/small/base_plus/large";
-    else if (!is_sam2_1(model))
+    else if (!is_sam2_1(model) && model != SAMRT_MODEL_EDGETAM)
         reason = "unknown model";
 #ifndef SAMRT_BENCH_TRACKING
     else
