@@ -7,7 +7,8 @@
 # Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N),
 # `long` (10,000 frames, allocations and memory from outside the arena), `speed` (samrt track
 # --timing next to the official predictor on the same frames and checkpoint, SPEED_MODELS),
-# `compile` (the official predictor under torch.compile, mode default).
+# `compile` (the official predictor under torch.compile, mode default), `e2e` (synth -> bench
+# with SAM 2.1 tiny and EdgeTAM on seeded checkpoints -> eval -> merge -> report).
 set -uo pipefail
 out=${OUT:-gpu-out}; mkdir -p "$out"
 B=build/gpu
@@ -90,6 +91,20 @@ for s in "$@"; do
       --cfg .carry/sam2ref/sam2/configs/sam2.1/sam2.1_hiera_t.yaml --frames .carry/bedroom --label tiny.compile \
       --settings vos_inference --gate-open --ckpt build/speed/sam2.1_tiny.pt --runs 3 --warmup 1 \
       --out "$out/official_speed.jsonl" 2>"$out/compile_err.log" | cut -c1-600 || tail -3 "$out/compile_err.log" ;;
+  e2e)
+    step e2e
+    E=build/e2e; rm -rf $E; mkdir -p $E/ckpt
+    for m in sam2.1_tiny:sam2.1_hiera_tiny.pt edgetam:edgetam.pt; do
+      python3 tests/parity/dump_taps.py --model ${m%%:*} --gate-open --build-only --ckpt-out $E/ckpt/${m#*:} \
+        >>"$out/e2e_ckpt.log" 2>&1 || { echo "checkpoint ${m%%:*} failed"; tail -3 "$out/e2e_ckpt.log"; }
+    done
+    $B/tools/samrt synth --out $E/sav_synth --videos 3 --frames 72 --objects 3 --width 960 --height 540 | tail -1
+    $B/tools/samrt bench --split_dir $E/sav_synth --models ${E2E_MODELS:-sam2.1_tiny_points,sam2.1_tiny_bbox,edgetam_points,edgetam_bbox} \
+      --weights_dir $E/ckpt --out_dir $E/run_h100 --warmup 1 --runs 3 --precision bf16 2>&1 | grep -vE "^samrt: info" | tail -8
+    $B/tools/samrt eval --gt $E/sav_synth/Annotations_6fps --pred $E/run_h100/sam2.1_tiny_points --out $E/eval_tiny_points.csv | tail -2
+    $B/tools/samrt merge $E/run_h100 -o $E/merged.csv && $B/tools/samrt report $E/merged.csv -o "$out/report.html"
+    cp $E/run_h100/profile_summary.csv $E/run_h100/profile_stats.json "$out/"
+    head -c 1500 "$out/profile_summary.csv"; echo; echo "rows: $(($(wc -l <"$out/profile_summary.csv") - 1))" ;;
   *) echo "unknown step $s"; exit 2 ;;
   esac
 done
