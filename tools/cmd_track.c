@@ -28,10 +28,10 @@ static void usage(FILE *f) {
             "                   [--obj N [--at F] (--point ... | --box ...)] ... --out DIR\n"
             "                   [--overlay-dir DIR] [--precision fp32|bf16|fp16] [--platform P]\n"
             "                   [--imgsz N] [--max-objects K] [--max-frames N] [--non-overlap]\n"
-            "                   [--dump-taps FILE]\n\n"
+            "                   [--settings vos_inference|notebook] [--fill-holes N] [--dump-taps FILE]\n\n"
             "Tracks objects through the JPEG frames of DIR (sorted by the integer stem) with SAM 2.1,\n"
             "streaming: each object is prompted on one frame (default 0) and tracked forward from it,\n"
-            "as the official video predictor (vos_inference settings) does from its prompt frame.\n\n"
+            "as the official video predictor does from its prompt frame.\n\n"
             "  --weights CKPT     official checkpoint (.pt) or safetensors with the official keys\n"
             "  --frames DIR       a folder of JPEG frames of one size\n"
             "  --obj N            start object N (id >= 0); prompts before any --obj belong to object 1\n"
@@ -44,6 +44,11 @@ static void usage(FILE *f) {
             "  --max-objects K    object slots planned (default: the number of objects)\n"
             "  --max-frames N     stop after N frames\n"
             "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
+            "  --settings S       post-processing of the official scripts: vos_inference (default;\n"
+            "                     tools/vos_inference.py) or notebook (build_sam2_video_predictor's\n"
+            "                     defaults: holes of <= 8 low-res pixels filled, binarised prompt\n"
+            "                     memories, single-mask fallback)\n"
+            "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
             "  --dump-taps FILE   the first object's per-frame taps for tests/parity/compare_taps.py\n"
             "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 unavailable\n");
@@ -58,7 +63,8 @@ struct args {
     const char *weights, *frames, *out, *overlay, *taps;
     struct samrt_engine_params p;
     struct obj_arg obj[MAX_OBJ];
-    int n_obj, max_frames, non_overlap;
+    int n_obj, max_frames, non_overlap, fill_holes;
+    enum samrt_postproc postproc;
 };
 
 static int bad(const char *what, const char *arg) {
@@ -76,6 +82,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"platform", required_argument, 0, 'F'},    {"imgsz", required_argument, 0, 's'},
         {"max-objects", required_argument, 0, 'k'}, {"max-frames", required_argument, 0, 'n'},
         {"non-overlap", no_argument, 0, 'N'},       {"dump-taps", required_argument, 0, 't'},
+        {"settings", required_argument, 0, 'S'},    {"fill-holes", required_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
@@ -97,6 +104,15 @@ static int parse_args(int argc, char **argv, struct args *a) {
         case 'F': a->p.platform = optarg; break;
         case 't': a->taps = optarg; break;
         case 'N': a->non_overlap = 1; break;
+        case 'S':
+            if (strcmp(optarg, "vos_inference") == 0) a->postproc = SAMRT_POSTPROC_VOS_INFERENCE;
+            else if (strcmp(optarg, "notebook") == 0) a->postproc = SAMRT_POSTPROC_NOTEBOOK;
+            else return bad("--settings: vos_inference or notebook", optarg);
+            break;
+        case 'H':
+            if (samrt_cli_parse_int(optarg, 1, 1 << 24, &v)) return bad("--fill-holes takes N >= 1", optarg);
+            a->fill_holes = (int)v;
+            break;
         case 'M':
             fprintf(stderr, "samrt track: --mask: mask prompts are not available in this build\n");
             return SAMRT_EXIT_UNAVAILABLE;
@@ -205,7 +221,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
                                    int n_frames) {
     const size_t npx = (size_t)w * h;
     SAMRT_TRY(samrt_engine_track_begin(r->e, w, h));
-    const struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, a->non_overlap, n_frames};
+    const struct samrt_sam2_track_options opt = {a->postproc, a->non_overlap, n_frames, a->fill_holes};
     SAMRT_TRY(samrt_sam2_track_set_options(r->e, &opt));
     if (r->ts) SAMRT_TRY(samrt_sam2_track_set_tap(r->e, samrt_taps_hook, r->ts));
     for (int i = 0; i < a->p.max_objects; i++) r->res[i].mask = r->masks + npx * (size_t)i;
@@ -274,9 +290,10 @@ int samrt_cmd_track(int argc, char **argv) {
         samrt_engine_model(r.e, &id, NULL);
         char meta[512];
         snprintf(meta, sizeof meta,
-                 "\"producer\":\"samrt track\",\"model\":\"%s\",\"settings\":\"vos_inference\",\"video_hw\":"
+                 "\"producer\":\"samrt track\",\"model\":\"%s\",\"settings\":\"%s\",\"video_hw\":"
                  "\"%dx%d\",\"image_size\":\"%d\",\"num_frames\":\"%d\",\"format\":\"samrt-taps/1\"",
-                 samrt_model_name(id), h, w, a.p.imgsz, n_frames);
+                 samrt_model_name(id), a.postproc == SAMRT_POSTPROC_NOTEBOOK ? "notebook" : "vos_inference", h, w,
+                 a.p.imgsz, n_frames);
         st = samrt_taps_write(r.ts, a.taps, meta);
         if (st == SAMRT_OK) printf("taps: %d tensors -> %s\n", samrt_taps_count(r.ts), a.taps);
     }

@@ -49,7 +49,8 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
-    return samrt_sam2_tracker_plan_passes(e, m);
+    SAMRT_TRY(samrt_sam2_tracker_plan_passes(e, m));
+    return samrt_sam2_track_post_plan(e, m);  /* track_post.c */
 }
 
 enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck) {
@@ -61,6 +62,7 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
     SAMRT_CHECK(t->obj != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
     t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
     SAMRT_TRY(samrt_sam2_tracker_prepare_passes(e, m, ck));
+    samrt_sam2_track_post_prepare(e, m);
     t->ready = 1;
     return SAMRT_OK;
 }
@@ -123,6 +125,7 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
     t->opt.non_overlap = 0;
     t->opt.num_frames = 0;
+    t->opt.fill_hole_area = 0;
     const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
     t->times = none;
     return SAMRT_OK;
@@ -133,10 +136,11 @@ enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const str
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(opt != NULL, SAMRT_E_INVALID_ARG, "track options: NULL");
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track options: call samrt_engine_track_begin first");
-    SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE, SAMRT_E_UNSUPPORTED,
-                "track: the notebook profile needs fill_hole_area hole filling, which this build does not "
-                "implement; use vos_inference (optionally with non-overlap)");
+    SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE || opt->postproc == SAMRT_POSTPROC_NOTEBOOK,
+                SAMRT_E_INVALID_ARG, "track options: unknown post-processing profile %d", (int)opt->postproc);
     SAMRT_CHECK(opt->num_frames >= 0, SAMRT_E_INVALID_ARG, "track options: num_frames %d < 0", opt->num_frames);
+    SAMRT_CHECK(opt->fill_hole_area >= 0, SAMRT_E_INVALID_ARG, "track options: fill_hole_area %d < 0",
+                opt->fill_hole_area);
     t->opt = *opt;
     return SAMRT_OK;
 }

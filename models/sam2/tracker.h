@@ -21,6 +21,7 @@
  *      SAM heads with no prompt (multimask, best IoU);
  *   4. memory encoder on every object's selected low-res logits -> ring slot t % 6, and the
  *      pointers -> ring slot t % 16; conditioning copies for prompted objects;
+ *      (notebook: hole filling and binarised prompted memories, track_post.h);
  *   5. host: bilinear to the frame size, optional non-overlap (highest logit per pixel),
  *      threshold > 0, area and box per object.
  * Steps 3-4 need the memory encoder and memory attention (memory_encoder.h,
@@ -39,6 +40,7 @@
 #include "ops.h"
 #include "prompt_encoder.h"
 #include "track_bank.h"
+#include "track_post.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +64,7 @@ struct samrt_sam2_track_options {
     enum samrt_postproc postproc;        /* VOS_INFERENCE (default) or NOTEBOOK */
     int non_overlap;                     /* 1: per pixel only the highest-logit object keeps it */
     int num_frames;                      /* the video's length when known (pointer tpos), 0 = unknown */
+    int fill_hole_area;                  /* 0: the profile's (NOTEBOOK 8, VOS_INFERENCE off); > 0: this */
 };
 
 /* One separately run pass: its executor and op context. */
@@ -93,6 +96,7 @@ struct samrt_sam2_tracker {
     struct samrt_tensor cur_score;       /* (K, 1) f32 [staging]: object-score logits */
     struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
     int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
+    struct samrt_sam2_track_post post;   /* notebook post-processing (track_post.h) */
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
@@ -123,8 +127,8 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
 void samrt_sam2_tracker_free(struct samrt_sam2 *m);
 
 /* Options of the current video (call after samrt_engine_track_begin, before the first push).
- * SAMRT_E_UNSUPPORTED for NOTEBOOK: its fill_hole_area = 8 hole filling is not implemented
- * (docs/tracking.md); non_overlap may be set on its own. */
+ * NOTEBOOK: hole filling, binarised prompted memories, single-mask fallback (track_post.h);
+ * non_overlap is a separate switch under either profile. */
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
 
 /* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work

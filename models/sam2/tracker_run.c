@@ -245,9 +245,13 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
      * nothing selects any more); the pointers to ring slot frame % 16 */
     const int f = t->frame;
     const struct samrt_tensor out = ring_block(t, f % SAMRT_TRACK_RING);
-    samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
-    enc_forward(m, &t->enc.ctx, &out);
-    SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+    if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
+        SAMRT_TRY(samrt_sam2_track_post_encode(e, m, is_prompted, &out));
+    } else {
+        samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
+        enc_forward(m, &t->enc.ctx, &out);
+        SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+    }
     const size_t pb = sizeof(float) * SAMRT_SAM2_DIM, mb = (size_t)t->mem_bank.s[1] * 2;
     for (int k = 0; k < t->n_obj; k++) {
         struct samrt_sam2_track_obj *o = &t->obj[k];
@@ -266,6 +270,6 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
 #ifdef SAMRT_HAVE_CUDA
     if (ch->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(NULL));
 #endif
-    SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low)));
+    SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data, samrt_tensor_nbytes(&t->cur_low)));
     return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
 }
