@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "ckpt_writer.h"
+#include "sam2_track_util.h"
 #include "fill_holes.h"
 #include "tracker.h"
 
@@ -23,21 +24,9 @@
 #define SIDE 64
 #define K 3
 
-static void quiet(enum samrt_log_level level, const char *msg, void *user) {
-    (void)level, (void)msg, (void)user;
-}
-
 static uint8_t g_rgb[H * W * 3];
 
-static void make_frame(int shift) {
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            const int in = x > 25 + shift && x < 55 + shift && y > 15 && y < 45;
-            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 210 : 3 * x);
-            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 30 : 4 * y);
-            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x + y * 3) & 255);
-        }
-}
+static void make_frame(int shift) { trk_make_frame(g_rgb, W, H, shift); }
 
 /* Hand cases: 3 objects, 4 pixels. */
 static void test_non_overlap(void) {
@@ -154,7 +143,7 @@ static void test_bad_calls(samrt_engine_t e) {
     struct samrt_track_result res[K];
     memset(res, 0, sizeof res);
     int n;
-    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    samrt_log_set(trk_quiet, NULL, SAMRT_LOG_ERROR);
     CHECK_STATUS(samrt_engine_track_begin(NULL, W, H), SAMRT_E_INVALID_ARG);
     CHECK_STATUS(samrt_engine_track_begin(e, 0, H), SAMRT_E_INVALID_ARG);
     CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);

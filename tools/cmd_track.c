@@ -24,8 +24,9 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: samrt track --weights CKPT --frames DIR (--point x,y[,l] ... | --box x0,y0,x1,y1)\n"
-            "                   [--obj N [--at F] (--point ... | --box ...)] ... --out DIR\n"
+            "usage: samrt track --weights CKPT --frames DIR --out DIR\n"
+            "                   (--point x,y[,l] ... | --box x0,y0,x1,y1 | --mask PNG)\n"
+            "                   [--obj N [--at F] (--point ... | --box ... | --mask PNG)] ...\n"
             "                   [--overlay-dir DIR] [--precision fp32|bf16|fp16] [--platform P]\n"
             "                   [--imgsz N] [--max-objects K] [--max-frames N] [--non-overlap]\n"
             "                   [--settings vos_inference|notebook] [--fill-holes N] [--dump-taps FILE]\n\n"
@@ -38,7 +39,8 @@ static void usage(FILE *f) {
             "  --at F             the current object's prompt frame (default 0)\n"
             "  --point x,y[,l]    a click in frame pixels, label 1 (default) or 0; repeatable\n"
             "  --box x0,y0,x1,y1  a box in frame pixels (one per object)\n"
-            "  --mask PNG         a mask prompt: not available in this build (exit 4)\n"
+            "  --mask PNG         a mask prompt: a gray or palette PNG of the frame size, object = value > 0\n"
+            "                     (instead of points or a box for that object)\n"
             "  --out DIR          writes DIR/<obj %%03d>/<frame stem>.png (0 / 255)\n"
             "  --overlay-dir DIR  the frames with the masks tinted, DIR/<stem>.png\n"
             "  --max-objects K    object slots planned (default: the number of objects)\n"
@@ -57,6 +59,8 @@ static void usage(FILE *f) {
 struct obj_arg {
     int id, at;
     struct samrt_object_prompt p;
+    const char *mask_path;  /* a mask prompt instead of p */
+    uint8_t *mask;          /* its pixels, loaded before the weights */
 };
 
 struct args {
@@ -114,8 +118,9 @@ static int parse_args(int argc, char **argv, struct args *a) {
             a->fill_holes = (int)v;
             break;
         case 'M':
-            fprintf(stderr, "samrt track: --mask: mask prompts are not available in this build\n");
-            return SAMRT_EXIT_UNAVAILABLE;
+            if (o->mask_path) return bad("--mask: one per object", optarg);
+            o->mask_path = optarg;
+            break;
         case 'p': {
             lab = 1;
             const int k = sscanf(optarg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
@@ -132,7 +137,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
             break;
         case 'o':
             if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
-            if (o->p.n_clicks || o->p.has_box) {  /* the first --obj renames the default object */
+            if (o->p.n_clicks || o->p.has_box || o->mask_path) {  /* the first --obj renames the default object */
                 if (a->n_obj == MAX_OBJ) return bad("too many objects", optarg);
                 o = &a->obj[a->n_obj++];
                 memset(o, 0, sizeof *o);
@@ -164,8 +169,9 @@ static int parse_args(int argc, char **argv, struct args *a) {
     }
     if (optind != argc || !a->weights || !a->frames || !a->out) return -1;
     for (int k = 0; k < a->n_obj; k++) {
-        if (!a->obj[k].p.n_clicks && !a->obj[k].p.has_box) {
-            fprintf(stderr, "samrt track: object %d has no --point or --box\n", a->obj[k].id);
+        const int has_pts = a->obj[k].p.n_clicks || a->obj[k].p.has_box;
+        if (has_pts == (a->obj[k].mask_path != NULL)) {
+            fprintf(stderr, "samrt track: object %d needs --point/--box or --mask (one of them)\n", a->obj[k].id);
             return SAMRT_EXIT_USAGE;
         }
         for (int j = 0; j < k; j++)
@@ -187,6 +193,20 @@ static void tint(uint8_t *rgb, const uint8_t *mask, size_t n, const uint8_t *col
     for (size_t i = 0; i < n; i++)
         if (mask[i])
             for (int c = 0; c < 3; c++) rgb[3 * i + c] = (uint8_t)((rgb[3 * i + c] + col[c] + 1) / 2);
+}
+
+/* The object's mask prompt, which must have the frames' size. */
+static enum samrt_status load_mask(struct obj_arg *o, int w, int h) {
+    struct samrt_mask_reader rd;
+    memset(&rd, 0, sizeof rd);
+    size_t cap = 0;
+    int mw = 0, mh = 0;
+    enum samrt_status st = samrt_mask_load(&rd, o->mask_path, &o->mask, &cap, &mw, &mh, NULL);
+    samrt_mask_reader_free(&rd);
+    SAMRT_TRY(st);
+    SAMRT_CHECK(mw == w && mh == h, SAMRT_E_INVALID_ARG, "samrt track: --mask %s is %dx%d, the frames are %dx%d",
+                o->mask_path, mw, mh, w, h);
+    return SAMRT_OK;
 }
 
 struct run {
@@ -232,7 +252,9 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
         st = samrt_frame_stream_next(fs, &fr);
         if (st != SAMRT_OK || !fr.rgb) break;
         for (int k = 0; k < a->n_obj && st == SAMRT_OK; k++)
-            if (a->obj[k].at == t) st = samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
+            if (a->obj[k].at == t)
+                st = a->obj[k].mask ? samrt_engine_track_prompt_mask(r->e, a->obj[k].id, a->obj[k].mask)
+                                    : samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
         const struct samrt_image img = {fr.rgb, fr.width, fr.height, 3 * fr.width};
         int n = 0;
         if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, 0, r->res, a->p.max_objects, &n);
@@ -263,6 +285,10 @@ int samrt_cmd_track(int argc, char **argv) {
     int w = 0, h = 0;
     if (st == SAMRT_OK) samrt_frame_stream_size(fs, &w, &h);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
+        if (a.obj[k].mask_path) {
+            st = load_mask(&a.obj[k], w, h);
+            continue;
+        }
         struct samrt_sam2_points pts;
         st = samrt_sam2_points_from_prompt(&a.obj[k].p, w, h, a.p.imgsz, &pts);
         if (st != SAMRT_OK) fprintf(stderr, "samrt track: object %d: bad prompt (see above)\n", a.obj[k].id);
@@ -302,5 +328,6 @@ int samrt_cmd_track(int argc, char **argv) {
     samrt_engine_free(r.e);
     samrt_frame_stream_close(fs);
     free(r.masks), free(r.gray), free(r.over);
+    for (int k = 0; k < a.n_obj; k++) free(a.obj[k].mask);
     return samrt_cli_exit_code(st);
 }

@@ -40,6 +40,7 @@
 #include "ops.h"
 #include "prompt_encoder.h"
 #include "track_bank.h"
+#include "track_mask.h"
 #include "track_post.h"
 
 #ifdef __cplusplus
@@ -97,6 +98,7 @@ struct samrt_sam2_tracker {
     struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
     int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
     struct samrt_sam2_track_post post;   /* notebook post-processing (track_post.h) */
+    struct samrt_sam2_track_mask mask;   /* mask prompts (track_mask.h) */
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */

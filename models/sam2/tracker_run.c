@@ -224,6 +224,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         is_prompted[prompted[i]] = 1;
         SAMRT_TRY(take_heads_row(m, ch, i, prompted[i]));  /* the segmentation pass's rows */
     }
+    SAMRT_TRY(samrt_sam2_track_mask_step(e, m, is_prompted));  /* track_mask.c: mask-prompted objects */
     int n_tracked = 0;
     for (int k = 0; k < t->n_obj; k++) {
         if (is_prompted[k] || t->obj[k].first_frame < 0) continue;
