@@ -16,7 +16,8 @@
  * Per frame (samrt_engine_track_push):
  *   1. host: Pillow-exact resize + normalise -> image encoder pass (once for all objects);
  *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
- *      (vision + no_mem_embed, prompt encoder, decoder; segment.h);
+ *      (vision + no_mem_embed, prompt encoder, decoder; segment.h); mask prompts take their
+ *      logits from the mask and the pointer from a mask-input heads pass (track_mask.h);
  *   3. tracked objects: memory attention over the selected memories and pointers, then the
  *      SAM heads with no prompt (multimask, best IoU);
  *   4. memory encoder on every object's selected low-res logits -> ring slot t % 6, and the
