@@ -189,10 +189,11 @@ struct samrt_object_prompt {
     float box[4];                  /* x0, y0, x1, y1 in image pixels, within [0, width] x [0, height] */
 };
 
-/* Post-processing profiles of the official scripts (model-spec 1.2). They differ here only in
- * the single-mask fallback: NOTEBOOK (build_sam2_video_predictor's default) replaces an
- * unstable single mask by the best of the three candidates; VOS_INFERENCE (the benchmark
- * script) does not. */
+/* Post-processing profiles of the official scripts (model-spec 1.2). NOTEBOOK
+ * (build_sam2_video_predictor's default) replaces an unstable single mask by the best of the
+ * three candidates; in video tracking it also fills holes of <= 8 low-res pixels and binarises
+ * the memories of prompted frames (docs/tracking.md). VOS_INFERENCE (the benchmark script)
+ * does none of these. */
 enum samrt_postproc { SAMRT_POSTPROC_VOS_INFERENCE = 0, SAMRT_POSTPROC_NOTEBOOK };
 
 struct samrt_mask_result {

@@ -3,8 +3,9 @@
  * model side: the tracker's arena state has the size the layout promises (fixed by
  * max_objects and the model side, not by the video), a prompt frame equals single-frame
  * segmentation with the same prompts (the official prompt frame), the non-overlap rule by
- * hand, the stage times of a tracked frame, the bank's table-driven row copies by hand, and bad
- * calls are refused without breaking the engine.
+ * hand, the stage times of a tracked frame, the bank's table-driven row copies by hand, the
+ * notebook profile (hole filling against kernels/fill_holes.h, objects independent when the
+ * memory encoder runs twice on a frame), and bad calls are refused without breaking the engine.
  * Run: ctest -R test_sam2_track */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 #include "check.h"
 #include "ckpt_writer.h"
 #include "track_rows.h"
+#include "sam2_track_util.h"
+#include "fill_holes.h"
 #include "tracker.h"
 
 #define W 80
@@ -22,21 +25,9 @@
 #define SIDE 64
 #define K 3
 
-static void quiet(enum samrt_log_level level, const char *msg, void *user) {
-    (void)level, (void)msg, (void)user;
-}
-
 static uint8_t g_rgb[H * W * 3];
 
-static void make_frame(int shift) {
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            const int in = x > 25 + shift && x < 55 + shift && y > 15 && y < 45;
-            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 210 : 3 * x);
-            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 30 : 4 * y);
-            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x + y * 3) & 255);
-        }
-}
+static void make_frame(int shift) { trk_make_frame(g_rgb, W, H, shift); }
 
 /* Hand cases: 3 objects, 4 pixels. */
 static void test_non_overlap(void) {
@@ -130,7 +121,7 @@ static void test_prompt_frame(samrt_engine_t e) {
     CHECK(tm.postprocess_ms >= 0 && tm.prompt_and_mask_decoder_ms >= 0);
 
     /* non-overlap: the masks become disjoint, and a mask only loses pixels */
-    struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, 1, 0};
+    struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, 1, 0, 0};
     CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
     CHECK_STATUS(samrt_sam2_track_set_options(e, &opt), SAMRT_OK);
     CHECK_STATUS(samrt_engine_track_prompt(e, 7, &pr[0]), SAMRT_OK);
@@ -153,7 +144,7 @@ static void test_bad_calls(samrt_engine_t e) {
     struct samrt_track_result res[K];
     memset(res, 0, sizeof res);
     int n;
-    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    samrt_log_set(trk_quiet, NULL, SAMRT_LOG_ERROR);
     CHECK_STATUS(samrt_engine_track_begin(NULL, W, H), SAMRT_E_INVALID_ARG);
     CHECK_STATUS(samrt_engine_track_begin(e, 0, H), SAMRT_E_INVALID_ARG);
     CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
@@ -169,8 +160,11 @@ static void test_bad_calls(samrt_engine_t e) {
     CHECK_STATUS(samrt_engine_track_push(e, &small, 0, res, K, &n), SAMRT_E_INVALID_ARG);
     CHECK_STATUS(samrt_engine_track_push(e, &img, 1, res, K, &n), SAMRT_E_INVALID_ARG);  /* host engine */
     CHECK_STATUS(samrt_engine_track_push(e, &img, 0, NULL, K, &n), SAMRT_E_INVALID_ARG);
-    struct samrt_sam2_track_options nb = {SAMRT_POSTPROC_NOTEBOOK, 1, 0};
-    CHECK_STATUS(samrt_sam2_track_set_options(e, &nb), SAMRT_E_UNSUPPORTED);
+    struct samrt_sam2_track_options nb = {(enum samrt_postproc)7, 1, 0, 0};
+    CHECK_STATUS(samrt_sam2_track_set_options(e, &nb), SAMRT_E_INVALID_ARG);
+    nb.postproc = SAMRT_POSTPROC_NOTEBOOK;
+    nb.fill_hole_area = -1;
+    CHECK_STATUS(samrt_sam2_track_set_options(e, &nb), SAMRT_E_INVALID_ARG);
     /* still works: fewer result slots than objects */
     CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, 2, &n), SAMRT_OK);
     CHECK_EQ_INT(n, 2);
@@ -184,6 +178,18 @@ struct run {
     float score[N_TRACK][2];
     int n[N_TRACK];
 };
+
+/* Pushes synthetic frame f; the first two objects' masks go to out->mask[f]. */
+static int push_frame(samrt_engine_t e, int f, struct run *out, struct samrt_track_result *res) {
+    make_frame(f);
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    memset(res, 0, sizeof *res * K);
+    for (int i = 0; i < 2; i++) res[i].mask = out->mask[f][i];
+    int n = -1;
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+    out->n[f] = n;
+    return n;
+}
 
 /* Object 1 prompted on frame 0, corrected on frame 5; object 2 (with_b) added on frame 3. */
 static void track_video(samrt_engine_t e, int with_b, struct run *out) {
@@ -201,14 +207,8 @@ static void track_video(samrt_engine_t e, int with_b, struct run *out) {
         if (f == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &pa), SAMRT_OK);
         if (f == 5) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &fix), SAMRT_OK);
         if (f == 3 && with_b) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &pb), SAMRT_OK);
-        make_frame(f);
-        const struct samrt_image img = {g_rgb, W, H, 3 * W};
         struct samrt_track_result res[K];
-        memset(res, 0, sizeof res);
-        for (int i = 0; i < 2; i++) res[i].mask = out->mask[f][i];
-        int n = -1;
-        CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
-        out->n[f] = n;
+        const int n = push_frame(e, f, out, res);
         CHECK_EQ_INT(n, with_b && f >= 3 ? 2 : 1);
         for (int i = 0; i < n && i < 2; i++) {
             CHECK_EQ_INT(res[i].obj_id, i + 1);
@@ -264,6 +264,102 @@ static void test_rows_ref(void) {
     CHECK_STATUS(samrt_track_rows_ref(&a), SAMRT_OK);
 }
 
+/* ---- the notebook profile (track_post.h) ---- */
+
+#define LOW (SIDE / 4)  /* low-res logits side */
+
+static float g_low[N_TRACK][LOW * LOW];  /* object 0's pred_masks tap per frame */
+
+static enum samrt_status keep_low(void *user, const char *name, const struct samrt_tensor *t) {
+    (void)user;
+    int f = -1;
+    char what[64];
+    if (sscanf(name, "frame.%d.%63s", &f, what) == 2 && strcmp(what, "pred_masks") == 0 && f >= 0 && f < N_TRACK &&
+        samrt_tensor_nelements(t) == LOW * LOW)
+        memcpy(g_low[f], t->data, sizeof g_low[f]);
+    return SAMRT_OK;
+}
+
+/* Object 1 (click) from frame 0 when with_a, object 2 (box) from frame 3 when with_b. */
+static void run_profile(samrt_engine_t e, enum samrt_postproc pp, int fill_area, int with_a, int with_b,
+                        struct run *out) {
+    struct samrt_object_prompt pa = {0}, pb = {0};
+    pa.n_clicks = 1;
+    pa.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    pb.has_box = 1;
+    pb.box[0] = 2, pb.box[1] = 2, pb.box[2] = 20, pb.box[3] = 14;
+    memset(out, 0, sizeof *out);
+    memset(g_low, 0, sizeof g_low);
+    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+    const struct samrt_sam2_track_options opt = {pp, 0, 0, fill_area};
+    CHECK_STATUS(samrt_sam2_track_set_options(e, &opt), SAMRT_OK);
+    CHECK_STATUS(samrt_sam2_track_set_tap(e, keep_low, NULL), SAMRT_OK);
+    for (int f = 0; f < N_TRACK; f++) {
+        if (f == 0 && with_a) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &pa), SAMRT_OK);
+        if (f == 3 && with_b) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &pb), SAMRT_OK);
+        struct samrt_track_result res[K];
+        push_frame(e, f, out, res);
+        for (int i = 0; i < out->n[f] && i < 2; i++) out->score[f][i] = res[i].object_score;
+    }
+    CHECK_STATUS(samrt_sam2_track_set_tap(e, NULL, NULL), SAMRT_OK);
+}
+
+/* Pixels that hole filling with max_area changes in raw; *left: of those, how many got differs
+ * from the filled raw at (got NULL: none). */
+static int filled_pixels(const float *raw, int max_area, const float *got, int *left) {
+    float ref[LOW * LOW];
+    int32_t ws[2 * LOW * LOW];
+    const struct samrt_fill_holes_args a = {1, LOW, LOW, max_area, raw, ref, ws};
+    CHECK_STATUS(samrt_fill_holes_ref(&a), SAMRT_OK);
+    int n = 0;
+    *left = 0;
+    for (int p = 0; p < LOW * LOW; p++) {
+        n += ref[p] != raw[p];
+        *left += got && ref[p] != got[p];
+    }
+    return n;
+}
+
+/* The prompt frame's logits are those of vos_inference with the holes filled
+ * (kernels/fill_holes.h), and no frame keeps a hole of the area. The synthetic weights give
+ * few small holes, so a second run fills every background component (area = the whole map):
+ * the prompt frame's mask must become the whole frame. */
+static void test_notebook(samrt_engine_t e) {
+    static struct run vos, nb, nb_a, nb_b;
+    static float vos_low[N_TRACK][LOW * LOW];
+    run_profile(e, SAMRT_POSTPROC_VOS_INFERENCE, 0, 1, 1, &vos);
+    memcpy(vos_low, g_low, sizeof vos_low);
+    const int areas[2] = {SAMRT_TRACK_FILL_HOLE_AREA, LOW * LOW};
+    for (int i = 0; i < 2; i++) {
+        run_profile(e, SAMRT_POSTPROC_NOTEBOOK, i ? areas[i] : 0, 1, 1, &nb);
+        int left = 0;
+        const int n0 = filled_pixels(vos_low[0], areas[i], g_low[0], &left);
+        CHECK_MSG(left == 0, "prompt frame: %d pixels differ from the filled vos_inference logits", left);
+        for (int f = 0; f < N_TRACK; f++)
+            CHECK_MSG(filled_pixels(g_low[f], areas[i], NULL, &left) == 0, "frame %d: a hole is left", f);
+        printf("notebook, fill_hole_area %d: %d pixels filled on the prompt frame\n", areas[i], n0);
+        if (i == 1) {
+            CHECK(n0 > 0);
+            int area = 0;
+            for (int p = 0; p < H * W; p++) area += nb.mask[0][0][p];
+            CHECK_EQ_INT(area, H * W);
+        }
+    }
+    /* with prompted and tracked objects on one frame (frame 3) the memory encoder runs twice:
+     * each object must still be what it is alone */
+    run_profile(e, SAMRT_POSTPROC_NOTEBOOK, 0, 1, 1, &nb);
+    run_profile(e, SAMRT_POSTPROC_NOTEBOOK, 0, 1, 0, &nb_a);
+    run_profile(e, SAMRT_POSTPROC_NOTEBOOK, 0, 0, 1, &nb_b);
+    int same_a = 1, same_b = 1;
+    for (int f = 0; f < N_TRACK; f++) {
+        same_a &= memcmp(nb.mask[f][0], nb_a.mask[f][0], H * W) == 0 && nb.score[f][0] == nb_a.score[f][0];
+        if (f >= 3)
+            same_b &= memcmp(nb.mask[f][1], nb_b.mask[f][0], H * W) == 0 && nb.score[f][1] == nb_b.score[f][0];
+    }
+    CHECK_MSG(same_a, "notebook: object 1 changed when object 2 was added");
+    CHECK_MSG(same_b, "notebook: object 2 changed when object 1 was tracked beside it");
+}
+
 int main(void) {
     test_non_overlap();
     test_rows_ref();
@@ -277,6 +373,7 @@ int main(void) {
     if (e) {
         test_prompt_frame(e);
         test_tracking(e);
+        test_notebook(e);
         test_bad_calls(e);
     }
     samrt_engine_free(e);

@@ -25,26 +25,34 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: samrt track --weights CKPT --frames DIR (--point x,y[,l] ... | --box x0,y0,x1,y1)\n"
-            "                   [--obj N [--at F] (--point ... | --box ...)] ... --out DIR\n"
+            "usage: samrt track --weights CKPT --frames DIR --out DIR\n"
+            "                   (--point x,y[,l] ... | --box x0,y0,x1,y1 | --mask PNG)\n"
+            "                   [--obj N [--at F] (--point ... | --box ... | --mask PNG)] ...\n"
             "                   [--overlay-dir DIR] [--precision fp32|bf16|fp16] [--platform P]\n"
             "                   [--imgsz N] [--max-objects K] [--max-frames N] [--non-overlap]\n"
-            "                   [--dump-taps FILE] [--timing] [--runs N]\n\n"
+            "                   [--settings vos_inference|notebook] [--fill-holes N] [--dump-taps FILE]\n"
+            "                   [--timing] [--runs N]\n\n"
             "Tracks objects through the JPEG frames of DIR (sorted by the integer stem) with SAM 2.1,\n"
             "streaming: each object is prompted on one frame (default 0) and tracked forward from it,\n"
-            "as the official video predictor (vos_inference settings) does from its prompt frame.\n\n"
+            "as the official video predictor does from its prompt frame.\n\n"
             "  --weights CKPT     official checkpoint (.pt) or safetensors with the official keys\n"
             "  --frames DIR       a folder of JPEG frames of one size\n"
             "  --obj N            start object N (id >= 0); prompts before any --obj belong to object 1\n"
             "  --at F             the current object's prompt frame (default 0)\n"
             "  --point x,y[,l]    a click in frame pixels, label 1 (default) or 0; repeatable\n"
             "  --box x0,y0,x1,y1  a box in frame pixels (one per object)\n"
-            "  --mask PNG         a mask prompt: not available in this build (exit 4)\n"
+            "  --mask PNG         a mask prompt: a gray or palette PNG of the frame size, object = value > 0\n"
+            "                     (instead of points or a box for that object)\n"
             "  --out DIR          writes DIR/<obj %%03d>/<frame stem>.png (0 / 255)\n"
             "  --overlay-dir DIR  the frames with the masks tinted, DIR/<stem>.png\n"
             "  --max-objects K    object slots planned (default: the number of objects)\n"
             "  --max-frames N     stop after N frames\n"
             "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
+            "  --settings S       post-processing of the official scripts: vos_inference (default;\n"
+            "                     tools/vos_inference.py) or notebook (build_sam2_video_predictor's\n"
+            "                     defaults: holes of <= 8 low-res pixels filled, binarised prompt\n"
+            "                     memories, single-mask fallback)\n"
+            "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
             "  --dump-taps FILE   the first object's per-frame taps for tests/parity/compare_taps.py\n"
             "  --timing           print ms/frame (median, p95, p99) of samrt_engine_track_push: RGB8 frame\n"
@@ -56,13 +64,16 @@ static void usage(FILE *f) {
 struct obj_arg {
     int id, at;
     struct samrt_object_prompt p;
+    const char *mask_path;  /* a mask prompt instead of p */
+    uint8_t *mask;          /* its pixels, loaded before the weights */
 };
 
 struct args {
     const char *weights, *frames, *out, *overlay, *taps;
     struct samrt_engine_params p;
     struct obj_arg obj[MAX_OBJ];
-    int n_obj, max_frames, non_overlap, timing, runs;
+    int n_obj, max_frames, non_overlap, fill_holes, timing, runs;
+    enum samrt_postproc postproc;
 };
 
 static int bad(const char *what, const char *arg) {
@@ -81,6 +92,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"max-objects", required_argument, 0, 'k'}, {"max-frames", required_argument, 0, 'n'},
         {"non-overlap", no_argument, 0, 'N'},       {"dump-taps", required_argument, 0, 't'},
         {"timing", no_argument, 0, 'T'},            {"runs", required_argument, 0, 'R'},
+        {"settings", required_argument, 0, 'S'},    {"fill-holes", required_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
@@ -108,9 +120,19 @@ static int parse_args(int argc, char **argv, struct args *a) {
             if (samrt_cli_parse_int(optarg, 1, 1000, &v)) return bad("--runs takes [1, 1000]", optarg);
             a->runs = (int)v;
             break;
+        case 'S':
+            if (strcmp(optarg, "vos_inference") == 0) a->postproc = SAMRT_POSTPROC_VOS_INFERENCE;
+            else if (strcmp(optarg, "notebook") == 0) a->postproc = SAMRT_POSTPROC_NOTEBOOK;
+            else return bad("--settings: vos_inference or notebook", optarg);
+            break;
+        case 'H':
+            if (samrt_cli_parse_int(optarg, 1, 1 << 24, &v)) return bad("--fill-holes takes N >= 1", optarg);
+            a->fill_holes = (int)v;
+            break;
         case 'M':
-            fprintf(stderr, "samrt track: --mask: mask prompts are not available in this build\n");
-            return SAMRT_EXIT_UNAVAILABLE;
+            if (o->mask_path) return bad("--mask: one per object", optarg);
+            o->mask_path = optarg;
+            break;
         case 'p': {
             lab = 1;
             const int k = sscanf(optarg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
@@ -127,7 +149,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
             break;
         case 'o':
             if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
-            if (o->p.n_clicks || o->p.has_box) {  /* the first --obj renames the default object */
+            if (o->p.n_clicks || o->p.has_box || o->mask_path) {  /* the first --obj renames the default object */
                 if (a->n_obj == MAX_OBJ) return bad("too many objects", optarg);
                 o = &a->obj[a->n_obj++];
                 memset(o, 0, sizeof *o);
@@ -159,8 +181,9 @@ static int parse_args(int argc, char **argv, struct args *a) {
     }
     if (optind != argc || !a->weights || !a->frames || !a->out) return -1;
     for (int k = 0; k < a->n_obj; k++) {
-        if (!a->obj[k].p.n_clicks && !a->obj[k].p.has_box) {
-            fprintf(stderr, "samrt track: object %d has no --point or --box\n", a->obj[k].id);
+        const int has_pts = a->obj[k].p.n_clicks || a->obj[k].p.has_box;
+        if (has_pts == (a->obj[k].mask_path != NULL)) {
+            fprintf(stderr, "samrt track: object %d needs --point/--box or --mask (one of them)\n", a->obj[k].id);
             return SAMRT_EXIT_USAGE;
         }
         for (int j = 0; j < k; j++)
@@ -182,6 +205,20 @@ static void tint(uint8_t *rgb, const uint8_t *mask, size_t n, const uint8_t *col
     for (size_t i = 0; i < n; i++)
         if (mask[i])
             for (int c = 0; c < 3; c++) rgb[3 * i + c] = (uint8_t)((rgb[3 * i + c] + col[c] + 1) / 2);
+}
+
+/* The object's mask prompt, which must have the frames' size. */
+static enum samrt_status load_mask(struct obj_arg *o, int w, int h) {
+    struct samrt_mask_reader rd;
+    memset(&rd, 0, sizeof rd);
+    size_t cap = 0;
+    int mw = 0, mh = 0;
+    enum samrt_status st = samrt_mask_load(&rd, o->mask_path, &o->mask, &cap, &mw, &mh, NULL);
+    samrt_mask_reader_free(&rd);
+    SAMRT_TRY(st);
+    SAMRT_CHECK(mw == w && mh == h, SAMRT_E_INVALID_ARG, "samrt track: --mask %s is %dx%d, the frames are %dx%d",
+                o->mask_path, mw, mh, w, h);
+    return SAMRT_OK;
 }
 
 struct run {
@@ -219,7 +256,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
                                    int n_frames, int timed) {
     const size_t npx = (size_t)w * h;
     SAMRT_TRY(samrt_engine_track_begin(r->e, w, h));
-    const struct samrt_sam2_track_options opt = {SAMRT_POSTPROC_VOS_INFERENCE, a->non_overlap, n_frames};
+    const struct samrt_sam2_track_options opt = {a->postproc, a->non_overlap, n_frames, a->fill_holes};
     SAMRT_TRY(samrt_sam2_track_set_options(r->e, &opt));
     if (r->ts) SAMRT_TRY(samrt_sam2_track_set_tap(r->e, samrt_taps_hook, r->ts));
     for (int i = 0; i < a->p.max_objects; i++) r->res[i].mask = r->masks + npx * (size_t)i;
@@ -231,7 +268,9 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
         st = samrt_frame_stream_next(fs, &fr);
         if (st != SAMRT_OK || !fr.rgb) break;
         for (int k = 0; k < a->n_obj && st == SAMRT_OK; k++)
-            if (a->obj[k].at == t) st = samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
+            if (a->obj[k].at == t)
+                st = a->obj[k].mask ? samrt_engine_track_prompt_mask(r->e, a->obj[k].id, a->obj[k].mask)
+                                    : samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
         const struct samrt_image img = {fr.rgb, fr.width, fr.height, 3 * fr.width};
         int n = 0;
         const uint64_t t0 = samrt_platform_now_ns();
@@ -291,6 +330,10 @@ int samrt_cmd_track(int argc, char **argv) {
     int w = 0, h = 0;
     if (st == SAMRT_OK) samrt_frame_stream_size(fs, &w, &h);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
+        if (a.obj[k].mask_path) {
+            st = load_mask(&a.obj[k], w, h);
+            continue;
+        }
         struct samrt_sam2_points pts;
         st = samrt_sam2_points_from_prompt(&a.obj[k].p, w, h, a.p.imgsz, &pts);
         if (st != SAMRT_OK) fprintf(stderr, "samrt track: object %d: bad prompt (see above)\n", a.obj[k].id);
@@ -332,9 +375,10 @@ int samrt_cmd_track(int argc, char **argv) {
         samrt_engine_model(r.e, &id, NULL);
         char meta[512];
         snprintf(meta, sizeof meta,
-                 "\"producer\":\"samrt track\",\"model\":\"%s\",\"settings\":\"vos_inference\",\"video_hw\":"
+                 "\"producer\":\"samrt track\",\"model\":\"%s\",\"settings\":\"%s\",\"video_hw\":"
                  "\"%dx%d\",\"image_size\":\"%d\",\"num_frames\":\"%d\",\"format\":\"samrt-taps/1\"",
-                 samrt_model_name(id), h, w, a.p.imgsz, n_frames);
+                 samrt_model_name(id), a.postproc == SAMRT_POSTPROC_NOTEBOOK ? "notebook" : "vos_inference", h, w,
+                 a.p.imgsz, n_frames);
         st = samrt_taps_write(r.ts, a.taps, meta);
         if (st == SAMRT_OK) printf("taps: %d tensors -> %s\n", samrt_taps_count(r.ts), a.taps);
     }
@@ -343,5 +387,7 @@ int samrt_cmd_track(int argc, char **argv) {
     samrt_engine_free(r.e);
     samrt_frame_stream_close(fs);
     free(r.masks), free(r.gray), free(r.over), free(r.ms);
+    free(r.masks), free(r.gray), free(r.over);
+    for (int k = 0; k < a.n_obj; k++) free(a.obj[k].mask);
     return samrt_cli_exit_code(st);
 }

@@ -51,7 +51,9 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
-    return samrt_sam2_tracker_plan_passes(e, m);
+    SAMRT_TRY(samrt_sam2_tracker_plan_passes(e, m));
+    SAMRT_TRY(samrt_sam2_track_mask_plan(e, m));  /* track_mask.c */
+    return samrt_sam2_track_post_plan(e, m);      /* track_post.c */
 }
 
 enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck) {
@@ -63,6 +65,8 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
     SAMRT_CHECK(t->obj != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
     t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
     SAMRT_TRY(samrt_sam2_tracker_prepare_passes(e, m, ck));
+    samrt_sam2_track_post_prepare(e, m);
+    SAMRT_TRY(samrt_sam2_track_mask_prepare(e, m, ck));
     t->ready = 1;
     return SAMRT_OK;
 }
@@ -81,6 +85,7 @@ void samrt_sam2_tracker_free(struct samrt_sam2 *m) {
     struct samrt_sam2_tracker *t = &m->trk;
     free_video(t);
     samrt_sam2_tracker_free_passes(t);
+    samrt_sam2_track_mask_free(m);
     free(t->obj);
     t->obj = NULL;
     t->ready = 0;
@@ -128,6 +133,7 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     t->opt.postproc = SAMRT_POSTPROC_VOS_INFERENCE;
     t->opt.non_overlap = 0;
     t->opt.num_frames = 0;
+    t->opt.fill_hole_area = 0;
     const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
     t->times = none;
     return SAMRT_OK;
@@ -138,10 +144,11 @@ enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const str
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(opt != NULL, SAMRT_E_INVALID_ARG, "track options: NULL");
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track options: call samrt_engine_track_begin first");
-    SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE, SAMRT_E_UNSUPPORTED,
-                "track: the notebook profile needs fill_hole_area hole filling, which this build does not "
-                "implement; use vos_inference (optionally with non-overlap)");
+    SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE || opt->postproc == SAMRT_POSTPROC_NOTEBOOK,
+                SAMRT_E_INVALID_ARG, "track options: unknown post-processing profile %d", (int)opt->postproc);
     SAMRT_CHECK(opt->num_frames >= 0, SAMRT_E_INVALID_ARG, "track options: num_frames %d < 0", opt->num_frames);
+    SAMRT_CHECK(opt->fill_hole_area >= 0, SAMRT_E_INVALID_ARG, "track options: fill_hole_area %d < 0",
+                opt->fill_hole_area);
     t->opt = *opt;
     return SAMRT_OK;
 }
@@ -189,9 +196,14 @@ enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, c
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(mask != NULL, SAMRT_E_INVALID_ARG, "track_prompt_mask: mask is NULL");
-    SAMRT_LOG_ERROR("track_prompt_mask: mask prompts (use_mask_input_as_output) are not built into this engine "
-                    "yet; prompt with points or a box");
-    return SAMRT_E_NOT_IMPLEMENTED;
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
+    struct samrt_sam2 *m = e->sam2;
+    SAMRT_TRY(samrt_sam2_track_mask_set(m, t->k_max, mask, t->width, t->height));  /* row K: this call's */
+    struct samrt_sam2_track_obj *o;
+    SAMRT_TRY(object_for_prompt(t, obj_id, &o));
+    samrt_sam2_track_mask_move(m, t->k_max, (int)(o - t->obj));
+    o->pending = PENDING_MASK;
+    return SAMRT_OK;
 }
 
 /* ---- post-processing ------------------------------------------------------------------------- */
@@ -303,8 +315,9 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
         e->failed = 1;  /* the bank may be half written: the engine refuses further work */
         return st;
     }
-    for (int i = 0; i < n_prompted; i++) {
-        struct samrt_sam2_track_obj *o = &t->obj[prompted[i]];
+    for (int i = 0; i < t->n_obj; i++) {  /* points (prompted[]) and masks (track_mask.c) */
+        struct samrt_sam2_track_obj *o = &t->obj[i];
+        if (o->pending == PENDING_NONE) continue;
         if (o->first_frame < 0) o->first_frame = t->frame;
         o->pending = PENDING_NONE;
     }

@@ -22,11 +22,13 @@
  *   1. Pillow-exact resize + normalise (a kernel on CUDA engines, the C reference on host
  *      engines) -> image encoder pass (once for all objects);
  *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
- *      (vision + no_mem_embed, prompt encoder, decoder; segment.h);
+ *      (vision + no_mem_embed, prompt encoder, decoder; segment.h); mask prompts take their
+ *      logits from the mask and the pointer from a mask-input heads pass (track_mask.h);
  *   3. tracked objects: memory attention over the selected memories and pointers, then the
  *      SAM heads with no prompt (multimask, best IoU);
  *   4. memory encoder on every object's selected low-res logits -> ring slot t % 6, and the
  *      pointers -> ring slot t % 16; conditioning copies for prompted objects;
+ *      (notebook: hole filling and binarised prompted memories, track_post.h);
  *   5. host: bilinear to the frame size, optional non-overlap (highest logit per pixel),
  *      threshold > 0, area and box per object.
  * Steps 3-4 of a frame (and 1's resize + encoder when no object is prompted on it) run as ONE
@@ -47,6 +49,8 @@
 #include "ops.h"
 #include "prompt_encoder.h"
 #include "track_bank.h"
+#include "track_mask.h"
+#include "track_post.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +75,7 @@ struct samrt_sam2_track_options {
     enum samrt_postproc postproc;        /* VOS_INFERENCE (default) or NOTEBOOK */
     int non_overlap;                     /* 1: per pixel only the highest-logit object keeps it */
     int num_frames;                      /* the video's length when known (pointer tpos), 0 = unknown */
+    int fill_hole_area;                  /* 0: the profile's (NOTEBOOK 8, VOS_INFERENCE off); > 0: this */
 };
 
 /* One separately run pass: its executor and op context. */
@@ -88,6 +93,7 @@ struct samrt_sam2_track_key {
     int width, height;                   /* the resize launch (encode only) */
     int encode;                          /* 1: resize + image encoder are part of the frame */
     int n_obj, dynamic;
+    int fill;                            /* 0, or 1 + fill_hole_area when post-processing changes the pass */
     uint8_t role[SAMRT_SAM2_MAX_OBJ];    /* 0 not started, 1 prompted on this frame, 2 tracked */
     uint8_t n_mem[SAMRT_SAM2_MAX_OBJ];   /* tracked: memories S and pointers P attended to */
     uint8_t n_ptr[SAMRT_SAM2_MAX_OBJ];
@@ -126,6 +132,8 @@ struct samrt_sam2_tracker {
     int slot_mem_sel, slot_mem_new, slot_tab;
     uint8_t *tab_host;                   /* host image of tab (prepare) */
     size_t tab_obj_bytes, tab_ma_bytes, tab_shared;  /* per-object region, its memattn rows, shared part */
+    struct samrt_sam2_track_post post;   /* notebook post-processing (track_post.h) */
+    struct samrt_sam2_track_mask mask;   /* mask prompts (track_mask.h) */
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */
@@ -167,8 +175,8 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
 void samrt_sam2_tracker_free(struct samrt_sam2 *m);
 
 /* Options of the current video (call after samrt_engine_track_begin, before the first push).
- * SAMRT_E_UNSUPPORTED for NOTEBOOK: its fill_hole_area = 8 hole filling is not implemented
- * (docs/tracking.md); non_overlap may be set on its own. */
+ * NOTEBOOK: hole filling, binarised prompted memories, single-mask fallback (track_post.h);
+ * non_overlap is a separate switch under either profile. */
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
 
 /* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work

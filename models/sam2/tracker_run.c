@@ -49,7 +49,10 @@
 
 #define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
-enum { ROLE_IDLE = 0, ROLE_PROMPTED, ROLE_TRACKED };
+/* ROLE_MASK: prompted with a mask on this frame (track_mask.c; a conditioning frame like
+ * ROLE_PROMPTED, but its rows come from the mask path, not the segmentation pass). */
+enum { ROLE_IDLE = 0, ROLE_PROMPTED, ROLE_TRACKED, ROLE_MASK };
+static int is_cond(int role) { return role == ROLE_PROMPTED || role == ROLE_MASK; }
 
 /* A view of rows [row0, row0 + n) of dim 0 of a contiguous tensor t, as (n, rest...). */
 static struct samrt_tensor rows(const struct samrt_tensor *t, int64_t row0, int64_t n) {
@@ -277,11 +280,14 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
     key->height = img ? img->height : 0;
     key->n_obj = t->n_obj;
     key->dynamic = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
+    key->fill = samrt_sam2_track_post_on(t) ? 1 + samrt_sam2_track_fill_area(&t->opt) : 0;
     for (int i = 0; i < n_prompted; i++) key->role[prompted[i]] = ROLE_PROMPTED;
+    for (int k = 0; k < t->n_obj; k++)
+        if (samrt_sam2_track_mask_pending(m, k)) key->role[k] = ROLE_MASK;
     uint8_t *tab = t->tab_host, *ma_rows = tab + samrt_tensor_nbytes(&t->tab);
     const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos), b_tk = samrt_tensor_nbytes(&t->memattn.tpos_k);
     for (int k = 0; k < t->n_obj; k++) {
-        if (key->role[k] == ROLE_PROMPTED || t->obj[k].first_frame < 0) continue;
+        if (is_cond(key->role[k]) || t->obj[k].first_frame < 0) continue;
         key->role[k] = ROLE_TRACKED;
         struct samrt_track_selection sel;
         samrt_track_bank_select(&t->obj[k].bank, f, t->opt.num_frames, &sel);
@@ -308,7 +314,7 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
     for (int k = 0; k < t->n_obj; k++) {
         int ms, ps;
         if (key->role[k] == ROLE_IDLE) continue;
-        if (key->role[k] == ROLE_PROMPTED) {
+        if (is_cond(key->role[k])) {
             samrt_track_bank_add_cond(&t->obj[k].bank, f, &ms, &ps);
             cp[2 * n_cond] = ms * K + k, cp[2 * n_cond + 1] = k;
             n_cond++;
@@ -419,9 +425,15 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_sam2_encode_image(e, stream));
         SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_ENC));
     }
-    int n_prompted = 0, n_tracked = 0;
-    for (int k = 0; k < key->n_obj; k++)
-        if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, ch, n_prompted++, k));  /* segmentation rows */
+    int n_prompted = 0, n_tracked = 0, n_seg = 0, n_mask = 0;
+    int is_prompted[SAMRT_SAM2_MAX_OBJ] = {0};
+    for (int k = 0; k < key->n_obj; k++) {
+        if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, ch, n_seg++, k));  /* segmentation rows */
+        n_mask += key->role[k] == ROLE_MASK;
+        n_prompted += is_prompted[k] = is_cond(key->role[k]);
+    }
+    /* mask prompts (track_mask.c: host rows uploaded, so such a frame is never captured) */
+    if (n_mask) SAMRT_TRY(samrt_sam2_track_mask_step(e, m, is_prompted));
     for (int k = 0; k < key->n_obj; k++) {
         if (key->role[k] != ROLE_TRACKED) continue;
         SAMRT_TRY(attend(e, m, k, stream));
@@ -436,9 +448,13 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
             if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
         SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_HEADS));
     }
-    samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
-    enc_forward(m, &t->enc.ctx);
-    SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+    if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
+        SAMRT_TRY(samrt_sam2_track_post_encode(e, m, is_prompted, &t->mem_new));
+    } else {
+        samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
+        enc_forward(m, &t->enc.ctx);
+        SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+    }
     const size_t mb = mem_bytes(t);
     SAMRT_TRY(copy_rows(ch, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
                         ring_pair(t->tab.data, t), 1));
@@ -567,7 +583,8 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         SAMRT_TRY(set_no_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
         stage_times(t, ch);
-        SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low)));
+        SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
+                                   samrt_tensor_nbytes(&t->cur_low)));
         return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
 #ifdef SAMRT_HAVE_CUDA
@@ -578,8 +595,11 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(set_no_prompts(m, ch));
     SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_H2D));
     const struct samrt_resize_plan *rp = img ? &plan : NULL;
-    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap ? run_graph(e, m, rp, s) : enqueue_frame(e, m, rp, stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, t->cur_low.data, samrt_tensor_nbytes(&t->cur_low),
+    int has_mask = 0;
+    for (int k = 0; k < t->key.n_obj; k++) has_mask |= t->key.role[k] == ROLE_MASK;
+    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap && !has_mask ? run_graph(e, m, rp, s)
+                                                                : enqueue_frame(e, m, rp, stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, samrt_sam2_track_post_low(t)->data, samrt_tensor_nbytes(&t->cur_low),
                                    cudaMemcpyDeviceToHost, s));
     SAMRT_CUDA_TRY(cudaMemcpyAsync(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max,
                                    cudaMemcpyDeviceToHost, s));

@@ -335,6 +335,14 @@ def frames_dir(a, stack):
 def prompt_args(a):
     """Keyword arguments for add_new_points_or_box (video pixels) and their description."""
     kw, desc = {}, {"type": a.prompt}
+    if a.prompt == "mask":
+        if not a.mask_png:
+            raise SystemExit("--prompt mask needs --mask-png")
+        from PIL import Image
+        m = np.array(Image.open(a.mask_png))
+        kw["mask"] = (m if m.ndim == 2 else m[..., 0]) > 0
+        desc["mask"] = os.path.basename(a.mask_png)
+        return kw, desc
     if "click" in a.prompt:
         x, y = (float(v) for v in a.click.split(","))
         kw["points"] = np.array([[x, y]], np.float32)
@@ -368,7 +376,10 @@ def run(a, model):
         stack.enter_context(amp)
         taps.prefix = "tap."
         state = model.init_state(video_path=video)
-        _, _, video_res = model.add_new_points_or_box(state, frame_idx=0, obj_id=1, **kw)
+        if "mask" in kw:
+            _, _, video_res = model.add_new_mask(state, frame_idx=0, obj_id=1, mask=kw["mask"])
+        else:
+            _, _, video_res = model.add_new_points_or_box(state, frame_idx=0, obj_id=1, **kw)
         obj = state["obj_id_to_idx"][1]
         cur = state["temp_output_dict_per_obj"][obj]["cond_frame_outputs"][0]
         taps.put("out.video_res_masks", video_res)
@@ -420,7 +431,8 @@ def main():
     ap.add_argument("--build-only", action="store_true", help="build (and save), run nothing")
     ap.add_argument("--save-all-ckpts", metavar="DIR", help="write <model>.pt and <model>.safetensors "
                     "for all five models into DIR and exit")
-    ap.add_argument("--prompt", choices=["click", "box", "click+box"], default="click")
+    ap.add_argument("--prompt", choices=["click", "box", "click+box", "mask"], default="click")
+    ap.add_argument("--mask-png", help="--prompt mask: a PNG of the frame size, object = value > 0 (add_new_mask)")
     ap.add_argument("--click", default="210,350", help="x,y in video pixels")
     ap.add_argument("--click-label", type=int, default=1, choices=[0, 1])
     ap.add_argument("--box", default="130,250,330,470", help="x0,y0,x1,y1 in video pixels")
