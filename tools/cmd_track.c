@@ -387,7 +387,6 @@ int samrt_cmd_track(int argc, char **argv) {
     samrt_engine_free(r.e);
     samrt_frame_stream_close(fs);
     free(r.masks), free(r.gray), free(r.over), free(r.ms);
-    free(r.masks), free(r.gray), free(r.over);
     for (int k = 0; k < a.n_obj; k++) free(a.obj[k].mask);
     return samrt_cli_exit_code(st);
 }
