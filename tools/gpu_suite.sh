@@ -70,12 +70,14 @@ for s in "$@"; do
     mkdir -p build/speed
     pts="210,350;600,250;800,420"
     for m in ${SPEED_MODELS:-sam2.1_tiny sam2.1_base_plus}; do
-      case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; esac
-      cfg=.carry/sam2ref/sam2/configs/sam2.1/sam2.1_hiera_$y.yaml ck=build/speed/$m.pt
+      pkg=.carry/sam2ref
+      case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; edgetam) y= ;; esac
+      cfg=$pkg/sam2/configs/sam2.1/sam2.1_hiera_$y.yaml ck=build/speed/$m.pt
+      [ "$m" = edgetam ] && pkg=.carry/edgetamref && cfg=$pkg/sam2/configs/edgetam.yaml
       for k in 1 3; do
         p=$(echo "$pts" | cut -d';' -f1-$k)
         save=; [ -f "$ck" ] || save="--save-ckpt $ck"; load=; [ -f "$ck" ] && load="--ckpt $ck"
-        python3 .carry/official_reference.py --pkg .carry/sam2ref --cfg "$cfg" --frames .carry/bedroom \
+        python3 .carry/official_reference.py --pkg $pkg --cfg "$cfg" --frames .carry/bedroom \
           --label "$m.${k}obj" --settings vos_inference --gate-open --points "$p" --runs 3 --warmup 1 $save $load \
           --out "$out/official_speed.jsonl" 2>"$out/official_err.log" | python3 -c \
           'import json,sys; r=json.loads(sys.stdin.read()); print("official %s: ms/frame median %.3f p50 %.3f p95 %.3f p99 %.3f peak_alloc %.0f MiB reserved %.0f MiB" % (r["label"], r["ms_per_frame_median"], r["frame_ms_p50"], r["frame_ms_p95"], r["frame_ms_p99"], r["peak_alloc_MiB"], r["peak_reserved_MiB"]))' \
