@@ -128,6 +128,7 @@ __device__ __forceinline__ void named_arrive(int id) {
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* Keeps the compiler from moving reads or writes of wgmma registers across this point. */
 template <int N>
 __device__ __forceinline__ void reg_fence(float (&r)[N][4]) {
@@ -302,10 +303,12 @@ attn_wgmma_kernel(const Args a) {
     if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
-    /* Turn i issues O += P(i-1) V(i-1) and S(i) = Q K(i)^T as one batch, then runs the softmax
-     * of S(i) while the other warpgroup's turn keeps the tensor cores busy (turns alternate
-     * through named barriers 1 and 2). n_t + 1 turns: the first has no P V, the last no S;
-     * they are peeled so that no wgmma sits in a branch (ptxas would serialise them all). */
+    /* Turn i issues S(i) = Q K(i)^T and then O += P(i-1) V(i-1) as two commit groups, and
+     * runs the softmax of S(i) as soon as the first group is done: the warpgroup's own P V
+     * runs under its softmax, and the other warpgroup's turn (named barriers 1 and 2 make
+     * them alternate) keeps the tensor cores busy after that. n_t + 1 turns: the first has
+     * no P V, the last no S; they are peeled so that no wgmma sits in a branch (ptxas would
+     * serialise them all). */
     auto turn = [&](auto has_pv_c, auto has_s_c, int i) {
         constexpr bool has_pv = decltype(has_pv_c)::value, has_s = decltype(has_s_c)::value;
         const int s = i % ST, sp = (i + ST - 1) % ST;
@@ -315,14 +318,6 @@ attn_wgmma_kernel(const Args a) {
         if constexpr (NWG == 2) named_sync(1 + wg);
         reg_fence<NDB>(acc);
         wg_fence();
-        if constexpr (has_pv) {
-            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
-             * DP/AW atom columns BN rows apart (LBO) */
-            const unsigned vt = sV + sp * G::KV_BYTES;
-#pragma unroll
-            for (int kp = 0; kp < NPK; kp++)
-                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
-        }
         if constexpr (has_s) {
             /* k16 steps inside an atom row advance the start address; blocks are BM / BN rows */
             const unsigned kt = sK + s * G::KV_BYTES;
@@ -336,20 +331,36 @@ attn_wgmma_kernel(const Args a) {
                 else
                     Wg<T, BN>::ss(sc, da, db);
             }
+            wg_commit();
         }
-        wg_commit();
+        if constexpr (has_pv) {
+            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
+             * DP/AW atom columns BN rows apart (LBO) */
+            const unsigned vt = sV + sp * G::KV_BYTES;
+#pragma unroll
+            for (int kp = 0; kp < NPK; kp++)
+                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
+            wg_commit();
+        }
         if constexpr (NWG == 2)
             if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
-        wg_wait0();
-        reg_fence<NNB>(sc);
-        reg_fence<NDB>(acc);
-        if (lane == 0) {
-            if constexpr (has_s) mbar_arrive(bar_ke + 8 * s);    /* K(i) released */
-            if constexpr (has_pv) mbar_arrive(bar_ve + 8 * sp);  /* V(i - 1) released */
+        float alpha[2] = {1.0f, 1.0f};
+        if constexpr (has_s) {
+            if constexpr (has_pv) wg_wait1();  /* S(i) done, P(i-1) V(i-1) may still run */
+            else wg_wait0();
+            reg_fence<NNB>(sc);
+            if (lane == 0) mbar_arrive(bar_ke + 8 * s);  /* K(i) released */
+            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
+        }
+        if constexpr (has_pv) {
+            wg_wait0();
+            /* acc and P are touched only past this point: the fences order the rescale and
+             * the writes of the new P after the wait (pa is an input of the P V in flight) */
+            reg_fence<NDB>(acc);
+            reg_fence<NNB>(sc);
+            if (lane == 0) mbar_arrive(bar_ve + 8 * sp);  /* V(i - 1) released */
         }
         if constexpr (has_s) {
-            float alpha[2];
-            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
             rescale<NDB>(acc, alpha);
 #pragma unroll
             for (int kp = 0; kp < NPK; kp++) {
