@@ -38,6 +38,7 @@ struct Args {
     float *part_acc;             /* (n_split, n_problems, n_q, d_v) */
     float *part_ml;              /* (n_split, n_problems, n_q, 2): running max (log2), sum */
     int vec;                     /* 16-byte aligned rows: cp.async path */
+    int diag;                    /* SAMRT_ATTENTION_DIAG bits (sm_90a, timing experiments only) */
 };
 
 /* Row r of q (WHICH 0), k (1) or v (2) in problem (bw, h); nullptr = a zero row. */

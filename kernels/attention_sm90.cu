@@ -277,11 +277,12 @@ attn_wgmma_kernel(const Args a) {
         for (int i = 0; i < n_t; i++) {
             const int s = i % ST, k0 = kbeg + i * BN;
             const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
+            const bool ld = !(a.diag & 4) || i < ST;
             if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+            if (ld) load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
             cp_async_arrive(bar_kf + 8 * s);
             if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
-            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
+            if (ld) load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
             cp_async_arrive(bar_vf + 8 * s);
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -300,7 +301,7 @@ attn_wgmma_kernel(const Args a) {
     float sc[NNB][4];
     unsigned pa[NPK][4];
     constexpr unsigned KSBO = 8 * S::RB;  /* 8-row core-matrix stride, all operands */
-    if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
+    if (NWG == 2 && wg == 1 && !(a.diag & 1)) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
     /* Turn i issues S(i) = Q K(i)^T and then O += P(i-1) V(i-1) as two commit groups, and
@@ -315,7 +316,7 @@ attn_wgmma_kernel(const Args a) {
         const unsigned par = (i / ST) & 1, par_p = ((i + ST - 1) / ST + 1) & 1;  /* tiles i, i - 1 */
         if constexpr (has_s) mbar_wait(bar_kf + 8 * s, par);
         if constexpr (has_pv) mbar_wait(bar_vf + 8 * sp, par_p);
-        if constexpr (NWG == 2) named_sync(1 + wg);
+        if (NWG == 2 && !(a.diag & 1)) named_sync(1 + wg);
         reg_fence<NDB>(acc);
         wg_fence();
         if constexpr (has_s) {
@@ -342,7 +343,7 @@ attn_wgmma_kernel(const Args a) {
                 Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
             wg_commit();
         }
-        if constexpr (NWG == 2)
+        if (NWG == 2 && !(a.diag & 1))
             if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
         float alpha[2] = {1.0f, 1.0f};
         if constexpr (has_s) {
@@ -350,7 +351,7 @@ attn_wgmma_kernel(const Args a) {
             else wg_wait0();
             reg_fence<NNB>(sc);
             if (lane == 0) mbar_arrive(bar_ke + 8 * s);  /* K(i) released */
-            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
+            if (!(a.diag & 2)) softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
         }
         if constexpr (has_pv) {
             wg_wait0();
