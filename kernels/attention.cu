@@ -366,7 +366,6 @@ __global__ void attn_combine_kernel(const Args a) {
 
 /* Set once by samrt_attention_init_cuda: f16 / bf16 problems go to the sm_90a kernel. */
 int g_use_sm90 = 0;
-int g_diag = 0;
 
 // ---- launchers --------------------------------------------------------------------------
 
@@ -440,8 +439,6 @@ extern "C" enum samrt_status samrt_attention_init_cuda(void) {
     int use = 0;
     SAMRT_CUDA_TRY(sm90_init(&use));
     g_use_sm90 = use && !(portable && portable[0] && portable[0] != '0');
-    const char *diag = getenv("SAMRT_ATTENTION_DIAG");
-    g_diag = diag ? atoi(diag) : 0;
     return SAMRT_OK;
 }
 
@@ -492,7 +489,6 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
         a.pad_k = p->win.pad_k; a.pad_v = p->win.pad_v; a.s_pad_h = p->win.s_pad_h;
     }
     a.n_problems = (int)(B * n_win * H);
-    a.diag = g_diag;
 
     const int n_tiles = (p->n_k + cfg.block_k - 1) / cfg.block_k;
     a.n_split = samrt_attention_n_split_effective(p);

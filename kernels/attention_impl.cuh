@@ -38,7 +38,6 @@ struct Args {
     float *part_acc;             /* (n_split, n_problems, n_q, d_v) */
     float *part_ml;              /* (n_split, n_problems, n_q, 2): running max (log2), sum */
     int vec;                     /* 16-byte aligned rows: cp.async path */
-    int diag;                    /* SAMRT_ATTENTION_DIAG bits (sm_90a, timing experiments only) */
     int tma;                     /* sm_90a: q, k, v tiles through the tensor maps (no windows) */
 };
 
@@ -109,21 +108,6 @@ __device__ __forceinline__ float ex2(float x) {
     return y;
 }
 
-/* 2^x on the FMA and integer pipes, for x <= 0: x = j + f with j = rint(x), f in [-0.5, 0.5],
- * 2^f by a cubic fitted to the relative error (at most 7.6e-5, below half an f16 ulp of P) and
- * j added to the exponent field. x is clamped to -126, so a masked key (-inf) gives 1.2e-38
- * instead of 0: nothing next to the row maximum's 1. At head dims <= 96 the exp2 of the
- * softmax (16 per clock per SM on the MUFU) takes about as long as the matrix products; moving
- * a share of it here lets both pipes work. */
-__device__ __forceinline__ float ex2_fma(float x) {
-    constexpr float kRound = 12582912.0f;  /* 1.5 * 2^23: x + kRound holds rint(x) in its low bits */
-    x = fmaxf(x, -126.0f);
-    const float t = x + kRound;
-    const float f = x - (t - kRound);
-    const float p = fmaf(fmaf(fmaf(0.05518027f, f, 0.24261191f), f, 0.69325942f), f, 0.99992800f);
-    return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
-}
-
 // ---- online softmax and epilogue (shared by both tensor-core kernels) -------------------
 
 /* One online-softmax step over a 16 x 8*NNB score block in C layout, for the thread's two rows
@@ -135,10 +119,9 @@ __device__ __forceinline__ float ex2_fma(float x) {
  * test outside the last tile (sl is never 0: the smallest denormal scale times log2 e is still
  * a denormal). alpha[hh] is the factor the caller applies to its accumulator rows. l_run is
  * this thread's partial row sum (quad-reduced in the epilogue). */
-template <int NNB, int POLY = 0>
+template <int NNB>
 __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[2], float (&l_run)[2],
                                              float (&alpha)[2], float sl, int key0, int kend, int lane) {
-    static_assert((NNB & (NNB - 1)) == 0, "the max tree takes a power-of-two block count");
     const bool pos = sl > 0.0f;
     const bool tail = key0 + 8 * NNB > kend;
     if (tail) {
@@ -150,47 +133,55 @@ __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[
     }
 #pragma unroll
     for (int hh = 0; hh < 2; hh++) {
-        /* a tree, not a chain: the maximum is the first thing the exponentials wait for */
-        float t[NNB];
-        float mx;
+        /* four independent chains, not one: the maximum is the first thing the exponentials
+         * wait for (a loop-built tree put its array in local memory) */
+        float t0, t1, t2, t3;
         if (pos) {
+            t0 = t1 = t2 = t3 = -INFINITY;
 #pragma unroll
-            for (int nb = 0; nb < NNB; nb++) t[nb] = fmaxf(s[nb][2 * hh], s[nb][2 * hh + 1]);
-#pragma unroll
-            for (int w = NNB / 2; w >= 1; w /= 2)
-#pragma unroll
-                for (int j = 0; j < w; j++) t[j] = fmaxf(t[j], t[j + w]);
-            mx = t[0];
+            for (int nb = 0; nb < NNB; nb += 2) {
+                t0 = fmaxf(t0, s[nb][2 * hh]);
+                t1 = fmaxf(t1, s[nb][2 * hh + 1]);
+                if (nb + 1 < NNB) {
+                    t2 = fmaxf(t2, s[nb + 1][2 * hh]);
+                    t3 = fmaxf(t3, s[nb + 1][2 * hh + 1]);
+                }
+            }
+            float mx = fmaxf(fmaxf(t0, t1), fmaxf(t2, t3));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            t0 = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         } else {
+            t0 = t1 = t2 = t3 = INFINITY;
 #pragma unroll
-            for (int nb = 0; nb < NNB; nb++) t[nb] = fminf(s[nb][2 * hh], s[nb][2 * hh + 1]);
-#pragma unroll
-            for (int w = NNB / 2; w >= 1; w /= 2)
-#pragma unroll
-                for (int j = 0; j < w; j++) t[j] = fminf(t[j], t[j + w]);
-            mx = t[0];
+            for (int nb = 0; nb < NNB; nb += 2) {
+                t0 = fminf(t0, s[nb][2 * hh]);
+                t1 = fminf(t1, s[nb][2 * hh + 1]);
+                if (nb + 1 < NNB) {
+                    t2 = fminf(t2, s[nb + 1][2 * hh]);
+                    t3 = fminf(t3, s[nb + 1][2 * hh + 1]);
+                }
+            }
+            float mx = fminf(fminf(t0, t1), fminf(t2, t3));
             mx = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            t0 = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         }
+        const float mx = t0;
         const float m_tile = mx * sl;  /* -inf when every key of the row is masked */
         const float m_new = fmaxf(m_run[hh], m_tile);
         const float m_use = m_new == -INFINITY ? 0.0f : m_new;
         alpha[hh] = ex2(m_run[hh] - m_use);
         m_run[hh] = m_new;
-        /* every POLY-th n8 block (0: none) through ex2_fma; two partial sums halve the chain */
-        float rs[2] = {0.0f, 0.0f};
+        /* two partial sums halve the dependent chain */
+        float rs0 = 0.0f, rs1 = 0.0f;
 #pragma unroll
-        for (int nb = 0; nb < NNB; nb++)
-#pragma unroll
-            for (int e = 2 * hh; e < 2 * hh + 2; e++) {
-                const float x = fmaf(s[nb][e], sl, -m_use);
-                const float pv = POLY > 0 && nb % (POLY > 0 ? POLY : 1) == POLY - 1 ? ex2_fma(x) : ex2(x);
-                s[nb][e] = pv;
-                rs[nb & 1] += pv;
-            }
-        l_run[hh] = l_run[hh] * alpha[hh] + (rs[0] + rs[1]);
+        for (int nb = 0; nb < NNB; nb++) {
+            const float p0 = ex2(fmaf(s[nb][2 * hh], sl, -m_use)), p1 = ex2(fmaf(s[nb][2 * hh + 1], sl, -m_use));
+            s[nb][2 * hh] = p0;
+            s[nb][2 * hh + 1] = p1;
+            rs0 += p0;
+            rs1 += p1;
+        }
+        l_run[hh] = l_run[hh] * alpha[hh] + (rs0 + rs1);
     }
 }
 

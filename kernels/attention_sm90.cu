@@ -266,7 +266,7 @@ __global__ void sm90_probe_kernel() {
 #endif
 }
 
-template <typename T, int DP, int NWG, int BN, int POLY>
+template <typename T, int DP, int NWG, int BN>
 __global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
 attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -330,12 +330,11 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         for (int i = 0; i < n_t; i++) {
             const int s = i % ST, k0 = kbeg + i * BN;
             const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
-            const bool ld = !(a.diag & 4) || i < ST;
             if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-            if (ld) load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
             cp_async_arrive(bar_kf + 8 * s);
             if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
-            if (ld) load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
+            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
             cp_async_arrive(bar_vf + 8 * s);
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -354,7 +353,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
     float sc[NNB][4];
     unsigned pa[NPK][4];
     constexpr unsigned KSBO = 8 * S::RB;  /* 8-row core-matrix stride, all operands */
-    if (NWG == 2 && wg == 1 && !(a.diag & 1)) named_arrive(1);  /* warpgroup 0 takes the first turn */
+    if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
     /* Turn i issues S(i) = Q K(i)^T and then O += P(i-1) V(i-1) as two commit groups, and
@@ -371,7 +370,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         const unsigned par = (i / ST) & 1, par_p = ((i + ST - 1) / ST + 1) & 1;  /* tiles i, i - 1 */
         if constexpr (has_s) mbar_wait(bar_kf + 8 * s, par);
         if constexpr (has_pv) mbar_wait(bar_vf + 8 * sp, par_p);
-        if (NWG == 2 && !(a.diag & 1)) named_sync(1 + wg);
+        if constexpr (NWG == 2) named_sync(1 + wg);
         reg_fence<NDB>(acc);
         wg_fence();
         auto issue_s = [&]() {
@@ -410,7 +409,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
             if constexpr (has_s) issue_s();
             wg_commit();
         }
-        if (NWG == 2 && !(a.diag & 1))
+        if constexpr (NWG == 2)
             if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
         float alpha[2] = {1.0f, 1.0f};
         if constexpr (has_s) {
@@ -418,7 +417,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
             else wg_wait0();
             reg_fence<NNB>(sc);
             if (lane == 0) mbar_arrive(bar_ke + 8 * s);  /* K(i) released */
-            if (!(a.diag & 2)) softmax_step<NNB, POLY>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
+            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
         }
         if constexpr (has_pv) {
             wg_wait0();
@@ -488,17 +487,15 @@ void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     Args a = a0;
     Tmaps tm;
     a.tma = 0;
-    if (g_encode && !a.win && !(a.diag & 8)) {
+    /* 16-column boxes (d 80: 32-byte rows) measured slower than the cp.async loader */
+    if (g_encode && !a.win && AW >= 32) {
         const int batch = a.n_problems / a.n_head;
         a.tma = encode_map(&tm.q, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, AW, G::BM) &&
                 encode_map(&tm.k, half, a.k, a.d_qk, a.n_k, a.n_head, batch, a.s_k_t, a.s_k_h, a.s_k_b, AW, BN) &&
                 encode_map(&tm.v, half, a.v, a.d_v, a.n_k, a.n_head, batch, a.s_v_t, a.s_v_h, a.s_v_b, AW, BN);
     }
     if (!a.tma) memset(&tm, 0, sizeof(tm));
-    const int poly = DP > 96 || (a.diag & 16) ? 0 : (a.diag & 32) ? 2 : 4;
-    if (poly == 4) attn_wgmma_kernel<T, DP, NWG, BN, 4><<<grid, G::NT, G::SMEM, stream>>>(a, tm);
-    else if (poly == 2) attn_wgmma_kernel<T, DP, NWG, BN, 2><<<grid, G::NT, G::SMEM, stream>>>(a, tm);
-    else attn_wgmma_kernel<T, DP, NWG, BN, 0><<<grid, G::NT, G::SMEM, stream>>>(a, tm);
+    attn_wgmma_kernel<T, DP, NWG, BN><<<grid, G::NT, G::SMEM, stream>>>(a, tm);
 }
 
 template <typename T, int DP>
@@ -530,14 +527,8 @@ enum samrt_status launch_t(const Args &a, const samrt_attention_config &c, dim3 
 
 template <typename T, int DP, int NWG, int BN>
 cudaError_t set_limit() {
-    const int smem = (int)Sm90Tile<DP, NWG, BN>::SMEM;
-    cudaError_t e = cudaFuncSetAttribute(attn_wgmma_kernel<T, DP, NWG, BN, 0>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(attn_wgmma_kernel<T, DP, NWG, BN, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(attn_wgmma_kernel<T, DP, NWG, BN, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    return e;
+    return cudaFuncSetAttribute(attn_wgmma_kernel<T, DP, NWG, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)Sm90Tile<DP, NWG, BN>::SMEM);
 }
 
 template <typename T, int DP>
