@@ -8,20 +8,23 @@
  *
  * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG) + 1 producer
  * warpgroup (setmaxnreg moves its registers to the consumers).
- *   producer: cp.async of Q once, then K(j) and V(j) into ST stages each (2 to 4, what
- *             fits); completion is signalled by cp.async.mbarrier.arrive (no thread waits for
- *             its own copies), and a stage is refilled once every consumer warp has released
- *             it, so loads run ST - 1 turns ahead. Its copy loops must stay small: a
- *             per-chunk address computation made the first version load-bound (see
- *             kernels/dev/attention_notes.md).
+ *   producer: Q once, then K(j) and V(j) into ST stages each (2 to 4, what fits); a stage
+ *             is refilled once every consumer warp has released it, so loads run ST - 1
+ *             turns ahead. Outside window mode (and at 32- or 64-column atoms) one thread
+ *             issues TMA box copies that complete on the stage's mbarrier (expect_tx);
+ *             window problems gather rows through the window mapping with cp.async from all
+ *             128 threads (cp.async.mbarrier.arrive: no thread waits for its own copies).
+ *             Those copy loops must stay small: a per-chunk address computation made the
+ *             first version load-bound (see kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
  *             accumulator registers (attention_impl.cuh, the same code as the portable
  *             kernel), P rounded to T in registers, O += P V (wgmma, A from registers, V
  *             read N-major through the descriptor's transpose bit: no transposed copy).
  * With two consumer warpgroups the matrix products take turns (named barriers): one group's
- * softmax runs while the other's products keep the tensor cores busy. The exp2 of the
- * softmax costs as much as the products at head dims <= 96, so this overlap is what makes
- * those dims fast. No CTA-wide barrier runs in the main loop.
+ * softmax runs while the other's products keep the tensor cores busy, and inside a group the
+ * softmax of S(i) starts while its own P(i-1) V(i-1) still runs (two commit groups). The
+ * softmax costs about as much as the products at head dims <= 96, so this overlap is what
+ * makes those dims fast. No CTA-wide barrier runs in the main loop.
  *
  * Shared-memory layout: a tile of R rows x DP columns is stored as DP/AW column blocks of
  * R rows x AW elements (AW = 64, 32 or 16 for DP a multiple of 64, 32, 16), each row of a
