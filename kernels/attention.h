@@ -101,6 +101,8 @@ struct samrt_attention_params {
     int n_split;                   /* key ranges per problem; 0 or 1 = one pass */
     void *workspace;               /* samrt_attention_workspace_size bytes, 256-aligned */
     size_t workspace_bytes;
+    int block_q, block_k;          /* f16 / bf16 tile override (benchmarks): 64 or 128 query
+                                    * rows / keys per tile; 0 = the planner's choice */
 };
 
 /* Window mode: row r of window problem bw (= image * n_win + window) -> image *b and map

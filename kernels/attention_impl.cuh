@@ -38,6 +38,7 @@ struct Args {
     float *part_acc;             /* (n_split, n_problems, n_q, d_v) */
     float *part_ml;              /* (n_split, n_problems, n_q, 2): running max (log2), sum */
     int vec;                     /* 16-byte aligned rows: cp.async path */
+    int tma;                     /* sm_90a: q, k, v tiles through the tensor maps (no windows) */
 };
 
 /* Row r of q (WHICH 0), k (1) or v (2) in problem (bw, h); nullptr = a zero row. */
@@ -132,35 +133,55 @@ __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[
     }
 #pragma unroll
     for (int hh = 0; hh < 2; hh++) {
-        float mx;
+        /* four independent chains, not one: the maximum is the first thing the exponentials
+         * wait for (a loop-built tree put its array in local memory) */
+        float t0, t1, t2, t3;
         if (pos) {
-            mx = -INFINITY;
+            t0 = t1 = t2 = t3 = -INFINITY;
 #pragma unroll
-            for (int nb = 0; nb < NNB; nb++) mx = fmaxf(mx, fmaxf(s[nb][2 * hh], s[nb][2 * hh + 1]));
+            for (int nb = 0; nb < NNB; nb += 2) {
+                t0 = fmaxf(t0, s[nb][2 * hh]);
+                t1 = fmaxf(t1, s[nb][2 * hh + 1]);
+                if (nb + 1 < NNB) {
+                    t2 = fmaxf(t2, s[nb + 1][2 * hh]);
+                    t3 = fmaxf(t3, s[nb + 1][2 * hh + 1]);
+                }
+            }
+            float mx = fmaxf(fmaxf(t0, t1), fmaxf(t2, t3));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            t0 = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         } else {
-            mx = INFINITY;
+            t0 = t1 = t2 = t3 = INFINITY;
 #pragma unroll
-            for (int nb = 0; nb < NNB; nb++) mx = fminf(mx, fminf(s[nb][2 * hh], s[nb][2 * hh + 1]));
+            for (int nb = 0; nb < NNB; nb += 2) {
+                t0 = fminf(t0, s[nb][2 * hh]);
+                t1 = fminf(t1, s[nb][2 * hh + 1]);
+                if (nb + 1 < NNB) {
+                    t2 = fminf(t2, s[nb + 1][2 * hh]);
+                    t3 = fminf(t3, s[nb + 1][2 * hh + 1]);
+                }
+            }
+            float mx = fminf(fminf(t0, t1), fminf(t2, t3));
             mx = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            t0 = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         }
+        const float mx = t0;
         const float m_tile = mx * sl;  /* -inf when every key of the row is masked */
         const float m_new = fmaxf(m_run[hh], m_tile);
         const float m_use = m_new == -INFINITY ? 0.0f : m_new;
         alpha[hh] = ex2(m_run[hh] - m_use);
         m_run[hh] = m_new;
-        float rs = 0.0f;
+        /* two partial sums halve the dependent chain */
+        float rs0 = 0.0f, rs1 = 0.0f;
 #pragma unroll
-        for (int nb = 0; nb < NNB; nb++)
-#pragma unroll
-            for (int e = 2 * hh; e < 2 * hh + 2; e++) {
-                const float pv = ex2(fmaf(s[nb][e], sl, -m_use));
-                s[nb][e] = pv;
-                rs += pv;
-            }
-        l_run[hh] = l_run[hh] * alpha[hh] + rs;
+        for (int nb = 0; nb < NNB; nb++) {
+            const float p0 = ex2(fmaf(s[nb][2 * hh], sl, -m_use)), p1 = ex2(fmaf(s[nb][2 * hh + 1], sl, -m_use));
+            s[nb][2 * hh] = p0;
+            s[nb][2 * hh + 1] = p1;
+            rs0 += p0;
+            rs1 += p1;
+        }
+        l_run[hh] = l_run[hh] * alpha[hh] + (rs0 + rs1);
     }
 }
 

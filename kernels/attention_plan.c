@@ -36,6 +36,9 @@ enum samrt_status samrt_attention_check(const struct samrt_attention_params *p) 
     if (p->d_qk > SAMRT_ATTENTION_MAX_DIM || p->d_v > SAMRT_ATTENTION_MAX_DIM) return SAMRT_E_UNSUPPORTED;
     if (!isfinite(p->scale)) return SAMRT_E_INVALID_ARG;
     if (p->n_split < 0 || p->n_split > 65535) return SAMRT_E_INVALID_ARG;
+    if ((p->block_q != 0 && p->block_q != 64 && p->block_q != 128) ||
+        (p->block_k != 0 && p->block_k != 64 && p->block_k != 128))
+        return SAMRT_E_INVALID_ARG;
     const struct samrt_attention_rope *r = &p->rope;
     if ((r->q || r->k) && p->d_qk % 2 != 0) return SAMRT_E_INVALID_ARG;
     if (r->k && (r->k_period <= 0 || r->k_skip < 0 || r->k_skip >= r->k_period || r->n_k < 0 ||
@@ -87,6 +90,8 @@ enum samrt_status samrt_attention_configure(const struct samrt_attention_params 
          * (registers: the 64 x 256 fp32 accumulator is 128 per thread) and for short key
          * lists; the decoder head dims stay at 64 so their many-way splits keep their count */
         c.block_k = (dp == 256 || dp <= 32 || p->n_k <= 64) ? 64 : 128;
+        if (p->block_q) c.block_q = p->block_q;
+        if (p->block_k) c.block_k = p->block_k;
         /* the portable kernel: registers decide the rows per warp, 32 where the 32 x dp fp32
          * accumulator plus the S tile fit in 255 registers without spilling (d <= 96; 32-key
          * tiles at 96), else 16 (d 128, 256: the 16 x 256 accumulator alone is 128 registers) */

@@ -8,20 +8,23 @@
  *
  * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG) + 1 producer
  * warpgroup (setmaxnreg moves its registers to the consumers).
- *   producer: cp.async of Q once, then K(j) and V(j) into ST stages each (2 to 4, what
- *             fits); completion is signalled by cp.async.mbarrier.arrive (no thread waits for
- *             its own copies), and a stage is refilled once every consumer warp has released
- *             it, so loads run ST - 1 turns ahead. Its copy loops must stay small: a
- *             per-chunk address computation made the first version load-bound (see
- *             kernels/dev/attention_notes.md).
+ *   producer: Q once, then K(j) and V(j) into ST stages each (2 to 4, what fits); a stage
+ *             is refilled once every consumer warp has released it, so loads run ST - 1
+ *             turns ahead. Outside window mode (and at 32- or 64-column atoms) one thread
+ *             issues TMA box copies that complete on the stage's mbarrier (expect_tx);
+ *             window problems gather rows through the window mapping with cp.async from all
+ *             128 threads (cp.async.mbarrier.arrive: no thread waits for its own copies).
+ *             Those copy loops must stay small: a per-chunk address computation made the
+ *             first version load-bound (see kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
  *             accumulator registers (attention_impl.cuh, the same code as the portable
  *             kernel), P rounded to T in registers, O += P V (wgmma, A from registers, V
  *             read N-major through the descriptor's transpose bit: no transposed copy).
  * With two consumer warpgroups the matrix products take turns (named barriers): one group's
- * softmax runs while the other's products keep the tensor cores busy. The exp2 of the
- * softmax costs as much as the products at head dims <= 96, so this overlap is what makes
- * those dims fast. No CTA-wide barrier runs in the main loop.
+ * softmax runs while the other's products keep the tensor cores busy, and inside a group the
+ * softmax of S(i) starts while its own P(i-1) V(i-1) still runs (two commit groups). The
+ * softmax costs about as much as the products at head dims <= 96, so this overlap is what
+ * makes those dims fast. No CTA-wide barrier runs in the main loop.
  *
  * Shared-memory layout: a tile of R rows x DP columns is stored as DP/AW column blocks of
  * R rows x AW elements (AW = 64, 32 or 16 for DP a multiple of 64, 32, 16), each row of a
@@ -31,7 +34,9 @@
  *
  * Tested by tests/test_attention_cuda.c on an H100 (both kernels: SAMRT_ATTENTION_PORTABLE=1
  * keeps the portable one). */
+#include <cuda.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -45,9 +50,12 @@ using namespace samrt_attn;
 
 namespace {
 
+/* Elements per swizzle-atom row for a padded head dim dp (also the TMA box width). */
+constexpr int atom_width(int dp) { return dp % 64 == 0 ? 64 : dp % 32 == 0 ? 32 : 16; }
+
 /* Swizzle atom for a padded head dim DP. */
 template <int DP> struct Sw {
-    static constexpr int AW = DP % 64 == 0 ? 64 : DP % 32 == 0 ? 32 : 16;  /* elements per atom row */
+    static constexpr int AW = atom_width(DP);                              /* elements per atom row */
     static constexpr unsigned RB = AW * 2;                                 /* bytes per atom row */
     static constexpr int MODE = AW == 64 ? 1 : AW == 32 ? 2 : 3;           /* descriptor layout type */
     static constexpr unsigned MASK = RB / 16 - 1;                          /* swizzled chunk bits */
@@ -118,6 +126,21 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
 __device__ __forceinline__ void cp_async_arrive(unsigned bar) {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
+/* Arrive on bar and add tx bytes the phase must also wait for (the TMA copies complete them). */
+__device__ __forceinline__ void mbar_arrive_tx(unsigned bar, unsigned bytes) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+/* TMA: the box at coordinates (c0, c1, c2, c3) of the tensor map into shared memory at dst,
+ * completing its bytes on bar. Out-of-range elements arrive as zeros. */
+__device__ __forceinline__ void tma_load4(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, int c3,
+                                          unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+        ::"r"(dst), "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+        : "memory");
+}
 /* Named barrier id over both consumer warpgroups (256 threads): sync waits, arrive does not. */
 __device__ __forceinline__ void named_sync(int id) {
     asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
@@ -128,6 +151,7 @@ __device__ __forceinline__ void named_arrive(int id) {
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* Keeps the compiler from moving reads or writes of wgmma registers across this point. */
 template <int N>
 __device__ __forceinline__ void reg_fence(float (&r)[N][4]) {
@@ -228,6 +252,14 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     }
 }
 
+/* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of AW channels x BM or
+ * BN tokens, swizzled as the wgmma layout expects: one thread loads a whole tile (TMA), where
+ * 128 threads issuing 16-byte copies left the tensor cores waiting on K and V at head dims
+ * <= 96. Window problems gather rows through the window mapping and keep cp.async. */
+struct Tmaps {
+    CUtensorMap q, k, v;
+};
+
 /* Set by sm90_probe_kernel when this binary holds sm_90a code for the running device. */
 __device__ int g_sm90_compiled;
 
@@ -239,7 +271,7 @@ __global__ void sm90_probe_kernel() {
 
 template <typename T, int DP, int NWG, int BN>
 __global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
-attn_wgmma_kernel(const Args a) {
+attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using S = Sw<DP>;
     using G = Sm90Tile<DP, NWG, BN>;
@@ -259,7 +291,8 @@ attn_wgmma_kernel(const Args a) {
     const int n_t = (kend - kbeg + BN - 1) / BN;
 
     if (threadIdx.x == 0) {
-        for (int i = 0; i < 1 + 2 * ST; i++) mbar_init(bar + 8 * i, 128);             /* producer threads */
+        const unsigned n_prod = a.tma ? 1 : 128;  /* producer threads that arrive */
+        for (int i = 0; i < 1 + 2 * ST; i++) mbar_init(bar + 8 * i, n_prod);
         for (int i = 1 + 2 * ST; i < 1 + 4 * ST; i++) mbar_init(bar + 8 * i, 4 * NWG);  /* consumer warps */
     }
     __syncthreads();  /* the only CTA-wide barrier */
@@ -269,6 +302,30 @@ attn_wgmma_kernel(const Args a) {
         if constexpr (G::REG_P == 56) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
         if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
         const int pt = threadIdx.x - 128 * NWG;
+        if (a.tma) {
+            if (pt != 0) return;
+            constexpr int NBLK = DP / S::AW;
+            const int img = bw;
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.k) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.v) : "memory");
+            mbar_arrive_tx(bar, G::Q_BYTES);
+#pragma unroll
+            for (int b = 0; b < NBLK; b++) tma_load4(sQ + b * BM * S::RB, &tm.q, b * S::AW, q0, h, img, bar);
+            for (int i = 0; i < n_t; i++) {
+                const int s = i % ST, k0 = kbeg + i * BN;
+                const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
+                const unsigned dk = sK + s * G::KV_BYTES, dv = sV + s * G::KV_BYTES;
+                if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
+                mbar_arrive_tx(bar_kf + 8 * s, G::KV_BYTES);
+#pragma unroll
+                for (int b = 0; b < NBLK; b++) tma_load4(dk + b * BN * S::RB, &tm.k, b * S::AW, k0, h, img, bar_kf + 8 * s);
+                if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
+                mbar_arrive_tx(bar_vf + 8 * s, G::KV_BYTES);
+#pragma unroll
+                for (int b = 0; b < NBLK; b++) tma_load4(dv + b * BN * S::RB, &tm.v, b * S::AW, k0, h, img, bar_vf + 8 * s);
+            }
+            return;
+        }
         const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
         const void *dummy = a.q;  /* a valid address for the zero-filling copies */
         load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
@@ -302,10 +359,14 @@ attn_wgmma_kernel(const Args a) {
     if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
-    /* Turn i issues O += P(i-1) V(i-1) and S(i) = Q K(i)^T as one batch, then runs the softmax
-     * of S(i) while the other warpgroup's turn keeps the tensor cores busy (turns alternate
-     * through named barriers 1 and 2). n_t + 1 turns: the first has no P V, the last no S;
+    /* Turn i issues S(i) = Q K(i)^T and then O += P(i-1) V(i-1) as two commit groups, and
+     * runs the softmax of S(i) as soon as the first group is done: the warpgroup's own P V
+     * runs under its softmax, and the other warpgroup's turn (named barriers 1 and 2 make
+     * them alternate) keeps the tensor cores busy after that. At d 256 (OVL false) the P V
+     * goes first and one group waits for both: measured 6% faster there, where the softmax
+     * is short next to the products. n_t + 1 turns: the first has no P V, the last no S;
      * they are peeled so that no wgmma sits in a branch (ptxas would serialise them all). */
+    constexpr bool OVL = DP != 256;
     auto turn = [&](auto has_pv_c, auto has_s_c, int i) {
         constexpr bool has_pv = decltype(has_pv_c)::value, has_s = decltype(has_s_c)::value;
         const int s = i % ST, sp = (i + ST - 1) % ST;
@@ -315,15 +376,7 @@ attn_wgmma_kernel(const Args a) {
         if constexpr (NWG == 2) named_sync(1 + wg);
         reg_fence<NDB>(acc);
         wg_fence();
-        if constexpr (has_pv) {
-            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
-             * DP/AW atom columns BN rows apart (LBO) */
-            const unsigned vt = sV + sp * G::KV_BYTES;
-#pragma unroll
-            for (int kp = 0; kp < NPK; kp++)
-                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
-        }
-        if constexpr (has_s) {
+        auto issue_s = [&]() {
             /* k16 steps inside an atom row advance the start address; blocks are BM / BN rows */
             const unsigned kt = sK + s * G::KV_BYTES;
 #pragma unroll
@@ -336,20 +389,48 @@ attn_wgmma_kernel(const Args a) {
                 else
                     Wg<T, BN>::ss(sc, da, db);
             }
+        };
+        auto issue_pv = [&]() {
+            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
+             * DP/AW atom columns BN rows apart (LBO) */
+            const unsigned vt = sV + sp * G::KV_BYTES;
+#pragma unroll
+            for (int kp = 0; kp < NPK; kp++)
+                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
+        };
+        if constexpr (OVL) {
+            if constexpr (has_s) {
+                issue_s();
+                wg_commit();
+            }
+            if constexpr (has_pv) {
+                issue_pv();
+                wg_commit();
+            }
+        } else {
+            if constexpr (has_pv) issue_pv();
+            if constexpr (has_s) issue_s();
+            wg_commit();
         }
-        wg_commit();
         if constexpr (NWG == 2)
             if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
-        wg_wait0();
-        reg_fence<NNB>(sc);
-        reg_fence<NDB>(acc);
-        if (lane == 0) {
-            if constexpr (has_s) mbar_arrive(bar_ke + 8 * s);    /* K(i) released */
-            if constexpr (has_pv) mbar_arrive(bar_ve + 8 * sp);  /* V(i - 1) released */
+        float alpha[2] = {1.0f, 1.0f};
+        if constexpr (has_s) {
+            if constexpr (OVL && has_pv) wg_wait1();  /* S(i) done, P(i-1) V(i-1) may still run */
+            else wg_wait0();
+            reg_fence<NNB>(sc);
+            if (lane == 0) mbar_arrive(bar_ke + 8 * s);  /* K(i) released */
+            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
+        }
+        if constexpr (has_pv) {
+            wg_wait0();
+            /* acc and P are touched only past this point: the fences order the rescale and
+             * the writes of the new P after the wait (pa is an input of the P V in flight) */
+            reg_fence<NDB>(acc);
+            reg_fence<NNB>(sc);
+            if (lane == 0) mbar_arrive(bar_ve + 8 * sp);  /* V(i - 1) released */
         }
         if constexpr (has_s) {
-            float alpha[2];
-            softmax_step<NNB>(sc, m_run, l_run, alpha, a.scale_log2, kbeg + i * BN, kend, lane);
             rescale<NDB>(acc, alpha);
 #pragma unroll
             for (int kp = 0; kp < NPK; kp++) {
@@ -374,10 +455,50 @@ attn_wgmma_kernel(const Args a) {
 #endif
 }
 
+/* cuTensorMapEncodeTiled, from the driver through the runtime (no libcuda link); nullptr: the
+ * driver has none, every problem keeps cp.async. */
+typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiledFn g_encode = nullptr;
+
+/* One (channel, token, head, batch) map with a box of aw channels x rows tokens; false when the
+ * driver rejects it (strides TMA cannot express). Strides of single-entry dims do not matter
+ * and are replaced by a valid one. */
+bool encode_map(CUtensorMap *m, bool half, const void *base, int d, int n, int heads, int batch, int64_t s_t,
+                int64_t s_h, int64_t s_b, int aw, int rows) {
+    const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)n, (cuuint64_t)heads, (cuuint64_t)batch};
+    const int64_t packed_h = s_t * n, packed_b = (heads > 1 ? s_h : packed_h) * heads;
+    const cuuint64_t strides[3] = {(cuuint64_t)(n > 1 ? s_t : 8) * 2, (cuuint64_t)(heads > 1 ? s_h : packed_h) * 2,
+                                   (cuuint64_t)(batch > 1 ? s_b : packed_b) * 2};
+    for (int i = 0; i < 3; i++)
+        if (strides[i] == 0 || strides[i] % 16 != 0) return false;
+    const cuuint32_t box[4] = {(cuuint32_t)aw, (cuuint32_t)rows, 1, 1}, estr[4] = {1, 1, 1, 1};
+    const CUtensorMapSwizzle sw = aw == 64 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                  : aw == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                             : CU_TENSOR_MAP_SWIZZLE_32B;
+    return g_encode(m, half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4,
+                    const_cast<void *>(base), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 template <typename T, int DP, int NWG, int BN>
-void launch_inst(const Args &a, dim3 grid, cudaStream_t stream) {
+void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     using G = Sm90Tile<DP, NWG, BN>;
-    attn_wgmma_kernel<T, DP, NWG, BN><<<grid, G::NT, G::SMEM, stream>>>(a);
+    constexpr int AW = atom_width(DP);
+    constexpr bool half = std::is_same<T, __half>::value;
+    Args a = a0;
+    Tmaps tm;
+    a.tma = 0;
+    /* 16-column boxes (d 80: 32-byte rows) measured slower than the cp.async loader */
+    if (g_encode && !a.win && AW >= 32) {
+        const int batch = a.n_problems / a.n_head;
+        a.tma = encode_map(&tm.q, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, AW, G::BM) &&
+                encode_map(&tm.k, half, a.k, a.d_qk, a.n_k, a.n_head, batch, a.s_k_t, a.s_k_h, a.s_k_b, AW, BN) &&
+                encode_map(&tm.v, half, a.v, a.d_v, a.n_k, a.n_head, batch, a.s_v_t, a.s_v_h, a.s_v_b, AW, BN);
+    }
+    if (!a.tma) memset(&tm, 0, sizeof(tm));
+    attn_wgmma_kernel<T, DP, NWG, BN><<<grid, G::NT, G::SMEM, stream>>>(a, tm);
 }
 
 template <typename T, int DP>
@@ -457,6 +578,15 @@ cudaError_t sm90_init(int *usable) {
     e = set_limits<__half>();
     if (e == cudaSuccess) e = set_limits<__nv_bfloat16>();
     if (e == cudaSuccess) *usable = 1;
+    if (e == cudaSuccess && !g_encode) {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            g_encode = (EncodeTiledFn)fn;
+        (void)cudaGetLastError();  /* a missing entry point is not an error of this op */
+    }
     return e;
 }
 

@@ -348,6 +348,19 @@ static void test_plan(void) {
     CHECK_STATUS(samrt_attention_configure(&t, &c), SAMRT_OK);
     CHECK_EQ_INT(c.block_k, 32);
     CHECK(c.smem_bytes == sizeof(float) * (16 * 200 + 32 * 201 + 32 * 40));
+    /* tile override (benchmarks): taken as given for f16 / bf16, only 64 or 128 */
+    set_contig(&t, SAMRT_DTYPE_BF16, 1, 4, 4096, 4096, 96, 96, dummy, dummy, dummy, dummy);
+    CHECK_STATUS(samrt_attention_configure(&t, &c), SAMRT_OK);
+    CHECK(c.block_q == 128 && c.block_k == 128);  /* the planner's Hiera global tile */
+    t.block_q = 64;
+    t.block_k = 64;
+    CHECK_STATUS(samrt_attention_configure(&t, &c), SAMRT_OK);
+    CHECK(c.block_q == 64 && c.block_k == 64 && c.n_threads == 64);
+    t.block_q = 96;
+    CHECK_STATUS(samrt_attention_check(&t), SAMRT_E_INVALID_ARG);
+    t.block_q = 0;
+    t.block_k = 32;
+    CHECK_STATUS(samrt_attention_check(&t), SAMRT_E_INVALID_ARG);
 }
 
 int main(void) {

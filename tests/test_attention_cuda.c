@@ -319,7 +319,8 @@ static void run_gpu_and_compare(const struct tcase *c, struct setup *s, enum sam
                                 const void *ref_o, size_t *ws_cap) {
     const size_t esz = samrt_dtype_size(dt);
     char what[160];
-    snprintf(what, sizeof(what), "%s %s split %d", c->name, samrt_dtype_name(dt), n_split);
+    snprintf(what, sizeof(what), "%s %s split %d tile %dx%d", c->name, samrt_dtype_name(dt), n_split, s->p.block_q,
+             s->p.block_k);
     bind(s, 1, dt);
     s->p.n_split = n_split;
     CHECK_MSG(ensure_ws(s, ws_cap), "%s: workspace", what);
@@ -359,6 +360,9 @@ static void run_gpu_and_compare(const struct tcase *c, struct setup *s, enum sam
     free(got); free(g); free(r); free(gg); free(rr);
 }
 
+/* Every tile shape the f16 / bf16 override allows ({block_q, block_k}). */
+static const int g_tiles[4][2] = {{64, 64}, {64, 128}, {128, 64}, {128, 128}};
+
 static void test_case(const struct tcase *c, enum samrt_dtype dt, int sm_count) {
     struct setup s;
     size_t ws_cap = 0;
@@ -384,6 +388,13 @@ static void test_case(const struct tcase *c, enum samrt_dtype dt, int sm_count) 
         done[n_done++] = eff;
         run_gpu_and_compare(c, &s, dt, splits[i], ref_o, &ws_cap);
     }
+    /* f16 / bf16: every tile shape once (no split), whichever the planner picks today */
+    for (int t = 0; t < 4 && dt != SAMRT_DTYPE_F32; t++) {
+        s.p.block_q = g_tiles[t][0];
+        s.p.block_k = g_tiles[t][1];
+        run_gpu_and_compare(c, &s, dt, 1, ref_o, &ws_cap);
+    }
+    s.p.block_q = s.p.block_k = 0;
     free(ref_o);
     free_setup(&s);
 }
@@ -429,8 +440,10 @@ static double case_flops(const struct tcase *c) {
     return 2.0 * case_problems(c) * lq_of(c) * lk_of(c) * (c->D + c->Dv);
 }
 
+/* One BENCH line; tile = {block_q, block_k} forces the tile shape ({0, 0}: the planner's) and
+ * labels the line op=tile (the sweep over tile shapes) instead of op=attention. */
 static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count, int rope, int force_split,
-                       void *flush, size_t flush_bytes) {
+                       const int tile[2], void *flush, size_t flush_bytes) {
     struct setup s;
     size_t ws_cap = 0;
     if (!setup_case(c, dt, &s)) {
@@ -439,6 +452,8 @@ static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count,
     }
     bind(&s, 1, dt);
     if (!rope) memset(&s.p.rope, 0, sizeof(s.p.rope));
+    s.p.block_q = tile[0];
+    s.p.block_k = tile[1];
     s.p.n_split = force_split ? force_split : samrt_attention_split_count(&s.p, sm_count);
     if (!ensure_ws(&s, &ws_cap)) {
         free_setup(&s);
@@ -460,9 +475,12 @@ static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count,
     if (ok && cudaGetLastError() == cudaSuccess) {
         qsort(ms, BENCH_REPS, sizeof(float), cmp_float);
         const double med = 0.5 * (ms[BENCH_REPS / 2 - 1] + ms[BENCH_REPS / 2]);
-        printf("BENCH op=attention shape=%s:P%dxLq%dxLk%dxD%d dtype=%s ms=%.4f TFLOPs=%.1f split=%d rope=%d\n",
-               c->name, case_problems(c), lq_of(c), lk_of(c), c->D, samrt_dtype_name(dt), med,
-               case_flops(c) / (med * 1e9), samrt_attention_n_split_effective(&s.p), rope && c->rope);
+        struct samrt_attention_config cfg;
+        samrt_attention_configure(&s.p, &cfg);
+        printf("BENCH op=%s shape=%s:P%dxLq%dxLk%dxD%d dtype=%s ms=%.4f TFLOPs=%.1f split=%d rope=%d tile=%dx%d\n",
+               tile[0] ? "tile" : "attention", c->name, case_problems(c), lq_of(c), lk_of(c), c->D,
+               samrt_dtype_name(dt), med, case_flops(c) / (med * 1e9), samrt_attention_n_split_effective(&s.p),
+               rope && c->rope, cfg.block_q, cfg.block_k);
     } else {
         printf("BENCH op=attention shape=%s FAILED\n", c->name);
     }
@@ -483,13 +501,20 @@ static int run_bench(int sm_count, const char *filter) {
     for (size_t i = 0; i < sizeof(g_cases) / sizeof(g_cases[0]); i++) {
         const struct tcase *c = &g_cases[i];
         if (!c->bench || !selected(c, filter)) continue;
+        const int planned[2] = {0, 0};
         for (int d = 0; d < 2; d++) {
-            bench_case(c, dts[d], sm_count, 0, 0, flush, flush_bytes);
-            if (c->rope) bench_case(c, dts[d], sm_count, 1, 0, flush, flush_bytes);
+            bench_case(c, dts[d], sm_count, 0, 0, planned, flush, flush_bytes);
+            if (c->rope) bench_case(c, dts[d], sm_count, 1, 0, planned, flush, flush_bytes);
         }
         /* the long-key problems once more without split-K, to show what the split buys */
         if (!win_mode(c) && c->Lk >= 4096)
-            bench_case(c, SAMRT_DTYPE_BF16, sm_count, 0, 1, flush, flush_bytes);
+            bench_case(c, SAMRT_DTYPE_BF16, sm_count, 0, 1, planned, flush, flush_bytes);
+    }
+    /* every tile shape on the Hiera blocks (what the planner's choice is measured against) */
+    for (size_t i = 0; i < sizeof(g_cases) / sizeof(g_cases[0]); i++) {
+        const struct tcase *c = &g_cases[i];
+        if (!c->bench || !selected(c, filter) || strncmp(c->name, "hiera", 5) != 0) continue;
+        for (int t = 0; t < 4; t++) bench_case(c, SAMRT_DTYPE_BF16, sm_count, 0, 0, g_tiles[t], flush, flush_bytes);
     }
     cudaFree(flush);
     return 0;
