@@ -97,12 +97,13 @@ for s in "$@"; do
     step e2e
     E=build/e2e; rm -rf $E; mkdir -p $E/ckpt
     for m in sam2.1_tiny:sam2.1_hiera_tiny.pt edgetam:edgetam.pt; do
+      [ -f "${E2E_CKPT:-none}/${m#*:}" ] && { cp "$E2E_CKPT/${m#*:}" $E/ckpt/; continue; }
       python3 tests/parity/dump_taps.py --model ${m%%:*} --gate-open --build-only --ckpt-out $E/ckpt/${m#*:} \
         >>"$out/e2e_ckpt.log" 2>&1 || { echo "checkpoint ${m%%:*} failed"; tail -3 "$out/e2e_ckpt.log"; }
     done
-    $B/tools/samrt synth --out $E/sav_synth --videos 3 --frames 72 --objects 3 --width 960 --height 540 | tail -1
+    $B/tools/samrt synth --out $E/sav_synth --videos 2 --frames 48 --objects 3 --width 960 --height 540 | tail -1
     $B/tools/samrt bench --split_dir $E/sav_synth --models ${E2E_MODELS:-sam2.1_tiny_points,sam2.1_tiny_bbox,edgetam_points,edgetam_bbox} \
-      --weights_dir $E/ckpt --out_dir $E/run_h100 --warmup 1 --runs 3 --precision bf16 2>&1 | grep -vE "^samrt: info" | tail -8
+      --weights_dir $E/ckpt --out_dir $E/run_h100 --warmup 1 --runs 2 --precision bf16 2>&1 | grep -vE "^samrt: info" | tail -8
     $B/tools/samrt eval --gt $E/sav_synth/Annotations_6fps --pred $E/run_h100/sam2.1_tiny_points --out $E/eval_tiny_points.csv | tail -2
     $B/tools/samrt merge $E/run_h100 -o $E/merged.csv && $B/tools/samrt report $E/merged.csv -o "$out/report.html"
     cp $E/run_h100/profile_summary.csv $E/run_h100/profile_stats.json "$out/"
