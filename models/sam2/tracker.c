@@ -327,32 +327,6 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
      * order they were added, which is the official obj_idx order for the non-overlap ties */
     const int64_t n_pix = (int64_t)t->width * t->height;
     const int L = m->seg.heads.low;
-    const uint8_t *masks_out = t->masks_host;
-#ifdef SAMRT_HAVE_CUDA
-    /* On the GPU the masks are decoded there (bilinear to the frame size + threshold, one
-     * kernel for every object) and only the u8 masks come back. The host path below is kept
-     * where f32 logits at the frame size are needed: non-overlap compares them across objects,
-     * and the parity taps record them. */
-    if (e->mem_kind != SAMRT_MEM_HOST && !t->opt.non_overlap && !t->tap && t->n_obj > 0) {
-        struct samrt_sam2_segment *sg = &m->seg;
-        const struct samrt_mask_decode_desc d = {t->n_obj, L, L, t->height, t->width, SAMRT_DTYPE_F32};
-        const cudaStream_t stream = e->gpu.stream;
-        uint8_t *blk = sg->out.data;
-        st = samrt_mask_decode_cuda(&d, samrt_sam2_track_post_low(&m->trk)->data, blk + sg->out_hdr, NULL, NULL,
-                                    stream);
-        if (st == SAMRT_OK &&
-            cudaMemcpyAsync(sg->out_host, blk + sg->out_hdr, (size_t)n_pix * t->n_obj, cudaMemcpyDeviceToHost,
-                            stream) != cudaSuccess)
-            st = SAMRT_E_CUDA;
-        if (st == SAMRT_OK && cudaStreamSynchronize(stream) != cudaSuccess) st = SAMRT_E_CUDA;
-        if (st != SAMRT_OK) {
-            SAMRT_LOG_ERROR("track: mask decode on the GPU failed: %s", cudaGetErrorString(cudaGetLastError()));
-            e->failed = 1;
-            return st;
-        }
-        masks_out = sg->out_host;
-    } else
-#endif
     for (int k = 0; k < t->n_obj; k++) {
         const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
         struct samrt_mask_stats stats;
@@ -367,7 +341,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     int n_out = 0;
     for (int k = 0; k < t->n_obj && n_out < max_results; k++, n_out++) {
         struct samrt_track_result *r = &results[n_out];
-        const uint8_t *mask = masks_out + (size_t)k * n_pix;
+        const uint8_t *mask = t->masks_host + (size_t)k * n_pix;
         r->obj_id = t->obj[k].obj_id;
         r->object_score = m->trk.score_host[k];
         mask_stats(mask, t->width, t->height, r);
