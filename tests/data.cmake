@@ -4,7 +4,8 @@
 add_library(samrt_data_tools STATIC
   ${PROJECT_SOURCE_DIR}/tools/sav.c ${PROJECT_SOURCE_DIR}/tools/prompts.c
   ${PROJECT_SOURCE_DIR}/tools/synth.c ${PROJECT_SOURCE_DIR}/tools/eval.c)
-target_include_directories(samrt_data_tools PUBLIC ${PROJECT_SOURCE_DIR}/tools ${PROJECT_SOURCE_DIR}/core)
+target_include_directories(samrt_data_tools PUBLIC ${PROJECT_SOURCE_DIR}/tools ${PROJECT_SOURCE_DIR}/core
+                           PRIVATE ${PROJECT_SOURCE_DIR}/platform)
 target_link_libraries(samrt_data_tools PUBLIC samrt PRIVATE samrt_flags)
 
 samrt_add_test(test_image_io SOURCES test_image_io.c LABELS cpu)

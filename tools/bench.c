@@ -494,7 +494,7 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
     samrt_profile_timestamp((int64_t)time(NULL), ts, sizeof ts);
     snprintf(range, sizeof range, "%s %s pass %d", mr->m->tag, v->name, pass);
     samrt_latency_rec_reset(&vr->lat);
-    double stage_sum[N_STAGES] = {0};
+    double stage_sum[N_STAGES] = {0}, decode_sum = 0;
     int stage_n[N_STAGES] = {0};
 
     samrt_frame_stream_t fs = NULL;
@@ -536,6 +536,7 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
         frames++;
         samrt_latency_rec_add(&vr->lat, ms_between(t_avail, t_done));
         loop_s = (double)(t_done - t_loop0 - paused) / 1e9;
+        decode_sum += f.decode_ms;  /* on the streamer's thread, overlapping earlier frames */
         for (int i = 0; i < N_STAGES; i++) {
             const double s = stage_of(&times, i);
             if (s >= 0) stage_sum[i] += s, stage_n[i]++;
@@ -606,6 +607,7 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
         }
         for (int i = 0; i < N_STAGES; i++)
             if (stage_n[i]) *row_stage(&row, i) = stage_sum[i] / frames;
+        if (frames) row.decode_ms = decode_sum / frames;
         row.J = vr->jo[k], row.F = vr->fo[k];
         if (!samrt_profile_absent(row.J) && !samrt_profile_absent(row.F)) row.JF = (row.J + row.F) / 2;
         samrt_profile_row_derive(&row);

@@ -12,6 +12,7 @@
  * allocated once at open, so the steady state allocates nothing but libjpeg's own pools.
  */
 #include "sav.h"
+#include "platform.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -625,6 +626,7 @@ struct samrt_frame_stream {
     uint8_t *pixels;              /* n_slots * frame_bytes, allocated at open */
     enum slot_state *state;       /* per slot */
     enum samrt_status *status;    /* per slot: the decode result of the frame in it */
+    double *decode_ms;            /* per slot: read + decode time of the frame in it */
     int next;                     /* the frame the consumer gets next */
     enum samrt_status failed;     /* sticky consumer-side failure */
     int stop;
@@ -661,8 +663,11 @@ static void *stream_thread(void *arg) {
         int stop = s->stop;
         pthread_mutex_unlock(&s->mu);
         if (stop) break;
+        const uint64_t t0 = samrt_platform_now_ns();
         enum samrt_status st = stream_decode(s, i, s->pixels + (size_t)slot * s->frame_bytes);
+        const double ms = (double)(samrt_platform_now_ns() - t0) * 1e-6;
         pthread_mutex_lock(&s->mu);
+        s->decode_ms[slot] = ms;
         s->state[slot] = SLOT_FILLED;
         s->status[slot] = st;
         pthread_cond_broadcast(&s->cv_filled);
@@ -689,6 +694,7 @@ void samrt_frame_stream_close(samrt_frame_stream_t s) {
     free(s->pixels);
     free(s->state);
     free(s->status);
+    free(s->decode_ms);
     free(s->file);
     free(s);
 }
@@ -725,7 +731,8 @@ enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samr
         s->pixels = (uint8_t *)malloc(s->frame_bytes * (size_t)s->n_slots);
         s->state = (enum slot_state *)calloc((size_t)s->n_slots, sizeof *s->state);
         s->status = (enum samrt_status *)calloc((size_t)s->n_slots, sizeof *s->status);
-        if (!s->pixels || !s->state || !s->status) {
+        s->decode_ms = (double *)calloc((size_t)s->n_slots, sizeof *s->decode_ms);
+        if (!s->pixels || !s->state || !s->status || !s->decode_ms) {
             SAMRT_LOG_ERROR("out of memory for %d frame buffers of %zu bytes", s->n_slots, s->frame_bytes);
             st = SAMRT_E_HOST_MEMORY;
         }
@@ -784,6 +791,7 @@ enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_f
         f->height = s->height;
         f->name = s->frames[s->next].name;
         f->slot = slot;
+        f->decode_ms = s->decode_ms[slot];
         s->next++;
     }
     pthread_mutex_unlock(&s->mu);

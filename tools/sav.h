@@ -151,6 +151,7 @@ struct samrt_frame {
     int width, height;
     const char *name;     /* JPEG file name */
     int slot;             /* ring slot, for release */
+    double decode_ms;     /* read + JPEG decode of this frame on the streamer's thread (host clock) */
 };
 
 /* Lists video_dir's JPEGs, allocates depth+1 frame buffers (depth 1..64) of the first
