@@ -1,4 +1,4 @@
-/* cmd_segment.c - `samrt segment`: SAM 2.1 on one image from clicks and boxes, through the
+/* cmd_segment.c - `samrt segment`: SAM 2.1 / EdgeTAM on one image from clicks and boxes, through the
  * public samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the
  * DAVIS palette with object k as index k for several), optionally an overlay (the image with
  * each mask tinted and outlined) and a parity tap dump (tools/taps.h, the names of
@@ -31,8 +31,8 @@ static void usage(FILE *f) {
             "                     [--precision fp32|bf16|fp16] [--platform P] [--imgsz N]\n"
             "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n"
             "                     [--bench N]\n\n"
-            "Segments objects on one image (JPEG or 8-bit PNG) with SAM 2.1. This matches the official\n"
-            "VIDEO predictor on its prompt frame (init_state + add_new_points_or_box): the image is\n"
+            "Segments objects on one image (JPEG or 8-bit PNG) with SAM 2.1 or EdgeTAM. This matches\n"
+            "the official VIDEO predictor on its prompt frame (init_state + add_new_points_or_box): the image is\n"
             "stretched to the model size with Pillow's bicubic filter, the frame features get\n"
             "no_mem_embed, and the object-score gate empties the mask of an absent object. It does NOT\n"
             "match SAM2ImagePredictor, which resizes with torchvision bilinear (aspect kept, padded)\n"
