@@ -8,7 +8,8 @@
  * the whole memory and pointer banks must be equal bit for bit. Also: the table-driven row
  * kernel against its reference (track_rows.h), the graph engine's stage times (every stage of
  * a replayed tracked frame > 0; stages a prompt-only frame does not run stay -1), and the
- * graph count stays within the cache. bf16 at side 512 and f32 at side 256.
+ * graph count stays within the cache. Tiny bf16 at side 512 and f32 at side 256; EdgeTAM
+ * (a checkpoint of its keys, same construction) f16 at side 512.
  * Exit 77 without a GPU. Run: ctest -R test_sam2_track_graph_cuda */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -118,7 +119,7 @@ static void stage_checks(samrt_engine_t e, int t) {
     }
 }
 
-static void eager_vs_graph(const char *ckpt, enum samrt_dtype dt, int side) {
+static void eager_vs_graph(const char *model, const char *ckpt, enum samrt_dtype dt, int side) {
     samrt_engine_t ee = make_engine(ckpt, dt, side, 0), eg = make_engine(ckpt, dt, side, 1);
     if (ee && eg) {
         static uint8_t me[2][H * W], mg[2][H * W];
@@ -148,7 +149,7 @@ static void eager_vs_graph(const char *ckpt, enum samrt_dtype dt, int side) {
         CHECK_EQ_INT(te->n_captures, 0);
         CHECK(tg->n_captures >= 2 && tg->n_captures <= N_FRAMES / 2);  /* the steady keys, each once */
         CHECK(tg->n_graphs <= SAMRT_TRACK_GRAPHS);
-        printf("%s side %d: %d frames, eager vs graph: %d differences; graphs captured %d (cached %d)\n",
+        printf("%s %s side %d: %d frames, eager vs graph: %d differences; graphs captured %d (cached %d)\n", model,
                samrt_dtype_name(dt), side, f, n_diff, tg->n_captures, tg->n_graphs);
     }
     samrt_engine_free(ee);
@@ -202,8 +203,11 @@ int main(void) {
     if (fd < 0) return check_skip("test_sam2_track_graph_cuda", "cannot create a temporary file");
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
-    eager_vs_graph(path, SAMRT_DTYPE_BF16, 512);
-    eager_vs_graph(path, SAMRT_DTYPE_F32, 256);
+    eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_BF16, 512);
+    eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_F32, 256);
+    /* EdgeTAM: RepViT trunk, perceiver memories (512 tokens), the 2-layer RoPE v2 attention */
+    CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_EDGETAM, SAMRT_DTYPE_F32), 0);
+    eager_vs_graph("edgetam", path, SAMRT_DTYPE_F16, 512);
     unlink(path);
     return check_report("test_sam2_track_graph_cuda");
 }
