@@ -1,10 +1,11 @@
 /* sam2_track_util.h - shared pieces of the tracker tests (test_sam2_track*.c): the synthetic
- * frame (a bright box on a gradient, shifted right by `shift` pixels per frame) and a log
- * sink that drops the expected error messages. Header-only, static. */
+ * frame (a bright box on a gradient, shifted right by `shift` pixels per frame), the engine
+ * parameters of the host-pool tests, and a log sink that drops the expected error messages. Header-only, static. */
 #ifndef SAMRT_TEST_SAM2_TRACK_UTIL_H
 #define SAMRT_TEST_SAM2_TRACK_UTIL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "samrt.h"
 
@@ -16,6 +17,26 @@ static inline void trk_make_frame(uint8_t *rgb, int w, int h, int shift) {
             rgb[(y * w + x) * 3 + 1] = (uint8_t)(in ? 30 : 4 * y);
             rgb[(y * w + x) * 3 + 2] = (uint8_t)((x + y * 3) & 255);
         }
+}
+
+/* Engine parameters of the host-pool tracker tests: CPU profile, f32, model side `side`,
+ * k object slots. */
+static inline struct samrt_engine_params trk_params(int side, int k) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = "cpu";
+    p.precision = SAMRT_DTYPE_F32;
+    p.imgsz = side;
+    p.max_objects = k;
+    return p;
+}
+
+/* The prompt-frame tests' two objects: a click at (40, 30) and the box (20, 10)-(60, 50). */
+static inline void trk_two_prompts(struct samrt_object_prompt pr[2]) {
+    memset(pr, 0, 2 * sizeof *pr);
+    pr[0].n_clicks = 1;
+    pr[0].clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    pr[1].has_box = 1;
+    pr[1].box[0] = 20, pr[1].box[1] = 10, pr[1].box[2] = 60, pr[1].box[3] = 50;
 }
 
 static inline void trk_quiet(enum samrt_log_level level, const char *msg, void *user) {

@@ -42,11 +42,7 @@ static void test_non_overlap(void) {
 }
 
 static samrt_engine_t make_engine(const char *ckpt, int k) {
-    struct samrt_engine_params p = samrt_engine_default_params();
-    p.platform = "cpu";
-    p.precision = SAMRT_DTYPE_F32;
-    p.imgsz = SIDE;
-    p.max_objects = k;
+    const struct samrt_engine_params p = trk_params(SIDE, k);
     samrt_engine_t e = NULL;
     CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
     return e;
@@ -87,11 +83,7 @@ static void test_state_size(const char *ckpt) {
  * add_new_points_or_box on that frame). */
 static void test_prompt_frame(samrt_engine_t e) {
     struct samrt_object_prompt pr[2];
-    memset(pr, 0, sizeof pr);
-    pr[0].n_clicks = 1;
-    pr[0].clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
-    pr[1].has_box = 1;
-    pr[1].box[0] = 20, pr[1].box[1] = 10, pr[1].box[2] = 60, pr[1].box[3] = 50;
+    trk_two_prompts(pr);
     make_frame(0);
     const struct samrt_image img = {g_rgb, W, H, 3 * W};
     static uint8_t seg_mask[2][H * W], trk_mask[2][H * W];
