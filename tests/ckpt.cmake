@@ -15,6 +15,15 @@ if (TARGET samrt_cli)
     PASS_REGULAR_EXPRESSION "f32   \\(8\\) +conv\n.*values +41 floating-point")
   add_test(NAME test_samrt_info_refuses COMMAND samrt_cli info ${_ckpt_data}/bad/forbidden_os_system.pt)
   set_tests_properties(test_samrt_info_refuses PROPERTIES LABELS cpu WILL_FAIL TRUE)
+  # `samrt budget` end to end: a Jetson plan for 1080p frames (the frame size reaches the plan
+  # and the JSON), and a malformed --frame refused with exit 2.
+  add_test(NAME test_samrt_budget COMMAND samrt_cli budget --model edgetam --precision fp16 --objects 3
+           --platform orin-nano-8gb --frame 1920x1080 --json)
+  set_tests_properties(test_samrt_budget PROPERTIES LABELS cpu
+    PASS_REGULAR_EXPRESSION "\"objects\":3,\"frame\":\"1920x1080\",\"platform\":\"orin-nano-8gb\",\"mem_kind\":\"unified\".*\"fits\":true")
+  add_test(NAME test_samrt_budget_refuses COMMAND samrt_cli budget --model edgetam --platform orin-nano-8gb
+           --frame 1920by1080)
+  set_tests_properties(test_samrt_budget_refuses PROPERTIES LABELS cpu WILL_FAIL TRUE)
 endif()
 
 if (SAMRT_FUZZ)

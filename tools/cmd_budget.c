@@ -16,15 +16,17 @@
 static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
-            "                    --platform PROFILE [--json] [--slots]\n\n"
+            "                    [--frame WxH] --platform PROFILE [--json] [--slots]\n\n"
             "Prints the exact arena plan: weights, per-object state, workspaces (the profile's caps),\n"
             "I/O staging and peak activations (lifetime-packed scratch), and whether it fits the\n"
-            "profile's pool. Runs without a GPU. --slots lists every slot. Profiles: ");
+            "profile's pool. Runs without a GPU. --frame is the largest video frame the engine must\n"
+            "accept (default 3840x2160; it sizes the frame and mask staging). --slots lists every\n"
+            "slot. Profiles: ");
     int n = 0;
     const struct samrt_platform_profile *p = samrt_platform_profiles(&n);
     for (int i = 0; i < n; i++) fprintf(f, "%s%s", p[i].name, i + 1 < n ? ", " : ".\n");
     fprintf(f, "Models with a forward pass in this build: sam2.1_tiny, sam2.1_small, sam2.1_base_plus,\n"
-               "sam2.1_large (and the SAM 2.0 sizes), edgetam (image path only: no tracking slots yet).\n"
+               "sam2.1_large (and the SAM 2.0 sizes, image path only), edgetam.\n"
                "exit: 0 fits, 1 does not fit, 2 bad usage, 4 model not available in this build.\n");
     return code;
 }
@@ -36,7 +38,8 @@ int samrt_cmd_budget(int argc, char **argv) {
         {"model", required_argument, 0, 'm'},  {"precision", required_argument, 0, 'p'},
         {"imgsz", required_argument, 0, 'i'},  {"objects", required_argument, 0, 'k'},
         {"platform", required_argument, 0, 'P'}, {"json", no_argument, 0, 'j'},
-        {"slots", no_argument, 0, 's'},        {"help", no_argument, 0, 'h'},
+        {"slots", no_argument, 0, 's'},        {"frame", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     struct samrt_engine_params prm = samrt_engine_default_params();
     enum samrt_model_id model = SAMRT_MODEL_UNKNOWN;
@@ -72,6 +75,17 @@ int samrt_cmd_budget(int argc, char **argv) {
             prm.max_objects = (int)v;
             break;
         case 'P': prm.platform = optarg; break;
+        case 'f': {
+            int fw = 0, fh = 0;
+            char tail;
+            if (sscanf(optarg, "%dx%d%c", &fw, &fh, &tail) != 2 || fw < 16 || fh < 16 || fw > 16384 || fh > 16384) {
+                fprintf(stderr, "samrt budget: --frame takes WxH, each in [16, 16384] ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            prm.max_frame_width = fw;
+            prm.max_frame_height = fh;
+            break;
+        }
         case 'j': json = 1; break;
         case 's': slots = 1; break;
         case 'h': return usage(stdout, SAMRT_EXIT_OK);
@@ -103,19 +117,20 @@ int samrt_cmd_budget(int argc, char **argv) {
     /* headroom: what the device keeps beyond the arena, for context, handles and host side */
     int64_t headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)m.arena_bytes : 0;
     if (json) {
-        printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"platform\":\"%s\","
+        printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"frame\":\"%dx%d\",\"platform\":\"%s\","
                "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
                ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
                ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
                ",\"headroom_bytes\":%lld,\"fits\":%s}\n",
-               samrt_model_name(model), samrt_dtype_name(e->precision), prm.imgsz, prm.max_objects, pf->name,
+               samrt_model_name(model), samrt_dtype_name(e->precision), prm.imgsz, prm.max_objects,
+               prm.max_frame_width, prm.max_frame_height, pf->name,
                samrt_mem_kind_name(m.mem_kind), e->weights.n_params, m.weights_bytes, m.state_bytes,
                m.workspace_bytes, m.staging_bytes, m.scratch_bytes, m.arena_bytes, pf->pool_bytes,
                pf->reserve_bytes, pf->device_bytes, (long long)headroom, fits ? "true" : "false");
     } else {
-        printf("model      %s (%" PRIu64 " parameters), %s, input %dx%d, %d object%s\n", samrt_model_name(model),
-               e->weights.n_params, samrt_dtype_name(e->precision), prm.imgsz, prm.imgsz, prm.max_objects,
-               prm.max_objects > 1 ? "s" : "");
+        printf("model      %s (%" PRIu64 " parameters), %s, input %dx%d, %d object%s, frames up to %dx%d\n",
+               samrt_model_name(model), e->weights.n_params, samrt_dtype_name(e->precision), prm.imgsz, prm.imgsz,
+               prm.max_objects, prm.max_objects > 1 ? "s" : "", prm.max_frame_width, prm.max_frame_height);
         printf("platform   %s: %s, %s pool\n", pf->name, pf->description, samrt_mem_kind_name(m.mem_kind));
         printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
         static const char *const what[SAMRT_REGION_COUNT] = {
