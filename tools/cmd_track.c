@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "image_io.h"
 #include "platform.h"
+#include "profile.h"
 #include "sam2/tracker.h"
 #include "sav.h"
 #include "taps.h"
@@ -289,26 +290,19 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
     return st;
 }
 
-static int cmp_double(const void *x, const void *y) {
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* --timing: nearest-rank percentiles of the per-frame push times, and the arena. The loop
  * time includes writing the PNGs, so fps here is a lower bound; `samrt bench` times the
  * tracker alone. */
 static void print_timing(struct run *r, int n_objects) {
-    if (r->n_ms == 0) return;
-    qsort(r->ms, (size_t)r->n_ms, sizeof *r->ms, cmp_double);
+    struct samrt_stats s;  /* sorts r->ms in place (tools/profile.h) */
+    if (r->n_ms == 0 || samrt_stats_compute(r->ms, (size_t)r->n_ms, &s) != SAMRT_OK) return;
     const int n = r->n_ms;
 #define PCT(q) r->ms[(int)((q) * (n - 1) + 0.5)]
-    double sum = 0;
-    for (int i = 0; i < n; i++) sum += r->ms[i];
     struct samrt_memory_report m;
     samrt_engine_memory(r->e, &m);
     printf("timing: %d frames, %d object(s): ms/frame median %.3f p95 %.3f p99 %.3f mean %.3f min %.3f max %.3f "
            "(push: RGB8 in, masks on the host out)\n",
-           n, n_objects, PCT(0.5), PCT(0.95), PCT(0.99), sum / n, r->ms[0], r->ms[n - 1]);
+           n, n_objects, PCT(0.5), PCT(0.95), PCT(0.99), s.mean, s.min, s.max);
 #undef PCT
     printf("arena: total %.2f MiB (weights %.2f, state %.2f, workspace %.2f, staging %.2f, scratch %.2f)\n",
            m.arena_bytes / 1048576.0, m.weights_bytes / 1048576.0, m.state_bytes / 1048576.0,

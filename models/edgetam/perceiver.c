@@ -116,17 +116,13 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e) {
     SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
     p->pos.data = samrt_arena_ptr(&e->arena, p->slot_pos);
-    const int64_t n = (int64_t)p->grid * p->grid;
-    float *pe = malloc(sizeof(float) * (size_t)(n * D));
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
-    enum samrt_status st = pe && img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) {
-        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, D, p->grid, p->grid, 1, pe};
+    enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) {  /* f32 values stored once at the run dtype, as the other sine PE tables */
+        const struct samrt_sine_pe_args a = {p->pos.dtype, D, p->grid, p->grid, 1, img};
         st = samrt_sine_pe_ref(&a);
     }
-    for (int64_t i = 0; st == SAMRT_OK && i < n * D; i++) ref_store(p->pos.dtype, img, i, pe[i]);
     if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
-    free(pe);
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
     return st;

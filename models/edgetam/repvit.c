@@ -233,7 +233,7 @@ static enum samrt_status fold_conv(const struct samrt_repvit_conv *cv, samrt_rep
     if (!cv->dw_rep)
         return fold_convnorm(get, user, cv->key, co, (int64_t)(cv->c_in / cv->groups) * cv->k * cv->k, w_out, b_out);
     char p[SAMRT_REPVIT_KEY_MAX + 8];
-    float *buf = malloc(sizeof(float) * (size_t)(12 * co));  /* w3 (9C) b3 w1 b1 */
+    float *buf = malloc(sizeof(float) * (size_t)(12 * co));  /* setup only: w3 (9C) b3 w1 b1 */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "repvit: out of host memory");
     float *w3 = buf, *b3 = w3 + 9 * co, *w1 = b3 + co, *b1 = w1 + co;
     snprintf(p, sizeof p, "%s.conv", cv->key);

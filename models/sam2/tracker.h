@@ -148,6 +148,7 @@ struct samrt_sam2_tracker {
     struct samrt_sam2_track_key keys[SAMRT_TRACK_GRAPHS];
     unsigned graph_marks[SAMRT_TRACK_GRAPHS];  /* the marks each graph records */
     unsigned marks;                      /* marks recorded for the current frame (bit i) */
+    int capturing;                       /* 1 while run_graph captures the frame's graph */
     uint64_t mark_ns[SAMRT_TRACK_N_MARKS];     /* CPU backend */
 #ifdef SAMRT_HAVE_CUDA
     cudaGraphExec_t graphs[SAMRT_TRACK_GRAPHS];

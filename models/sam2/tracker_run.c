@@ -343,9 +343,7 @@ static enum samrt_status mark(struct samrt_sam2_tracker *t, const struct samrt_m
     if (c->backend == SAMRT_BACKEND_CUDA) {
         /* inside a capture the mark becomes an event record node of the frame's graph; the
          * External flag is refused on a stream that is not capturing (the eager frames) */
-        enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-        SAMRT_CUDA_TRY(cudaStreamIsCapturing(c->stream, &cs));
-        if (cs == cudaStreamCaptureStatusActive)
+        if (t->capturing)
             SAMRT_CUDA_TRY(cudaEventRecordWithFlags(t->ev[i], c->stream, cudaEventRecordExternal));
         else
             SAMRT_CUDA_TRY(cudaEventRecord(t->ev[i], c->stream));
@@ -494,7 +492,9 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
     }
     const unsigned before = t->marks;
     SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    t->capturing = 1;
     enum samrt_status st = enqueue_frame(e, m, rp, stream);
+    t->capturing = 0;
     cudaGraph_t g = NULL;
     const cudaError_t ce = cudaStreamEndCapture(stream, &g);
     if (st == SAMRT_OK && ce != cudaSuccess) {
