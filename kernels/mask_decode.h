@@ -5,7 +5,12 @@
  *    size (H, W) (F.interpolate, align_corners=False, no antialias), threshold > 0 -> u8 mask
  *    (n_obj, H, W) of 0/1, and in the same pass each object's area (pixel count) and bounding
  *    box, reduced per block and merged with atomics. Optionally the f32 logits at video size.
- *    Hole filling and the multi-object non-overlap rule are separate steps before this one.
+ *    Hole filling is a separate step before this one. In the non_overlap variant the multi-object
+ *    rule of the official predictor runs in the same pass (_apply_non_overlapping_constraints,
+ *    spec 4.7): per pixel only the object with the highest video-size logit (the first one on
+ *    ties) may be foreground; the others are clamped to <= -10, so their mask is 0 there.
+ *    A thread then owns a pixel of every object: it samples all n_obj logits, keeps the
+ *    running maximum in object order, and writes every object's mask bit and statistics.
  *
  *  samrt_mask_decode_mem_input_*: the memory encoder's mask input (spec 3.12,
  *    sam2_base.py::_encode_new_memory). The official order is: bilinear upsample to the model
@@ -53,6 +58,10 @@ struct samrt_mask_decode_desc {
 enum samrt_status samrt_mask_decode_ref(const struct samrt_mask_decode_desc *d, const void *logits,
                                         uint8_t *mask, struct samrt_mask_stats *stats,
                                         float *logits_out);
+/* The same under the non-overlap rule across the n_obj objects (their order is the official
+ * obj_idx order, which decides ties). No logits output: the clamped logits are not needed. */
+enum samrt_status samrt_mask_decode_non_overlap_ref(const struct samrt_mask_decode_desc *d, const void *logits,
+                                                    uint8_t *mask, struct samrt_mask_stats *stats);
 
 struct samrt_mask_mem_desc {
     int n_obj;                   /* 1 .. SAMRT_MASK_MAX_OBJ */
@@ -78,6 +87,10 @@ enum samrt_status samrt_mask_decode_mem_check(const struct samrt_mask_mem_desc *
 enum samrt_status samrt_mask_decode_cuda(const struct samrt_mask_decode_desc *d, const void *logits,
                                          uint8_t *mask, struct samrt_mask_stats *stats,
                                          float *logits_out, cudaStream_t stream);
+/* Non-overlap mode, two launches likewise; one block per 128 x 32 tile for all objects. */
+enum samrt_status samrt_mask_decode_non_overlap_cuda(const struct samrt_mask_decode_desc *d, const void *logits,
+                                                     uint8_t *mask, struct samrt_mask_stats *stats,
+                                                     cudaStream_t stream);
 enum samrt_status samrt_mask_decode_mem_input_cuda(const struct samrt_mask_mem_desc *d,
                                                    const void *logits, void *out,
                                                    cudaStream_t stream);

@@ -1,7 +1,8 @@
 /* test_mask_decode.c - the mask_decode references (kernels/mask_decode_ref.c) against
  * hand-worked 2x2 -> 4x4 cases, boxes of known rectangles, and an independent double-precision
  * bilinear model on random logits; the memory-encoder input against the official op order
- * (upsample, then sigmoid or binarize, then *20, then -10). Run: ctest -R test_mask_decode */
+ * (upsample, then sigmoid or binarize, then *20, then -10); the non-overlap mode by hand (ties,
+ * negative maxima, one object, NaN) and against a naive argmax. Run: ctest -R test_mask_decode */
 #include "mask_decode.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "samrt_impl.h"
 #include "test_util.h"
 
 #define NAIVE_ATOL 2e-6    /* f32 bilinear chain vs double math, logits in [-4, 4] */
@@ -131,13 +133,85 @@ static void check_random(int n, int hi, int wi, int ho, int wo, uint64_t seed) {
     free(in); free(lo); free(mem); free(m); free(m2); free(st);
 }
 
+/* Non-overlap by hand, 3 objects on a 1x6 frame at input size (the bilinear is a copy):
+ * column 0 object 1 wins; 1 a tie at 2 -> object 0 (the first); 2 all negative -> nobody;
+ * 3 all 0 -> nobody (not > 0); 4 a tie of objects 1 and 2 at 3 -> object 1; 5 object 0. */
+static void test_non_overlap_hand(void) {
+    static const float lg[3][6] = {{1, 2, -1, 0, -1, 0.5f}, {2, 2, -0.5f, 0, 3, -2}, {0.5f, -1, -3, 0, 3, 0.25f}};
+    static const uint8_t want[3][6] = {{0, 1, 0, 0, 0, 1}, {1, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0}};
+    uint8_t m[3][6];
+    struct samrt_mask_stats st[3];
+    struct samrt_mask_decode_desc d = ddesc(3, 1, 6, 1, 6);
+    memset(m, 0xff, sizeof m);
+    memset(st, 0x5a, sizeof st);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, lg, &m[0][0], st), SAMRT_OK);
+    CHECK(memcmp(m, want, sizeof m) == 0);
+    CHECK(st[0].area == 2 && st[0].x0 == 1 && st[0].x1 == 5 && st[0].y0 == 0 && st[0].y1 == 0);
+    CHECK(st[1].area == 2 && st[1].x0 == 0 && st[1].x1 == 4 && st[1].y0 == 0 && st[1].y1 == 0);
+    CHECK(st[2].area == 0 && st[2].x0 == 6 && st[2].y0 == 1 && st[2].x1 == -1 && st[2].y1 == -1);
+    /* without the rule objects 1 and 2 also keep their positive pixels */
+    CHECK_STATUS(samrt_mask_decode_ref(&d, lg, &m[0][0], st, NULL), SAMRT_OK);
+    CHECK(st[0].area == 3 && st[1].area == 3 && st[2].area == 3);
+    /* one object: the rule changes nothing; a NaN never wins (object 0 keeps the pixel) */
+    d = ddesc(1, 1, 6, 1, 6);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, lg[2], &m[0][0], st), SAMRT_OK);
+    CHECK(memcmp(m[0], (const uint8_t[6]){1, 0, 0, 0, 1, 1}, 6) == 0 && st[0].area == 3);
+    const float nan2[2][2] = {{0.5f, -1}, {NAN, 2}};
+    d = ddesc(2, 1, 2, 1, 2);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, nan2, &m[0][0], NULL), SAMRT_OK);
+    CHECK(m[0][0] == 1 && m[0][1] == 0 && m[0][2] == 0 && m[0][3] == 1);
+}
+
+/* Non-overlap on random logits against a naive argmax over the plain reference's logits
+ * (first object on ties; the last plane is a copy of the first, so it ties everywhere and
+ * never wins), stats from the written masks. */
+static void check_non_overlap_random(int n, int hi, int wi, int ho, int wo, uint64_t seed) {
+    const long ni = (long)n * hi * wi, np = (long)ho * wo, no = n * np;
+    float *in = malloc(ni * sizeof(float)), *lo = malloc(no * sizeof(float));
+    uint8_t *m = malloc(no), *plain = malloc(no);
+    struct samrt_mask_stats *st = malloc(n * sizeof *st);
+    tu_fill_uniform(in, ni, seed, -3.0f, 2.0f);
+    if (n >= 3) memcpy(in + (long)(n - 1) * hi * wi, in, sizeof(float) * hi * wi);
+    struct samrt_mask_decode_desc d = ddesc(n, hi, wi, ho, wo);
+    CHECK_STATUS(samrt_mask_decode_ref(&d, in, plain, NULL, lo), SAMRT_OK);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, in, m, st), SAMRT_OK);
+    long bad = 0, won = 0;
+    for (long p = 0; p < np; p++) {
+        int best = 0;
+        for (int k = 1; k < n; k++)
+            if (lo[k * np + p] > lo[best * np + p]) best = k;
+        for (int k = 0; k < n; k++) {
+            const int want = k == best && lo[k * np + p] > 0.0f;
+            bad += m[k * np + p] != want || (want && !plain[k * np + p]);
+            won += want;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        struct samrt_mask_stats own = {0, wo, ho, -1, -1};
+        for (int y = 0; y < ho; y++)
+            for (int x = 0; x < wo; x++)
+                if (m[k * np + (long)y * wo + x]) {
+                    own.area++;
+                    own.x0 = SAMRT_MIN(own.x0, x), own.x1 = SAMRT_MAX(own.x1, x);
+                    own.y0 = SAMRT_MIN(own.y0, y), own.y1 = SAMRT_MAX(own.y1, y);
+                }
+        CHECK_MSG(memcmp(&own, &st[k], sizeof own) == 0, "non-overlap n%d obj %d: stats", n, k);
+    }
+    if (n >= 3) CHECK_EQ_INT(st[n - 1].area, 0);
+    CHECK_MSG(bad == 0 && won > 0, "non-overlap n%d %dx%d->%dx%d: %ld wrong pixels (%ld foreground)", n, hi, wi,
+              ho, wo, bad, won);
+    free(in); free(lo); free(m); free(plain); free(st);
+}
+
 static void test_errors_and_dtypes(void) {
     float a[16] = {0};
     uint8_t m[16];
     struct samrt_mask_decode_desc d = ddesc(0, 2, 2, 4, 4);
     CHECK_STATUS(samrt_mask_decode_ref(&d, a, m, NULL, NULL), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, a, m, NULL), SAMRT_E_INVALID_ARG);
     d = ddesc(1, 2, 2, 4, 4);
     CHECK_STATUS(samrt_mask_decode_ref(&d, a, NULL, NULL, NULL), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, NULL, m, NULL), SAMRT_E_INVALID_ARG);
     d.src_dtype = SAMRT_DTYPE_I32;
     CHECK_STATUS(samrt_mask_decode_ref(&d, a, m, NULL, NULL), SAMRT_E_UNSUPPORTED);
     struct samrt_mask_mem_desc md = mdesc(1, 2, 2, 4, 4, 0);
@@ -169,5 +243,9 @@ int main(void) {
     check_random(1, 256, 256, 300, 77, 2);    /* up in y, down in x, odd */
     check_random(3, 16, 16, 64, 64, 3);       /* 4x like 256 -> 1024 */
     check_random(1, 7, 5, 1, 1, 4);           /* a single output pixel */
+    test_non_overlap_hand();
+    check_non_overlap_random(3, 256, 256, 135, 240, 5);
+    check_non_overlap_random(1, 16, 16, 37, 29, 6);
+    check_non_overlap_random(4, 9, 11, 40, 23, 7);
     return check_report("test_mask_decode");
 }

@@ -3,7 +3,8 @@
  * 1080x1920, 1024x1024) and odd shapes / misaligned outputs (scalar store paths), f32/f16/bf16.
  * The f32 logits are expected bit-identical (shared fused coefficient helpers); the mask
  * may differ only where the reference logit is within AMBIGUOUS of 0, and the stats must
- * describe the GPU's own mask exactly (and equal the reference's when the masks agree).
+ * describe the GPU's own mask exactly (and equal the reference's when the masks agree). The
+ * non-overlap variant must equal its reference bit for bit (masks and stats), 1..4 objects.
  * Skips (exit 77) without a GPU. Run: test_mask_decode_cuda [--bench] */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -97,6 +98,54 @@ static void run_decode(int n, int hi, int wi, int ho, int wo, enum samrt_dtype d
     free(s_ref); free(s_got); free(hin);
 }
 
+/* The non-overlap variant against its reference, bit for bit (masks and stats): the same
+ * bilinear values, the same object-order maximum. Objects 0 and n-1 share a plane when n >= 3
+ * (a tie at every pixel: the last object must stay empty); outputs poisoned first. */
+static void run_non_overlap(int n, int hi, int wi, int ho, int wo, enum samrt_dtype dt, int offset, uint64_t seed) {
+    struct samrt_mask_decode_desc d = {n, hi, wi, ho, wo, dt};
+    const long ni = (long)n * hi * wi, no = (long)n * ho * wo;
+    const size_t bi = ni * samrt_dtype_size(dt);
+    float *in = malloc(ni * sizeof(float));
+    uint8_t *m_ref = malloc(no), *m_got = malloc(no);
+    struct samrt_mask_stats *s_ref = malloc(n * sizeof *s_ref), *s_got = malloc(n * sizeof *s_got);
+    void *hin = malloc(bi), *d_in = NULL;
+    uint8_t *d_mask = NULL;
+    struct samrt_mask_stats *d_st = NULL;
+    tu_fill_uniform(in, ni, seed, -3.0f, 2.0f);
+    for (long i = 0; i < ni; i += 97) in[i] = 0.0f;
+    if (n >= 3) memcpy(in + (long)(n - 1) * hi * wi, in, sizeof(float) * hi * wi);
+    tu_store(dt, hin, in, ni);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_ref(&d, hin, m_ref, s_ref), SAMRT_OK);
+    CHECK(cudaMalloc(&d_in, bi) == cudaSuccess && cudaMalloc((void **)&d_mask, no + 16) == cudaSuccess &&
+          cudaMalloc((void **)&d_st, n * sizeof *d_st) == cudaSuccess);
+    cudaMemcpy(d_in, hin, bi, cudaMemcpyHostToDevice);
+    uint8_t *mask_p = d_mask + offset;
+    char what[128];
+    snprintf(what, sizeof what, "non-overlap n%d %dx%d->%dx%d %s off%d", n, hi, wi, ho, wo, samrt_dtype_name(dt),
+             offset);
+    for (int with_stats = 1; with_stats >= 0; with_stats--) {
+        cudaMemset(d_mask, 0xff, no + 16);  /* poison: 0xff is neither 0 nor 1 */
+        cudaMemset(d_st, 0x5a, n * sizeof *d_st);
+        CHECK_STATUS(samrt_mask_decode_non_overlap_cuda(&d, d_in, mask_p, with_stats ? d_st : NULL, 0), SAMRT_OK);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        cudaMemcpy(m_got, mask_p, no, cudaMemcpyDeviceToHost);
+        cudaMemcpy(s_got, d_st, n * sizeof *d_st, cudaMemcpyDeviceToHost);
+        long diff = 0;
+        for (long i = 0; i < no; i++) diff += m_got[i] != m_ref[i];
+        CHECK_MSG(diff == 0, "%s: %ld mask bytes differ from the reference", what, diff);
+        for (int k = 0; k < n && with_stats; k++)
+            CHECK_MSG(stats_eq(&s_got[k], &s_ref[k]), "%s obj %d: stats (%d %d %d %d %d) want (%d %d %d %d %d)", what,
+                      k, s_got[k].area, s_got[k].x0, s_got[k].y0, s_got[k].x1, s_got[k].y1, s_ref[k].area,
+                      s_ref[k].x0, s_ref[k].y0, s_ref[k].x1, s_ref[k].y1);
+    }
+    if (n >= 3) CHECK_EQ_INT(s_ref[n - 1].area, 0);
+    long fg = 0;
+    for (int k = 0; k < n; k++) fg += s_ref[k].area;
+    printf("  %-48s bit-identical, foreground %ld of %ld pixels\n", what, fg, (long)ho * wo);
+    cudaFree(d_in); cudaFree(d_mask); cudaFree(d_st);
+    free(in); free(m_ref); free(m_got); free(s_ref); free(s_got); free(hin);
+}
+
 static void run_mem(int n, int hi, int wi, int ho, int wo, int bin, enum samrt_dtype din,
                     enum samrt_dtype dout, int offset, uint64_t seed) {
     struct samrt_mask_mem_desc d = {n, hi, wi, ho, wo, bin, 20.0f, -10.0f, din, dout};
@@ -140,6 +189,10 @@ static enum samrt_status bench_decode(void *ctx, cudaStream_t s) {
     struct bench_ctx *c = (struct bench_ctx *)ctx;
     return samrt_mask_decode_cuda(&c->d, c->in, c->mask, c->st, c->lo, s);
 }
+static enum samrt_status bench_non_overlap(void *ctx, cudaStream_t s) {
+    struct bench_ctx *c = (struct bench_ctx *)ctx;
+    return samrt_mask_decode_non_overlap_cuda(&c->d, c->in, c->mask, c->st, s);
+}
 static enum samrt_status bench_mem(void *ctx, cudaStream_t s) {
     struct bench_ctx *c = (struct bench_ctx *)ctx;
     return samrt_mask_decode_mem_input_cuda(&c->md, c->in, c->out, s);
@@ -168,6 +221,14 @@ static void bench_all(void) {
             bench_print("mask_decode", shape, "f32", bench_median_ms(bench_decode, &c, 0), bytes);
             c.lo = lo;
         }
+    for (int n = 3; n <= 4; n++) {
+        struct samrt_mask_decode_desc d = {n, 256, 256, 540, 960, SAMRT_DTYPE_F32};
+        c.d = d;
+        char shape[96];
+        snprintf(shape, sizeof shape, "%dx256x256->540x960", n);
+        bench_print("mask_decode_non_overlap", shape, "f32", bench_median_ms(bench_non_overlap, &c, 0),
+                    (double)n * 256 * 256 * 4 + (double)n * 540 * 960);
+    }
     const enum samrt_dtype outs[2] = {SAMRT_DTYPE_BF16, SAMRT_DTYPE_F32};
     for (int i = 0; i < 2; i++) {
         struct samrt_mask_mem_desc md = {1, 256, 256, 1024, 1024, 0, 20.0f, -10.0f, SAMRT_DTYPE_F32, outs[i]};
@@ -195,6 +256,14 @@ int main(int argc, char **argv) {
         run_decode(1, 13, 7, 5, 3, dts[i], 0, seed++);
         run_decode(1, 3, 2, 129, 131, dts[i], 0, seed++);
     }
+    for (int n = 1; n <= 4; n++) run_non_overlap(n, 256, 256, 540, 960, SAMRT_DTYPE_F32, 0, seed++);
+    run_non_overlap(3, 256, 256, 1080, 1920, SAMRT_DTYPE_F32, 0, seed++);
+    for (int i = 0; i < 3; i++) {
+        run_non_overlap(3, 256, 256, 333, 517, dts[i], 0, seed++);  /* W % 4 != 0: scalar stores */
+        run_non_overlap(2, 256, 256, 540, 960, dts[i], 1, seed++);  /* misaligned mask */
+        run_non_overlap(4, 13, 7, 5, 3, dts[i], 0, seed++);
+        run_non_overlap(3, 3, 2, 129, 131, dts[i], 0, seed++);
+    }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             for (int bin = 0; bin < 2; bin++) {
@@ -218,9 +287,11 @@ int main(int argc, char **argv) {
     struct samrt_mask_decode_desc bad = {0, 256, 256, 8, 8, SAMRT_DTYPE_F32};
     uint8_t dummy[4];
     CHECK_STATUS(samrt_mask_decode_cuda(&bad, dummy, dummy, NULL, NULL, 0), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_cuda(&bad, dummy, dummy, NULL, 0), SAMRT_E_INVALID_ARG);
     bad.n_obj = 1;
     bad.src_dtype = SAMRT_DTYPE_U8;
     CHECK_STATUS(samrt_mask_decode_cuda(&bad, dummy, dummy, NULL, NULL, 0), SAMRT_E_UNSUPPORTED);
+    CHECK_STATUS(samrt_mask_decode_non_overlap_cuda(&bad, dummy, dummy, NULL, 0), SAMRT_E_UNSUPPORTED);
     if (bench_requested(argc, argv) && g_check_failures == 0) bench_all();
     return check_report("test_mask_decode_cuda");
 }

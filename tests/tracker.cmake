@@ -21,3 +21,9 @@ if (SAMRT_CUDA)
   samrt_add_test(test_sam2_track_graph_cuda SOURCES test_sam2_track_graph_cuda.c LABELS cuda LIBS CUDA::cudart)
   target_include_directories(test_sam2_track_graph_cuda PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
 endif()
+# The tracker's device mask decode against the host decode, bit for bit over a 20-frame video
+# with 3 overlapping objects (non-overlap off / on / notebook), masks, areas, boxes.
+if (SAMRT_CUDA)
+  samrt_add_test(test_sam2_track_decode_cuda SOURCES test_sam2_track_decode_cuda.c LABELS cuda LIBS CUDA::cudart)
+  target_include_directories(test_sam2_track_decode_cuda PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+endif()

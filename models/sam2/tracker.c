@@ -134,6 +134,8 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     t->opt.non_overlap = 0;
     t->opt.num_frames = 0;
     t->opt.fill_hole_area = 0;
+    const char *hd = getenv("SAMRT_TRACK_HOST_DECODE");
+    t->host_decode_env = hd && strcmp(hd, "1") == 0;
     const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
     t->times = none;
     return SAMRT_OK;
@@ -238,6 +240,15 @@ static void mask_stats(const uint8_t *mask, int w, int h, struct samrt_track_res
     r->box[3] = y1;
 }
 
+/* The device decode's area and box (the same conventions as mask_stats). */
+static void device_stats(const struct samrt_mask_stats *s, struct samrt_track_result *r) {
+    r->area = s->area;
+    r->box[0] = s->x0;
+    r->box[1] = s->y0;
+    r->box[2] = s->x1;
+    r->box[3] = s->y1;
+}
+
 /* ---- one frame ------------------------------------------------------------------------------- */
 
 /* The prompted objects of this frame: the segmentation pass (encoder + heads on vision +
@@ -324,16 +335,18 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     const uint64_t t3 = samrt_platform_now_ns();
 
     /* outputs: every object (each has started: a prompt applies to the next push), in the
-     * order they were added, which is the official obj_idx order for the non-overlap ties */
+     * order they were added, which is the official obj_idx order for the non-overlap ties.
+     * CUDA engines decoded the masks and their stats on the device (tracker_run.c,
+     * dev_decoded); otherwise the host decodes them from the low-res logits here. */
     const int64_t n_pix = (int64_t)t->width * t->height;
     const int L = m->seg.heads.low;
-    for (int k = 0; k < t->n_obj; k++) {
+    for (int k = 0; k < t->n_obj && !t->dev_decoded; k++) {
         const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
         struct samrt_mask_stats stats;
         SAMRT_TRY(samrt_mask_decode_ref(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
                                         &stats, t->logits_host + (size_t)k * n_pix));
     }
-    if (t->opt.non_overlap && t->n_obj > 1) {
+    if (t->opt.non_overlap && t->n_obj > 1 && !t->dev_decoded) {
         uint8_t *masks[SAMRT_SAM2_MAX_OBJ];
         for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
         samrt_sam2_track_non_overlap_ref(t->logits_host, t->n_obj, n_pix, masks);
@@ -344,7 +357,8 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
         const uint8_t *mask = t->masks_host + (size_t)k * n_pix;
         r->obj_id = t->obj[k].obj_id;
         r->object_score = m->trk.score_host[k];
-        mask_stats(mask, t->width, t->height, r);
+        if (t->dev_decoded) device_stats(&t->stats_host[k], r);
+        else mask_stats(mask, t->width, t->height, r);
         if (r->mask) memcpy(r->mask, mask, (size_t)n_pix);
         t->obj[k].n_frames_tracked++;
     }
@@ -356,8 +370,15 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
      * encoder, heads, mask decode, download) joins prompt_and_mask_decoder */
     if (frame_on_device) add_ms(&t->times.h2d_ms, t1 - t0);
     if (n_prompted) add_ms(&t->times.prompt_and_mask_decoder_ms, t2 - t1);
-    t->times.postprocess_ms = (float)((t4 - t3) * 1e-6);
+    add_ms(&t->times.postprocess_ms, t4 - t3);  /* after the device decode's time, if any */
     t->frame++;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int on) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    t->host_decode = on != 0;
     return SAMRT_OK;
 }
 

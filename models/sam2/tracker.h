@@ -29,8 +29,13 @@
  *   4. memory encoder on every object's selected low-res logits -> ring slot t % 6, and the
  *      pointers -> ring slot t % 16; conditioning copies for prompted objects;
  *      (notebook: hole filling and binarised prompted memories, track_post.h);
- *   5. host: bilinear to the frame size, optional non-overlap (highest logit per pixel),
- *      threshold > 0, area and box per object.
+ *   5. bilinear to the frame size, optional non-overlap (highest logit per pixel), threshold
+ *      > 0, area and box per object: on CUDA engines one kernel (mask_decode.h) on the stream
+ *      after the frame's graph, into the segmentation pass's output block (seg.out, planned
+ *      for max_objects masks of the largest frame), then the masks and stats come to the host
+ *      (one sync); on the host (C references) for CPU engines, tap dumps (they need the f32
+ *      video-size logits) and when forced (samrt_sam2_track_set_host_decode,
+ *      SAMRT_TRACK_HOST_DECODE=1).
  * Steps 3-4 of a frame (and 1's resize + encoder when no object is prompted on it) run as ONE
  * CUDA graph on the engine's stream, one graph per frame key (tracker_run.c: the object roles
  * and memory / pointer counts; bank slots are data in a staging table, track_rows.h).
@@ -43,6 +48,7 @@
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
 
+#include "mask_decode.h"
 #include "memory_attention.h"
 #include "mask_select.h"
 #include "memory_encoder.h"
@@ -100,7 +106,7 @@ struct samrt_sam2_track_key {
 };
 /* Device-time marks of a frame, in stream order (CUDA events; host clocks on the CPU backend). */
 enum { SAMRT_TRACK_MK_START, SAMRT_TRACK_MK_H2D, SAMRT_TRACK_MK_PRE, SAMRT_TRACK_MK_ENC, SAMRT_TRACK_MK_MA,
-       SAMRT_TRACK_MK_HEADS, SAMRT_TRACK_MK_MEMENC, SAMRT_TRACK_MK_D2H, SAMRT_TRACK_N_MARKS };
+       SAMRT_TRACK_MK_HEADS, SAMRT_TRACK_MK_MEMENC, SAMRT_TRACK_MK_POST, SAMRT_TRACK_MK_D2H, SAMRT_TRACK_N_MARKS };
 
 /* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
  * attention has no key mask, so each count is its own fixed-shape pass). P >= S always: every
@@ -143,6 +149,10 @@ struct samrt_sam2_tracker {
     struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */
     float *low_host;                     /* (K, 4g, 4g) f32 host copy of cur_low (prepare) */
     float *score_host;                   /* (K) */
+    struct samrt_mask_stats *stats_host; /* (K) the device decode's area and box per object (prepare) */
+    int dev_decoded;                     /* 1: this frame's masks_host / stats_host come from the device */
+    int host_decode;                     /* 1: decode on the host (samrt_sam2_track_set_host_decode) */
+    int host_decode_env;                 /* SAMRT_TRACK_HOST_DECODE=1 at track_begin */
     struct samrt_sam2_track_key key;     /* of the frame being run */
     int n_graphs, next_graph, n_captures;/* n_captures: graphs instantiated so far */
     struct samrt_sam2_track_key keys[SAMRT_TRACK_GRAPHS];
@@ -184,16 +194,25 @@ enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const str
  * for the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
  * results sit in batch rows 0..n_prompted-1) and every other started object (tracked).
  * img: the frame when no object is prompted on it (the step preprocesses and encodes it);
- * NULL when the segmentation pass already encoded it. Leaves the frame's low-res logits and
- * scores in low_host / score_host, rows by object, and the device-time stages in t->times
- * (post-processing is the caller's). CUDA engines replay one graph per frame key unless
- * samrt_sam2_segment_configure turned graphs off (then every frame runs eagerly). */
+ * NULL when the segmentation pass already encoded it. Leaves the frame's scores in score_host
+ * and either (dev_decoded: CUDA engines without a tap observer or a forced host decode)
+ * the frame-size masks and stats of the t->n_obj objects in masks_host / stats_host, or the
+ * low-res logits in low_host, rows by object, for the caller's host decode; the device-time
+ * stages in t->times (the caller adds its host post-processing). CUDA engines replay one
+ * graph per frame key unless samrt_sam2_segment_configure turned graphs off (then every frame
+ * runs eagerly). */
 enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m);
 enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
                                                     const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           const int *prompted, int n_prompted);
+
+/* on 1: every frame's masks are decoded on the host from the low-res logits (the CPU
+ * engine's path), also on CUDA engines; 0 (default): CUDA engines decode on the device. The
+ * environment variable SAMRT_TRACK_HOST_DECODE=1, read by samrt_engine_track_begin, forces it
+ * too. Kept across videos. */
+enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int on);
 
 /* Sets (fn non-NULL) or clears the per-frame tap observer. After every push it receives, for
  * the first object and under the names of tests/parity/dump_taps.py with the prefix

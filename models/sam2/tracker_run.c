@@ -227,9 +227,10 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     const size_t n_low = (size_t)samrt_tensor_nelements(&t->cur_low);
     t->low_host = malloc(sizeof(float) * n_low);
     t->score_host = malloc(sizeof(float) * (size_t)t->k_max);
+    t->stats_host = malloc(sizeof *t->stats_host * (size_t)t->k_max);
     /* the table's host image, then scratch for one object's memory attention rows */
     t->tab_host = calloc(1, samrt_tensor_nbytes(&t->tab) + samrt_sam2_memattn_frame_bytes(&t->memattn));
-    SAMRT_CHECK(zero && t->low_host && t->score_host && t->tab_host, SAMRT_E_HOST_MEMORY,
+    SAMRT_CHECK(zero && t->low_host && t->score_host && t->stats_host && t->tab_host, SAMRT_E_HOST_MEMORY,
                 "track: out of host memory");
     enum samrt_status st = samrt_platform_mem_upload(e->mem_kind, t->pix.data, zero, samrt_tensor_nbytes(&t->pix));
     free(zero);
@@ -260,8 +261,10 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
     t->perceiver = NULL;
     free(t->low_host);
     free(t->score_host);
+    free(t->stats_host);
     free(t->tab_host);
     t->low_host = t->score_host = NULL;
+    t->stats_host = NULL;
     t->tab_host = NULL;
 }
 
@@ -546,12 +549,12 @@ static float mark_ms(const struct samrt_sam2_tracker *t, const struct samrt_mode
 }
 
 /* Every stage is the time from the previous recorded mark to its own; stages without a mark
- * this frame stay -1. post-processing is the caller's. */
+ * this frame stay -1. The caller adds its host post-processing to postprocess. */
 static void stage_times(struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c) {
     struct samrt_stage_times *s = &t->times;
     float *at[SAMRT_TRACK_N_MARKS] = {NULL, &s->h2d_ms, &s->preprocess_ms, &s->image_encoder_ms,
                                       &s->memory_attention_ms, &s->prompt_and_mask_decoder_ms,
-                                      &s->memory_encoder_ms, &s->d2h_ms};
+                                      &s->memory_encoder_ms, &s->postprocess_ms, &s->d2h_ms};
     const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
     *s = none;
     int prev = SAMRT_TRACK_MK_START;
@@ -561,6 +564,34 @@ static void stage_times(struct samrt_sam2_tracker *t, const struct samrt_model_c
         prev = i;
     }
 }
+
+#ifdef SAMRT_HAVE_CUDA
+/* The frame's masks on the device: every started object's low-res logits (hole-filled when
+ * the profile fills) -> frame-size u8 masks and area / box, under the non-overlap rule when
+ * it is on (obj_idx order decides ties, as tracker.c's host path), in one kernel. They land in
+ * the segmentation pass's output block (seg.out: stats first, masks at out_hdr; planned for
+ * max_objects masks of the largest accepted frame, and free here: a prompted frame's
+ * segmentation call has downloaded its results before the step runs), so the plan does not
+ * change. Then both downloads, in stream order. */
+static enum samrt_status decode_frame(struct samrt_sam2 *m, cudaStream_t s) {
+    struct samrt_sam2_tracker *t = &m->trk;
+    const struct samrt_sam2_segment *sg = &m->seg;
+    const int n = t->n_obj, L = sg->heads.low;
+    const size_t px = (size_t)t->width * (size_t)t->height;
+    SAMRT_CHECK(n <= sg->heads.cfg.b_max && sg->out_hdr + (size_t)n * px <= (size_t)samrt_tensor_nbytes(&sg->out),
+                SAMRT_E_UNSUPPORTED, "track: %d masks of %dx%d do not fit the output block", n, t->width, t->height);
+    const struct samrt_mask_decode_desc d = {n, L, L, t->height, t->width, SAMRT_DTYPE_F32};
+    struct samrt_mask_stats *stats = (struct samrt_mask_stats *)sg->out.data;
+    uint8_t *masks = (uint8_t *)sg->out.data + sg->out_hdr;
+    const void *low = samrt_sam2_track_post_low(t)->data;
+    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_mask_decode_non_overlap_cuda(&d, low, masks, stats, s)
+                                          : samrt_mask_decode_cuda(&d, low, masks, stats, NULL, s));
+    SAMRT_TRY(mark(t, &t->heads.ctx, SAMRT_TRACK_MK_POST));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->masks_host, masks, (size_t)n * px, cudaMemcpyDeviceToHost, s));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->stats_host, stats, sizeof *stats * (size_t)n, cudaMemcpyDeviceToHost, s));
+    return SAMRT_OK;
+}
+#endif
 
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           const int *prompted, int n_prompted) {
@@ -572,6 +603,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
 #endif
     set_stream(ch, stream);
     t->marks = 0;
+    t->dev_decoded = 0;
     SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
     SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_START));
     if (ch->backend != SAMRT_BACKEND_CUDA) {  /* host engines: the same sequence, run in place */
@@ -599,8 +631,15 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     for (int k = 0; k < t->key.n_obj; k++) has_mask |= t->key.role[k] == ROLE_MASK;
     SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap && !has_mask ? run_graph(e, m, rp, s)
                                                                 : enqueue_frame(e, m, rp, stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, samrt_sam2_track_post_low(t)->data, samrt_tensor_nbytes(&t->cur_low),
-                                   cudaMemcpyDeviceToHost, s));
+    /* the masks on the device unless a tap observer needs the host's f32 logits or the host
+     * decode is forced; nothing to decode before the first object */
+    if (t->n_obj > 0 && m->seg.out.data && !t->tap && !t->host_decode && !t->host_decode_env) {
+        SAMRT_TRY(decode_frame(m, s));
+        t->dev_decoded = 1;
+    } else {
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, samrt_sam2_track_post_low(t)->data,
+                                       samrt_tensor_nbytes(&t->cur_low), cudaMemcpyDeviceToHost, s));
+    }
     SAMRT_CUDA_TRY(cudaMemcpyAsync(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max,
                                    cudaMemcpyDeviceToHost, s));
     SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_D2H));
