@@ -71,6 +71,13 @@ Tracked frames (--frames-to-track N, t = 0..N; frame 0 is the stored prompt fram
   frame.<t>.perceiver.features, .pos (1,512,64) spatial_perceiver outputs              [EdgeTAM]
   frame.<t>.<any tap.* name without "tap.">     the same hooks on tracked frames (t >= 1)
   mem.pos_enc                  (1,64,64,64)     maskmem_pos_enc, one copy (constant per model)
+Several objects (--add OBJ:click:x,y / OBJ:box:x0,y0,x1,y1 on the same frame): the first five
+frame taps above exist for every object, the others as obj<OBJ>.frame.<t>.*; video_res_masks is
+the object's row of the yielded logits. The hook taps keep their names: tap.* is object 1's
+prompt, frame.<t>.<hook> the last object run (SAM 2.1) or the batch (EdgeTAM, whose perceiver
+runs a batch one sample at a time: edgetam_batch_patch.py). --start-frame F prompts on the
+folder's frame F and names tracked frames by the folder's index; --tap-prefix P puts P before
+every name (an object that samrt tracks beside others, run alone here).
 
 Docs (tap table, groups, thresholds, commands): docs/parity.md.
 Usage (from the repository root; --help lists every option):

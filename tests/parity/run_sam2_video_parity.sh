@@ -63,13 +63,13 @@ official() {
     || { echo "official dump failed ($run $p)"; tail -5 "$final/video_dump.log"; exit 3; }
 }
 : >"$final/video_dump.log"
-# per object: the reference file and the names compared (object 1: frame.*, others: obj<id>.**)
+# per object: the reference file and the names compared (object 1: frame.*, others: obj<id>.frame.*)
 objs=(obj1); refs=($P/$name.ref32.st); only=('frame.**,mem.**')
 official main fp32 "${refs[0]}" --frames-to-track "$n" "${ref1[@]}"
 case $PROMPT in
-  two) objs+=(obj2); refs+=("${refs[0]}"); only+=('obj2.**') ;;
+  two) objs+=(obj2); refs+=("${refs[0]}"); only+=('obj2.frame.**') ;;
   later)
-    objs+=(obj2); refs+=($P/$name.obj2.ref32.st); only+=('obj2.**')
+    objs+=(obj2); refs+=($P/$name.obj2.ref32.st); only+=('obj2.frame.**')
     official obj2 fp32 "${refs[1]}" --frames-to-track $((n - F)) --start-frame "$F" "${clip[@]}" --tap-prefix obj2. --click $CLICK2 ;;
 esac
 t0=$(date +%s.%N)
