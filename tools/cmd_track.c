@@ -2,8 +2,9 @@
  * the public streaming API (samrt_engine_track_*). Frames are decoded ahead by the bounded
  * prefetching streamer of tools/sav.h (never the whole video in memory). Writes one PNG per
  * frame and object in the SA-V prediction layout (eval-spec 1.5): OUT/<obj %03d>/<stem>.png,
- * 0/255, plus optional overlays and a parity tap dump of the first object
- * (tests/parity/run_sam2_video_parity.sh). Example:
+ * 0/255, plus optional overlays and a parity tap dump of every object (the first-added one
+ * under frame.<t>.*, the others under obj<id>.frame.<t>.*; tests/parity/run_sam2_video_parity.sh).
+ * Example:
  *   samrt track --weights sam2.1_hiera_tiny.pt --frames video/ --point 210,350 --out pred/video
  */
 #include <errno.h>
@@ -55,7 +56,8 @@ static void usage(FILE *f) {
             "                     memories, single-mask fallback)\n"
             "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
-            "  --dump-taps FILE   the first object's per-frame taps for tests/parity/compare_taps.py\n"
+            "  --dump-taps FILE   every object's per-frame taps for tests/parity/compare_taps.py: the\n"
+            "                     first object's as frame.<t>.*, the others' as obj<id>.frame.<t>.*\n"
             "  --timing           print ms/frame (median, p95, p99) of samrt_engine_track_push: RGB8 frame\n"
             "                     in, masks on the host out (decoding excluded), and the arena peak\n"
             "  --runs N           track the folder N times; with N > 1 the first pass is a warm-up\n"

@@ -4,7 +4,8 @@
 # checkpoints with `samrt info`. Each step is named on the command line, so one call can run
 # a subset within its time limit; logs go to $OUT (or ./gpu-out).
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
-# Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N),
+# Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N /
+# VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT),
 # `long` (10,000 frames, allocations and memory from outside the arena), `speed` (samrt track
 # --timing next to the official predictor on the same frames and checkpoint, SPEED_MODELS),
 # `compile` (the official predictor under torch.compile, mode default), `e2e` (synth -> bench
@@ -59,8 +60,11 @@ for s in "$@"; do
     for m in sam2.1_tiny edgetam; do $B/tools/samrt info --summary build/ckpts/$m.pt; done ;;
   video)
     step video
-    for m in ${VIDEO_MODELS:-sam2.1_tiny}; do for p in ${VIDEO_PRECS:-fp32 bf16}; do
-      OUT="$out/video" tests/parity/run_sam2_video_parity.sh "$m" "${VIDEO_N:-200}" "$p" | tail -3; done; done
+    for m in ${VIDEO_MODELS:-sam2.1_tiny}; do for p in ${VIDEO_PRECS:-fp32 bf16}; do for q in ${VIDEO_PROMPTS:-click box two later}; do
+      if [ "$q" = later ] && [ "$m" = edgetam ]; then
+        echo "$m.$q.$p: skipped (the official EdgeTAM predictor refuses objects added after tracking started)"; continue; fi
+      OUT="$out/video" PROMPT=$q tests/parity/run_sam2_video_parity.sh "$m" "${VIDEO_N:-200}" "$p" | grep -vE '^note:'
+    done; done; done
     tar -C "$out" -czf "$out/video_parity.tgz" video && rm -rf "$out/video" ;;
   long)
     step long
@@ -73,11 +77,13 @@ for s in "$@"; do
       pkg=.carry/sam2ref
       case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; edgetam) y= ;; esac
       cfg=$pkg/sam2/configs/sam2.1/sam2.1_hiera_$y.yaml ck=build/speed/$m.pt
-      [ "$m" = edgetam ] && pkg=.carry/edgetamref && cfg=$pkg/sam2/configs/edgetam.yaml
+      off=.carry/official_reference.py
+      # EdgeTAM's predictor batches the objects and its perceiver fails for a batch > 1 otherwise
+      [ "$m" = edgetam ] && pkg=.carry/edgetamref && cfg=$pkg/sam2/configs/edgetam.yaml && off=tests/parity/official_speed.py
       for k in 1 3; do
         p=$(echo "$pts" | cut -d';' -f1-$k)
         save=; [ -f "$ck" ] || save="--save-ckpt $ck"; load=; [ -f "$ck" ] && load="--ckpt $ck"
-        python3 .carry/official_reference.py --pkg $pkg --cfg "$cfg" --frames .carry/bedroom \
+        python3 $off --pkg $pkg --cfg "$cfg" --frames .carry/bedroom \
           --label "$m.${k}obj" --settings vos_inference --gate-open --points "$p" --runs 3 --warmup 1 $save $load \
           --out "$out/official_speed.jsonl" 2>"$out/official_err.log" | python3 -c \
           'import json,sys; r=json.loads(sys.stdin.read()); print("official %s: ms/frame median %.3f p50 %.3f p95 %.3f p99 %.3f peak_alloc %.0f MiB reserved %.0f MiB" % (r["label"], r["ms_per_frame_median"], r["frame_ms_p50"], r["frame_ms_p95"], r["frame_ms_p99"], r["peak_alloc_MiB"], r["peak_reserved_MiB"]))' \

@@ -175,7 +175,7 @@ struct samrt_sam2_tracker {
     uint8_t *masks_host;                 /* (K, height, width) masks (track_begin) */
     uint8_t *frame_host;                 /* height * width * 3: device frames come here (GPU pools) */
     struct samrt_stage_times times;      /* of the last frame */
-    samrt_tap_fn tap;                    /* parity dumps: object 0's per-frame taps (NULL: none) */
+    samrt_tap_fn tap;                    /* parity dumps: every object's per-frame taps (NULL: none) */
     void *tap_user;
 };
 
@@ -215,10 +215,11 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
 enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int on);
 
 /* Sets (fn non-NULL) or clears the per-frame tap observer. After every push it receives, for
- * the first object and under the names of tests/parity/dump_taps.py with the prefix
- * "frame.<t>.": pred_masks (1,1,4g,4g), object_score_logits (1,1), obj_ptr (1,256),
- * maskmem_features (1,g,g,64 channels-last, bf16), video_res_masks (1,1,H,W); and once
- * mem.pos_enc (1,g,g,64). */
+ * every started object and under the names of tests/parity/dump_taps.py with the prefix
+ * "frame.<t>." (the first-added object) or "obj<id>.frame.<t>." (the others): pred_masks
+ * (1,1,4g,4g), object_score_logits (1,1), obj_ptr (1,256), maskmem_features (1,g,g,64
+ * channels-last, bf16), video_res_masks (1,1,H,W, the object's own logits, before any
+ * non-overlap); and once mem.pos_enc (1,g,g,64). */
 enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user);
 
 /* Bytes of the tracker's arena state (mem_bank + ptr_bank), for tests. */

@@ -71,6 +71,13 @@ Tracked frames (--frames-to-track N, t = 0..N; frame 0 is the stored prompt fram
   frame.<t>.perceiver.features, .pos (1,512,64) spatial_perceiver outputs              [EdgeTAM]
   frame.<t>.<any tap.* name without "tap.">     the same hooks on tracked frames (t >= 1)
   mem.pos_enc                  (1,64,64,64)     maskmem_pos_enc, one copy (constant per model)
+Several objects (--add OBJ:click:x,y / OBJ:box:x0,y0,x1,y1 on the same frame): the first five
+frame taps above exist for every object, the others as obj<OBJ>.frame.<t>.*; video_res_masks is
+the object's row of the yielded logits. The hook taps keep their names: tap.* is object 1's
+prompt, frame.<t>.<hook> the last object run (SAM 2.1) or the batch (EdgeTAM, whose perceiver
+runs a batch one sample at a time: edgetam_batch_patch.py). --start-frame F prompts on the
+folder's frame F and names tracked frames by the folder's index; --tap-prefix P puts P before
+every name (an object that samrt tracks beside others, run alone here).
 
 Docs (tap table, groups, thresholds, commands): docs/parity.md.
 Usage (from the repository root; --help lists every option):
@@ -94,6 +101,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, HERE)
+import edgetam_batch_patch  # noqa: E402
 import taps_io  # noqa: E402
 
 MODELS = {  # name -> (package, config path inside the package folder)
@@ -149,9 +157,10 @@ def parse_subset(spec):
 class Taps:
     """Selected tensors by full name; the last value recorded under a name wins."""
 
-    def __init__(self, include, exclude):
+    def __init__(self, include, exclude, name_prefix=""):
         self.include, self.exclude = include, exclude
-        self.prefix = "tap."
+        self.prefix = "tap."  # of the hook taps; None while they are not recorded
+        self.name_prefix = name_prefix  # --tap-prefix: before every stored name
         self.store = {}
 
     def wanted(self, full):
@@ -159,12 +168,15 @@ class Taps:
                 and not any(taps_io.name_match(full, p) for p in self.exclude))
 
     def put(self, name, t, keep_bf16=False):
-        self.put_abs(self.prefix + name, t, keep_bf16)
+        if self.prefix is not None:
+            self.put_abs(self.prefix + name, t, keep_bf16)
 
-    def put_abs(self, full, t, keep_bf16=False):
+    def put_abs(self, full, t, keep_bf16=False, obj_prefix=""):
+        """Stores t as name_prefix + obj_prefix + full; --taps-subset judges full."""
         import torch
         if t is None or not self.wanted(full):
             return
+        full = self.name_prefix + obj_prefix + full
         t = t.detach()
         if keep_bf16 and t.dtype == torch.bfloat16:
             bits = t.to("cpu").contiguous().view(torch.int16).numpy().view(np.uint16).copy()
@@ -268,6 +280,8 @@ def load_reference(a):
     ref.stub_modules()
     pkg = a.pkg_edgetam if MODELS[a.model][0] == "edgetam" else a.pkg_sam2
     sys.path.insert(0, os.path.abspath(pkg))
+    if MODELS[a.model][0] == "edgetam":  # several objects are one batch there (edgetam_batch_patch.py)
+        edgetam_batch_patch.apply()
     return ref, os.path.join(pkg, MODELS[a.model][1])
 
 
@@ -321,13 +335,18 @@ def save_all_checkpoints(a):
 
 
 def frames_dir(a, stack):
-    """The JPEG folder, or a temporary folder linking its first --video-frames frames."""
-    if a.video_frames <= 0:
+    """The JPEG folder, or a temporary folder linking its frames --start-frame .. (the first
+    --video-frames of those)."""
+    clip = 0 if a.whole_video else a.start_frame
+    if a.video_frames <= 0 and clip <= 0:
         return a.frames
     names = [n for n in os.listdir(a.frames) if os.path.splitext(n)[1].lower() in (".jpg", ".jpeg")]
     names.sort(key=lambda n: int(os.path.splitext(n)[0]))
+    names = names[clip:]
+    if not names:
+        raise SystemExit(f"--start-frame {a.start_frame}: the folder has no frame there")
     tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="taps_frames_"))
-    for n in names[:a.video_frames]:
+    for n in names[:a.video_frames] if a.video_frames > 0 else names:
         os.symlink(os.path.abspath(os.path.join(a.frames, n)), os.path.join(tmp, n))
     return tmp
 
@@ -357,9 +376,58 @@ def prompt_args(a):
     return kw, desc
 
 
+def parse_add(spec):
+    """--add OBJ:KIND:VALUES -> (obj_id, add_new_points_or_box kwargs, description)."""
+    try:
+        obj, kind, vals = spec.split(":", 2)
+        obj = int(obj)
+        if kind == "click":  # x,y[,label][;x,y[,label]...]
+            pts = [[float(v) for v in c.split(",")] for c in vals.split(";")]
+            if obj < 0 or any(len(p) not in (2, 3) or (len(p) == 3 and p[2] not in (0, 1)) for p in pts):
+                raise ValueError
+            kw = dict(points=np.array([p[:2] for p in pts], np.float32),
+                      labels=np.array([int(p[2]) if len(p) == 3 else 1 for p in pts], np.int32))
+            return obj, kw, dict(type="click", points=kw["points"].tolist(), labels=kw["labels"].tolist())
+        if kind == "box":
+            box = [float(v) for v in vals.split(",")]
+            if obj < 0 or len(box) != 4:
+                raise ValueError
+            return obj, dict(box=np.array(box, np.float32)), dict(type="box", box=box)
+    except ValueError:
+        pass
+    raise SystemExit(f"--add {spec!r}: OBJ:click:x,y[,label][;x,y...] or OBJ:box:x0,y0,x1,y1 (OBJ an id >= 0)")
+
+
+def add_object(model, state, frame, obj_id, kw):
+    """Prompts obj_id on the video's frame `frame`; returns the video-res logits it yields."""
+    if "mask" in kw:
+        return model.add_new_mask(state, frame_idx=frame, obj_id=obj_id, mask=kw["mask"])[2]
+    return model.add_new_points_or_box(state, frame_idx=frame, obj_id=obj_id, **kw)[2]
+
+
+def put_outputs(taps, state, video_res, t):
+    """The per-object outputs of frame t (named by the folder's frame index) for every object:
+    the first-added one as frame.<t>.*, the others as obj<id>.frame.<t>.*. video_res_masks is
+    the object's row of the yielded logits (non_overlap_masks off: its own logits)."""
+    summary = []
+    for idx, obj_id in enumerate(state["obj_ids"]):
+        d = state["output_dict_per_obj"][idx]
+        cur = d["cond_frame_outputs"].get(t - taps.frame_offset)
+        cur = cur if cur is not None else d["non_cond_frame_outputs"][t - taps.frame_offset]
+        pre, base = ("" if idx == 0 else f"obj{obj_id}."), f"frame.{t}."
+        taps.put_abs(base + "video_res_masks", video_res[idx:idx + 1], obj_prefix=pre)
+        for k in ("pred_masks", "obj_ptr", "object_score_logits"):
+            taps.put_abs(base + k, cur[k], obj_prefix=pre)
+        taps.put_abs(base + "maskmem_features", cur["maskmem_features"], keep_bf16=True, obj_prefix=pre)
+        summary.append((f"{pre}frame {t}", cur))
+    return summary
+
+
 def run(a, model):
     import torch
-    taps = Taps(*parse_subset(a.taps_subset))
+    taps = Taps(*parse_subset(a.taps_subset), name_prefix=a.tap_prefix)
+    # official frame t' is the folder's (samrt's) frame offset + t'; the prompts go on frame p0
+    taps.frame_offset, p0 = (0, a.start_frame) if a.whole_video else (a.start_frame, 0)
     install_hooks(model, taps)
     if a.precision == "fp32":
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -369,6 +437,14 @@ def run(a, model):
     else:
         amp = torch.autocast(a.device, dtype=torch.bfloat16)
     kw, desc = prompt_args(a)
+    objs = [(1, kw)] + [parse_add(s)[:2] for s in a.add]
+    if len({o for o, _ in objs}) != len(objs):
+        raise SystemExit("--add: object ids must differ from each other and from object 1")
+    if len(objs) > 1:
+        desc = dict(desc, added=[dict(obj=o, **d) for o, _, d in map(parse_add, a.add)])
+        if getattr(model, "non_overlap_masks", False):  # official_reference.build never sets it
+            print("WARNING: non_overlap_masks: video_res_masks rows are clamped where another object wins",
+                  file=sys.stderr)
     t0 = time.time()
     with contextlib.ExitStack() as stack:
         video = frames_dir(a, stack)
@@ -376,31 +452,25 @@ def run(a, model):
         stack.enter_context(amp)
         taps.prefix = "tap."
         state = model.init_state(video_path=video)
-        if "mask" in kw:
-            _, _, video_res = model.add_new_mask(state, frame_idx=0, obj_id=1, mask=kw["mask"])
-        else:
-            _, _, video_res = model.add_new_points_or_box(state, frame_idx=0, obj_id=1, **kw)
-        obj = state["obj_id_to_idx"][1]
-        cur = state["temp_output_dict_per_obj"][obj]["cond_frame_outputs"][0]
+        video_res = add_object(model, state, p0, 1, kw)
+        cur = state["temp_output_dict_per_obj"][0]["cond_frame_outputs"][p0]
         taps.put("out.video_res_masks", video_res)
         for k in ("pred_masks", "obj_ptr", "object_score_logits"):
             taps.put("out." + k, cur[k])
         summary = [("prompt", cur)]
-        n_track = min(a.frames_to_track, state["num_frames"] - 1)
+        taps.prefix = None  # the tap.* hooks hold object 1's prompt frame
+        for obj_id, okw in objs[1:]:
+            add_object(model, state, p0, obj_id, okw)
+        n_track = min(a.frames_to_track, state["num_frames"] - 1 - p0)
         if n_track > 0:
-            gen = model.propagate_in_video(state, start_frame_idx=0, max_frame_num_to_track=n_track)
+            gen = model.propagate_in_video(state, start_frame_idx=p0, max_frame_num_to_track=n_track)
             for t in range(n_track + 1):
-                taps.prefix = f"frame.{t}."  # set before the generator computes frame t
+                # set before the generator computes frame t; with several objects the hook taps
+                # hold the last object run (SAM 2.1) or the whole batch (EdgeTAM)
+                taps.prefix = f"frame.{a.start_frame + t}."
                 fidx, _, video_res = next(gen)
-                assert fidx == t, (fidx, t)
-                d = state["output_dict_per_obj"][obj]
-                cur = d["cond_frame_outputs"].get(t)
-                cur = cur if cur is not None else d["non_cond_frame_outputs"][t]
-                taps.put("video_res_masks", video_res)
-                for k in ("pred_masks", "obj_ptr", "object_score_logits"):
-                    taps.put(k, cur[k])
-                taps.put("maskmem_features", cur["maskmem_features"], keep_bf16=True)
-                summary.append((f"frame {t}", cur))
+                assert fidx == p0 + t, (fidx, p0 + t)
+                summary += put_outputs(taps, state, video_res, a.start_frame + t)
             gen.close()
             taps.put_abs("mem.pos_enc", state["constants"]["maskmem_pos_enc"][-1])
         if a.device == "cuda":
@@ -436,7 +506,20 @@ def main():
     ap.add_argument("--click", default="210,350", help="x,y in video pixels")
     ap.add_argument("--click-label", type=int, default=1, choices=[0, 1])
     ap.add_argument("--box", default="130,250,330,470", help="x0,y0,x1,y1 in video pixels")
-    ap.add_argument("--frames-to-track", type=int, default=0, help="also propagate through frames 1..N")
+    ap.add_argument("--add", action="append", default=[], metavar="OBJ:KIND:VALUES",
+                    help="another object prompted on the first frame, repeatable: OBJ:click:x,y[,label][;x,y..] "
+                         "or OBJ:box:x0,y0,x1,y1 (video pixels); its frame taps are obj<OBJ>.frame.<t>.*")
+    ap.add_argument("--start-frame", type=int, default=0, metavar="F",
+                    help="prompt on the folder's frame F and track from there: the video is the folder's "
+                         "frames F.. (official frame t is frame.<F+t> in the taps, samrt's numbering)")
+    ap.add_argument("--whole-video", action="store_true",
+                    help="with --start-frame: keep the whole folder as the video (prompt on its frame F, "
+                         "propagate from F), so that num_frames is the folder's; the same result as the "
+                         "clip when both have at least 16 frames (the pointer normaliser)")
+    ap.add_argument("--tap-prefix", default="", help="put before every tap name, e.g. 'obj2.' for an object "
+                    "that samrt tracks beside others (run alone here)")
+    ap.add_argument("--frames-to-track", type=int, default=0, help="also propagate through frames 1..N "
+                    "(of the video, which starts at --start-frame)")
     ap.add_argument("--video-frames", type=int, default=0,
                     help="use only the first N frames of --frames as the video (0 = all); the pointer "
                          "position normaliser depends on the video length below 16 frames")
@@ -475,7 +558,9 @@ def main():
 
     taps, state, desc, n_track, elapsed = run(a, model)
     meta = dict(weights, producer="official", settings=a.settings, precision=a.precision,
-                prompt=json.dumps(desc), video_hw=f"{state['video_height']}x{state['video_width']}",
+                prompt=json.dumps(desc), start_frame=str(a.start_frame),
+                whole_video=str(a.whole_video), tap_prefix=a.tap_prefix,
+                non_overlap_masks=str(bool(getattr(model, "non_overlap_masks", False))), video_hw=f"{state['video_height']}x{state['video_width']}",
                 image_size=str(model.image_size), num_frames=str(state["num_frames"]),
                 frames_tracked=str(n_track), ckpt=os.path.basename(a.ckpt) if a.ckpt else "",
                 torch=torch.__version__, timm=__import__("timm").__version__,
