@@ -23,10 +23,11 @@
 # $OUT/video_parity_summary.txt. SETTINGS=notebook runs both sides with the notebook
 # post-processing (default vos_inference); then check_fill_holes.py also checks the hole
 # filling of object 1 when the official run could not fill (no sam2/_C extension). MASK=PNG
-# prompts object 1 with that mask (add_new_mask) instead of its click or box.
+# prompts object 1 with that mask (add_new_mask) instead of its click or box. PARITY_DIR
+# (default build/parity) holds the checkpoint and tap files, one per concurrent run.
 set -uo pipefail
 model=${1:-sam2.1_tiny}; n=${2:-200}; prec=${3:-fp32}
-final=${OUT:-parity-out}; mkdir -p "$final"; P=build/parity; mkdir -p $P
+final=${OUT:-parity-out}; mkdir -p "$final"; P=${PARITY_DIR:-build/parity}; mkdir -p "$P"
 S=${SAMRT:-build/gpu/tools/samrt}; DEV=${DEVICE:-cuda}
 FRAMES_SRC=${FRAMES:-.carry/bedroom}; SET=${SETTINGS:-vos_inference}; PROMPT=${PROMPT:-click}
 CLICK=210,350; BOX=130,250,330,470; CLICK2=600,250
@@ -72,12 +73,12 @@ case $PROMPT in
     objs+=(obj2); refs+=($P/$name.obj2.ref32.st); only+=('obj2.frame.**')
     official obj2 fp32 "${refs[1]}" --frames-to-track $((n - F)) --start-frame "$F" "${clip[@]}" --tap-prefix obj2. --click $CLICK2 ;;
 esac
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 test=$P/$name.s$prec.st
 $S track --weights "$ck" --frames "$frames" "${s1[@]}" --settings "$SET" --precision "$prec" --out $P/track_$model \
   ${PLATFORM:+--platform $PLATFORM} --dump-taps "$test" >"$final/video_track.log" 2>&1 \
   || { echo "samrt track failed"; tail -5 "$final/video_track.log"; exit 3; }
-echo "samrt track: $(echo "$(date +%s.%N) - $t0" | bc) s for $((n + 1)) frames, prompt $PROMPT" | tee -a "$summary"
+echo "samrt track: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $((n + 1)) frames, prompt $PROMPT" | tee -a "$summary"
 bases=("" "")
 if [ "$prec" != fp32 ]; then
   bases[0]=$P/$name.ref16.st
