@@ -5,7 +5,8 @@
 # a subset within its time limit; logs go to $OUT (or ./gpu-out).
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
 # Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N /
-# VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT),
+# VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT; ANALYZE=1 adds
+# tests/parity/lowp_mask_gap.py for the low precisions),
 # `long` (10,000 frames, allocations and memory from outside the arena), `speed` (samrt track
 # --timing next to the official predictor on the same frames and checkpoint, SPEED_MODELS),
 # `compile` (the official predictor under torch.compile, mode default), `e2e` (synth -> bench
@@ -60,12 +61,15 @@ for s in "$@"; do
     for m in sam2.1_tiny edgetam; do $B/tools/samrt info --summary build/ckpts/$m.pt; done ;;
   video)
     step video
-    for m in ${VIDEO_MODELS:-sam2.1_tiny}; do for p in ${VIDEO_PRECS:-fp32 bf16}; do for q in ${VIDEO_PROMPTS:-click box two later}; do
+    # one official reference per model and prompt, samrt once per precision against it
+    precs=$(echo ${VIDEO_PRECS:-fp32 bf16} | tr ' ' ,)
+    for m in ${VIDEO_MODELS:-sam2.1_tiny}; do for q in ${VIDEO_PROMPTS:-click box two later}; do
       if [ "$q" = later ] && [ "$m" = edgetam ]; then
-        echo "$m.$q.$p: skipped (the official EdgeTAM predictor refuses objects added after tracking started)"; continue; fi
-      OUT="$out/video" PROMPT=$q tests/parity/run_sam2_video_parity.sh "$m" "${VIDEO_N:-200}" "$p" | grep -vE '^note:'
-    done; done; done
-    tar -C "$out" -czf "$out/video_parity.tgz" video && rm -rf "$out/video" ;;
+        echo "$m.$q: skipped (the official EdgeTAM predictor refuses objects added after tracking started)"; continue; fi
+      OUT="$out/video" PROMPT=$q tests/parity/run_sam2_video_parity.sh "$m" "${VIDEO_N:-200}" "$precs" | grep -vE '^note:'
+    done; done
+    cat "$out"/video/*.curves > "$out/video_curves_$(date +%H%M%S).txt" 2>/dev/null
+    tar -C "$out" -czf "$out/video_parity_$(date +%H%M%S).tgz" video && rm -rf "$out/video" ;;
   long)
     step long
     timeout 500 $B/tests/test_sam2_track_alloc_cuda gpu "${LONG_N:-10000}" 1024 2>&1 | grep -vE "^samrt: info" | tail -6 ;;

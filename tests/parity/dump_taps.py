@@ -423,6 +423,50 @@ def put_outputs(taps, state, video_res, t):
     return summary
 
 
+STORAGE_PARTS = ("ln", "neck", "memattn", "decoder")
+
+
+def emulate_bf16_storage(model, parts):
+    """Under autocast, round to bf16 what samrt's bf16 run stores in bf16 but autocast keeps in
+    fp32, part by part, to find which of those choices moves the masks (model-spec section 8):
+      ln       every nn.LayerNorm output (autocast computes LayerNorm in fp32 and returns fp32,
+               which is then added to residual streams in the two-way transformer)
+      neck     the image encoder's outputs (the FPN top-down path is fp32 under autocast)
+      memattn  memory attention's inputs (current features and positions, memory and its
+               positions with the fp32 pointers) and its output: the residual stream becomes bf16
+      decoder  the mask decoder's inputs and the two-way transformer's tokens and keys
+    These hooks return replacements on purpose (the tap hooks never do)."""
+    import torch
+    bf = torch.bfloat16
+
+    def cast(x):
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.dtype != bf:
+            return x.to(bf)
+        if isinstance(x, (list, tuple)):
+            return type(x)(cast(v) for v in x)
+        return x
+
+    def cast_inputs(mod):
+        mod.register_forward_pre_hook(lambda m, args, kw: (cast(args), {k: cast(v) for k, v in kw.items()}),
+                                      with_kwargs=True)
+
+    if "ln" in parts:
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.LayerNorm):
+                mod.register_forward_hook(lambda m, args, o: cast(o))
+    if "neck" in parts:
+        def neck(m, args, o):
+            for k in ("vision_features", "vision_pos_enc", "backbone_fpn"):
+                o[k] = cast(o[k])
+        model.image_encoder.register_forward_hook(neck)
+    if "memattn" in parts:
+        cast_inputs(model.memory_attention)
+        model.memory_attention.register_forward_hook(lambda m, args, o: cast(o))
+    if "decoder" in parts:
+        cast_inputs(model.sam_mask_decoder)
+        cast_inputs(model.sam_mask_decoder.transformer)
+
+
 def run(a, model):
     import torch
     taps = Taps(*parse_subset(a.taps_subset), name_prefix=a.tap_prefix)
@@ -436,6 +480,8 @@ def run(a, model):
         amp = contextlib.nullcontext()
     else:
         amp = torch.autocast(a.device, dtype=torch.bfloat16)
+        if a.bf16_storage:
+            emulate_bf16_storage(model, a.bf16_storage)
     kw, desc = prompt_args(a)
     objs = [(1, kw)] + [parse_add(s)[:2] for s in a.add]
     if len({o for o, _ in objs}) != len(objs):
@@ -490,6 +536,10 @@ def main():
                     help="post-processing profile passed to build() (model-spec 1.2)")
     ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                     help="fp32: no autocast, TF32 off; bf16: autocast bfloat16 as the official usage")
+    ap.add_argument("--bf16-storage", default="", metavar="PARTS",
+                    help="with --precision bf16: round to bf16 what autocast keeps in fp32, in these parts "
+                         "(comma list of " + ", ".join(STORAGE_PARTS) + ", or all): a probe of samrt's storage "
+                         "choices, not the official behaviour")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--gate-open", action="store_true", help="force the object-score gate open (random weights)")
     ap.add_argument("--seed", type=int, default=0)
@@ -537,6 +587,9 @@ def main():
     ap.add_argument("--pkg-edgetam", default=os.path.join(ROOT, ".carry/edgetamref"),
                     help="folder holding facebookresearch/EdgeTAM's sam2/ package")
     a = ap.parse_args()
+    a.bf16_storage = STORAGE_PARTS if a.bf16_storage == "all" else tuple(p for p in a.bf16_storage.split(",") if p)
+    if any(p not in STORAGE_PARTS for p in a.bf16_storage) or (a.bf16_storage and a.precision != "bf16"):
+        ap.error("--bf16-storage takes a comma list of " + ", ".join(STORAGE_PARTS) + " (or all), with --precision bf16")
 
     if a.save_all_ckpts:
         return save_all_checkpoints(a)
@@ -558,6 +611,7 @@ def main():
 
     taps, state, desc, n_track, elapsed = run(a, model)
     meta = dict(weights, producer="official", settings=a.settings, precision=a.precision,
+                bf16_storage=",".join(a.bf16_storage),
                 prompt=json.dumps(desc), start_frame=str(a.start_frame),
                 whole_video=str(a.whole_video), tap_prefix=a.tap_prefix,
                 non_overlap_masks=str(bool(getattr(model, "non_overlap_masks", False))), video_hw=f"{state['video_height']}x{state['video_width']}",

@@ -18,15 +18,17 @@
 #          obj2.frame.<t>; with --whole-video when that clip is shorter than 16 frames); object
 #          1's is the official run of object 1 alone. SAM 2.1 only: the official EdgeTAM
 #          predictor refuses objects added after tracking started.
-# Precisions: fp32 (thresholds of the fp32 preset), bf16 (lowp preset against the official
-# bf16 run, with the official fp32 run as reference). Summary lines (one per object) go to
+# Precisions: fp32 (thresholds of the fp32 preset), bf16 or fp16 (lowp preset against the
+# official bf16 run, with the official fp32 run as reference); a comma list (fp32,bf16,fp16)
+# runs samrt once per precision against the same official references. ANALYZE=1 adds
+# lowp_mask_gap.py for each low precision (one object): logits or their upsampling. Summary lines (one per object) go to
 # $OUT/video_parity_summary.txt. SETTINGS=notebook runs both sides with the notebook
 # post-processing (default vos_inference); then check_fill_holes.py also checks the hole
 # filling of object 1 when the official run could not fill (no sam2/_C extension). MASK=PNG
 # prompts object 1 with that mask (add_new_mask) instead of its click or box. PARITY_DIR
 # (default build/parity) holds the checkpoint and tap files, one per concurrent run.
 set -uo pipefail
-model=${1:-sam2.1_tiny}; n=${2:-200}; prec=${3:-fp32}
+model=${1:-sam2.1_tiny}; n=${2:-200}; precs=${3:-fp32}
 final=${OUT:-parity-out}; mkdir -p "$final"; P=${PARITY_DIR:-build/parity}; mkdir -p "$P"
 S=${SAMRT:-build/gpu/tools/samrt}; DEV=${DEVICE:-cuda}
 FRAMES_SRC=${FRAMES:-.carry/bedroom}; SET=${SETTINGS:-vos_inference}; PROMPT=${PROMPT:-click}
@@ -73,14 +75,8 @@ case $PROMPT in
     objs+=(obj2); refs+=($P/$name.obj2.ref32.st); only+=('obj2.frame.**')
     official obj2 fp32 "${refs[1]}" --frames-to-track $((n - F)) --start-frame "$F" "${clip[@]}" --tap-prefix obj2. --click $CLICK2 ;;
 esac
-t0=$(date +%s%N)
-test=$P/$name.s$prec.st
-$S track --weights "$ck" --frames "$frames" "${s1[@]}" --settings "$SET" --precision "$prec" --out $P/track_$model \
-  ${PLATFORM:+--platform $PLATFORM} --dump-taps "$test" >"$final/video_track.log" 2>&1 \
-  || { echo "samrt track failed"; tail -5 "$final/video_track.log"; exit 3; }
-echo "samrt track: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $((n + 1)) frames, prompt $PROMPT" | tee -a "$summary"
 bases=("" "")
-if [ "$prec" != fp32 ]; then
+if [ "$precs" != fp32 ]; then  # a low precision is judged against the official bf16 run's gap
   bases[0]=$P/$name.ref16.st
   official main bf16 "${bases[0]}" --frames-to-track "$n" "${ref1[@]}"
   case $PROMPT in
@@ -90,17 +86,30 @@ if [ "$prec" != fp32 ]; then
   esac
 fi
 rc=0
-for i in "${!objs[@]}"; do
-  o=${objs[$i]} report="$final/video_parity_$model.$tag.$prec.${objs[$i]}.txt"
-  args=(--only "${only[$i]}"); [ "$prec" != fp32 ] && args+=(--preset lowp --base "${bases[$i]}")
-  python3 tests/parity/compare_taps.py "${refs[$i]}" "$test" "${args[@]}" >"$report" 2>&1
-  r=$?; [ $r -gt $rc ] && rc=$r
-  echo "$model.$tag.$prec.video$n $o rc=$r $(tail -1 "$report")" | tee -a "$summary"
-  # the first frames where a tap misses (the table lists taps in name order)
-  grep -E 'FAIL' "$report" | head -5 | tee -a "$summary"
+for prec in ${precs//,/ }; do
+  t0=$(date +%s%N)
+  test=$P/$name.s$prec.st
+  $S track --weights "$ck" --frames "$frames" "${s1[@]}" --settings "$SET" --precision "$prec" --out $P/track_$model \
+    ${PLATFORM:+--platform $PLATFORM} --dump-taps "$test" >"$final/video_track.log" 2>&1 \
+    || { echo "samrt track failed ($prec)"; tail -5 "$final/video_track.log"; exit 3; }
+  echo "samrt track $prec: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $((n + 1)) frames, prompt $PROMPT" | tee -a "$summary"
+  for i in "${!objs[@]}"; do
+    o=${objs[$i]} report="$final/video_parity_$model.$tag.$prec.${objs[$i]}.txt"
+    args=(--only "${only[$i]}"); [ "$prec" != fp32 ] && args+=(--preset lowp --base "${bases[$i]}")
+    python3 tests/parity/compare_taps.py "${refs[$i]}" "$test" "${args[@]}" >"$report" 2>&1
+    r=$?; [ $r -gt $rc ] && rc=$r
+    echo "$model.$tag.$prec.video$n $o rc=$r $(tail -1 "$report")" | tee -a "$summary"
+    # the first frames where a tap misses (the table lists taps in name order)
+    grep -E 'FAIL' "$report" | head -5 | tee -a "$summary"
+    python3 tests/parity/summarize_video.py "$report" >"${report%.txt}.curves" 2>&1
+  done
+  # low precision: where the mask error comes from (logits or their upsampling), per frame
+  [ "$prec" != fp32 ] && [ -n "${ANALYZE:-}" ] && [ "${#objs[@]}" = 1 ] && python3 tests/parity/lowp_mask_gap.py "${refs[0]}" "${bases[0]}" "$test" \
+    >"$final/video_gap_$model.$tag.$prec.txt" 2>&1 && tail -12 "$final/video_gap_$model.$tag.$prec.txt" | tee -a "$summary"
 done
-if [ "$SET" = notebook ] && [ "$prec" = fp32 ]; then
+if [ "$SET" = notebook ] && [ "${precs%%,*}" = fp32 ]; then
+  test=$P/$name.sfp32.st
   python3 tests/parity/check_fill_holes.py "${refs[0]}" "$test" >"$final/video_fill_$model.$tag.txt" 2>&1
-  echo "$model.$tag.$prec.video$n fill check rc=$? $(tail -1 "$final/video_fill_$model.$tag.txt")" | tee -a "$summary"
+  echo "$model.$tag.fp32.video$n fill check rc=$? $(tail -1 "$final/video_fill_$model.$tag.txt")" | tee -a "$summary"
 fi
 exit $rc
