@@ -423,7 +423,7 @@ def put_outputs(taps, state, video_res, t):
     return summary
 
 
-STORAGE_PARTS = ("ln", "neck", "memattn", "decoder")
+STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver")
 
 
 def emulate_bf16_storage(model, parts):
@@ -435,6 +435,7 @@ def emulate_bf16_storage(model, parts):
       memattn  memory attention's inputs (current features and positions, memory and its
                positions with the fp32 pointers) and its output: the residual stream becomes bf16
       decoder  the mask decoder's inputs and the two-way transformer's tokens and keys
+      perceiver  EdgeTAM's perceiver latents (fp32 parameters, so their residual stream is fp32)
     These hooks return replacements on purpose (the tap hooks never do)."""
     import torch
     bf = torch.bfloat16
@@ -465,6 +466,11 @@ def emulate_bf16_storage(model, parts):
     if "decoder" in parts:
         cast_inputs(model.sam_mask_decoder)
         cast_inputs(model.sam_mask_decoder.transformer)
+    sp = getattr(model, "spatial_perceiver", None)
+    if "perceiver" in parts and sp is not None:
+        for name in ("latents", "latents_2d"):
+            if getattr(sp, name, None) is not None:
+                getattr(sp, name).data = getattr(sp, name).data.to(bf)
 
 
 def run(a, model):
