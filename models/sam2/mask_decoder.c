@@ -16,6 +16,7 @@
  * tests/test_sam2_decoder_cuda.c (CUDA vs CPU backend at production shapes). */
 #include "mask_decoder.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,60 @@ static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt
     return b.st;
 }
 
+/* The transformer's tensors of w (and the prompt encoder's no_mask_embed), with their
+ * official names, in one fixed order: SAMRT_SAM2_TR_TENSORS entries. */
+struct tr_field {
+    const struct samrt_tensor **p;
+    char name[96];
+};
+
+static int tr_attn(struct tr_field *f, int i, struct samrt_sam2_attn_weights *a, const char *prefix) {
+    static const char *const proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+    const struct samrt_tensor **ptr[8] = {&a->q_w, &a->q_b, &a->k_w, &a->k_b, &a->v_w, &a->v_b, &a->o_w, &a->o_b};
+    for (int k = 0; k < 8; k++, i++) {
+        f[i].p = ptr[k];
+        snprintf(f[i].name, sizeof f[i].name, "%s.%s.%s", prefix, proj[k / 2], k % 2 ? "bias" : "weight");
+    }
+    return i;
+}
+
+static void tr_fields(struct samrt_sam2_decoder_weights *w, const struct samrt_tensor **no_mask_embed,
+                      struct tr_field f[SAMRT_SAM2_TR_TENSORS]) {
+    const char *tr = "sam_mask_decoder.transformer";
+    char p[96];
+    int i = 0;
+    for (int l = 0; l < 2; l++) {
+        struct samrt_sam2_twoway_layer_weights *L = &w->layer[l];
+        snprintf(p, sizeof p, "%s.layers.%d.self_attn", tr, l);
+        i = tr_attn(f, i, &L->self_attn, p);
+        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_token_to_image", tr, l);
+        i = tr_attn(f, i, &L->t2i, p);
+        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_image_to_token", tr, l);
+        i = tr_attn(f, i, &L->i2t, p);
+        for (int k = 0; k < 2; k++, i += 2) {
+            f[i].p = &L->mlp_w[k];
+            snprintf(f[i].name, sizeof f[i].name, "%s.layers.%d.mlp.layers.%d.weight", tr, l, k);
+            f[i + 1].p = &L->mlp_b[k];
+            snprintf(f[i + 1].name, sizeof f[i + 1].name, "%s.layers.%d.mlp.layers.%d.bias", tr, l, k);
+        }
+        for (int k = 0; k < 4; k++, i += 2) {
+            f[i].p = &L->norm_w[k];
+            snprintf(f[i].name, sizeof f[i].name, "%s.layers.%d.norm%d.weight", tr, l, k + 1);
+            f[i + 1].p = &L->norm_b[k];
+            snprintf(f[i + 1].name, sizeof f[i + 1].name, "%s.layers.%d.norm%d.bias", tr, l, k + 1);
+        }
+    }
+    snprintf(p, sizeof p, "%s.final_attn_token_to_image", tr);
+    i = tr_attn(f, i, &w->final_attn, p);
+    f[i].p = &w->norm_final_w;
+    snprintf(f[i++].name, sizeof f[0].name, "%s.norm_final_attn.weight", tr);
+    f[i].p = &w->norm_final_b;
+    snprintf(f[i++].name, sizeof f[0].name, "%s.norm_final_attn.bias", tr);
+    f[i].p = no_mask_embed;
+    snprintf(f[i++].name, sizeof f[0].name, "sam_prompt_encoder.no_mask_embed.weight");
+    assert(i == SAMRT_SAM2_TR_TENSORS);
+}
+
 enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct samrt_sam2_heads_config *cfg,
                                         const struct samrt_engine *e) {
     SAMRT_CHECK(h && cfg && e, SAMRT_E_INVALID_ARG, "sam2 heads: NULL argument");
@@ -140,7 +195,11 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
     h->low = 4 * h->grid;
     h->t_max = SAMRT_SAM2_N_OUT_TOKENS + cfg->max_points + 1;
     SAMRT_TRY(samrt_sam2_prompt_bind(e, &h->pw));
-    return bind_decoder(e, &h->dw);
+    SAMRT_TRY(bind_decoder(e, &h->dw));
+    h->tr_dtype = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
+    h->tw = h->dw;
+    h->no_mask_embed_tr = h->pw.no_mask_embed;
+    return SAMRT_OK;
 }
 
 /* ---- planning and constants ------------------------------------------------------------------ */
@@ -148,7 +207,7 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
 enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
     SAMRT_CHECK(c->dtype == h->cfg.dtype, SAMRT_E_INVALID_ARG, "sam2 heads: context dtype %s, heads %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(h->cfg.dtype));
-    const enum samrt_dtype dt = h->cfg.dtype, f32 = SAMRT_DTYPE_F32;
+    const enum samrt_dtype dt = h->cfg.dtype, tr = h->tr_dtype, f32 = SAMRT_DTYPE_F32;
     const int64_t B = h->cfg.b_max, n = (int64_t)h->grid * h->grid, L = h->low;
     /* one table: name, region, dtype, shape, tensor, slot */
     struct slot_spec {
@@ -163,12 +222,12 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
     const enum samrt_region W = SAMRT_REGION_WEIGHTS, ST = SAMRT_REGION_STATE, SG = SAMRT_REGION_STAGING;
     const int64_t NM = SAMRT_SAM2_N_MASK_TOKENS, RC = SAMRT_SAM2_RES_COLS;
     const struct slot_spec spec[] = {
-        {"sam2.heads.image_pe", W, dt, 3, {1, n, DIM}, &h->image_pe, &h->slot_image_pe},
+        {"sam2.heads.image_pe", W, tr, 3, {1, n, DIM}, &h->image_pe, &h->slot_image_pe},
         {"sam2.heads.up0_w", W, dt, 3, {2, 2 * UP0_DIM, DIM}, &h->up0_w, &h->slot_up[0]},
         {"sam2.heads.up0_b", W, dt, 1, {2 * UP0_DIM}, &h->up0_b, &h->slot_up[1]},
         {"sam2.heads.up1_w", W, dt, 3, {2, 2 * UP1_DIM, UP0_DIM}, &h->up1_w, &h->slot_up[2]},
         {"sam2.heads.up1_b", W, dt, 1, {2 * UP1_DIM}, &h->up1_b, &h->slot_up[3]},
-        {"sam2.heads.tokens", SG, dt, 3, {B, h->t_max, DIM}, &h->tokens, &h->slot_tokens},
+        {"sam2.heads.tokens", SG, tr, 3, {B, h->t_max, DIM}, &h->tokens, &h->slot_tokens},
         {"sam2.heads.mask_in", SG, dt, 4, {B, 1, L, L}, &h->mask_in, &h->slot_mask_in},
         {"sam2.heads.all_masks", ST, f32, 3, {B, NM, L * L}, &h->all_masks, &h->slot_all_masks},
         {"sam2.heads.all_iou", ST, f32, 2, {B, NM}, &h->all_iou, &h->slot_all_iou},
@@ -182,6 +241,20 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
         const struct slot_spec *q = &spec[i];
         if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
         SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
+    }
+    /* the transformer's f32 weights (bf16 runs): tw's tensors become the copies */
+    h->tw = h->dw;
+    h->no_mask_embed_tr = h->pw.no_mask_embed;
+    if (tr != dt) {
+        struct tr_field f[SAMRT_SAM2_TR_TENSORS];
+        tr_fields(&h->tw, &h->no_mask_embed_tr, f);
+        for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
+            const struct samrt_tensor *src = *f[i].p;
+            char name[48];
+            snprintf(name, sizeof name, "sam2.heads.tr_f32.%d", i);
+            SAMRT_TRY(samrt_ops_persistent(c, name, W, tr, src->n_dims, src->ne, &h->tr_f32[i], &h->slot_tr[i]));
+            *f[i].p = &h->tr_f32[i];
+        }
     }
     return SAMRT_OK;
 }
@@ -232,6 +305,34 @@ static enum samrt_status upload_convt(const struct samrt_engine *e, const struct
     return st;
 }
 
+/* The transformer's f32 copies, read at full precision from the checkpoint (not widened
+ * from the run-dtype weights). */
+static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_engine *e,
+                                   const struct samrt_ckpt *ck) {
+    struct samrt_sam2_decoder_weights names_of = h->dw;
+    const struct samrt_tensor *nme = NULL;
+    struct tr_field f[SAMRT_SAM2_TR_TENSORS];
+    tr_fields(&names_of, &nme, f);
+    float *buf = malloc(sizeof(float) * MLP_DIM * DIM);  /* setup only: the largest (2048 x 256) */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
+    enum samrt_status st = SAMRT_OK;
+    for (int i = 0; st == SAMRT_OK && i < SAMRT_SAM2_TR_TENSORS; i++) {
+        struct samrt_tensor *t = &h->tr_f32[i];
+        resolve(e, t, h->slot_tr[i]);
+        const int64_t n = samrt_tensor_nelements(t);
+        const struct samrt_ckpt_tensor *ct = samrt_ckpt_find(ck, f[i].name);
+        if (!ct || ct->nelements != n || n > (int64_t)MLP_DIM * DIM) {
+            SAMRT_LOG_ERROR("sam2 heads: %s missing or mis-shaped in the checkpoint", f[i].name);
+            st = SAMRT_E_KEYS;
+            break;
+        }
+        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)n);
+        if (st == SAMRT_OK) st = upload_f32(e, t, buf);
+    }
+    free(buf);
+    return st;
+}
+
 enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_engine *e,
                                            const struct samrt_ckpt *ck) {
     SAMRT_CHECK(h && e && ck, SAMRT_E_INVALID_ARG, "sam2 heads prepare: NULL argument");
@@ -255,6 +356,7 @@ enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const str
     if (st == SAMRT_OK) st = upload_f32(e, &h->image_pe, pe);
     free(pe);
     SAMRT_TRY(st);
+    if (h->tr_dtype != h->cfg.dtype) SAMRT_TRY(upload_tr(h, e, ck));
     SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.0", DIM, UP0_DIM, &h->up0_w, &h->up0_b));
     SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.3", UP0_DIM, UP1_DIM, &h->up1_w, &h->up1_b));
     free(h->tokens_host);
@@ -280,7 +382,7 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
         SAMRT_CHECK(pts[b].n <= h->cfg.max_points, SAMRT_E_INVALID_ARG,
                     "sam2 heads: object %d has %d points, the engine was planned for %d", b, pts[b].n,
                     h->cfg.max_points);
-    SAMRT_TRY(samrt_sam2_tokens_fill(&h->tables, pts, n_obj, h->cfg.b_max, h->t_max, h->cfg.model_side, h->cfg.dtype,
+    SAMRT_TRY(samrt_sam2_tokens_fill(&h->tables, pts, n_obj, h->cfg.b_max, h->t_max, h->cfg.model_side, h->tr_dtype,
                                      h->tokens_host, h->n_sparse));
     h->n_obj = n_obj;
     for (int b = 0; b < h->cfg.b_max; b++) {
@@ -508,7 +610,10 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     }
     tap_maps(c, h, image);
 
-    /* src = image_embeddings + dense prompt embeddings (B, N, 256) */
+    /* src = image_embeddings + dense prompt embeddings (B, N, 256), at the transformer's
+     * dtype tr (f32 in bf16 runs: the sum is fp32 under autocast as well) */
+    const enum samrt_dtype tr = h->tr_dtype;
+    const struct samrt_sam2_decoder_weights *tw = &h->tw;
     struct samrt_tensor keys;
     if (h->cfg.mask_input) {
         struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
@@ -519,14 +624,16 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
             tap4(c, "tap.prompt.mask_input", &d0);
         }
         struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
-        struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, dt, NULL);
+        struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, tr, NULL);
         struct samrt_tensor img_b = bcast(image, B);
-        keys = samrt_op_copy(c, "dec.src", &img_b, dt, &dense_tok);
+        keys = samrt_op_copy(c, "dec.src", &img_b, tr, &dense_tok);
     } else {
-        keys = samrt_op_channel_affine(c, "dec.src", image, NULL, h->pw.no_mask_embed, NULL, 1);
+        struct samrt_tensor img = *image;
+        if (tr != dt) img = samrt_op_copy(c, "dec.image_tr", image, tr, NULL);
+        keys = samrt_op_channel_affine(c, "dec.src", &img, NULL, h->no_mask_embed_tr, NULL, 1);
         if (keys.ne[0] != B) {
             struct samrt_tensor kb = bcast(&keys, B);
-            keys = samrt_op_copy(c, "dec.src_b", &kb, dt, NULL);
+            keys = samrt_op_copy(c, "dec.src_b", &kb, tr, NULL);
         }
     }
     const struct samrt_tensor pe_b = bcast(&h->image_pe, B);
@@ -535,7 +642,7 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     /* two-way transformer */
     struct samrt_tensor queries = h->tokens, q, k, a;
     for (int l = 0; l < 2; l++) {
-        const struct samrt_sam2_twoway_layer_weights *Lw = &w->layer[l];
+        const struct samrt_sam2_twoway_layer_weights *Lw = &tw->layer[l];
         if (l == 0) {  /* skip_first_layer_pe: the self-attention output replaces the queries */
             a = attention(c, &Lw->self_attn, &queries, &queries, &queries, DIM / N_HEADS, n_keys);
             queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], NULL, LN_EPS, NULL);
@@ -545,7 +652,7 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
             queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], &queries, LN_EPS, NULL);
         }
         q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-        k = samrt_op_copy(c, "dec.k_pe", &pe_b, dt, &keys);
+        k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, &keys);
         a = attention(c, &Lw->t2i, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
         queries = samrt_op_layernorm(c, "dec.norm2", &a, Lw->norm_w[1], Lw->norm_b[1], &queries, LN_EPS, NULL);
         a = samrt_op_linear(c, "dec.mlp0", &queries, Lw->mlp_w[0], Lw->mlp_b[0], SAMRT_ACT_RELU, NULL);
@@ -556,14 +663,20 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
         keys = samrt_op_layernorm(c, "dec.norm4", &a, Lw->norm_w[3], Lw->norm_b[3], &keys, LN_EPS, NULL);
     }
     q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-    k = samrt_op_copy(c, "dec.k_pe", &pe_b, dt, &keys);
-    a = attention(c, &w->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
-    queries = samrt_op_layernorm(c, "dec.norm_final", &a, w->norm_final_w, w->norm_final_b, &queries, LN_EPS, NULL);
+    k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, &keys);
+    a = attention(c, &tw->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
+    queries = samrt_op_layernorm(c, "dec.norm_final", &a, tw->norm_final_w, tw->norm_final_b, &queries, LN_EPS, NULL);
     if (c->tap && samrt_exec_running(c->ex)) {
         struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SHAPE(1, n_keys[0], DIM), SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.hs", &t);
         t = samrt_tensor_view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.src", &t);
+    }
+    /* back to the run dtype for the upscaling and the heads (autocast casts at their Linear
+     * and ConvTranspose inputs) */
+    if (tr != dt) {
+        queries = samrt_op_copy(c, "dec.queries_rt", &queries, dt, NULL);
+        keys = samrt_op_copy(c, "dec.keys_rt", &keys, dt, NULL);
     }
 
     /* output upscaling with the high-resolution features (NHWC) */

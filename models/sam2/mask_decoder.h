@@ -91,6 +91,10 @@ struct samrt_sam2_heads_config {
     enum samrt_dtype dtype;      /* run precision */
 };
 
+/* Tensors of the two-way transformer (its layers, final attention and norm) plus
+ * no_mask_embed: what runs at the transformer's own dtype (samrt_sam2_heads.tr_dtype). */
+#define SAMRT_SAM2_TR_TENSORS 83
+
 struct samrt_sam2_heads {
     struct samrt_sam2_heads_config cfg;
     int grid;                    /* S / 16: the image embedding side g */
@@ -100,10 +104,22 @@ struct samrt_sam2_heads {
     struct samrt_sam2_decoder_weights dw;
     struct samrt_sam2_prompt_tables tables;  /* host fp32 (prepare) */
 
+    /* The two-way transformer runs at tr_dtype: f32 in bf16 runs, the run dtype otherwise.
+     * Under autocast its token and key streams are fp32 (post-norm: LayerNorm returns fp32,
+     * the residual adds stay fp32), and storing them in bf16 moved the masks measurably
+     * (docs/numerics.md, "Mask decoder"). tw is dw with the transformer's tensors at tr_dtype:
+     * dw's own when tr_dtype is the run dtype, else the f32 copies tr_f32 (weights region, read
+     * from the checkpoint at prepare). The query tokens and the dense PE are at tr_dtype too. */
+    enum samrt_dtype tr_dtype;
+    struct samrt_sam2_decoder_weights tw;
+    const struct samrt_tensor *no_mask_embed_tr;          /* (1, 256) at tr_dtype */
+    struct samrt_tensor tr_f32[SAMRT_SAM2_TR_TENSORS];
+    int slot_tr[SAMRT_SAM2_TR_TENSORS];
+
     /* Arena slots owned by the heads (NULL data before prepare). */
-    struct samrt_tensor image_pe;   /* (1, g*g, 256) [weights]: dense PE, channels-last */
+    struct samrt_tensor image_pe;   /* (1, g*g, 256) [weights] at tr_dtype: dense PE, channels-last */
     struct samrt_tensor up0_w, up0_b, up1_w, up1_b; /* [weights] packed ConvTranspose 2x2 (conv.h) */
-    struct samrt_tensor tokens;     /* (B, t_max, 256) [staging]: query tokens (set_prompts) */
+    struct samrt_tensor tokens;     /* (B, t_max, 256) [staging] at tr_dtype: query tokens (set_prompts) */
     struct samrt_tensor mask_in;    /* (B, 1, 4g, 4g) [staging]: mask prompts (mask_input only) */
     struct samrt_tensor all_masks;  /* (B, 4, 4g*4g) f32 [state]: the decoder's four mask logits */
     struct samrt_tensor all_iou;    /* (B, 4) f32 [state]: the four IoU predictions (sigmoid) */
@@ -118,7 +134,7 @@ struct samrt_sam2_heads {
     int n_obj;
     int32_t n_sparse[SAMRT_SAM2_MAX_OBJ];
     uint8_t mode[SAMRT_SAM2_MAX_OBJ];   /* enum samrt_sam2_mask_mode */
-    void *tokens_host;                   /* B * t_max * 256 elements of dtype (host heap, prepare) */
+    void *tokens_host;                   /* B * t_max * 256 elements of tr_dtype (host heap, prepare) */
 };
 
 /* Checks the config and binds the prompt encoder's and decoder's weights (and obj_ptr_proj,
