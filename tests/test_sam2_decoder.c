@@ -97,7 +97,7 @@ int main(void) {
     struct samrt_sam2_points pts[3];
     make_prompts(pts);
     struct hr_out *ref = malloc(3 * sizeof *ref);
-    struct samrt_sam2_heads_config cfg = {SIDE, 3, 4, 0, SAMRT_DTYPE_F32};
+    struct samrt_sam2_heads_config cfg = {SIDE, 3, 4, 0, SAMRT_DTYPE_F32, NULL};
     struct hu_rig rig;
     CHECK_EQ_INT(hu_rig_init(&rig, &g_w, wdata, SAMRT_BACKEND_CPU, &cfg, &img, &f0, &f1), 0);
     CHECK_EQ_INT(rig.h.t_max, 6 + 4 + 1);

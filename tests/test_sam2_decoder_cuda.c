@@ -79,7 +79,7 @@ int main(void) {
     /* the CPU backend, f32: the reference */
     void *wdata[HU_MAX_KEYS];
     for (int i = 0; i < w.n; i++) wdata[i] = w.t[i].v;
-    struct samrt_sam2_heads_config cfg = {SIDE, B_MAX, 4, 0, SAMRT_DTYPE_F32};
+    struct samrt_sam2_heads_config cfg = {SIDE, B_MAX, 4, 0, SAMRT_DTYPE_F32, NULL};
     struct samrt_tensor ci = t3(image, SAMRT_DTYPE_F32, 1, N_TOK, 256), c0 = t3(f0, SAMRT_DTYPE_F32, 1, P, 32),
                         c1 = t3(f1, SAMRT_DTYPE_F32, 1, 4 * N_TOK, 64);
     struct hu_rig rig;

@@ -245,16 +245,21 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
     /* the transformer's f32 weights (bf16 runs): tw's tensors become the copies */
     h->tw = h->dw;
     h->no_mask_embed_tr = h->pw.no_mask_embed;
-    if (tr != dt) {
+    h->own_tr = 0;
+    const struct samrt_sam2_heads *sh = h->cfg.share_tr;
+    if (tr != dt && sh && sh->tr_dtype == tr && sh->own_tr) {  /* the engine's other heads hold them */
+        h->tw = sh->tw;
+        h->no_mask_embed_tr = sh->no_mask_embed_tr;
+    } else if (tr != dt) {
         struct tr_field f[SAMRT_SAM2_TR_TENSORS];
         tr_fields(&h->tw, &h->no_mask_embed_tr, f);
         for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
             const struct samrt_tensor *src = *f[i].p;
-            char name[48];
-            snprintf(name, sizeof name, "sam2.heads.tr_f32.%d", i);
-            SAMRT_TRY(samrt_ops_persistent(c, name, W, tr, src->n_dims, src->ne, &h->tr_f32[i], &h->slot_tr[i]));
+            SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.transformer_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
+                                           &h->slot_tr[i]));
             *f[i].p = &h->tr_f32[i];
         }
+        h->own_tr = 1;
     }
     return SAMRT_OK;
 }
@@ -356,7 +361,7 @@ enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const str
     if (st == SAMRT_OK) st = upload_f32(e, &h->image_pe, pe);
     free(pe);
     SAMRT_TRY(st);
-    if (h->tr_dtype != h->cfg.dtype) SAMRT_TRY(upload_tr(h, e, ck));
+    if (h->own_tr) SAMRT_TRY(upload_tr(h, e, ck));
     SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.0", DIM, UP0_DIM, &h->up0_w, &h->up0_b));
     SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.3", UP0_DIM, UP1_DIM, &h->up1_w, &h->up1_b));
     free(h->tokens_host);

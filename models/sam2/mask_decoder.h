@@ -89,6 +89,8 @@ struct samrt_sam2_heads_config {
     int max_points;              /* prompt points per object (box corners count), 1 .. SAMRT_SAM2_MAX_POINTS */
     int mask_input;              /* 1: plan the mask-prompt branch (dense from mask_downscaling) */
     enum samrt_dtype dtype;      /* run precision */
+    const struct samrt_sam2_heads *share_tr; /* NULL, or planned heads of the same engine whose f32
+                                                transformer weights these heads read (no copy) */
 };
 
 /* Tensors of the two-way transformer (its layers, final attention and norm) plus
@@ -115,6 +117,7 @@ struct samrt_sam2_heads {
     const struct samrt_tensor *no_mask_embed_tr;          /* (1, 256) at tr_dtype */
     struct samrt_tensor tr_f32[SAMRT_SAM2_TR_TENSORS];
     int slot_tr[SAMRT_SAM2_TR_TENSORS];
+    int own_tr;                                           /* 1: tr_f32 are this heads' slots */
 
     /* Arena slots owned by the heads (NULL data before prepare). */
     struct samrt_tensor image_pe;   /* (1, g*g, 256) [weights] at tr_dtype: dense PE, channels-last */

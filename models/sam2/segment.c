@@ -57,7 +57,7 @@ static enum samrt_status plan_staging(struct samrt_engine *e, struct samrt_sam2 
 enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, e->params.max_objects, SAMRT_SAM2_MAX_POINTS, 0,
-                                                e->precision};
+                                                e->precision, NULL};
     SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, e));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &s->ctx, &s->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&s->heads, &s->ctx));

@@ -82,7 +82,8 @@ void samrt_aa_bilinear_ref(const float *in, int h_in, int w_in, float *out, int 
 
 enum samrt_status samrt_sam2_track_mask_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_track_mask *tm = &m->trk.mask;
-    const struct samrt_sam2_heads_config cfg = {e->params.imgsz, 1, 1, 1, e->precision};
+    /* the segmentation heads (planned first) hold the f32 transformer weights of bf16 runs */
+    const struct samrt_sam2_heads_config cfg = {e->params.imgsz, 1, 1, 1, e->precision, &m->seg.heads};
     SAMRT_TRY(samrt_sam2_heads_bind(&tm->heads, &cfg, e));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &tm->ctx, &tm->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&tm->heads, &tm->ctx));
