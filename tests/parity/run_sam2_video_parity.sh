@@ -6,7 +6,7 @@
 # object by object with compare_taps.py. Both see the same video (the first N+1 bedroom frames
 # linked into one folder), so num_frames, and with it the pointer tpos normalisation
 # min(num_frames, 16) - 1, agree.
-#   tests/parity/run_sam2_video_parity.sh sam2.1_tiny 200 fp32        (GPU machine, build/gpu)
+#   tests/parity/run_sam2_video_parity.sh sam2.1_tiny 200 fp32,bf16   (GPU machine, build/gpu)
 #   SAMRT=build/cpurel/tools/samrt DEVICE=cpu PROMPT=two tests/parity/run_sam2_video_parity.sh sam2.1_tiny 3 fp32
 # PROMPT (docs/parity.md):
 #   click  object 1: a click on frame 0 (default)
