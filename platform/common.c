@@ -96,6 +96,13 @@ static uint64_t proc_status_kib(const char *key) {
 uint64_t samrt_platform_peak_rss_bytes(void) { return proc_status_kib("VmHWM"); }
 uint64_t samrt_platform_rss_bytes(void) { return proc_status_kib("VmRSS"); }
 
+int samrt_platform_peak_rss_reset(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return 0;
+    const int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 /* Fills the host-library fields; the CUDA fields are filled by the platform file. */
 void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
 void samrt_platform_host_lib_versions(struct samrt_lib_versions *out) {

@@ -52,6 +52,9 @@ void samrt_platform_lib_versions(struct samrt_lib_versions *out);
 uint64_t samrt_platform_now_ns(void);           /* monotonic clock */
 uint64_t samrt_platform_peak_rss_bytes(void);   /* VmHWM; 0 if unknown */
 uint64_t samrt_platform_rss_bytes(void);        /* VmRSS; 0 if unknown */
+/* Resets VmHWM to the current RSS (Linux: "5" into /proc/self/clear_refs), so a later
+ * samrt_platform_peak_rss_bytes measures a part of the process alone. 1 done, 0 refused. */
+int samrt_platform_peak_rss_reset(void);
 
 /* NVTX ranges (compiled to nothing without CUDA or with SAMRT_NVTX=OFF). */
 void samrt_nvtx_push(const char *name);

@@ -1,7 +1,8 @@
 /* test_platform.c - the platform layer without a GPU: profiles exist and are coherent, the
- * clock is monotonic, VmHWM is read, host pools are aligned and zeroed. */
+ * clock is monotonic, VmHWM is read and can be reset, host pools are aligned and zeroed. */
 #include "platform.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -31,6 +32,30 @@ int main(void) {
     CHECK(t1 >= t0);
     CHECK(samrt_platform_peak_rss_bytes() > 0);
     CHECK(samrt_platform_rss_bytes() > 0);
+
+    /* peak RSS reset: touch 96 MiB (an mmap'd block, given back by free), then the peak is
+     * at least 64 MiB above the current RSS until it is reset */
+    {
+        const size_t big = (size_t)96 << 20;
+        unsigned char *b = malloc(big);
+        CHECK(b != NULL);
+        if (b) {
+            for (size_t i = 0; i < big; i += 4096) b[i] = (unsigned char)i;
+            free(b);
+        }
+        const uint64_t hwm = samrt_platform_peak_rss_bytes(), rss = samrt_platform_rss_bytes();
+        CHECK_MSG(hwm >= rss + ((uint64_t)64 << 20), "peak %llu, rss %llu", (unsigned long long)hwm,
+                  (unsigned long long)rss);
+        if (samrt_platform_peak_rss_reset()) {
+            const uint64_t after = samrt_platform_peak_rss_bytes();
+            CHECK_MSG(after + ((uint64_t)64 << 20) <= hwm, "peak %llu after the reset, %llu before",
+                      (unsigned long long)after, (unsigned long long)hwm);
+        } else {
+            printf("test_platform: this kernel refuses the peak RSS reset (/proc/self/clear_refs): "
+                   "checked that the peak is unchanged instead\n");
+            CHECK(samrt_platform_peak_rss_bytes() >= hwm);
+        }
+    }
 
     void *p = NULL;
     CHECK_STATUS(samrt_platform_mem_alloc(SAMRT_MEM_HOST, 1000, &p), SAMRT_OK);

@@ -276,6 +276,7 @@ struct bench {
     double common_setup_ms;         /* process start -> the first model's setup begins */
     int have_device;
     uint64_t free0, rss0;           /* device free memory and VmRSS before any engine */
+    int rss_reset_warned;           /* the peak-RSS reset was refused and said so */
     int progress;                   /* stderr is a terminal */
     uint64_t t_progress;
     uint8_t palette[256 * 3];
@@ -730,6 +731,13 @@ static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(mr->m->model));
     const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_obj};
+    /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
+     * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */
+    if (!samrt_platform_peak_rss_reset() && mr->index > 0 && !B->rss_reset_warned) {
+        fprintf(stderr, "samrt bench: note: cannot reset the peak RSS (/proc/self/clear_refs); "
+                        "cpu_peak_rss_MiB of later models includes earlier models' peaks\n");
+        B->rss_reset_warned = 1;
+    }
     mr->t_setup0 = samrt_platform_now_ns();
     mr->setup_ms = SAMRT_PROFILE_ABSENT;
     samrt_nvtx_push("setup");
