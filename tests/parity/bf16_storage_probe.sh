@@ -2,12 +2,14 @@
 # bf16_storage_probe.sh - which of samrt's bf16 storage choices moves the masks away from fp32.
 # Under torch.autocast(bfloat16) the official model keeps several tensors in fp32 that a bf16
 # samrt run stores in bf16 (docs/numerics.md): LayerNorm outputs, the FPN outputs, memory
-# attention's residual stream, the mask decoder's token and key streams. This runs the official
+# attention's residual stream, the mask decoder's token and key streams, the memory encoder's
+# fuser stream, LayerNorm2d outputs, LayerNorm weights. This runs the official
 # video predictor over the bedroom clip in fp32 (the reference), in plain bf16 autocast, and in
 # bf16 autocast with each of those parts rounded to bf16 (dump_taps.py --bf16-storage), and
 # prints for each variant the mask IoU against fp32 next to plain autocast's
 # (lowp_mask_gap.py's mean line: lo_* low-res, vid_* video-res; *_s the variant, *_b autocast).
 #   tests/parity/bf16_storage_probe.sh sam2.1_tiny 200 "ln neck memattn decoder all"
+#   tests/parity/bf16_storage_probe.sh edgetam 200 "memenc ln2d lnweights"   (parts: dump_taps.py --help)
 set -uo pipefail
 model=${1:-sam2.1_tiny}; n=${2:-200}; variants=${3:-ln neck memattn decoder all}
 P=${PARITY_DIR:-build/parity}/probe; mkdir -p "$P"

@@ -423,7 +423,7 @@ def put_outputs(taps, state, video_res, t):
     return summary
 
 
-STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver")
+STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver", "memenc", "ln2d", "lnweights")
 
 
 def emulate_bf16_storage(model, parts):
@@ -436,6 +436,11 @@ def emulate_bf16_storage(model, parts):
                positions with the fp32 pointers) and its output: the residual stream becomes bf16
       decoder  the mask decoder's inputs and the two-way transformer's tokens and keys
       perceiver  EdgeTAM's perceiver latents (fp32 parameters, so their residual stream is fp32)
+      memenc   the memory encoder's fuser: CXBlock's fp32 layer scale (gamma * x) makes its
+               residual stream fp32 under autocast; with gamma in bf16 the stream stays bf16
+      ln2d     every LayerNorm2d output (its fp32 weight makes it fp32 under autocast)
+      lnweights  nn.LayerNorm weights and biases rounded to bf16 values (autocast uses them in
+               fp32; samrt stores them at the run dtype outside the decoder's transformer)
     These hooks return replacements on purpose (the tap hooks never do)."""
     import torch
     bf = torch.bfloat16
@@ -466,6 +471,21 @@ def emulate_bf16_storage(model, parts):
     if "decoder" in parts:
         cast_inputs(model.sam_mask_decoder)
         cast_inputs(model.sam_mask_decoder.transformer)
+    if "memenc" in parts:
+        for mod in model.memory_encoder.modules():
+            g = getattr(mod, "gamma", None)
+            if isinstance(g, torch.nn.Parameter):
+                g.data = g.data.to(bf)
+    if "ln2d" in parts:
+        for mod in model.modules():
+            if type(mod).__name__ == "LayerNorm2d":
+                mod.register_forward_hook(lambda m, args, o: cast(o))
+    if "lnweights" in parts:
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.LayerNorm):
+                for p in (mod.weight, mod.bias):
+                    if p is not None:
+                        p.data = p.data.to(bf).to(p.dtype)
     sp = getattr(model, "spatial_perceiver", None)
     if "perceiver" in parts and sp is not None:
         for name in ("latents", "latents_2d"):
