@@ -42,6 +42,13 @@ const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, con
     return w ? &w->t : NULL;
 }
 
+int samrt_engine_weight_released(const struct samrt_engine *e, const char *name) {
+    struct samrt_weight key = {.name = (char *)name};
+    const struct samrt_weight *w =
+        bsearch(&key, e->weights.items, (size_t)e->weights.n, sizeof key, cmp_weight_name);
+    return w && w->released;
+}
+
 static int is_float(enum samrt_dtype d) {
     return d == SAMRT_DTYPE_F32 || d == SAMRT_DTYPE_F16 || d == SAMRT_DTYPE_BF16;
 }
@@ -79,7 +86,8 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
 /* Slots the model's forward passes may add to the plan (models/hooks.h). */
 #define SAMRT_ENGINE_MODEL_SLOTS 32768
 
-/* Weights: one persistent slot per floating-point checkpoint tensor, at run precision.
+/* Weights: one persistent slot per floating-point checkpoint tensor, at run precision (a model
+ * may release the slots of tensors it keeps only as a derived copy: samrt_engine_release_weights).
  * Workspaces: the profile's fixed caps (GPU pools only), so the plan is exact without a GPU. */
 static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_ckpt_tensor *tensors, int n_tensors) {
     int cap = n_tensors + 64 + SAMRT_ENGINE_MODEL_SLOTS;
@@ -115,6 +123,20 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
     return SAMRT_OK;
 }
 
+int samrt_engine_release_weights(struct samrt_engine *e, const char *prefix, const char *except) {
+    if (!e || !prefix || e->plan.finalized) return 0;
+    const size_t n = strlen(prefix);
+    int released = 0;
+    for (int i = 0; i < e->weights.n; i++) {
+        struct samrt_weight *w = &e->weights.items[i];
+        if (w->released || strncmp(w->name, prefix, n) != 0 || (except && strstr(w->name, except))) continue;
+        w->released = 1;
+        e->plan.slots[w->slot].nbytes = 0;
+        released++;
+    }
+    return released;
+}
+
 static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt_ckpt *ck) {
     uint64_t max_bytes = 0;
     for (int i = 0; i < e->weights.n; i++) {
@@ -127,6 +149,7 @@ static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt
     enum samrt_status st = SAMRT_OK;
     for (int i = 0; i < e->weights.n && st == SAMRT_OK; i++) {
         struct samrt_weight *w = &e->weights.items[i];
+        if (w->released) continue;
         w->t.data = samrt_arena_ptr(&e->arena, w->slot);
         const struct samrt_ckpt_tensor *t = samrt_ckpt_find(ck, w->name);
         uint64_t bytes = samrt_tensor_nbytes(&w->t);

@@ -20,7 +20,8 @@ struct samrt_sam2;
 struct samrt_weight {
     char *name;                 /* official state_dict key (host heap, freed at engine free) */
     int slot;                   /* arena slot */
-    struct samrt_tensor t;      /* view into the arena, at run precision */
+    struct samrt_tensor t;      /* view into the arena, at run precision (data NULL if released) */
+    int released;               /* the model keeps its own derived copy: no bytes, never uploaded */
 };
 
 struct samrt_weights {
@@ -57,6 +58,16 @@ const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e);
 
 /* The weight called `name`, or NULL. */
 const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name);
+
+/* Releases every weight whose name starts with `prefix` and does not contain `except` (NULL:
+ * no exception): the model derives its own copy at prepare from the checkpoint (EdgeTAM's
+ * BatchNorm-folded trunk), so the run-precision copy would be dead bytes. Planning time only
+ * (before the plan is final): the slot keeps its name with 0 bytes, samrt_engine_weight still
+ * returns the tensor (shape checks) but its data stays NULL, and nothing is uploaded. Returns
+ * the number of weights released. */
+int samrt_engine_release_weights(struct samrt_engine *e, const char *prefix, const char *except);
+/* 1 when `name` was released. */
+int samrt_engine_weight_released(const struct samrt_engine *e, const char *name);
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,19 @@
 #include "engine_impl.h"
 #include "half.h"
 
-static uint64_t expected_weight_bytes(enum samrt_model_id m, size_t esize) {
+/* EdgeTAM's folded trunk: the conv / BN tensors the engine releases (models/sam2/sam2.c) */
+static int folded_trunk_key(const char *name) {
+    return !strncmp(name, "image_encoder.trunk.body.", 25) && !strstr(name, ".se.");
+}
+
+/* Bytes of the checkpoint's float tensors at esize bytes each; without the released trunk
+ * tensors when `released` (an engine that planned the forward pass). */
+static uint64_t expected_weight_bytes(enum samrt_model_id m, size_t esize, int released) {
     struct samrt_keys k;
     samrt_keys_init(m, &k);
     uint64_t sum = 0;
     for (int i = 0; i < k.n_keys; i++) {
-        if (k.keys[i].is_int) continue;
+        if (k.keys[i].is_int || (released && folded_trunk_key(k.keys[i].name))) continue;
         uint64_t n = 1;
         for (int d = 0; d < k.keys[i].n_dims; d++) n *= (uint64_t)k.keys[i].ne[d];
         sum += SAMRT_PAD(n * esize, SAMRT_ALIGN);
@@ -26,8 +33,10 @@ static uint64_t expected_weight_bytes(enum samrt_model_id m, size_t esize) {
     return sum;
 }
 
-/* Spot-checks that key i's tensor holds ckw_value(i, j) at the run precision. */
-static void check_values(samrt_engine_t e, enum samrt_dtype dt) {
+/* Spot-checks that key i's tensor holds ckw_value(i, j) at the run precision; with `released`
+ * (an engine that planned the forward pass) that the folded trunk's tensors, and only they,
+ * hold no bytes. */
+static void check_values(samrt_engine_t e, enum samrt_dtype dt, int released) {
     struct samrt_keys k;
     samrt_keys_init(SAMRT_MODEL_EDGETAM, &k);
     int checked = 0;
@@ -36,6 +45,15 @@ static void check_values(samrt_engine_t e, enum samrt_dtype dt) {
         const struct samrt_tensor *t = samrt_engine_weight(e, k.keys[i].name);
         CHECK_MSG(t != NULL, "weight %s not bound", k.keys[i].name);
         if (!t) continue;
+        /* the folded trunk's conv / BN tensors are released (no bytes, no data): exactly those */
+        const int trunk = released && folded_trunk_key(k.keys[i].name);
+        CHECK_MSG(samrt_engine_weight_released(e, k.keys[i].name) == trunk, "%s released %d", k.keys[i].name,
+                  samrt_engine_weight_released(e, k.keys[i].name));
+        if (trunk) {
+            CHECK(t->data == NULL);
+            checked++;
+            continue;
+        }
         for (int64_t j = 0; j < samrt_tensor_nelements(t); j += 101) {
             float want = ckw_value(i, j), got;
             if (dt == SAMRT_DTYPE_F32) got = ((const float *)t->data)[j];
@@ -82,12 +100,12 @@ int main(void) {
                 derived += SAMRT_PAD(sl->nbytes, SAMRT_ALIGN);
         }
         CHECK(derived > 0);
-        CHECK_EQ_INT(m.weights_bytes, expected_weight_bytes(SAMRT_MODEL_EDGETAM, 4) + derived);
+        CHECK_EQ_INT(m.weights_bytes, expected_weight_bytes(SAMRT_MODEL_EDGETAM, 4, 1) + derived);
         CHECK_EQ_INT(m.workspace_bytes, 0);  /* host pool: no cuBLASLt/cuDNN workspaces */
         CHECK_EQ_INT(m.arena_bytes, m.weights_bytes + m.state_bytes + m.workspace_bytes + m.staging_bytes +
                                         m.scratch_bytes);
         CHECK(m.mem_kind == SAMRT_MEM_HOST);
-        check_values(e, SAMRT_DTYPE_F32);
+        check_values(e, SAMRT_DTYPE_F32, 1);
         samrt_engine_free(e);
     }
 
@@ -97,8 +115,9 @@ int main(void) {
     if (e) {
         struct samrt_memory_report m;
         samrt_engine_memory(e, &m);
-        CHECK_EQ_INT(m.weights_bytes, expected_weight_bytes(SAMRT_MODEL_EDGETAM, 2));
-        check_values(e, SAMRT_DTYPE_BF16);
+        /* the host backend plans no bf16 forward pass: every checkpoint tensor, none released */
+        CHECK_EQ_INT(m.weights_bytes, expected_weight_bytes(SAMRT_MODEL_EDGETAM, 2, 0));
+        check_values(e, SAMRT_DTYPE_BF16, 0);
         samrt_engine_free(e);
     }
 

@@ -48,6 +48,11 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
     if (e->mem_kind != SAMRT_MEM_HOST && !e->plan_only) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
 #endif
     SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, e, NULL));
+    /* EdgeTAM's trunk runs on the BatchNorm-folded copy that its prepare builds from the
+     * checkpoint (models/edgetam/repvit.c); of its tensors only the squeeze-excite layers are
+     * read from the engine's weights */
+    if (samrt_sam2_config_get(e->model)->trunk == SAMRT_TRUNK_REPVIT)
+        samrt_engine_release_weights(e, "image_encoder.trunk.body.", ".se.");
     SAMRT_TRY(samrt_sam2_ctx_init(e, &m->ctx_enc, &m->ex_enc));
     SAMRT_TRY(samrt_sam2_encoder_plan(&m->enc, &m->ctx_enc));
     SAMRT_TRY(samrt_sam2_segment_plan(e, m));
