@@ -1,0 +1,99 @@
+/* test_plan_precision.c - the precision-dependent parts of the arena plan, without a GPU
+ * (samrt_engine_init_plan_only on a device profile, the plan samrt_engine_init commits):
+ *   - bf16 runs hold one f32 copy of the mask decoder's two-way transformer (its checkpoint
+ *     tensors plus no_mask_embed), shared by the segmentation and mask-prompt heads; fp16 and
+ *     f32 runs hold none (docs/numerics.md, "Mask decoder");
+ *   - EdgeTAM's trunk conv / BatchNorm slots are released (0 bytes) at every precision, the
+ *     squeeze-excite layers kept (docs/design.md, "Weights and state"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "engine_impl.h"
+#include "keys.h"
+
+#define TR_PREFIX "sam_mask_decoder.transformer."
+#define TRUNK_PREFIX "image_encoder.trunk.body."
+
+struct tally {
+    int n_tr;              /* slots of the f32 transformer copy */
+    uint64_t tr_bytes;     /* their requested bytes */
+    int n_released;        /* weight slots of 0 bytes */
+    int n_trunk_released;  /* of them, trunk tensors outside the squeeze-excite layers */
+};
+
+static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec) {
+    struct tally t = {0, 0, 0, 0};
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = "h100-80gb";
+    p.precision = prec;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &e), SAMRT_OK);
+    if (!e) return t;
+    const struct samrt_plan *plan = samrt_engine_plan(e);
+    for (int i = 0; i < plan->n_slots; i++) {
+        const struct samrt_arena_slot *sl = &plan->slots[i];
+        if (!strcmp(sl->name, "sam2.heads.transformer_f32")) {
+            t.n_tr++;
+            t.tr_bytes += sl->nbytes;
+        }
+        if (sl->region == SAMRT_REGION_WEIGHTS && sl->nbytes == 0 && samrt_engine_weight(e, sl->name)) {
+            t.n_released++;
+            CHECK_MSG(samrt_engine_weight_released(e, sl->name), "%s has 0 bytes but is not released", sl->name);
+            if (!strncmp(sl->name, TRUNK_PREFIX, strlen(TRUNK_PREFIX)) && !strstr(sl->name, ".se."))
+                t.n_trunk_released++;
+        }
+    }
+    samrt_engine_free(e);
+    return t;
+}
+
+/* The float tensors of the model's key table under prefix (except names holding `except`):
+ * how many, and their element count. */
+static int key_count(enum samrt_model_id model, const char *prefix, const char *except, int64_t *elems) {
+    struct samrt_keys k;
+    int n = 0;
+    *elems = 0;
+    if (samrt_keys_init(model, &k) != SAMRT_OK) return -1;
+    for (int i = 0; i < k.n_keys; i++) {
+        if (k.keys[i].is_int || strncmp(k.keys[i].name, prefix, strlen(prefix))) continue;
+        if (except && strstr(k.keys[i].name, except)) continue;
+        int64_t m = 1;
+        for (int d = 0; d < k.keys[i].n_dims; d++) m *= k.keys[i].ne[d];
+        *elems += m;
+        n++;
+    }
+    samrt_keys_free(&k);
+    return n;
+}
+
+int main(void) {
+    const enum samrt_model_id models[2] = {SAMRT_MODEL_SAM2_1_TINY, SAMRT_MODEL_EDGETAM};
+    for (int mi = 0; mi < 2; mi++) {
+        const enum samrt_model_id m = models[mi];
+        int64_t tr_elems = 0, trunk_elems = 0;
+        const int n_tr_keys = key_count(m, TR_PREFIX, NULL, &tr_elems);
+        const int n_trunk = key_count(m, TRUNK_PREFIX, ".se.", &trunk_elems);
+        CHECK(n_tr_keys == 82);  /* 2 layers x 36 + final attention 8 + final norm 2 */
+
+        const struct tally bf = plan_tally(m, SAMRT_DTYPE_BF16);
+        CHECK_EQ_INT(bf.n_tr, n_tr_keys + 1);                             /* + no_mask_embed */
+        CHECK_EQ_INT(bf.tr_bytes, (uint64_t)(tr_elems + 256) * sizeof(float));
+        const struct tally hf = plan_tally(m, SAMRT_DTYPE_F16);
+        const struct tally f32 = plan_tally(m, SAMRT_DTYPE_F32);
+        CHECK_EQ_INT(hf.n_tr, 0);
+        CHECK_EQ_INT(f32.n_tr, 0);
+
+        /* released trunk slots: EdgeTAM's folded convs and BatchNorms, at every precision */
+        const int want = m == SAMRT_MODEL_EDGETAM ? n_trunk : 0;
+        CHECK(m != SAMRT_MODEL_EDGETAM || n_trunk > 100);
+        const struct tally *all[3] = {&bf, &hf, &f32};
+        for (int k = 0; k < 3; k++) {
+            CHECK_EQ_INT(all[k]->n_trunk_released, want);
+            CHECK_EQ_INT(all[k]->n_released, want);
+        }
+        printf("%s: bf16 plans %d f32 transformer tensors (%.2f MiB), fp16/f32 none; %d trunk weights released\n",
+               samrt_model_name(m), bf.n_tr, (double)bf.tr_bytes / (1 << 20), bf.n_trunk_released);
+    }
+    return check_report("test_plan_precision");
+}
