@@ -35,18 +35,25 @@ static int cmp_weight_name(const void *a, const void *b) {
     return strcmp(((const struct samrt_weight *)a)->name, ((const struct samrt_weight *)b)->name);
 }
 
-const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name) {
+static const struct samrt_weight *find_weight(const struct samrt_engine *e, const char *name) {
     struct samrt_weight key = {.name = (char *)name};
-    const struct samrt_weight *w =
-        bsearch(&key, e->weights.items, (size_t)e->weights.n, sizeof key, cmp_weight_name);
+    return bsearch(&key, e->weights.items, (size_t)e->weights.n, sizeof key, cmp_weight_name);
+}
+
+const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name) {
+    const struct samrt_weight *w = find_weight(e, name);
     return w ? &w->t : NULL;
 }
 
 int samrt_engine_weight_released(const struct samrt_engine *e, const char *name) {
-    struct samrt_weight key = {.name = (char *)name};
-    const struct samrt_weight *w =
-        bsearch(&key, e->weights.items, (size_t)e->weights.n, sizeof key, cmp_weight_name);
+    const struct samrt_weight *w = find_weight(e, name);
     return w && w->released;
+}
+
+const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct samrt_tensor *t) {
+    for (int i = 0; t && i < e->weights.n; i++)
+        if (&e->weights.items[i].t == t) return e->weights.items[i].name;
+    return NULL;
 }
 
 static int is_float(enum samrt_dtype d) {

@@ -68,6 +68,9 @@ const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, con
 int samrt_engine_release_weights(struct samrt_engine *e, const char *prefix, const char *except);
 /* 1 when `name` was released. */
 int samrt_engine_weight_released(const struct samrt_engine *e, const char *name);
+/* The checkpoint name of t, a tensor samrt_engine_weight returned; NULL for any other tensor
+ * (a linear search: setup only). */
+const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct samrt_tensor *t);
 
 #ifdef __cplusplus
 }

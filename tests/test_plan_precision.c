@@ -4,7 +4,9 @@
  *     tensors plus no_mask_embed), shared by the segmentation and mask-prompt heads; fp16 and
  *     f32 runs hold none (docs/numerics.md, "Mask decoder");
  *   - EdgeTAM's trunk conv / BatchNorm slots are released (0 bytes) at every precision, the
- *     squeeze-excite layers kept (docs/design.md, "Weights and state"). */
+ *     squeeze-excite layers kept (docs/design.md, "Weights and state");
+ *   - engine weights are found back by tensor (samrt_engine_weight_name), which is how the f32
+ *     copies find their checkpoint tensors. */
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +46,21 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
                 t.n_trunk_released++;
         }
     }
+    /* the f32 copies are read from the checkpoint under the names of the engine weights they
+     * replace (samrt_engine_weight_name): every transformer key round-trips, a tensor of
+     * another origin has no name */
+    struct samrt_keys k;
+    if (samrt_keys_init(model, &k) == SAMRT_OK) {
+        for (int i = 0; i < k.n_keys; i++) {
+            if (strncmp(k.keys[i].name, TR_PREFIX, strlen(TR_PREFIX))) continue;
+            const char *back = samrt_engine_weight_name(e, samrt_engine_weight(e, k.keys[i].name));
+            CHECK_MSG(back && !strcmp(back, k.keys[i].name), "%s named back as %s", k.keys[i].name,
+                      back ? back : "NULL");
+        }
+        samrt_keys_free(&k);
+    }
+    const struct samrt_tensor other = {0};
+    CHECK(samrt_engine_weight_name(e, &other) == NULL);
     samrt_engine_free(e);
     return t;
 }

@@ -124,57 +124,29 @@ static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt
     return b.st;
 }
 
-/* The transformer's tensors of w (and the prompt encoder's no_mask_embed), with their
- * official names, in one fixed order: SAMRT_SAM2_TR_TENSORS entries. */
-struct tr_field {
-    const struct samrt_tensor **p;
-    char name[96];
-};
-
-static int tr_attn(struct tr_field *f, int i, struct samrt_sam2_attn_weights *a, const char *prefix) {
-    static const char *const proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
-    const struct samrt_tensor **ptr[8] = {&a->q_w, &a->q_b, &a->k_w, &a->k_b, &a->v_w, &a->v_b, &a->o_w, &a->o_b};
-    for (int k = 0; k < 8; k++, i++) {
-        f[i].p = ptr[k];
-        snprintf(f[i].name, sizeof f[i].name, "%s.%s.%s", prefix, proj[k / 2], k % 2 ? "bias" : "weight");
-    }
+/* The transformer's tensor fields of w plus the prompt encoder's no_mask_embed, in one fixed
+ * order (SAMRT_SAM2_TR_TENSORS): where bf16 runs swap in the f32 copies. */
+static int tr_attn(const struct samrt_tensor **f[], int i, struct samrt_sam2_attn_weights *a) {
+    const struct samrt_tensor **p[8] = {&a->q_w, &a->q_b, &a->k_w, &a->k_b, &a->v_w, &a->v_b, &a->o_w, &a->o_b};
+    for (int j = 0; j < 8; j++) f[i++] = p[j];
     return i;
 }
 
 static void tr_fields(struct samrt_sam2_decoder_weights *w, const struct samrt_tensor **no_mask_embed,
-                      struct tr_field f[SAMRT_SAM2_TR_TENSORS]) {
-    const char *tr = "sam_mask_decoder.transformer";
-    char p[96];
+                      const struct samrt_tensor **f[SAMRT_SAM2_TR_TENSORS]) {
     int i = 0;
     for (int l = 0; l < 2; l++) {
         struct samrt_sam2_twoway_layer_weights *L = &w->layer[l];
-        snprintf(p, sizeof p, "%s.layers.%d.self_attn", tr, l);
-        i = tr_attn(f, i, &L->self_attn, p);
-        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_token_to_image", tr, l);
-        i = tr_attn(f, i, &L->t2i, p);
-        snprintf(p, sizeof p, "%s.layers.%d.cross_attn_image_to_token", tr, l);
-        i = tr_attn(f, i, &L->i2t, p);
-        for (int k = 0; k < 2; k++, i += 2) {
-            f[i].p = &L->mlp_w[k];
-            snprintf(f[i].name, sizeof f[i].name, "%s.layers.%d.mlp.layers.%d.weight", tr, l, k);
-            f[i + 1].p = &L->mlp_b[k];
-            snprintf(f[i + 1].name, sizeof f[i + 1].name, "%s.layers.%d.mlp.layers.%d.bias", tr, l, k);
-        }
-        for (int k = 0; k < 4; k++, i += 2) {
-            f[i].p = &L->norm_w[k];
-            snprintf(f[i].name, sizeof f[i].name, "%s.layers.%d.norm%d.weight", tr, l, k + 1);
-            f[i + 1].p = &L->norm_b[k];
-            snprintf(f[i + 1].name, sizeof f[i + 1].name, "%s.layers.%d.norm%d.bias", tr, l, k + 1);
-        }
+        i = tr_attn(f, i, &L->self_attn);
+        i = tr_attn(f, i, &L->t2i);
+        i = tr_attn(f, i, &L->i2t);
+        for (int k = 0; k < 2; k++) f[i++] = &L->mlp_w[k], f[i++] = &L->mlp_b[k];
+        for (int k = 0; k < 4; k++) f[i++] = &L->norm_w[k], f[i++] = &L->norm_b[k];
     }
-    snprintf(p, sizeof p, "%s.final_attn_token_to_image", tr);
-    i = tr_attn(f, i, &w->final_attn, p);
-    f[i].p = &w->norm_final_w;
-    snprintf(f[i++].name, sizeof f[0].name, "%s.norm_final_attn.weight", tr);
-    f[i].p = &w->norm_final_b;
-    snprintf(f[i++].name, sizeof f[0].name, "%s.norm_final_attn.bias", tr);
-    f[i].p = no_mask_embed;
-    snprintf(f[i++].name, sizeof f[0].name, "sam_prompt_encoder.no_mask_embed.weight");
+    i = tr_attn(f, i, &w->final_attn);
+    f[i++] = &w->norm_final_w;
+    f[i++] = &w->norm_final_b;
+    f[i++] = no_mask_embed;
     assert(i == SAMRT_SAM2_TR_TENSORS);
 }
 
@@ -242,22 +214,20 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
         if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
         SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
     }
-    /* the transformer's f32 weights (bf16 runs): tw's tensors become the copies */
-    h->tw = h->dw;
-    h->no_mask_embed_tr = h->pw.no_mask_embed;
+    /* the transformer's f32 weights (bf16 runs): tw's tensors (dw's since bind) become the copies */
     h->own_tr = 0;
     const struct samrt_sam2_heads *sh = h->cfg.share_tr;
     if (tr != dt && sh && sh->tr_dtype == tr && sh->own_tr) {  /* the engine's other heads hold them */
         h->tw = sh->tw;
         h->no_mask_embed_tr = sh->no_mask_embed_tr;
     } else if (tr != dt) {
-        struct tr_field f[SAMRT_SAM2_TR_TENSORS];
+        const struct samrt_tensor **f[SAMRT_SAM2_TR_TENSORS];
         tr_fields(&h->tw, &h->no_mask_embed_tr, f);
         for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
-            const struct samrt_tensor *src = *f[i].p;
+            const struct samrt_tensor *src = *f[i];
             SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.transformer_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
                                            &h->slot_tr[i]));
-            *f[i].p = &h->tr_f32[i];
+            *f[i] = &h->tr_f32[i];
         }
         h->own_tr = 1;
     }
@@ -311,13 +281,13 @@ static enum samrt_status upload_convt(const struct samrt_engine *e, const struct
 }
 
 /* The transformer's f32 copies, read at full precision from the checkpoint (not widened
- * from the run-dtype weights). */
+ * from the run-dtype weights) under the names of the engine weights they replace. */
 static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_engine *e,
                                    const struct samrt_ckpt *ck) {
-    struct samrt_sam2_decoder_weights names_of = h->dw;
-    const struct samrt_tensor *nme = NULL;
-    struct tr_field f[SAMRT_SAM2_TR_TENSORS];
-    tr_fields(&names_of, &nme, f);
+    struct samrt_sam2_decoder_weights dw = h->dw;
+    const struct samrt_tensor *nme = h->pw.no_mask_embed;
+    const struct samrt_tensor **f[SAMRT_SAM2_TR_TENSORS];
+    tr_fields(&dw, &nme, f);
     float *buf = malloc(sizeof(float) * MLP_DIM * DIM);  /* setup only: the largest (2048 x 256) */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
     enum samrt_status st = SAMRT_OK;
@@ -325,9 +295,11 @@ static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samr
         struct samrt_tensor *t = &h->tr_f32[i];
         resolve(e, t, h->slot_tr[i]);
         const int64_t n = samrt_tensor_nelements(t);
-        const struct samrt_ckpt_tensor *ct = samrt_ckpt_find(ck, f[i].name);
+        const char *name = samrt_engine_weight_name(e, *f[i]);
+        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
         if (!ct || ct->nelements != n || n > (int64_t)MLP_DIM * DIM) {
-            SAMRT_LOG_ERROR("sam2 heads: %s missing or mis-shaped in the checkpoint", f[i].name);
+            SAMRT_LOG_ERROR("sam2 heads: transformer tensor %d (%s) missing or mis-shaped in the checkpoint", i,
+                            name ? name : "not an engine weight");
             st = SAMRT_E_KEYS;
             break;
         }
