@@ -42,10 +42,14 @@ template <typename T> struct add_scaled_op {
     }
 };
 
-template <typename T> struct channel_affine_op {
-    const T *x, *scale, *bias, *residual;
+/* P: the dtype of scale and bias (T, or float for a BatchNorm after a 16-bit conv) */
+template <typename T, typename P> struct channel_affine_op {
+    const T *x;
+    const P *scale, *bias;
+    const T *residual;
     T *out;
     unsigned n_channels, inner;
+    enum samrt_act act;
     template <int V> __device__ __forceinline__ void apply(unsigned i) const {
         pack<T, V> px = load_pack<V>(x + i), pr{}, o;
         if (residual) pr = load_pack<V>(residual + i);
@@ -55,6 +59,7 @@ template <typename T> struct channel_affine_op {
             float v = to_f32(px.v[k]);
             if (scale) v = __fmul_rn(v, to_f32(scale[c]));
             if (bias) v = __fadd_rn(v, to_f32(bias[c]));
+            if (act != SAMRT_ACT_NONE) v = act_apply(act, v);
             if (residual) v = __fadd_rn(to_f32(pr.v[k]), v);
             o.v[k] = from_f32<T>(v);
         }
@@ -96,13 +101,19 @@ template <typename T> void add_scaled_run(const struct samrt_add_scaled_args *a,
     launch<T>(op, (unsigned)a->n, ptrs, 3, stream);
 }
 
-template <typename T>
-void channel_affine_run(const struct samrt_channel_affine_args *a, cudaStream_t stream) {
-    channel_affine_op<T> op{(const T *)a->x, (const T *)a->scale, (const T *)a->bias,
-                            (const T *)a->residual, (T *)a->out, (unsigned)a->n_channels,
-                            (unsigned)a->inner};
+template <typename T, typename P>
+void channel_affine_run_p(const struct samrt_channel_affine_args *a, cudaStream_t stream) {
+    channel_affine_op<T, P> op{(const T *)a->x,        (const P *)a->scale,      (const P *)a->bias,
+                               (const T *)a->residual, (T *)a->out,              (unsigned)a->n_channels,
+                               (unsigned)a->inner,     a->act};
     const void *ptrs[] = {a->x, a->residual, a->out};
     launch<T>(op, (unsigned)a->n, ptrs, 3, stream);
+}
+
+template <typename T>
+void channel_affine_run(const struct samrt_channel_affine_args *a, cudaStream_t stream) {
+    if (a->params_f32) channel_affine_run_p<T, float>(a, stream);
+    else channel_affine_run_p<T, T>(a, stream);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 /* elementwise.h - pointwise ops over f32 / f16 / bf16 tensors, math in fp32:
  *   samrt_unary:          out = alpha * act(x) + beta   (GELU exact erf, ReLU, sigmoid, none)
  *   samrt_add_scaled:     out = a * x + b * y           (add is a = b = 1, exactly x + y)
- *   samrt_channel_affine: out = x * scale[c] + bias[c] + residual
+ *   samrt_channel_affine: out = act(x * scale[c] + bias[c]) + residual (scale, bias: dtype or f32)
  *                         (layer scale gamma, per-channel embeddings such as no_mem_embed)
  *
  * The multiply and the add are rounded separately (no FMA contraction), in the order the
@@ -63,8 +63,11 @@ struct samrt_channel_affine_args {
     const void *x;           /* (n) */
     const void *scale;       /* (n_channels) or NULL (= 1) */
     const void *bias;        /* (n_channels) or NULL (= 0) */
-    const void *residual;    /* (n) or NULL (= 0); added last: r + (x*s + b) */
+    const void *residual;    /* (n) or NULL (= 0); added last: r + act(x*s + b) */
     void *out;               /* (n), may be x or residual */
+    int params_f32;          /* 1: scale and bias are f32 whatever dtype is (BatchNorm applied
+                                after a 16-bit conv, as autocast does: repvit.c) */
+    enum samrt_act act;      /* applied to x*s + b, before the residual (default none) */
 };
 
 /* Argument checks shared by both paths: SAMRT_E_INVALID_ARG for NULL tensors, negative or

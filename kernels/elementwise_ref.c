@@ -31,6 +31,9 @@ enum samrt_status samrt_channel_affine_check(const struct samrt_channel_affine_a
     if (!a || a->n < 0 || a->n > ELEMENTWISE_MAX_N) return SAMRT_E_INVALID_ARG;
     if (a->n_channels <= 0 || a->inner <= 0) return SAMRT_E_INVALID_ARG;
     if (a->n % ((int64_t)a->n_channels * a->inner) != 0) return SAMRT_E_INVALID_ARG;
+    if (a->act != SAMRT_ACT_NONE && a->act != SAMRT_ACT_GELU && a->act != SAMRT_ACT_RELU &&
+        a->act != SAMRT_ACT_SIGMOID)
+        return SAMRT_E_INVALID_ARG;
     if (!ref_dtype_ok(a->dtype)) return SAMRT_E_UNSUPPORTED;
     if (a->n > 0 && (!a->x || !a->out)) return SAMRT_E_INVALID_ARG;
     return SAMRT_OK;
@@ -70,9 +73,11 @@ enum samrt_status samrt_channel_affine_ref(const struct samrt_channel_affine_arg
     SAMRT_TRY(samrt_channel_affine_check(a));
     for (int64_t i = 0; i < a->n; i++) {
         int64_t c = (i / a->inner) % a->n_channels;
+        const enum samrt_dtype pt = a->params_f32 ? SAMRT_DTYPE_F32 : a->dtype;
         float v = ref_load(a->dtype, a->x, i);
-        if (a->scale) v = v * ref_load(a->dtype, a->scale, c);
-        if (a->bias) v = v + ref_load(a->dtype, a->bias, c);
+        if (a->scale) v = v * ref_load(pt, a->scale, c);
+        if (a->bias) v = v + ref_load(pt, a->bias, c);
+        if (a->act != SAMRT_ACT_NONE) v = samrt_act_ref(a->act, v);
         if (a->residual) v = ref_load(a->dtype, a->residual, i) + v;
         ref_store(a->dtype, a->out, i, v);
     }

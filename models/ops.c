@@ -477,7 +477,8 @@ struct samrt_tensor samrt_op_add(struct samrt_model_ctx *c, const char *name, co
 
 static enum samrt_status affine_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
                                      const struct samrt_tensor *s, const struct samrt_tensor *b,
-                                     const struct samrt_tensor *r, int channels_last, const struct samrt_tensor *y) {
+                                     const struct samrt_tensor *r, int channels_last, enum samrt_act act,
+                                     const struct samrt_tensor *y) {
     use(c, x, s, b, r);
     samrt_exec_use(c->ex, y);
     SAMRT_TRY(c->ex->status);
@@ -491,8 +492,17 @@ static enum samrt_status affine_impl(struct samrt_model_ctx *c, const struct sam
         if (r) SAMRT_CHECK(samrt_tensor_is_contiguous(r) && samrt_tensor_nelements(r) == samrt_tensor_nelements(x),
                            SAMRT_E_INVALID_ARG, "channel_affine: residual shape");
     }
-    struct samrt_channel_affine_args a = {x->dtype, samrt_tensor_nelements(x), (int32_t)n_ch, inner, x->data,
-                                          s ? s->data : NULL, b ? b->data : NULL, r ? r->data : NULL, y->data};
+    /* scale and bias: both of x's dtype, or both f32 (a BatchNorm after a 16-bit conv) */
+    const enum samrt_dtype pt = s ? s->dtype : b ? b->dtype : x->dtype;
+    if (planning(c))
+        SAMRT_CHECK((pt == x->dtype || pt == SAMRT_DTYPE_F32) && (!s || !b || s->dtype == b->dtype) &&
+                        (!r || r->dtype == x->dtype),
+                    SAMRT_E_INVALID_ARG, "channel_affine: scale / bias must be %s or f32, the residual %s",
+                    samrt_dtype_name(x->dtype), samrt_dtype_name(x->dtype));
+    struct samrt_channel_affine_args a = {x->dtype,     samrt_tensor_nelements(x), (int32_t)n_ch,
+                                          inner,        x->data,                   s ? s->data : NULL,
+                                          b ? b->data : NULL, r ? r->data : NULL,  y->data,
+                                          pt != x->dtype, act};
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
 #ifdef SAMRT_HAVE_CUDA
     if (cuda(c)) return samrt_channel_affine_cuda(&a, c->stream);
@@ -504,8 +514,15 @@ struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const cha
                                             const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                             const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                             int channels_last) {
+    return samrt_op_channel_affine_act(c, name, x, scale, bias, residual, channels_last, SAMRT_ACT_NONE);
+}
+
+struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const char *name,
+                                                const struct samrt_tensor *x, const struct samrt_tensor *scale,
+                                                const struct samrt_tensor *bias, const struct samrt_tensor *residual,
+                                                int channels_last, enum samrt_act act) {
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
-    finish(c, affine_impl(c, x, scale, bias, residual, channels_last, &y));
+    finish(c, affine_impl(c, x, scale, bias, residual, channels_last, act, &y));
     return y;
 }
 

@@ -185,6 +185,12 @@ struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const cha
                                             const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                             const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                             int channels_last);
+/* out = act(x * scale[ch] + bias[ch]) + residual. scale and bias may be f32 on a 16-bit x: an
+ * eval BatchNorm applied after its conv in fp32 math, as autocast does (models/edgetam/repvit.c). */
+struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const char *name,
+                                                const struct samrt_tensor *x, const struct samrt_tensor *scale,
+                                                const struct samrt_tensor *bias, const struct samrt_tensor *residual,
+                                                int channels_last, enum samrt_act act);
 
 /* ---- convolutions ------------------------------------------------------------------------- */
 

@@ -79,7 +79,7 @@ static void test_channel_affine(void) {
     for (int i = 0; i < 12; i++) x[i] = (float)(i + 1);
     const float scale[3] = {1, 2, 3}, bias[3] = {0.5f, 0, -1};
     float out[12];
-    struct samrt_channel_affine_args a = {SAMRT_DTYPE_F32, 12, 3, 2, x, scale, bias, NULL, out};
+    struct samrt_channel_affine_args a = {SAMRT_DTYPE_F32, 12, 3, 2, x, scale, bias, NULL, out, 0, SAMRT_ACT_NONE};
     CHECK_STATUS(samrt_channel_affine_ref(&a), SAMRT_OK);
     const float want[12] = {1.5f, 2.5f, 6, 8, 14, 17, 7.5f, 8.5f, 18, 20, 32, 35};
     for (int i = 0; i < 12; i++) CHECK(out[i] == want[i]);
@@ -87,14 +87,24 @@ static void test_channel_affine(void) {
     /* channels-last (4 tokens, C=3), scale only + residual: r + gamma * x (CXBlock) */
     float r[12];
     for (int i = 0; i < 12; i++) r[i] = 100.0f;
-    struct samrt_channel_affine_args b = {SAMRT_DTYPE_F32, 12, 3, 1, x, scale, NULL, r, r};
+    struct samrt_channel_affine_args b = {SAMRT_DTYPE_F32, 12, 3, 1, x, scale, NULL, r, r, 0, SAMRT_ACT_NONE};
     CHECK_STATUS(samrt_channel_affine_ref(&b), SAMRT_OK);
     for (int i = 0; i < 12; i++) CHECK(r[i] == 100.0f + x[i] * scale[i % 3]);
 
     /* bias only (no_mem_embed broadcast to every token), in place */
-    struct samrt_channel_affine_args c = {SAMRT_DTYPE_F32, 12, 3, 1, x, NULL, bias, NULL, x};
+    struct samrt_channel_affine_args c = {SAMRT_DTYPE_F32, 12, 3, 1, x, NULL, bias, NULL, x, 0, SAMRT_ACT_NONE};
     CHECK_STATUS(samrt_channel_affine_ref(&c), SAMRT_OK);
     for (int i = 0; i < 12; i++) CHECK(x[i] == (float)(i + 1) + bias[i % 3]);
+
+    /* a BatchNorm after a bf16 conv: f32 scale / shift on bf16 data, ReLU, then the residual.
+     * 3 * 1.5 - 0.25 = 4.25 is exact in bf16; 1 * 1.5 - 5 < 0 -> ReLU 0; + residual 2 */
+    uint16_t xb[2] = {0x4040, 0x3F80}, rb[2] = {0x4000, 0x4000}, ob[2];  /* 3, 1; 2, 2 */
+    const float s32[2] = {1.5f, 1.5f}, b32[2] = {-0.25f, -5.0f};
+    struct samrt_channel_affine_args d = {SAMRT_DTYPE_BF16, 2, 2, 1, xb, s32, b32, rb, ob, 1, SAMRT_ACT_RELU};
+    CHECK_STATUS(samrt_channel_affine_ref(&d), SAMRT_OK);
+    CHECK(ob[0] == 0x40C8 && ob[1] == 0x4000);  /* 4.25 + 2 = 6.25; 0 + 2 */
+    d.act = SAMRT_ACT_COUNT;
+    CHECK_STATUS(samrt_channel_affine_ref(&d), SAMRT_E_INVALID_ARG);
 }
 
 static void test_errors(void) {
@@ -117,7 +127,7 @@ static void test_errors(void) {
 
     struct samrt_add_scaled_args s = {SAMRT_DTYPE_F32, 8, 1, 1, buf, NULL, buf};
     CHECK_STATUS(samrt_add_scaled_ref(&s), SAMRT_E_INVALID_ARG);
-    struct samrt_channel_affine_args c = {SAMRT_DTYPE_F32, 8, 3, 1, buf, NULL, NULL, NULL, buf};
+    struct samrt_channel_affine_args c = {SAMRT_DTYPE_F32, 8, 3, 1, buf, NULL, NULL, NULL, buf, 0, SAMRT_ACT_NONE};
     CHECK_STATUS(samrt_channel_affine_ref(&c), SAMRT_E_INVALID_ARG);  /* 8 % 3 != 0 */
     c.n_channels = 0;
     CHECK_STATUS(samrt_channel_affine_ref(&c), SAMRT_E_INVALID_ARG);

@@ -99,15 +99,20 @@ struct affine_case {
     int channels;
     long inner;
     int scale, bias, residual, out_is_x, misalign, bench;
+    int params_f32;          /* f32 scale / bias (a BatchNorm after a 16-bit conv), with act */
+    enum samrt_act act;
 };
 
 static const struct affine_case AFFINE_CASES[] = {
-    {"layer_scale_nchw", 256L * 64 * 64, 256, 64 * 64, 1, 0, 1, 0, 0, 1},     /* x + gamma * y */
-    {"layer_scale_tokens", 4096L * 256, 256, 1, 1, 0, 1, 0, 0, 1},
-    {"no_mem_embed", 4096L * 256, 256, 1, 0, 1, 0, 1, 0, 1},                  /* in place bias */
-    {"no_obj_embed_spatial", 64L * 64 * 64, 64, 64 * 64, 0, 1, 0, 0, 0, 0},
-    {"odd_all", 2L * 3 * 5, 3, 5, 1, 1, 1, 0, 1, 0},
-    {"odd_tokens", 9L * 7, 7, 1, 1, 1, 0, 1, 1, 0},
+    {"layer_scale_nchw", 256L * 64 * 64, 256, 64 * 64, 1, 0, 1, 0, 0, 1, 0, SAMRT_ACT_NONE},     /* x + gamma * y */
+    {"layer_scale_tokens", 4096L * 256, 256, 1, 1, 0, 1, 0, 0, 1, 0, SAMRT_ACT_NONE},
+    {"no_mem_embed", 4096L * 256, 256, 1, 0, 1, 0, 1, 0, 1, 0, SAMRT_ACT_NONE},                  /* in place bias */
+    {"no_obj_embed_spatial", 64L * 64 * 64, 64, 64 * 64, 0, 1, 0, 0, 0, 0, 0, SAMRT_ACT_NONE},
+    {"odd_all", 2L * 3 * 5, 3, 5, 1, 1, 1, 0, 1, 0, 0, SAMRT_ACT_NONE},
+    {"odd_tokens", 9L * 7, 7, 1, 1, 1, 0, 1, 1, 0, 0, SAMRT_ACT_NONE},
+    {"bn_gelu_tokens", 4096L * 96, 96, 1, 1, 1, 0, 0, 0, 1, 1, SAMRT_ACT_GELU},  /* repvit.c bn_apart */
+    {"bn_residual_odd", 9L * 7, 7, 1, 1, 1, 1, 0, 1, 0, 1, SAMRT_ACT_NONE},
+    {"bn_relu_nchw", 2L * 3 * 5, 3, 5, 1, 1, 0, 0, 1, 0, 1, SAMRT_ACT_RELU},
 };
 
 static enum samrt_status affine_launch(void *ctx, cudaStream_t s) {
@@ -115,20 +120,21 @@ static enum samrt_status affine_launch(void *ctx, cudaStream_t s) {
 }
 
 static void run_affine(const struct affine_case *c, enum samrt_dtype dt, uint64_t seed, int bench) {
-    const size_t es = samrt_dtype_size(dt), off = c->misalign ? es : 0, bytes = (size_t)c->n * es,
-                 cbytes = (size_t)c->channels * es;
+    const size_t es = samrt_dtype_size(dt), off = c->misalign ? es : 0, bytes = (size_t)c->n * es;
     void *hx = sc_host_random(dt, c->n, seed, -2, 2);
-    void *hs = c->scale ? sc_host_random(dt, c->channels, seed + 1, -1, 1) : NULL;
-    void *hb = c->bias ? sc_host_random(dt, c->channels, seed + 2, -1, 1) : NULL;
+    const enum samrt_dtype pt = c->params_f32 ? SAMRT_DTYPE_F32 : dt;
+    const size_t cbytes = (size_t)c->channels * samrt_dtype_size(pt);
+    void *hs = c->scale ? sc_host_random(pt, c->channels, seed + 1, -1, 1) : NULL;
+    void *hb = c->bias ? sc_host_random(pt, c->channels, seed + 2, -1, 1) : NULL;
     void *hr = c->residual ? sc_host_random(dt, c->n, seed + 3, -3, 3) : NULL;
     void *rout = sc_host_alloc(bytes);
-    struct samrt_channel_affine_args ra = {dt, c->n, c->channels, c->inner, hx, hs, hb, hr, rout};
+    struct samrt_channel_affine_args ra = {dt, c->n, c->channels, c->inner, hx, hs, hb, hr, rout, c->params_f32, c->act};
     CHECK_STATUS(samrt_channel_affine_ref(&ra), SAMRT_OK);
     void *dx = sc_dev_at(hx, bytes, off);
     struct samrt_channel_affine_args ga = {dt, c->n, c->channels, c->inner, dx,
                                            hs ? sc_dev_at(hs, cbytes, 0) : NULL, hb ? sc_dev_at(hb, cbytes, 0) : NULL,
                                            hr ? sc_dev_at(hr, bytes, off) : NULL,
-                                           c->out_is_x ? dx : sc_dev_at(NULL, bytes, off)};
+                                           c->out_is_x ? dx : sc_dev_at(NULL, bytes, off), c->params_f32, c->act};
     CHECK_STATUS(samrt_channel_affine_cuda(&ga, 0), SAMRT_OK);
     SC_CUDA(cudaDeviceSynchronize());
     sc_compare(c->name, dt, ga.out, rout, c->n, EW_ATOL[dt], EW_RTOL[dt]);
@@ -149,7 +155,7 @@ int main(int argc, char **argv) {
     CHECK_STATUS(samrt_unary_cuda(&bad, 0), SAMRT_E_INVALID_ARG);
     bad.n = 0;  /* empty: nothing launched, success */
     CHECK_STATUS(samrt_unary_cuda(&bad, 0), SAMRT_OK);
-    struct samrt_channel_affine_args bad2 = {SAMRT_DTYPE_BF16, 10, 3, 1, NULL, NULL, NULL, NULL, NULL};
+    struct samrt_channel_affine_args bad2 = {SAMRT_DTYPE_BF16, 10, 3, 1, NULL, NULL, NULL, NULL, NULL, 0, SAMRT_ACT_NONE};
     CHECK_STATUS(samrt_channel_affine_cuda(&bad2, 0), SAMRT_E_INVALID_ARG);
 
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(UNARY_CASES); i++)

@@ -4,7 +4,9 @@
  *     tensors plus no_mask_embed), shared by the segmentation and mask-prompt heads; fp16 and
  *     f32 runs hold none (docs/numerics.md, "Mask decoder");
  *   - EdgeTAM's trunk conv / BatchNorm slots are released (0 bytes) at every precision, the
- *     squeeze-excite layers kept (docs/design.md, "Weights and state");
+ *     squeeze-excite layers kept (docs/design.md, "Weights and state"); bf16 runs add the f32
+ *     BatchNorm scales and shifts that run apart from the convs (models/edgetam/repvit.h), 4
+ *     per output channel of every folded conv, fp16 / f32 runs none;
  *   - engine weights are found back by tensor (samrt_engine_weight_name), which is how the f32
  *     copies find their checkpoint tensors. */
 #include <stdio.h>
@@ -22,10 +24,11 @@ struct tally {
     uint64_t tr_bytes;     /* their requested bytes */
     int n_released;        /* weight slots of 0 bytes */
     int n_trunk_released;  /* of them, trunk tensors outside the squeeze-excite layers */
+    uint64_t bn_bytes;     /* EdgeTAM's f32 BatchNorm slot (bf16 runs) */
 };
 
 static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec) {
-    struct tally t = {0, 0, 0, 0};
+    struct tally t = {0, 0, 0, 0, 0};
     struct samrt_engine_params p = samrt_engine_default_params();
     p.platform = "h100-80gb";
     p.precision = prec;
@@ -35,6 +38,7 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
     const struct samrt_plan *plan = samrt_engine_plan(e);
     for (int i = 0; i < plan->n_slots; i++) {
         const struct samrt_arena_slot *sl = &plan->slots[i];
+        if (!strcmp(sl->name, "edgetam.trunk.batchnorm")) t.bn_bytes += sl->nbytes;
         if (!strcmp(sl->name, "sam2.heads.transformer_f32")) {
             t.n_tr++;
             t.tr_bytes += sl->nbytes;
@@ -109,8 +113,20 @@ int main(void) {
             CHECK_EQ_INT(all[k]->n_trunk_released, want);
             CHECK_EQ_INT(all[k]->n_released, want);
         }
-        printf("%s: bf16 plans %d f32 transformer tensors (%.2f MiB), fp16/f32 none; %d trunk weights released\n",
-               samrt_model_name(m), bf.n_tr, (double)bf.tr_bytes / (1 << 20), bf.n_trunk_released);
+        /* RepViT-M1: each folded conv keeps 4 x c_out f32 values (64-element aligned); at least
+         * the 4 x (2 x 48 stem + ...) of its 106 ConvNorms, at most 4x their channel sum padded */
+        if (m == SAMRT_MODEL_EDGETAM) {
+            CHECK_MSG(bf.bn_bytes > 100000 && bf.bn_bytes < 2000000, "bf16 BatchNorm slot %llu bytes",
+                      (unsigned long long)bf.bn_bytes);
+            CHECK_EQ_INT(hf.bn_bytes, 0);
+            CHECK_EQ_INT(f32.bn_bytes, 0);
+        } else {
+            CHECK_EQ_INT(bf.bn_bytes, 0);
+        }
+        printf("%s: bf16 plans %d f32 transformer tensors (%.2f MiB), fp16/f32 none; %d trunk weights released; "
+               "bf16 BatchNorm slot %.1f KiB\n",
+               samrt_model_name(m), bf.n_tr, (double)bf.tr_bytes / (1 << 20), bf.n_trunk_released,
+               (double)bf.bn_bytes / 1024);
     }
     return check_report("test_plan_precision");
 }

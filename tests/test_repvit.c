@@ -4,7 +4,8 @@
  * (dw3x3 + dw1x1 + identity). So the check covers the folding (BN into conv, RepVggDw into
  * one depthwise conv), the squeeze-excite placement (blocks 0, 2, 4, ... of each stage, none
  * in the downsample pre-blocks), the downsample blocks, the stage callback's sides and the
- * taps. Random weights with realistic BatchNorm statistics (var in [0.5, 1.5]).
+ * taps. Random weights with realistic BatchNorm statistics (var in [0.5, 1.5]). Both ways
+ * of running the BatchNorms: folded, and apart (raw conv, then an f32 affine: bf16 runs).
  * Also: the SE widths, key count, a checkpoint with a non-positive running_var is refused.
  * Run: test_repvit */
 #include <math.h>
@@ -213,31 +214,29 @@ static void compare(const char *name, const struct map *ref) {
     CHECK_MSG(0, "tap %s missing", name);
 }
 
-int main(void) {
-    const struct samrt_sam2_config *cfg = samrt_sam2_config_get(SAMRT_MODEL_EDGETAM);
-    CHECK(cfg && cfg->trunk == SAMRT_TRUNK_REPVIT);
-    if (!cfg) return check_report("test_repvit");
-    const struct samrt_repvit_config *rc = &cfg->repvit;
+/* One forward of the trunk on the CPU backend in f32 with the BatchNorms folded (FOLD) or
+ * applied after each conv (APART, what bf16 runs use), against the naive model. */
+static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn mode) {
     static struct samrt_repvit rv;
     static struct samrt_exec ex;
     static struct samrt_arena_slot slots[2048];
-    struct samrt_sam2_binder lister = {NULL, &g_t.keys, SAMRT_OK};
-    CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &lister), SAMRT_OK);
-    /* 106 ConvNorms x 5 keys (c.weight + 4 BatchNorm tensors) + 10 SE x 4 (model-spec 5.3) */
-    CHECK_EQ_INT(g_t.keys.n, 106 * 5 + 10 * 4);
-    ew_fill(&g_t, 4242, weight_value);
+    const char *mname = mode == SAMRT_REPVIT_BN_APART ? "apart" : "fold";
+    for (int i = 0; i < g_taps.n; i++) free(g_taps.v[i]);
+    memset(&g_taps, 0, sizeof g_taps);
     struct samrt_engine e;
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
     struct samrt_model_ctx c;
     CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
     struct samrt_sam2_binder binder = {&e, NULL, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &binder), SAMRT_OK);
+    rv.bn_mode = mode;
     struct samrt_tensor input;
     int slot_input = -1;
     CHECK_EQ_INT(samrt_ops_persistent(&c, "input", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4,
                                       (const int64_t[]){1, 3, IMGSZ, IMGSZ}, &input, &slot_input),
                  SAMRT_OK);
     CHECK_EQ_INT(samrt_repvit_plan(&rv, &c), SAMRT_OK);
+    CHECK_MSG(rv.bn_apart == (mode == SAMRT_REPVIT_BN_APART), "%s: bn_apart %d", mname, rv.bn_apart);
     samrt_ops_begin(&c, SAMRT_EXEC_PLAN, NULL);
     samrt_repvit_forward(&rv, &c, &input, on_stage, NULL);
     CHECK_EQ_INT(samrt_ops_end(&c), SAMRT_OK);
@@ -290,14 +289,30 @@ int main(void) {
     }
     free(h.v);
 
-    /* a corrupt BatchNorm (running_var + eps <= 0) is refused at prepare */
+    /* a corrupt BatchNorm (running_var + eps <= 0) is refused at prepare, either way */
     float *var = (float *)W("%s.stem.conv2.bn.running_var", body);
+    const float keep = var[3];
     var[3] = -1.0f;
     CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, &e, get_weight, NULL), SAMRT_E_FORMAT);
-
-    for (int i = 0; i < g_taps.n; i++) free(g_taps.v[i]);
-    ew_free(&g_t);
+    var[3] = keep;
     samrt_model_ctx_free(&c);
     free(pool);
+}
+
+int main(void) {
+    const struct samrt_sam2_config *cfg = samrt_sam2_config_get(SAMRT_MODEL_EDGETAM);
+    CHECK(cfg && cfg->trunk == SAMRT_TRUNK_REPVIT);
+    if (!cfg) return check_report("test_repvit");
+    const struct samrt_repvit_config *rc = &cfg->repvit;
+    static struct samrt_repvit rv;
+    struct samrt_sam2_binder lister = {NULL, &g_t.keys, SAMRT_OK};
+    CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &lister), SAMRT_OK);
+    /* 106 ConvNorms x 5 keys (c.weight + 4 BatchNorm tensors) + 10 SE x 4 (model-spec 5.3) */
+    CHECK_EQ_INT(g_t.keys.n, 106 * 5 + 10 * 4);
+    ew_fill(&g_t, 4242, weight_value);
+    run_mode(rc, SAMRT_REPVIT_BN_FOLD);
+    run_mode(rc, SAMRT_REPVIT_BN_APART);
+    for (int i = 0; i < g_taps.n; i++) free(g_taps.v[i]);
+    ew_free(&g_t);
     return check_report("test_repvit");
 }

@@ -58,6 +58,8 @@ static void usage(FILE *f) {
             "  --precision, --platform, --imgsz   as for samrt segment\n"
             "  --dump-taps FILE   every object's per-frame taps for tests/parity/compare_taps.py: the\n"
             "                     first object's as frame.<t>.*, the others' as obj<id>.frame.<t>.*\n"
+            "  --dump-memattn     with --dump-taps: also each tracked frame's memory attention output\n"
+            "                     (frame.<t>.memattn.out, 2 MiB per frame and object in bf16)\n"
             "  --timing           print ms/frame (median, p95, p99) of samrt_engine_track_push: RGB8 frame\n"
             "                     in, masks on the host out (decoding excluded), and the arena peak\n"
             "  --runs N           track the folder N times; with N > 1 the first pass is a warm-up\n"
@@ -75,7 +77,7 @@ struct args {
     const char *weights, *frames, *out, *overlay, *taps;
     struct samrt_engine_params p;
     struct obj_arg obj[MAX_OBJ];
-    int n_obj, max_frames, non_overlap, fill_holes, timing, runs;
+    int n_obj, max_frames, non_overlap, fill_holes, timing, runs, dump_memattn;
     enum samrt_postproc postproc;
 };
 
@@ -96,7 +98,8 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"non-overlap", no_argument, 0, 'N'},       {"dump-taps", required_argument, 0, 't'},
         {"timing", no_argument, 0, 'T'},            {"runs", required_argument, 0, 'R'},
         {"settings", required_argument, 0, 'S'},    {"fill-holes", required_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+        {"dump-memattn", no_argument, 0, 'D'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
     a->p.max_objects = 0;
@@ -117,6 +120,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
         case 'v': a->overlay = optarg; break;
         case 'F': a->p.platform = optarg; break;
         case 't': a->taps = optarg; break;
+        case 'D': a->dump_memattn = 1; break;
         case 'N': a->non_overlap = 1; break;
         case 'T': a->timing = 1; break;
         case 'R':
@@ -262,6 +266,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
     const struct samrt_sam2_track_options opt = {a->postproc, a->non_overlap, n_frames, a->fill_holes};
     SAMRT_TRY(samrt_sam2_track_set_options(r->e, &opt));
     if (r->ts) SAMRT_TRY(samrt_sam2_track_set_tap(r->e, samrt_taps_hook, r->ts));
+    if (r->ts && a->dump_memattn) SAMRT_TRY(samrt_sam2_track_set_tap_memattn(r->e, 1));
     for (int i = 0; i < a->p.max_objects; i++) r->res[i].mask = r->masks + npx * (size_t)i;
     enum samrt_status st = SAMRT_OK;
     struct samrt_frame fr;

@@ -11,7 +11,11 @@
  *     copied to tokens once, the smaller of the two stem maps.
  *   - Squeeze-excite: channel mean -> Linear + ReLU -> Linear -> sigmoid -> per-channel
  *     scale, each one op, as timm evaluates them (x * sigmoid(fc2(relu(fc1(mean x))))).
- *   - The residual adds of the MLPs are fused into the second Linear's epilogue.
+ *   - The residual adds of the MLPs are fused into the second Linear's epilogue (bf16 runs:
+ *     into the BatchNorm's f32 affine, which then rounds conv -> BN -> + x once, not twice).
+ *   - bf16 runs apply each BatchNorm after its conv (bn_apart): with folded bf16 weights the
+ *     official EdgeTAM's own bf16 masks lose 0.0065 mean IoU against fp32 over the bedroom clip
+ *     (tests/parity/bf16_storage_probe.sh "fold"), which is the bulk of what samrt lost.
  * Tests: tests/test_repvit.c (CPU backend against an unfolded naive model). */
 #include "repvit.h"
 
@@ -108,6 +112,7 @@ enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_
     rv->cfg = cfg;
     rv->imgsz = imgsz;
     rv->slot_folded = -1;
+    rv->slot_bn = -1;
     int n = 0;
     for (int s = 0; s < SAMRT_REPVIT_N_STAGES; s++) n += cfg->depth[s];
     SAMRT_CHECK(n <= SAMRT_REPVIT_MAX_BLOCKS && cfg->mlp_ratio > 0, SAMRT_E_INVALID_ARG,
@@ -192,25 +197,48 @@ static void conv_views(struct samrt_repvit_conv *cv, const struct samrt_tensor *
     }
 }
 
+/* bn_apart: the f32 scale / shift views of a conv (4 x c_out values from off_bn). */
+static void bn_views(struct samrt_repvit_conv *cv, const struct samrt_tensor *bn) {
+    struct samrt_tensor *v[4] = {&cv->s, &cv->sh, &cv->s1, &cv->sh1};
+    for (int i = 0; i < 4; i++) {
+        *v[i] = samrt_tensor_make(NULL, SAMRT_DTYPE_F32, 1, SHAPE(cv->c_out));
+        if (bn->data) v[i]->data = (float *)bn->data + cv->off_bn + (int64_t)i * cv->c_out;
+    }
+}
+
 static void all_views(struct samrt_repvit *rv) {
     struct samrt_repvit_conv *cv[MAX_CONVS];
     const int n = all_convs(rv, cv);
-    for (int i = 0; i < n; i++) conv_views(cv[i], &rv->folded);
+    for (int i = 0; i < n; i++) {
+        conv_views(cv[i], &rv->folded);
+        if (rv->bn_apart) bn_views(cv[i], &rv->bn);
+    }
 }
 
 enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c) {
+    rv->bn_apart = rv->bn_mode == SAMRT_REPVIT_BN_APART ||
+                   (rv->bn_mode == SAMRT_REPVIT_BN_AUTO && c->dtype == SAMRT_DTYPE_BF16);
     SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.folded", SAMRT_REGION_WEIGHTS, c->dtype, 1,
                                    SHAPE(rv->folded_elems), &rv->folded, &rv->slot_folded));
+    if (rv->bn_apart) {
+        struct samrt_repvit_conv *cv[MAX_CONVS];
+        const int n = all_convs(rv, cv);
+        rv->bn_elems = 0;
+        for (int i = 0; i < n; i++) {
+            cv[i]->off_bn = rv->bn_elems;
+            rv->bn_elems += SAMRT_PAD((int64_t)4 * cv[i]->c_out, FOLD_ALIGN);
+        }
+        SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.batchnorm", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 1,
+                                       SHAPE(rv->bn_elems), &rv->bn, &rv->slot_bn));
+    }
     all_views(rv);
     return SAMRT_OK;
 }
 
-/* Folds one ConvNorm at prefix p (c_out x per weights) into w_out, b_out. */
-static enum samrt_status fold_convnorm(samrt_repvit_get_fn get, void *user, const char *p, int64_t c_out,
-                                       int64_t per, float *w_out, float *b_out) {
-    float *buf = malloc(sizeof(float) * (size_t)(c_out * per + 4 * c_out));  /* setup only */
-    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "repvit: out of host memory");
-    float *w = buf, *bn = buf + c_out * per;
+/* The checkpoint values of one ConvNorm at prefix p: its conv weight (c_out x per) into w, its
+ * BatchNorm weight, bias, running mean and var (c_out each) into bn. */
+static enum samrt_status read_convnorm(samrt_repvit_get_fn get, void *user, const char *p, int64_t c_out,
+                                       int64_t per, float *w, float *bn) {
     static const char *names[] = {"weight", "bias", "running_mean", "running_var"};
     char key[SAMRT_REPVIT_KEY_MAX + 24];
     snprintf(key, sizeof key, "%s.c.weight", p);
@@ -219,11 +247,53 @@ static enum samrt_status fold_convnorm(samrt_repvit_get_fn get, void *user, cons
         snprintf(key, sizeof key, "%s.bn.%s", p, names[i]);
         st = get(user, key, c_out, bn + i * c_out);
     }
+    return st;
+}
+
+/* Folds one ConvNorm at prefix p (c_out x per weights) into w_out, b_out. */
+static enum samrt_status fold_convnorm(samrt_repvit_get_fn get, void *user, const char *p, int64_t c_out,
+                                       int64_t per, float *w_out, float *b_out) {
+    float *buf = malloc(sizeof(float) * (size_t)(c_out * per + 4 * c_out));  /* setup only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "repvit: out of host memory");
+    float *w = buf, *bn = buf + c_out * per;
+    enum samrt_status st = read_convnorm(get, user, p, c_out, per, w, bn);
     if (st == SAMRT_OK)
         st = samrt_bn_fold_conv(c_out, per, w, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
                                 w_out, b_out);
     free(buf);
     return st;
+}
+
+/* bn_apart: one ConvNorm at prefix p as its raw weight (c_out x per, into w_out) and its
+ * BatchNorm as scale / shift (c_out each): bn_fold.h on a unit weight gives exactly those. */
+static enum samrt_status apart_convnorm(samrt_repvit_get_fn get, void *user, const char *p, int64_t c_out,
+                                        int64_t per, float *w_out, float *s_out, float *sh_out) {
+    float *buf = malloc(sizeof(float) * (size_t)(5 * c_out));  /* setup only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "repvit: out of host memory");
+    float *bn = buf, *one = buf + 4 * c_out;
+    enum samrt_status st = read_convnorm(get, user, p, c_out, per, w_out, bn);
+    for (int64_t o = 0; o < c_out; o++) one[o] = 1.0f;
+    if (st == SAMRT_OK)
+        st = samrt_bn_fold_conv(c_out, 1, one, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
+                                s_out, sh_out);
+    free(buf);
+    return st;
+}
+
+/* bn_apart: raw weights into `raw` (the folded slot's layout: the 3x3 at off_w, a RepVggDw's
+ * 1x1 at off_b), scales and shifts into `bn` at off_bn (s, sh, s1, sh1). */
+static enum samrt_status apart_conv(const struct samrt_repvit_conv *cv, samrt_repvit_get_fn get, void *user,
+                                    float *raw, float *bn) {
+    const int64_t co = cv->c_out;
+    float *s = bn + cv->off_bn;
+    if (!cv->dw_rep)
+        return apart_convnorm(get, user, cv->key, co, (int64_t)(cv->c_in / cv->groups) * cv->k * cv->k,
+                              raw + cv->off_w, s, s + co);
+    char p[SAMRT_REPVIT_KEY_MAX + 8];
+    snprintf(p, sizeof p, "%s.conv", cv->key);
+    SAMRT_TRY(apart_convnorm(get, user, p, co, 9, raw + cv->off_w, s, s + co));
+    snprintf(p, sizeof p, "%s.conv1", cv->key);
+    return apart_convnorm(get, user, p, co, 1, raw + cv->off_b, s + 2 * co, s + 3 * co);
 }
 
 static enum samrt_status fold_conv(const struct samrt_repvit_conv *cv, samrt_repvit_get_fn get, void *user,
@@ -245,12 +315,16 @@ static enum samrt_status fold_conv(const struct samrt_repvit_conv *cv, samrt_rep
     return st;
 }
 
-/* Every folded tensor into the host f32 buffer `folded` (rv->folded_elems; gaps zeroed). */
-static enum samrt_status fold_all(struct samrt_repvit *rv, samrt_repvit_get_fn get, void *user, float *folded) {
+/* Every folded tensor into the host f32 buffer `folded` (rv->folded_elems; gaps zeroed); with
+ * bn_apart the raw weights there and the BatchNorms into `bn` (rv->bn_elems). */
+static enum samrt_status fold_all(struct samrt_repvit *rv, samrt_repvit_get_fn get, void *user, float *folded,
+                                  float *bn) {
     memset(folded, 0, sizeof(float) * (size_t)rv->folded_elems);
+    if (bn) memset(bn, 0, sizeof(float) * (size_t)rv->bn_elems);
     struct samrt_repvit_conv *cv[MAX_CONVS];
     const int n = all_convs(rv, cv);
-    for (int i = 0; i < n; i++) SAMRT_TRY(fold_conv(cv[i], get, user, folded));
+    for (int i = 0; i < n; i++)
+        SAMRT_TRY(bn ? apart_conv(cv[i], get, user, folded, bn) : fold_conv(cv[i], get, user, folded));
     return SAMRT_OK;
 }
 
@@ -265,20 +339,26 @@ static enum samrt_status ckpt_get(void *user, const char *key, int64_t n, float 
 enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
                                             samrt_repvit_get_fn get, void *user) {
     SAMRT_CHECK(rv && e && get && rv->slot_folded >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
+    SAMRT_CHECK(!rv->bn_apart || rv->slot_bn >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
     rv->folded.data = samrt_arena_ptr(&e->arena, rv->slot_folded);
+    if (rv->bn_apart) rv->bn.data = samrt_arena_ptr(&e->arena, rv->slot_bn);
     all_views(rv);
     const int64_t n = rv->folded_elems;
     const enum samrt_dtype dt = rv->folded.dtype;
     float *f = malloc(sizeof(float) * (size_t)n);  /* setup only */
+    float *bn = rv->bn_apart ? malloc(sizeof(float) * (size_t)rv->bn_elems) : NULL;
     void *host = dt == SAMRT_DTYPE_F32 ? (void *)f : malloc(samrt_tensor_nbytes(&rv->folded));
-    enum samrt_status st = f && host ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) st = fold_all(rv, get, user, f);
+    enum samrt_status st = f && host && (bn || !rv->bn_apart) ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) st = fold_all(rv, get, user, f, bn);
     if (st == SAMRT_OK && host != f)
         for (int64_t i = 0; i < n; i++) ref_store(dt, host, i, f[i]);  /* rounded once */
     if (st == SAMRT_OK)
         st = samrt_platform_mem_upload(e->mem_kind, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
+    if (st == SAMRT_OK && bn)
+        st = samrt_platform_mem_upload(e->mem_kind, rv->bn.data, bn, samrt_tensor_nbytes(&rv->bn));
     if (host != f) free(host);
     free(f);
+    free(bn);
     return st;
 }
 
@@ -290,23 +370,38 @@ enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct sam
 
 /* ---- forward ----------------------------------------------------------------------------------- */
 
-/* A folded conv on the channels-last map x (1, H, W, C): Linear for 1x1, NHWC conv else. */
-static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit_conv *cv,
-                                const struct samrt_tensor *x, enum samrt_act act, const struct samrt_tensor *res) {
-    if (cv->k == 1 && cv->stride == 1 && cv->groups == 1) return samrt_op_linear(c, name, x, &cv->w, &cv->b, act, res);
-    return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, cv->stride, cv->k / 2, cv->groups, SAMRT_CONV_NHWC, act);
+/* A folded conv on the channels-last map x (1, H, W, C): Linear for 1x1, NHWC conv else.
+ * bn_apart: the raw conv (output rounded), then BatchNorm + act (+ res) as one f32 affine; a
+ * RepVggDw as timm computes it: bn3(dw3x3(x)) + bn1(dw1x1(x)) + x, left to right. */
+static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit *rv,
+                                const struct samrt_repvit_conv *cv, const struct samrt_tensor *x, enum samrt_act act,
+                                const struct samrt_tensor *res) {
+    const int lin = cv->k == 1 && cv->stride == 1 && cv->groups == 1;
+    if (!rv->bn_apart) {
+        if (lin) return samrt_op_linear(c, name, x, &cv->w, &cv->b, act, res);
+        return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, cv->stride, cv->k / 2, cv->groups, SAMRT_CONV_NHWC, act);
+    }
+    struct samrt_tensor t = lin ? samrt_op_linear(c, name, x, &cv->w, NULL, SAMRT_ACT_NONE, NULL)
+                                : samrt_op_conv2d(c, name, x, &cv->w, NULL, cv->stride, cv->k / 2, cv->groups,
+                                                  SAMRT_CONV_NHWC, SAMRT_ACT_NONE);
+    if (!cv->dw_rep) return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, res, 1, act);
+    struct samrt_tensor a = samrt_op_channel_affine(c, name, &t, &cv->s, &cv->sh, NULL, 1);
+    struct samrt_tensor b = samrt_op_channel_affine(c, name, x, &cv->b, NULL, NULL, 1); /* dw 1x1: x * w1 */
+    struct samrt_tensor ab = samrt_op_channel_affine(c, name, &b, &cv->s1, &cv->sh1, &a, 1);
+    return samrt_op_add(c, name, &ab, x);
 }
 
 /* x + mlp2(GELU(mlp1(x))) (RepVitMlp with its residual). */
-static struct samrt_tensor mlp(struct samrt_model_ctx *c, const struct samrt_repvit_conv *c1,
-                               const struct samrt_repvit_conv *c2, const struct samrt_tensor *x) {
-    struct samrt_tensor h = conv(c, "repvit.mlp1", c1, x, SAMRT_ACT_GELU, NULL);
-    return conv(c, "repvit.mlp2", c2, &h, SAMRT_ACT_NONE, x);
+static struct samrt_tensor mlp(struct samrt_model_ctx *c, const struct samrt_repvit *rv,
+                               const struct samrt_repvit_conv *c1, const struct samrt_repvit_conv *c2,
+                               const struct samrt_tensor *x) {
+    struct samrt_tensor h = conv(c, "repvit.mlp1", rv, c1, x, SAMRT_ACT_GELU, NULL);
+    return conv(c, "repvit.mlp2", rv, c2, &h, SAMRT_ACT_NONE, x);
 }
 
-static struct samrt_tensor block(struct samrt_model_ctx *c, const struct samrt_repvit_block *b,
-                                 const struct samrt_tensor *x) {
-    struct samrt_tensor t = conv(c, "repvit.mixer", &b->mixer, x, SAMRT_ACT_NONE, NULL);
+static struct samrt_tensor block(struct samrt_model_ctx *c, const struct samrt_repvit *rv,
+                                 const struct samrt_repvit_block *b, const struct samrt_tensor *x) {
+    struct samrt_tensor t = conv(c, "repvit.mixer", rv, &b->mixer, x, SAMRT_ACT_NONE, NULL);
     if (b->se_w1) {
         struct samrt_tensor m = samrt_op_channel_mean(c, "repvit.se_mean", &t);
         struct samrt_tensor s1 = samrt_op_linear(c, "repvit.se_fc1", &m, b->se_w1, b->se_b1, SAMRT_ACT_RELU, NULL);
@@ -314,15 +409,22 @@ static struct samrt_tensor block(struct samrt_model_ctx *c, const struct samrt_r
         struct samrt_tensor g = samrt_op_unary(c, "repvit.se_gate", &s2, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
         t = samrt_op_channel_affine(c, "repvit.se_scale", &t, &g, NULL, NULL, 1);
     }
-    return mlp(c, &b->mlp1, &b->mlp2, &t);
+    return mlp(c, rv, &b->mlp1, &b->mlp2, &t);
+}
+
+/* A stem conv (3x3 stride 2, NCHW), folded or with its BatchNorm apart. */
+static struct samrt_tensor stem_conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit *rv,
+                                     const struct samrt_repvit_conv *cv, const struct samrt_tensor *x,
+                                     enum samrt_act act) {
+    if (!rv->bn_apart) return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, 2, 1, 1, SAMRT_CONV_NCHW, act);
+    struct samrt_tensor t = samrt_op_conv2d(c, name, x, &cv->w, NULL, 2, 1, 1, SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
+    return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, NULL, 0, act);
 }
 
 void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, const struct samrt_tensor *x,
                           samrt_repvit_stage_fn stage_end, void *user) {
-    struct samrt_tensor s1 = samrt_op_conv2d(c, "repvit.stem1", x, &rv->stem1.w, &rv->stem1.b, 2, 1, 1,
-                                             SAMRT_CONV_NCHW, SAMRT_ACT_GELU);
-    struct samrt_tensor s2 = samrt_op_conv2d(c, "repvit.stem2", &s1, &rv->stem2.w, &rv->stem2.b, 2, 1, 1,
-                                             SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
+    struct samrt_tensor s1 = stem_conv(c, "repvit.stem1", rv, &rv->stem1, x, SAMRT_ACT_GELU);
+    struct samrt_tensor s2 = stem_conv(c, "repvit.stem2", rv, &rv->stem2, &s1, SAMRT_ACT_NONE);
     static const int to_nhwc[4] = {0, 2, 3, 1};
     struct samrt_tensor s2_nhwc;
     samrt_ops_fail(c, samrt_tensor_permute(&s2, to_nhwc, &s2_nhwc));
@@ -333,13 +435,13 @@ void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, co
     for (int s = 0; s < SAMRT_REPVIT_N_STAGES && samrt_ops_ok(c); s++) {
         if (s > 0) {
             const struct samrt_repvit_down *d = &rv->down[s - 1];
-            struct samrt_tensor p = block(c, &d->pre, &h);
-            struct samrt_tensor sp = conv(c, "repvit.down_spatial", &d->spatial, &p, SAMRT_ACT_NONE, NULL);
-            struct samrt_tensor ch = conv(c, "repvit.down_channel", &d->channel, &sp, SAMRT_ACT_NONE, NULL);
-            h = mlp(c, &d->ffn1, &d->ffn2, &ch);
+            struct samrt_tensor p = block(c, rv, &d->pre, &h);
+            struct samrt_tensor sp = conv(c, "repvit.down_spatial", rv, &d->spatial, &p, SAMRT_ACT_NONE, NULL);
+            struct samrt_tensor ch = conv(c, "repvit.down_channel", rv, &d->channel, &sp, SAMRT_ACT_NONE, NULL);
+            h = mlp(c, rv, &d->ffn1, &d->ffn2, &ch);
             side /= 2;
         }
-        for (int i = 0; i < rv->cfg->depth[s]; i++) h = block(c, &rv->blk[i_blk++], &h);
+        for (int i = 0; i < rv->cfg->depth[s]; i++) h = block(c, rv, &rv->blk[i_blk++], &h);
         snprintf(name, sizeof name, "tap.trunk.stage.%d", s);
         samrt_op_tap(c, name, &h);
         if (stage_end) stage_end(user, c, s, &h, side, side);

@@ -8,7 +8,9 @@
  * are computed at prepare from the checkpoint's f32 values (in double, rounded once) and
  * stored in one weights-region slot of the run dtype; the checkpoint's own ConvNorm
  * tensors are bound only to check their shapes at init. The squeeze-excite convs carry
- * their own bias and are used straight from the checkpoint.
+ * their own bias and are used straight from the checkpoint. bf16 runs keep the BatchNorms
+ * apart instead (enum samrt_repvit_bn below): raw conv weights in that slot, f32 scales and
+ * shifts in a second one.
  *
  * Layout. The stem runs NCHW on the NCHW model input (3 channels) and one copy turns its
  * output into channels-last tokens; from there every 1x1 conv is a Linear over tokens (GELU
@@ -38,14 +40,26 @@ struct samrt_sam2_binder;
 #define SAMRT_REPVIT_MAX_BLOCKS 32
 #define SAMRT_REPVIT_KEY_MAX 96
 
+/* How the BatchNorms run. FOLD: folded into the convs at load (one conv per ConvNorm, one
+ * depthwise conv per RepVggDw). APART: the conv with its raw weight, its output rounded to the
+ * run dtype, then the BatchNorm as an f32 per-channel affine (and RepVggDw as its three
+ * branches), which is autocast's arithmetic: bf16 weights folded with the BatchNorm scale
+ * move the official EdgeTAM's own bf16 masks measurably further from fp32 (docs/numerics.md).
+ * AUTO (0): APART in bf16 runs, FOLD otherwise (fp16 and f32 lose nothing by folding). */
+enum samrt_repvit_bn { SAMRT_REPVIT_BN_AUTO = 0, SAMRT_REPVIT_BN_FOLD, SAMRT_REPVIT_BN_APART };
 /* One conv with its BatchNorm folded in (or a whole RepVggDw when dw_rep is set). */
 struct samrt_repvit_conv {
     char key[SAMRT_REPVIT_KEY_MAX];   /* ConvNorm prefix; the RepVggDw prefix when dw_rep */
     int dw_rep;                       /* 1: RepVggDw (key.conv 3x3 + key.conv1 1x1 + identity) */
     int c_out, c_in, k, stride, groups;
     int64_t off_w, off_b;             /* element offsets into the folded slot */
+    int64_t off_bn;                   /* element offset into the BatchNorm slot (bn_apart) */
     struct samrt_tensor w, b;         /* views: w (out, in, k, k) stem, (out, k, k, 1) depthwise
-                                         NHWC, (out, in) 1x1; b (out); data set at prepare */
+                                         NHWC, (out, in) 1x1; b (out); data set at prepare.
+                                         bn_apart: w the raw conv weight (dw_rep: the 3x3's),
+                                         b the dw_rep 1x1's raw weight (unused otherwise) */
+    struct samrt_tensor s, sh, s1, sh1; /* bn_apart: f32 BatchNorm scale / shift (out) of the
+                                         conv (dw_rep: of its 3x3; s1, sh1 of its 1x1) */
 };
 
 /* RepViTBlock: x = mixer(x); x = se(x) if SE; x = x + mlp2(GELU(mlp1(x))). */
@@ -72,6 +86,11 @@ struct samrt_repvit {
     int64_t folded_elems;
     struct samrt_tensor folded;                                 /* (folded_elems) run dtype [weights] */
     int slot_folded;
+    enum samrt_repvit_bn bn_mode;                               /* set before plan; default auto */
+    int bn_apart;                                               /* resolved at plan */
+    int64_t bn_elems;
+    struct samrt_tensor bn;                                     /* (bn_elems) f32 [weights], bn_apart */
+    int slot_bn;
 };
 
 /* Called after stage s (0..3) with its output x (1, h, w, C) channels-last, contiguous. */
@@ -84,14 +103,15 @@ int samrt_repvit_se_dim(int channels);
  * image_encoder.trunk.body. through b (binder of image_encoder.h). */
 enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_repvit_config *cfg, int imgsz,
                                     struct samrt_sam2_binder *b);
-/* Adds the folded-weights slot (region weights, c->dtype) to c->plan. */
+/* Resolves bn_mode for c->dtype and adds the weights slots to c->plan: the folded (or raw)
+ * weights at c->dtype, and with bn_apart the f32 BatchNorm scales and shifts. */
 enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c);
 /* Source of checkpoint values for the folding: writes the f32 values of key `key` (exactly n
  * elements) to out, or fails. */
 typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, int64_t n, float *out);
-/* After commit: resolves the folded slot in e's arena, folds every ConvNorm / RepVggDw from
- * the f32 values get returns (in double, see bn_fold.h) and uploads them rounded once to the
- * slot's dtype. */
+/* After commit: resolves the slots in e's arena, folds every ConvNorm / RepVggDw from the f32
+ * values get returns (in double, see bn_fold.h) and uploads them rounded once to the slot's
+ * dtype; with bn_apart it uploads the raw conv weights and the BatchNorm scales / shifts. */
 enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
                                             samrt_repvit_get_fn get, void *user);
 /* The same with the values of checkpoint ck. */

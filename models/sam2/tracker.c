@@ -25,7 +25,7 @@
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
 
-static enum samrt_status frame_taps(struct samrt_sam2 *m, int f);
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked);
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
@@ -314,9 +314,11 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     if (frame_on_device) SAMRT_TRY(frame_to_host(e, t, frame, &img));
     const uint64_t t1 = samrt_platform_now_ns();
 
-    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0;
-    for (int i = 0; i < t->n_obj; i++)
+    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0, tracked = 1;  /* tracked: no object prompted here */
+    for (int i = 0; i < t->n_obj; i++) {
         if (t->obj[i].pending == PENDING_POINTS) prompted[n_prompted++] = i;
+        if (t->obj[i].pending != PENDING_NONE) tracked = 0;
+    }
     struct samrt_sam2 *m = e->sam2;
     enum samrt_status st = SAMRT_OK;
     if (n_prompted > 0) st = run_prompted(e, t, &img, prompted, n_prompted);  /* runs the encoder too */
@@ -363,7 +365,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
         t->obj[k].n_frames_tracked++;
     }
     if (n_results) *n_results = n_out;
-    if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame));
+    if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame, tracked));
     const uint64_t t4 = samrt_platform_now_ns();
     /* the step's device stages (tracker_run.c), plus host clocks: a device frame's copy to the
      * host joins h2d, a prompted frame's segmentation call (its own graph: upload, resize,
@@ -379,6 +381,13 @@ enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int o
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     t->host_decode = on != 0;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_tap_memattn(struct samrt_engine *e, int on) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    t->tap_memattn = on != 0;
     return SAMRT_OK;
 }
 
@@ -403,8 +412,9 @@ static enum samrt_status emit(struct samrt_sam2_tracker *t, const char *pre, int
 /* Every object's taps of frame f (after the push's work: all objects in t->obj have started,
  * a prompt applies to the next push, so an object not started yet is not there). Object slot
  * k's rows: low_host / score_host / cur_ptr row k, its memory in ring slot f % 6 row k. The
- * first-added object keeps the plain names, the others get "obj<id>." in front. */
-static enum samrt_status frame_taps(struct samrt_sam2 *m, int f) {
+ * first-added object keeps the plain names, the others get "obj<id>." in front. tracked: no
+ * object was prompted on this frame, so every row of pix is its memory attention output. */
+static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked) {
     struct samrt_sam2_tracker *t = &m->trk;
     const int64_t L = m->seg.heads.low, g = t->grid, n_pix = (int64_t)t->width * t->height;
     const size_t es = samrt_dtype_size(SAMRT_DTYPE_BF16);
@@ -423,6 +433,11 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f) {
         else
             SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 4,
                            SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
+        /* a tracked frame's memory attention output (g*g, 1, 256), the official tap's layout */
+        if (t->tap_memattn && tracked && f > 0)
+            SAMRT_TRY(emit(t, pre, f, "memattn.out",
+                           (char *)t->pix.data + (size_t)k * (size_t)t->pix.s[0] * samrt_dtype_size(t->pix.dtype),
+                           t->pix.dtype, 3, SHAPE(g * g, 1, SAMRT_SAM2_DIM)));
         /* the raw per-object logits: --non-overlap changes the masks only */
         SAMRT_TRY(emit(t, pre, f, "video_res_masks", t->logits_host + k * n_pix, SAMRT_DTYPE_F32, 4,
                        SHAPE(1, t->height, t->width, 1)));

@@ -177,6 +177,7 @@ struct samrt_sam2_tracker {
     struct samrt_stage_times times;      /* of the last frame */
     samrt_tap_fn tap;                    /* parity dumps: every object's per-frame taps (NULL: none) */
     void *tap_user;
+    int tap_memattn;                     /* the tap also gets memattn.out (tracked frames) */
 };
 
 /* Adds the state slots to the plan (after the segmentation pass's plan). */
@@ -221,6 +222,9 @@ enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int o
  * channels-last, bf16), video_res_masks (1,1,H,W, the object's own logits, before any
  * non-overlap); and once mem.pos_enc (1,g,g,64). */
 enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user);
+/* on: the tap also receives each tracked frame's memory attention output per object,
+ * "[obj<id>.]frame.<t>.memattn.out" (g*g, 1, 256) at the run dtype (frames with no prompt). */
+enum samrt_status samrt_sam2_track_set_tap_memattn(struct samrt_engine *e, int on);
 
 /* Bytes of the tracker's arena state (mem_bank + ptr_bank), for tests. */
 uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e);

@@ -423,7 +423,7 @@ def put_outputs(taps, state, video_res, t):
     return summary
 
 
-STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver", "memenc", "ln2d", "lnweights")
+STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver", "memenc", "ln2d", "lnweights", "fold", "foldrep", "foldcn")
 
 
 def emulate_bf16_storage(model, parts):
@@ -441,6 +441,9 @@ def emulate_bf16_storage(model, parts):
       ln2d     every LayerNorm2d output (its fp32 weight makes it fp32 under autocast)
       lnweights  nn.LayerNorm weights and biases rounded to bf16 values (autocast uses them in
                fp32; samrt stores them at the run dtype outside the decoder's transformer)
+      fold     EdgeTAM: the trunk's BatchNorms folded into their convs (timm's own fuse(), as
+               samrt folds them at load), so autocast rounds the folded weights to bf16;
+               foldrep only the RepVggDw token mixers, foldcn only the other Conv+BN pairs
     These hooks return replacements on purpose (the tap hooks never do)."""
     import torch
     bf = torch.bfloat16
@@ -486,6 +489,22 @@ def emulate_bf16_storage(model, parts):
                 for p in (mod.weight, mod.bias):
                     if p is not None:
                         p.data = p.data.to(bf).to(p.dtype)
+    if "fold" in parts or "foldrep" in parts or "foldcn" in parts:
+        kinds = ("ConvNorm", "RepVggDw") if "fold" in parts else ("RepVggDw",) if "foldrep" in parts else ("ConvNorm",)
+
+        def fuse_tree(mod):  # outer blocks first: RepVggDw.fuse folds its inner ConvNorms itself
+            n = 0
+            for name, child in list(mod.named_children()):
+                if type(child).__name__ == "RepVggDw" and "RepVggDw" not in kinds:
+                    continue  # foldcn: its inner ConvNorm stays unfolded too
+                if type(child).__name__ in kinds and callable(getattr(child, "fuse", None)):
+                    with torch.no_grad():
+                        setattr(mod, name, child.fuse().eval())
+                    n += 1
+                else:
+                    n += fuse_tree(child)
+            return n
+        print(f"bf16-storage fold: {fuse_tree(model.image_encoder.trunk)} trunk modules folded", file=sys.stderr)
     sp = getattr(model, "spatial_perceiver", None)
     if "perceiver" in parts and sp is not None:
         for name in ("latents", "latents_2d"):

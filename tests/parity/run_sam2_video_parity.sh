@@ -20,10 +20,13 @@
 #          predictor refuses objects added after tracking started.
 # Precisions: fp32 (thresholds of the fp32 preset), bf16 or fp16 (lowp preset against the
 # official bf16 run, with the official fp32 run as reference); a comma list (fp32,bf16,fp16)
-# runs samrt once per precision against the same official references. ANALYZE=1 adds
-# lowp_mask_gap.py for each low precision (one object): logits or their upsampling. Summary lines (one per object) go to
+# runs samrt once per precision against the same official references; a low precision also
+# writes the official bf16 run's own per-tap report (official_bf16.*.curves). ANALYZE=1 adds
+# lowp_mask_gap.py for each low precision (one object): logits or their upsampling, and
+# lowp_error_structure.py: bias or noise. Summary lines (one per object) go to
 # $OUT/video_parity_summary.txt. SETTINGS=notebook runs both sides with the notebook
-# post-processing (default vos_inference); then check_fill_holes.py also checks the hole
+# post-processing (default vos_inference); TAPS_EXTRA adds official taps (frame.*.memattn.out, and samrt
+# track --dump-memattn); then check_fill_holes.py also checks the hole
 # filling of object 1 when the official run could not fill (no sam2/_C extension). MASK=PNG
 # prompts object 1 with that mask (add_new_mask) instead of its click or box. PARITY_DIR
 # (default build/parity) holds the checkpoint and tap files, one per concurrent run.
@@ -54,6 +57,7 @@ frames=$(mktemp -d); trap 'rm -rf "$frames"' EXIT
 ls "$FRAMES_SRC" | grep -iE '\.jpe?g$' | sort -n | head -$((n + 1)) | while read -r f; do
   ln -s "$(readlink -f "$FRAMES_SRC/$f")" "$frames/$f"; done
 sub='frame.*.pred_masks,frame.*.obj_ptr,frame.*.object_score_logits,frame.*.maskmem_features,frame.*.video_res_masks,mem.pos_enc'
+sub+=${TAPS_EXTRA:+,$TAPS_EXTRA}  # e.g. frame.*.memattn.out (4 MiB per frame and object in fp32)
 summary="$final/video_parity_summary.txt"
 ck=$P/$model.gate.pt
 # official RUN PREC OUT ARGS...: one official run (RUN names the log line); the first fp32 run writes the checkpoint
@@ -84,13 +88,20 @@ if [ "$precs" != fp32 ]; then  # a low precision is judged against the official 
     later) bases[1]=$P/$name.obj2.ref16.st
       official obj2 bf16 "${bases[1]}" --frames-to-track $((n - F)) --start-frame "$F" "${clip[@]}" --tap-prefix obj2. --click $CLICK2 ;;
   esac
+  # the official bf16 run's own error per tap and frame: the yardstick for samrt's curves
+  for i in "${!objs[@]}"; do
+    report="$final/video_parity_$model.$tag.official_bf16.${objs[$i]}.txt"
+    python3 tests/parity/compare_taps.py "${refs[$i]}" "${bases[$i]}" --only "${only[$i]}" --preset lowp --no-threshold \
+      >"$report" 2>&1
+    python3 tests/parity/summarize_video.py "$report" >"${report%.txt}.curves" 2>&1
+  done
 fi
 rc=0
 for prec in ${precs//,/ }; do
   t0=$(date +%s%N)
   test=$P/$name.s$prec.st
   $S track --weights "$ck" --frames "$frames" "${s1[@]}" --settings "$SET" --precision "$prec" --out $P/track_$model \
-    ${PLATFORM:+--platform $PLATFORM} --dump-taps "$test" >"$final/video_track.log" 2>&1 \
+    ${PLATFORM:+--platform $PLATFORM} --dump-taps "$test" ${TAPS_EXTRA:+--dump-memattn} >"$final/video_track.log" 2>&1 \
     || { echo "samrt track failed ($prec)"; tail -5 "$final/video_track.log"; exit 3; }
   echo "samrt track $prec: $(( ($(date +%s%N) - t0) / 1000000 )) ms for $((n + 1)) frames, prompt $PROMPT" | tee -a "$summary"
   for i in "${!objs[@]}"; do
@@ -106,6 +117,10 @@ for prec in ${precs//,/ }; do
   # low precision: where the mask error comes from (logits or their upsampling), per frame
   [ "$prec" != fp32 ] && [ -n "${ANALYZE:-}" ] && [ "${#objs[@]}" = 1 ] && python3 tests/parity/lowp_mask_gap.py "${refs[0]}" "${bases[0]}" "$test" \
     >"$final/video_gap_$model.$tag.$prec.txt" 2>&1 && tail -12 "$final/video_gap_$model.$tag.$prec.txt" | tee -a "$summary"
+  # and whether its logit error is a bias or noise (lowp_error_structure.py)
+  [ "$prec" != fp32 ] && [ -n "${ANALYZE:-}" ] && [ "${#objs[@]}" = 1 ] && python3 tests/parity/lowp_error_structure.py \
+    "${refs[0]}" "${bases[0]}" "$test" >"$final/video_errstruct_$model.$tag.$prec.txt" 2>&1 \
+    && cat "$final/video_errstruct_$model.$tag.$prec.txt" | tee -a "$summary"
 done
 if [ "$SET" = notebook ] && [ "${precs%%,*}" = fp32 ]; then
   test=$P/$name.sfp32.st

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Is a low-precision run's error noise or a bias? Per frame, against the fp32 reference.
+
+A bf16 run can sit as close to fp32 as the official bf16 run by max error and still lose mask
+IoU when its error is systematic: where the logits are flat near 0, a small shift of the whole
+field moves the boundary across many pixels, while zero-mean noise of the same size does not.
+This script splits each run's error on the mask logits and on the memory attention output into
+its systematic and random parts, for samrt (s) and the official bf16 run (b):
+
+  pred_masks   bias = mean(err) over the band |ref| < 1 (the boundary region), rms = rms(err)
+               there; corr = correlation of the two runs' error fields (1: the same error)
+  memattn.out  chan = rms over channels of the per-channel mean error (a per-channel offset),
+               rms = rms of the error; samrt's tap is its bf16 copy (t >= 1)
+  python3 tests/parity/lowp_error_structure.py ref32.st official_bf16.st samrt_bf16.st [--frames 12]
+Exit 0 after printing; 2 on unreadable input.
+"""
+import argparse
+import re
+import sys
+
+import numpy as np
+
+import taps_io
+
+
+def plane(entry):
+    return np.asarray(taps_io.to_f32(*entry), dtype=np.float64)
+
+
+def mask_stats(ref, err):
+    band = np.abs(ref) < 1.0
+    e = err[band]
+    return (e.mean() if e.size else 0.0), (np.sqrt((e * e).mean()) if e.size else 0.0), band
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ref")
+    ap.add_argument("base")
+    ap.add_argument("test")
+    ap.add_argument("--frames", type=int, default=12, help="print the first N frames (default 12)")
+    a = ap.parse_args(argv)
+    try:
+        ref, base, test = (taps_io.read(p)[0] for p in (a.ref, a.base, a.test))
+    except (OSError, ValueError) as e:
+        print(f"lowp_error_structure: {e}", file=sys.stderr)
+        return 2
+    frames = sorted({int(m.group(1)) for n in ref for m in [re.match(r"^frame\.(\d+)\.pred_masks$", n)] if m})
+    print(f"{'frame':>5} {'bias_s':>9} {'bias_b':>9} {'rms_s':>8} {'rms_b':>8} {'corr':>6} | "
+          f"{'ma_chan_s':>9} {'ma_chan_b':>9} {'ma_rms_s':>8} {'ma_rms_b':>8}")
+    acc = []
+    for t in frames:
+        n = f"frame.{t}.pred_masks"
+        if n not in base or n not in test:
+            continue
+        r = plane(ref[n]).reshape(-1)
+        es, eb = plane(test[n]).reshape(-1) - r, plane(base[n]).reshape(-1) - r
+        bs, rs, band = mask_stats(r, es)
+        bb, rb, _ = mask_stats(r, eb)
+        x, y = es[band] - es[band].mean(), eb[band] - eb[band].mean()
+        corr = float((x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum())) if band.any() else 0.0
+        row = [bs, bb, rs, rb, corr, np.nan, np.nan, np.nan, np.nan]
+        m = f"frame.{t}.memattn.out"
+        if m in ref and m in base and m in test:
+            rm = plane(ref[m]).reshape(-1, 256)
+            for j, run in ((5, test), (6, base)):
+                d = plane(run[m]).reshape(-1, 256) - rm
+                row[j] = float(np.sqrt((d.mean(axis=0) ** 2).mean()))
+                row[j + 2] = float(np.sqrt((d * d).mean()))
+        acc.append(row)
+        if len(acc) <= a.frames:
+            print(f"{t:>5} {row[0]:>+9.5f} {row[1]:>+9.5f} {row[2]:>8.5f} {row[3]:>8.5f} {row[4]:>6.3f} | "
+                  f"{row[5]:>9.2e} {row[6]:>9.2e} {row[7]:>8.5f} {row[8]:>8.5f}")
+    if acc:
+        mean = np.nanmean(np.array(acc, dtype=np.float64), axis=0)
+        print(f" mean {mean[0]:>+9.5f} {mean[1]:>+9.5f} {mean[2]:>8.5f} {mean[3]:>8.5f} {mean[4]:>6.3f} | "
+              f"{mean[5]:>9.2e} {mean[6]:>9.2e} {mean[7]:>8.5f} {mean[8]:>8.5f}   ({len(acc)} frames)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
