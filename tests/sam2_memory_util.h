@@ -292,7 +292,7 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     }
     for (int i = 0; i < n_pass; i++) r->c[i].ws_lt = r->c[i].ws_dnn = r->ws;
     if (samrt_sam2_memenc_prepare(&r->me, &r->e) != SAMRT_OK) return -1;
-    if (edgetam && samrt_edgetam_perceiver_prepare(&r->pc, &r->e) != SAMRT_OK) return -1;
+    if (edgetam && samrt_edgetam_perceiver_prepare(&r->pc, &r->e, &w->ck) != SAMRT_OK) return -1;
     return samrt_sam2_memattn_prepare(&r->ma, &r->e, &w->ck) == SAMRT_OK ? 0 : -1;
 }
 

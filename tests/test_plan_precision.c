@@ -6,7 +6,8 @@
  *   - EdgeTAM's trunk conv / BatchNorm slots are released (0 bytes) at every precision, the
  *     squeeze-excite layers kept (docs/design.md, "Weights and state"); bf16 runs add the f32
  *     BatchNorm scales and shifts that run apart from the convs (models/edgetam/repvit.h), 4
- *     per output channel of every folded conv, fp16 / f32 runs none;
+ *     per output channel of every folded conv, and one f32 copy of each spatial_perceiver
+ *     tensor (the perceiver computes in f32, models/edgetam/perceiver.h); fp16 / f32 runs none;
  *   - engine weights are found back by tensor (samrt_engine_weight_name), which is how the f32
  *     copies find their checkpoint tensors. */
 #include <stdio.h>
@@ -25,10 +26,12 @@ struct tally {
     int n_released;        /* weight slots of 0 bytes */
     int n_trunk_released;  /* of them, trunk tensors outside the squeeze-excite layers */
     uint64_t bn_bytes;     /* EdgeTAM's f32 BatchNorm slot (bf16 runs) */
+    int n_perc;            /* EdgeTAM's f32 perceiver weight copies (bf16 runs) */
+    uint64_t perc_bytes;
 };
 
 static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec) {
-    struct tally t = {0, 0, 0, 0, 0};
+    struct tally t = {0, 0, 0, 0, 0, 0, 0};
     struct samrt_engine_params p = samrt_engine_default_params();
     p.platform = "h100-80gb";
     p.precision = prec;
@@ -39,6 +42,10 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
     for (int i = 0; i < plan->n_slots; i++) {
         const struct samrt_arena_slot *sl = &plan->slots[i];
         if (!strcmp(sl->name, "edgetam.trunk.batchnorm")) t.bn_bytes += sl->nbytes;
+        if (!strcmp(sl->name, "edgetam.perceiver.f32")) {
+            t.n_perc++;
+            t.perc_bytes += sl->nbytes;
+        }
         if (!strcmp(sl->name, "sam2.heads.transformer_f32")) {
             t.n_tr++;
             t.tr_bytes += sl->nbytes;
@@ -115,18 +122,27 @@ int main(void) {
         }
         /* RepViT-M1: each folded conv keeps 4 x c_out f32 values (64-element aligned); at least
          * the 4 x (2 x 48 stem + ...) of its 106 ConvNorms, at most 4x their channel sum padded */
+        /* the perceiver in f32 in bf16 runs: one f32 copy of each of its float tensors */
+        int64_t perc_elems = 0;
+        const int n_perc = key_count(m, "spatial_perceiver.", NULL, &perc_elems);
         if (m == SAMRT_MODEL_EDGETAM) {
             CHECK_MSG(bf.bn_bytes > 100000 && bf.bn_bytes < 2000000, "bf16 BatchNorm slot %llu bytes",
                       (unsigned long long)bf.bn_bytes);
             CHECK_EQ_INT(hf.bn_bytes, 0);
             CHECK_EQ_INT(f32.bn_bytes, 0);
+            CHECK_EQ_INT(n_perc, 44);  /* 2 layers x 20 + latents, latents_2d, norm weight and bias */
+            CHECK_EQ_INT(bf.n_perc, n_perc);
+            CHECK_EQ_INT(bf.perc_bytes, (uint64_t)perc_elems * sizeof(float));
         } else {
             CHECK_EQ_INT(bf.bn_bytes, 0);
+            CHECK_EQ_INT(bf.n_perc, 0);
         }
+        CHECK_EQ_INT(hf.n_perc, 0);
+        CHECK_EQ_INT(f32.n_perc, 0);
         printf("%s: bf16 plans %d f32 transformer tensors (%.2f MiB), fp16/f32 none; %d trunk weights released; "
-               "bf16 BatchNorm slot %.1f KiB\n",
+               "bf16 BatchNorm slot %.1f KiB, %d f32 perceiver tensors (%.2f MiB)\n",
                samrt_model_name(m), bf.n_tr, (double)bf.tr_bytes / (1 << 20), bf.n_trunk_released,
-               (double)bf.bn_bytes / 1024);
+               (double)bf.bn_bytes / 1024, bf.n_perc, (double)bf.perc_bytes / (1 << 20));
     }
     return check_report("test_plan_precision");
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt.h"
 #include "engine_impl.h"
 #include "mask_select.h"
 #include "prompt_encoder.h"
@@ -73,6 +74,7 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
     p->grid = cfg->model_side / 16;
     p->win = p->grid / NWIN;
     p->slot_pos = -1;
+    p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
     enum samrt_status st = SAMRT_OK;
     const int64_t *v = SHAPE(D), *dd = SHAPE(D, D), *kv = SHAPE(2 * D, D);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
@@ -105,26 +107,84 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
     return st;
 }
 
+/* Every bound weight pointer of p, in a fixed order (SAMRT_EDGETAM_PERC_TENSORS of them). */
+static int fields(struct samrt_edgetam_perceiver *p, const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS]) {
+    int n = 0;
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
+        struct samrt_edgetam_perc_layer *L = &p->layer[l];
+        const struct samrt_tensor **lf[20] = {&L->nx_w, &L->nx_b, &L->nl_w,  &L->nl_b,  &L->q,    &L->kv,   &L->out,
+                                             &L->ff_w, &L->ff_b, &L->ff1,   &L->ff2,   &L->sn_w, &L->sn_b, &L->sq,
+                                             &L->skv,  &L->sout, &L->sff_w, &L->sff_b, &L->sff1, &L->sff2};
+        for (int i = 0; i < 20; i++) f[n++] = lf[i];
+    }
+    f[n++] = &p->latents;
+    f[n++] = &p->latents_2d;
+    f[n++] = &p->norm_w;
+    f[n++] = &p->norm_b;
+    return n;
+}
+
 enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c) {
     SAMRT_CHECK(c->dtype == p->cfg.dtype, SAMRT_E_INVALID_ARG, "perceiver: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
+    SAMRT_CHECK(!p->own32, SAMRT_E_BAD_STATE, "perceiver: planned twice (bind again first)");
     const int64_t n = (int64_t)p->grid * p->grid;
-    return samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->cfg.dtype, 3, SHAPE(1, n, D),
-                                &p->pos, &p->slot_pos);
+    SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SHAPE(1, n, D),
+                                   &p->pos, &p->slot_pos));
+    if (p->pdt == p->cfg.dtype) return SAMRT_OK;
+    const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
+    const int nf = fields(p, f);
+    for (int i = 0; i < nf; i++) {
+        p->w_run[i] = *f[i];
+        SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.f32", SAMRT_REGION_WEIGHTS, p->pdt, p->w_run[i]->n_dims,
+                                       p->w_run[i]->ne, &p->w32[i], &p->slot_w32[i]));
+        *f[i] = &p->w32[i];
+    }
+    p->own32 = 1;
+    return SAMRT_OK;
 }
 
-enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e) {
+/* The f32 copies, read at full precision from the checkpoint under the names of the engine
+ * weights they replace. */
+static enum samrt_status upload_w32(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
+                                    const struct samrt_ckpt *ck) {
+    SAMRT_CHECK(ck != NULL, SAMRT_E_INVALID_ARG, "perceiver: f32 weights need the checkpoint");
+    float *buf = malloc(sizeof(float) * FF * D);  /* setup only: the largest (256 x 64) */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "perceiver: out of host memory");
+    enum samrt_status st = SAMRT_OK;
+    for (int i = 0; st == SAMRT_OK && i < SAMRT_EDGETAM_PERC_TENSORS; i++) {
+        struct samrt_tensor *t = &p->w32[i];
+        t->data = samrt_arena_ptr(&e->arena, p->slot_w32[i]);
+        const int64_t n = samrt_tensor_nelements(t);
+        const char *name = samrt_engine_weight_name(e, p->w_run[i]);
+        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
+        if (!ct || ct->nelements != n || n > (int64_t)FF * D) {
+            SAMRT_LOG_ERROR("perceiver: weight %d (%s) missing or mis-shaped in the checkpoint", i,
+                            name ? name : "not an engine weight");
+            st = SAMRT_E_KEYS;
+            break;
+        }
+        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)n);
+        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, t->data, buf, sizeof(float) * (size_t)n);
+    }
+    free(buf);
+    return st;
+}
+
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
+                                                  const struct samrt_ckpt *ck) {
     SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
     p->pos.data = samrt_arena_ptr(&e->arena, p->slot_pos);
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
     enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) {  /* f32 values stored once at the run dtype, as the other sine PE tables */
+    if (st == SAMRT_OK) {  /* f32 values stored once at pdt, as the other sine PE tables */
         const struct samrt_sine_pe_args a = {p->pos.dtype, D, p->grid, p->grid, 1, img};
         st = samrt_sine_pe_ref(&a);
     }
     if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
+    if (st == SAMRT_OK && p->own32) st = upload_w32(p, e, ck);
     return st;
 }
 
@@ -157,7 +217,7 @@ static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *n
  * object, as a new contiguous tensor. */
 static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *kv,
                                      int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
-    struct samrt_tensor out = samrt_op_new(c, name, c->dtype, 3, SHAPE(nb, nx, D));
+    struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SHAPE(nb, nx, D));
     for (int64_t b = 0; b < nb; b++) {
         struct samrt_tensor src = view3(kv, b * nx * 2 * D + off, 1, nx, D, nx * 2 * D, 2 * D);
         struct samrt_tensor dst = view3(&out, b * nx * D, 1, nx, D, nx * D, D);
@@ -216,9 +276,13 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
                         samrt_dtype_name(c->dtype));
         samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
     }
+    /* bf16 runs: the whole perceiver in f32 (pdt), from one conversion of x */
+    const enum samrt_dtype dt = p->pdt;
+    const struct samrt_tensor x32 = dt == x->dtype ? *x : samrt_op_copy(c, "perceiver.x_f32", x, dt, NULL);
+    x = &x32;
     /* global pass: the latents, broadcast over the object slots */
     struct samrt_tensor bc = samrt_tensor_view(p->latents, 0, 3, SHAPE(B, NLAT, D), SHAPE(0, D, 1));
-    struct samrt_tensor lat = samrt_op_copy(c, "perceiver.latents", &bc, c->dtype, NULL);
+    struct samrt_tensor lat = samrt_op_copy(c, "perceiver.latents", &bc, dt, NULL);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
         lat = layer(c, &p->layer[l], l ? "g1" : "g0", lat, x, &p->pos);
     samrt_op_tap(c, "tap.perceiver.global", &lat);
@@ -227,11 +291,11 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
      * (batch, wr) pair is one stride (g*g = NWIN * ws*g), and (dx, channel) is contiguous. */
     struct samrt_tensor wv = samrt_tensor_view(x, 0, 4, SHAPE(B * NWIN, NWIN, ws, ws * D),
                                                SHAPE(ws * g * D, ws * D, g * D, 1));
-    struct samrt_tensor xw = samrt_op_copy(c, "perceiver.windows", &wv, c->dtype, NULL);
+    struct samrt_tensor xw = samrt_op_copy(c, "perceiver.windows", &wv, dt, NULL);
     xw = samrt_tensor_view(&xw, 0, 3, SHAPE(B * NWIN * NWIN, ws * ws, D), SHAPE(ws * ws * D, D, 1));
     struct samrt_tensor bc2 =
         samrt_tensor_view(p->latents_2d, 0, 4, SHAPE(B, NWIN * NWIN, 1, D), SHAPE(0, D, D, 1));
-    struct samrt_tensor lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, c->dtype, NULL);
+    struct samrt_tensor lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, dt, NULL);
     lat2 = samrt_tensor_view(&lat2, 0, 3, SHAPE(B * NWIN * NWIN, 1, D), SHAPE(D, D, 1));
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
         lat2 = layer(c, &p->layer[l], l ? "w1" : "w0", lat2, &xw, NULL);
@@ -239,7 +303,7 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     samrt_op_tap(c, "tap.perceiver.window", &lat2b);
 
     /* concat, then one final norm over both halves */
-    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", c->dtype, 3, SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
+    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", dt, 3, SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
     const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D;
     for (int64_t b = 0; b < B; b++) {  /* per object: each half is then a contiguous block */
         struct samrt_tensor s1 = view3(&lat, b * NLAT * D, 1, NLAT, D, NLAT * D, D);

@@ -24,8 +24,14 @@
  * while the 128-channel projection would need one per object; the extra work is a 64x128
  * GEMM over g*g tokens per layer.
  *
- * Lifecycle: _bind (weights by official name), _plan (the pos slot), PLAN pass, commit,
- * weights loaded, _prepare (pos), then RUN passes. Tests: tests/test_edgetam_memory.c (naive C
+ * Precision: bf16 runs compute the perceiver in f32 (its own f32 copies of the perceiver's
+ * weights, 0.8 MiB, read from the checkpoint at prepare; the input converted once, the output
+ * rounded once into the bf16 bank). Under autocast its latent stream is fp32 (fp32 latents
+ * plus bf16 block outputs) and the final LayerNorm returns fp32, so the official memories are
+ * rounded once; a bf16 stream left samrt's memories 1.5x further from fp32 (docs/numerics.md).
+ *
+ * Lifecycle: _bind (weights by official name), _plan (the pos slot, the f32 copies), PLAN pass,
+ * commit, weights loaded, _prepare (pos, the f32 copies), then RUN passes. Tests: tests/test_edgetam_memory.c (naive C
  * model), tests/test_edgetam_memory_parity.c (official modules, tests/parity/dump_edgetam_memory.py).
  */
 #ifndef SAMRT_EDGETAM_PERCEIVER_H
@@ -39,6 +45,8 @@
 extern "C" {
 #endif
 
+struct samrt_ckpt;
+
 #define SAMRT_EDGETAM_PERC_DIM 64        /* dim = dim_head (heads 1) */
 #define SAMRT_EDGETAM_PERC_FF 256        /* ff_mult 4 */
 #define SAMRT_EDGETAM_PERC_DEPTH 2
@@ -46,6 +54,7 @@ extern "C" {
 #define SAMRT_EDGETAM_WINDOWS 16         /* sqrt(num_latents_2d): windows per side */
 #define SAMRT_EDGETAM_MEM_TOKENS (SAMRT_EDGETAM_LATENTS + SAMRT_EDGETAM_WINDOWS * SAMRT_EDGETAM_WINDOWS)
 #define SAMRT_EDGETAM_MA_LAYERS 2        /* memory_attention.num_layers */
+#define SAMRT_EDGETAM_PERC_TENSORS (SAMRT_EDGETAM_PERC_DEPTH * 20 + 4)  /* bound weight tensors */
 
 struct samrt_edgetam_perc_layer {
     /* attn: norm_x, norm_latents, to_q (64,64), to_kv (128,64), to_out (64,64) */
@@ -68,8 +77,13 @@ struct samrt_edgetam_perceiver {
     struct samrt_edgetam_perc_layer layer[SAMRT_EDGETAM_PERC_DEPTH];
     const struct samrt_tensor *latents, *latents_2d;   /* (256, 64) each */
     const struct samrt_tensor *norm_w, *norm_b;
-    struct samrt_tensor pos;     /* (1, g*g, 64) run dtype [weights]: maskmem_pos_enc, channels-last */
+    struct samrt_tensor pos;     /* (1, g*g, 64) pdt [weights]: maskmem_pos_enc, channels-last */
     int slot_pos;
+    enum samrt_dtype pdt;        /* compute dtype: f32 in bf16 runs, else the run dtype */
+    int own32;                   /* the weight pointers above are the f32 copies w32 */
+    const struct samrt_tensor *w_run[SAMRT_EDGETAM_PERC_TENSORS];  /* the engine weights they replace */
+    struct samrt_tensor w32[SAMRT_EDGETAM_PERC_TENSORS];           /* [weights] f32 */
+    int slot_w32[SAMRT_EDGETAM_PERC_TENSORS];
 };
 
 /* The memory attention config of EdgeTAM (2 layers, 512-token memories, 16x16 key table, no
@@ -81,13 +95,15 @@ struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, in
 enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
                                                const struct samrt_edgetam_perceiver_config *cfg,
                                                const struct samrt_engine *e);
-/* Adds the pos slot to c->plan. */
+/* Adds the pos slot to c->plan, and in bf16 runs the f32 weight copies. */
 enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c);
-/* After commit: writes pos (sine PE of the g x g map, rounded to the run dtype). */
-enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e);
+/* After commit: writes pos (sine PE of the g x g map, rounded to pdt) and, in bf16 runs, the f32
+ * weight copies from ck (the checkpoint the engine's weights came from). */
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
+                                                  const struct samrt_ckpt *ck);
 
 /* x (b_max, g*g, 64) run dtype, contiguous, channels-last (the memory encoder's features) ->
- * (b_max, 512, 64) run dtype (a scratch tensor of the pass). Taps: tap.perceiver.global
+ * (b_max, 512, 64) pdt (a scratch tensor of the pass). Taps: tap.perceiver.global
  * (b_max, 256, 64) and tap.perceiver.window (b_max, 256, 64) before the final norm,
  * tap.perceiver.out. */
 struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,

@@ -213,7 +213,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     t->cur_ptr.data = samrt_arena_ptr(a, t->slot_cur_ptr);
     SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, e));
     SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, e, ck));
-    if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, e));
+    if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, e, ck));
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
         if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
     pass_workspaces(e, &t->heads.ctx);
