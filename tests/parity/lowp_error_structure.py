@@ -33,6 +33,30 @@ def mask_stats(ref, err):
     return (e.mean() if e.size else 0.0), (np.sqrt((e * e).mean()) if e.size else 0.0), band
 
 
+def frame_row(ref, base, test, t):
+    """Frame t of the three tap dicts: [bias_s, bias_b, rms_s, rms_b, corr, ma_chan_s, ma_chan_b,
+    ma_rms_s, ma_rms_b] (nan where the memattn.out taps are missing), or None without masks."""
+    n = f"frame.{t}.pred_masks"
+    if n not in ref or n not in base or n not in test:
+        return None
+    r = plane(ref[n]).reshape(-1)
+    es, eb = plane(test[n]).reshape(-1) - r, plane(base[n]).reshape(-1) - r
+    bs, rs, band = mask_stats(r, es)
+    bb, rb, _ = mask_stats(r, eb)
+    x, y = es[band] - es[band].mean(), eb[band] - eb[band].mean()
+    den = np.sqrt((x * x).sum() * (y * y).sum())
+    corr = float((x * y).sum() / den) if band.any() and den > 0 else 0.0
+    row = [bs, bb, rs, rb, corr, np.nan, np.nan, np.nan, np.nan]
+    m = f"frame.{t}.memattn.out"
+    if m in ref and m in base and m in test:
+        rm = plane(ref[m]).reshape(-1, 256)
+        for j, run in ((5, test), (6, base)):
+            d = plane(run[m]).reshape(-1, 256) - rm
+            row[j] = float(np.sqrt((d.mean(axis=0) ** 2).mean()))
+            row[j + 2] = float(np.sqrt((d * d).mean()))
+    return row
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ref")
@@ -50,29 +74,17 @@ def main(argv=None):
           f"{'ma_chan_s':>9} {'ma_chan_b':>9} {'ma_rms_s':>8} {'ma_rms_b':>8}")
     acc = []
     for t in frames:
-        n = f"frame.{t}.pred_masks"
-        if n not in base or n not in test:
+        row = frame_row(ref, base, test, t)
+        if row is None:
             continue
-        r = plane(ref[n]).reshape(-1)
-        es, eb = plane(test[n]).reshape(-1) - r, plane(base[n]).reshape(-1) - r
-        bs, rs, band = mask_stats(r, es)
-        bb, rb, _ = mask_stats(r, eb)
-        x, y = es[band] - es[band].mean(), eb[band] - eb[band].mean()
-        corr = float((x * y).sum() / np.sqrt((x * x).sum() * (y * y).sum())) if band.any() else 0.0
-        row = [bs, bb, rs, rb, corr, np.nan, np.nan, np.nan, np.nan]
-        m = f"frame.{t}.memattn.out"
-        if m in ref and m in base and m in test:
-            rm = plane(ref[m]).reshape(-1, 256)
-            for j, run in ((5, test), (6, base)):
-                d = plane(run[m]).reshape(-1, 256) - rm
-                row[j] = float(np.sqrt((d.mean(axis=0) ** 2).mean()))
-                row[j + 2] = float(np.sqrt((d * d).mean()))
         acc.append(row)
         if len(acc) <= a.frames:
             print(f"{t:>5} {row[0]:>+9.5f} {row[1]:>+9.5f} {row[2]:>8.5f} {row[3]:>8.5f} {row[4]:>6.3f} | "
                   f"{row[5]:>9.2e} {row[6]:>9.2e} {row[7]:>8.5f} {row[8]:>8.5f}")
     if acc:
-        mean = np.nanmean(np.array(acc, dtype=np.float64), axis=0)
+        a = np.array(acc, dtype=np.float64)
+        # columns without any value (no memattn.out taps) stay nan, without numpy's warning
+        mean = np.array([np.nan if np.isnan(col).all() else np.nanmean(col) for col in a.T])
         print(f" mean {mean[0]:>+9.5f} {mean[1]:>+9.5f} {mean[2]:>8.5f} {mean[3]:>8.5f} {mean[4]:>6.3f} | "
               f"{mean[5]:>9.2e} {mean[6]:>9.2e} {mean[7]:>8.5f} {mean[8]:>8.5f}   ({len(acc)} frames)")
     return 0

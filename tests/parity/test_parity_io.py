@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Self-test of taps_io.py (safetensors on numpy) and compare_taps.py (thresholds), numpy only.
+"""Self-test of taps_io.py (safetensors on numpy), compare_taps.py (thresholds) and
+lowp_error_structure.py (bias / noise split), numpy only.
 
 Expected values are worked out by hand from the formats and definitions (byte layouts,
 bfloat16 rounding of chosen values, IoU/agreement of small masks), never read back from the
@@ -22,6 +23,7 @@ except ImportError:  # the harness needs numpy; without it the test cannot run h
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_taps  # noqa: E402
+import lowp_error_structure  # noqa: E402
 import taps_io  # noqa: E402
 
 N_PASS, N_FAIL = 0, 0
@@ -227,6 +229,30 @@ def test_main(d):
     check(rc(pr, os.path.join(d, "missing.safetensors")) == 2, "exit 2 on unreadable file")
 
 
+def test_error_structure():
+    # band |ref| < 1: ref = [0.5, -0.5, 2, -3] keeps the first two pixels
+    ref = np.array([0.5, -0.5, 2.0, -3.0], dtype=np.float32).reshape(1, 1, 2, 2)
+    test = ref + np.array([0.25, 0.25, 9.0, 9.0], dtype=np.float32).reshape(1, 1, 2, 2)  # bias 0.25, rms 0.25
+    base = ref + np.array([0.5, -0.5, 0.0, 0.0], dtype=np.float32).reshape(1, 1, 2, 2)   # bias 0, rms 0.5
+    off = np.zeros(256, dtype=np.float32)
+    off[:4] = [2.0, -2.0, 2.0, -2.0]  # a per-channel offset: rms over channels sqrt(16/256) = 0.25
+    m = np.ones((3, 1, 256), dtype=np.float32)
+    noise = np.zeros((3, 1, 256), dtype=np.float32)
+    noise[:, 0, 10] = [1.0, -1.0, 0.0]  # zero-mean over tokens: rms sqrt(2/768), no channel bias
+    taps = lambda masks, ma: {"frame.1.pred_masks": entry(masks), "frame.1.memattn.out": entry(ma)}
+    row = lowp_error_structure.frame_row(taps(ref, m), taps(base, m + noise), taps(test, m + off), 1)
+    near = lambda a, b: abs(a - b) < 1e-6
+    check(near(row[0], 0.25) and near(row[2], 0.25), "samrt: bias 0.25, rms 0.25 in the band only")
+    check(near(row[1], 0.0) and near(row[3], 0.5), "official: bias 0, rms 0.5")
+    check(near(row[4], 0.0), "a constant error field has no correlation (0 by definition)")
+    check(near(row[5], 0.25) and near(row[7], 0.25), "per-channel offset: chan = rms")
+    check(near(row[6], 0.0) and near(row[8], (2.0 / 768) ** 0.5), "token noise: no channel bias")
+    row = lowp_error_structure.frame_row(taps(ref, m), {"frame.1.pred_masks": entry(base)},
+                                         {"frame.1.pred_masks": entry(test)}, 1)
+    check(np.isnan(row[5]) and np.isnan(row[8]), "memattn columns nan without the taps")
+    check(lowp_error_structure.frame_row(taps(ref, m), {}, {}, 1) is None, "no masks, no row")
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         test_layout(d)
@@ -236,6 +262,7 @@ def main():
     test_bf16()
     test_name_match()
     test_compare()
+    test_error_structure()
     print(f"{N_PASS} passed, {N_FAIL} failed")
     return 1 if N_FAIL else 0
 
