@@ -56,6 +56,36 @@ const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct 
     return NULL;
 }
 
+enum samrt_status samrt_engine_weights_f32_copy(const struct samrt_engine *e, const struct samrt_ckpt *ck, int n,
+                                                const struct samrt_tensor *const *src,
+                                                const struct samrt_tensor *dst) {
+    SAMRT_CHECK(e && ck && (n == 0 || (src && dst)), SAMRT_E_INVALID_ARG, "f32 weight copies: NULL argument");
+    int64_t most = 0;
+    for (int i = 0; i < n; i++) {
+        SAMRT_CHECK(dst[i].dtype == SAMRT_DTYPE_F32 && dst[i].data, SAMRT_E_INVALID_ARG,
+                    "f32 weight copies: copy %d is not a resolved f32 tensor", i);
+        most = SAMRT_MAX(most, samrt_tensor_nelements(&dst[i]));
+    }
+    float *buf = malloc(sizeof(float) * (size_t)SAMRT_MAX(most, 1));  /* setup only */
+    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "f32 weight copies: out of host memory");
+    enum samrt_status st = SAMRT_OK;
+    for (int i = 0; st == SAMRT_OK && i < n; i++) {
+        const int64_t m = samrt_tensor_nelements(&dst[i]);
+        const char *name = samrt_engine_weight_name(e, src[i]);
+        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
+        if (!ct || ct->nelements != m) {
+            SAMRT_LOG_ERROR("f32 weight copy %d (%s) missing or mis-shaped in the checkpoint", i,
+                            name ? name : "not an engine weight");
+            st = SAMRT_E_KEYS;
+            break;
+        }
+        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)m);
+        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, dst[i].data, buf, sizeof(float) * (size_t)m);
+    }
+    free(buf);
+    return st;
+}
+
 static int is_float(enum samrt_dtype d) {
     return d == SAMRT_DTYPE_F32 || d == SAMRT_DTYPE_F16 || d == SAMRT_DTYPE_BF16;
 }

@@ -15,6 +15,7 @@ extern "C" {
 #endif
 
 struct samrt_sam2;
+struct samrt_ckpt;
 
 /* One checkpoint tensor, converted into the arena's weights region. */
 struct samrt_weight {
@@ -71,6 +72,13 @@ int samrt_engine_weight_released(const struct samrt_engine *e, const char *name)
 /* The checkpoint name of t, a tensor samrt_engine_weight returned; NULL for any other tensor
  * (a linear search: setup only). */
 const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct samrt_tensor *t);
+/* f32 copies of engine weights, read at full precision from ck (not widened from the run-dtype
+ * copy): dst[i] (f32, data resolved in the arena) receives the checkpoint values of src[i] (a
+ * tensor samrt_engine_weight returned), found under its name. SAMRT_E_KEYS when a source is not
+ * an engine weight or the checkpoint lacks it at dst[i]'s element count. Setup only. */
+enum samrt_status samrt_engine_weights_f32_copy(const struct samrt_engine *e, const struct samrt_ckpt *ck, int n,
+                                                const struct samrt_tensor *const *src,
+                                                const struct samrt_tensor *dst);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ckpt.h"
 #include "engine_impl.h"
 #include "mask_select.h"
 #include "prompt_encoder.h"
@@ -144,33 +143,6 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
     return SAMRT_OK;
 }
 
-/* The f32 copies, read at full precision from the checkpoint under the names of the engine
- * weights they replace. */
-static enum samrt_status upload_w32(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
-                                    const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(ck != NULL, SAMRT_E_INVALID_ARG, "perceiver: f32 weights need the checkpoint");
-    float *buf = malloc(sizeof(float) * FF * D);  /* setup only: the largest (256 x 64) */
-    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "perceiver: out of host memory");
-    enum samrt_status st = SAMRT_OK;
-    for (int i = 0; st == SAMRT_OK && i < SAMRT_EDGETAM_PERC_TENSORS; i++) {
-        struct samrt_tensor *t = &p->w32[i];
-        t->data = samrt_arena_ptr(&e->arena, p->slot_w32[i]);
-        const int64_t n = samrt_tensor_nelements(t);
-        const char *name = samrt_engine_weight_name(e, p->w_run[i]);
-        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
-        if (!ct || ct->nelements != n || n > (int64_t)FF * D) {
-            SAMRT_LOG_ERROR("perceiver: weight %d (%s) missing or mis-shaped in the checkpoint", i,
-                            name ? name : "not an engine weight");
-            st = SAMRT_E_KEYS;
-            break;
-        }
-        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)n);
-        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, t->data, buf, sizeof(float) * (size_t)n);
-    }
-    free(buf);
-    return st;
-}
-
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
                                                   const struct samrt_ckpt *ck) {
     SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
@@ -184,7 +156,10 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
     if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
-    if (st == SAMRT_OK && p->own32) st = upload_w32(p, e, ck);
+    if (st == SAMRT_OK && p->own32) {  /* the f32 copies, from the checkpoint values of w_run */
+        for (int i = 0; i < SAMRT_EDGETAM_PERC_TENSORS; i++) p->w32[i].data = samrt_arena_ptr(&e->arena, p->slot_w32[i]);
+        st = samrt_engine_weights_f32_copy(e, ck, SAMRT_EDGETAM_PERC_TENSORS, p->w_run, p->w32);
+    }
     return st;
 }
 

@@ -280,34 +280,20 @@ static enum samrt_status upload_convt(const struct samrt_engine *e, const struct
     return st;
 }
 
-/* The transformer's f32 copies, read at full precision from the checkpoint (not widened
- * from the run-dtype weights) under the names of the engine weights they replace. */
+/* The transformer's f32 copies, read at full precision from the checkpoint under the names of
+ * the engine weights they replace (h->dw and no_mask_embed keep the run-dtype originals). */
 static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_engine *e,
                                    const struct samrt_ckpt *ck) {
     struct samrt_sam2_decoder_weights dw = h->dw;
     const struct samrt_tensor *nme = h->pw.no_mask_embed;
     const struct samrt_tensor **f[SAMRT_SAM2_TR_TENSORS];
+    const struct samrt_tensor *src[SAMRT_SAM2_TR_TENSORS];
     tr_fields(&dw, &nme, f);
-    float *buf = malloc(sizeof(float) * MLP_DIM * DIM);  /* setup only: the largest (2048 x 256) */
-    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
-    enum samrt_status st = SAMRT_OK;
-    for (int i = 0; st == SAMRT_OK && i < SAMRT_SAM2_TR_TENSORS; i++) {
-        struct samrt_tensor *t = &h->tr_f32[i];
-        resolve(e, t, h->slot_tr[i]);
-        const int64_t n = samrt_tensor_nelements(t);
-        const char *name = samrt_engine_weight_name(e, *f[i]);
-        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
-        if (!ct || ct->nelements != n || n > (int64_t)MLP_DIM * DIM) {
-            SAMRT_LOG_ERROR("sam2 heads: transformer tensor %d (%s) missing or mis-shaped in the checkpoint", i,
-                            name ? name : "not an engine weight");
-            st = SAMRT_E_KEYS;
-            break;
-        }
-        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)n);
-        if (st == SAMRT_OK) st = upload_f32(e, t, buf);
+    for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
+        resolve(e, &h->tr_f32[i], h->slot_tr[i]);
+        src[i] = *f[i];
     }
-    free(buf);
-    return st;
+    return samrt_engine_weights_f32_copy(e, ck, SAMRT_SAM2_TR_TENSORS, src, h->tr_f32);
 }
 
 enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_engine *e,

@@ -14,12 +14,12 @@ its systematic and random parts, for samrt (s) and the official bf16 run (b):
   python3 tests/parity/lowp_error_structure.py ref32.st official_bf16.st samrt_bf16.st [--frames 12]
 Exit 0 after printing; 2 on unreadable input.
 """
-import argparse
 import re
 import sys
 
 import numpy as np
 
+import lowp_mask_gap
 import taps_io
 
 
@@ -58,17 +58,11 @@ def frame_row(ref, base, test, t):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("ref")
-    ap.add_argument("base")
-    ap.add_argument("test")
-    ap.add_argument("--frames", type=int, default=12, help="print the first N frames (default 12)")
-    a = ap.parse_args(argv)
-    try:
-        ref, base, test = (taps_io.read(p)[0] for p in (a.ref, a.base, a.test))
-    except (OSError, ValueError) as e:
-        print(f"lowp_error_structure: {e}", file=sys.stderr)
+    runs = lowp_mask_gap.read_runs("lowp_error_structure", __doc__.split("\n\n")[0], argv, "--frames", 12,
+                                   "print the first N frames (default 12)")
+    if runs is None:
         return 2
+    a, ref, base, test = runs
     frames = sorted({int(m.group(1)) for n in ref for m in [re.match(r"^frame\.(\d+)\.pred_masks$", n)] if m})
     print(f"{'frame':>5} {'bias_s':>9} {'bias_b':>9} {'rms_s':>8} {'rms_b':>8} {'corr':>6} | "
           f"{'ma_chan_s':>9} {'ma_chan_b':>9} {'ma_rms_s':>8} {'ma_rms_b':>8}")

@@ -58,20 +58,29 @@ def plane(entry):
     return a.reshape([d for d in a.shape if d != 1]) if a.ndim > 2 else a
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def read_runs(prog, description, argv, option, default, help_text):
+    """The command line of the low-precision tools: ref (fp32), base (official bf16) and test
+    (samrt) tap files plus one int option. Returns (args, ref, base, test), or None after
+    printing why a file could not be read."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("ref")
     ap.add_argument("base")
     ap.add_argument("test")
-    ap.add_argument("--rows", type=int, default=12, help="frames listed, smallest vid_s - vid_b first")
+    ap.add_argument(option, type=int, default=default, help=help_text)
     a = ap.parse_args(argv)
     try:
-        ref, _ = taps_io.read(a.ref)
-        base, _ = taps_io.read(a.base)
-        test, _ = taps_io.read(a.test)
+        return (a, *(taps_io.read(p)[0] for p in (a.ref, a.base, a.test)))
     except (OSError, taps_io.SafetensorsError) as e:
-        print(f"lowp_mask_gap: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
+        return None
+
+
+def main(argv=None):
+    runs = read_runs("lowp_mask_gap", __doc__.split("\n")[0], argv, "--rows", 12,
+                     "frames listed, smallest vid_s - vid_b first")
+    if runs is None:
         return 2
+    a, ref, base, test = runs
     frames = sorted(int(m.group(1)) for n in ref if (m := re.fullmatch(r"frame\.(\d+)\.video_res_masks", n)))
     rows = []
     for t in frames:
