@@ -1,8 +1,9 @@
 /* test_plan_precision.c - the precision-dependent parts of the arena plan, without a GPU
  * (samrt_engine_init_plan_only on a device profile, the plan samrt_engine_init commits):
- *   - bf16 runs hold one f32 copy of the mask decoder's two-way transformer (its checkpoint
- *     tensors plus no_mask_embed), shared by the segmentation and mask-prompt heads; fp16 and
- *     f32 runs hold none (docs/numerics.md, "Mask decoder");
+ *   - bf16 runs hold one f32 copy of the mask decoder (its two-way transformer, upscaling
+ *     LayerNorm2d, hypernetworks, IoU and object-score heads, plus no_mask_embed; the packed
+ *     transposed convolutions are f32 slots of their own), shared by the segmentation and
+ *     mask-prompt heads; fp16 and f32 runs hold none (docs/numerics.md, "Mask decoder");
  *   - EdgeTAM's trunk conv / BatchNorm slots are released (0 bytes) at every precision, the
  *     squeeze-excite layers kept (docs/design.md, "Weights and state"); bf16 runs add the f32
  *     BatchNorm scales and shifts that run apart from the convs (models/edgetam/repvit.h), 4
@@ -17,11 +18,12 @@
 #include "engine_impl.h"
 #include "keys.h"
 
-#define TR_PREFIX "sam_mask_decoder.transformer."
+#define TR_PREFIX "sam_mask_decoder."
 #define TRUNK_PREFIX "image_encoder.trunk.body."
 
 struct tally {
-    int n_tr;              /* slots of the f32 transformer copy */
+    int n_tr;              /* slots of the f32 decoder copy */
+    uint64_t up_bytes;     /* the packed transposed convolutions' slots */
     uint64_t tr_bytes;     /* their requested bytes */
     int n_released;        /* weight slots of 0 bytes */
     int n_trunk_released;  /* of them, trunk tensors outside the squeeze-excite layers */
@@ -30,8 +32,20 @@ struct tally {
     uint64_t perc_bytes;
 };
 
+/* The decoder tensors bf16 runs copy to f32: sam_mask_decoder's float tensors except the
+ * token embeddings (host tables), the transposed convolutions (packed slots of their own) and
+ * conv_s0 / conv_s1 (they run on the image encoder's features). */
+static int in_f32_decoder(const char *name) {
+    static const char *outside[] = {"iou_token.", "mask_tokens.", "obj_score_token.", "output_upscaling.0.",
+                                    "output_upscaling.3.", "conv_s0.", "conv_s1."};
+    if (strncmp(name, TR_PREFIX, strlen(TR_PREFIX))) return 0;
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        if (!strncmp(name + strlen(TR_PREFIX), outside[i], strlen(outside[i]))) return 0;
+    return 1;
+}
+
 static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec) {
-    struct tally t = {0, 0, 0, 0, 0, 0, 0};
+    struct tally t = {0, 0, 0, 0, 0, 0, 0, 0};
     struct samrt_engine_params p = samrt_engine_default_params();
     p.platform = "h100-80gb";
     p.precision = prec;
@@ -46,7 +60,8 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
             t.n_perc++;
             t.perc_bytes += sl->nbytes;
         }
-        if (!strcmp(sl->name, "sam2.heads.transformer_f32")) {
+        if (!strncmp(sl->name, "sam2.heads.up", 13)) t.up_bytes += sl->nbytes;
+        if (!strcmp(sl->name, "sam2.heads.decoder_f32")) {
             t.n_tr++;
             t.tr_bytes += sl->nbytes;
         }
@@ -63,7 +78,7 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
     struct samrt_keys k;
     if (samrt_keys_init(model, &k) == SAMRT_OK) {
         for (int i = 0; i < k.n_keys; i++) {
-            if (strncmp(k.keys[i].name, TR_PREFIX, strlen(TR_PREFIX))) continue;
+            if (!in_f32_decoder(k.keys[i].name)) continue;
             const char *back = samrt_engine_weight_name(e, samrt_engine_weight(e, k.keys[i].name));
             CHECK_MSG(back && !strcmp(back, k.keys[i].name), "%s named back as %s", k.keys[i].name,
                       back ? back : "NULL");
@@ -74,6 +89,22 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
     CHECK(samrt_engine_weight_name(e, &other) == NULL);
     samrt_engine_free(e);
     return t;
+}
+
+static int island_count(enum samrt_model_id model, int64_t *elems) {
+    struct samrt_keys k;
+    int n = 0;
+    *elems = 0;
+    if (samrt_keys_init(model, &k) != SAMRT_OK) return -1;
+    for (int i = 0; i < k.n_keys; i++) {
+        if (k.keys[i].is_int || !in_f32_decoder(k.keys[i].name)) continue;
+        int64_t m = 1;
+        for (int d = 0; d < k.keys[i].n_dims; d++) m *= k.keys[i].ne[d];
+        *elems += m;
+        n++;
+    }
+    samrt_keys_free(&k);
+    return n;
 }
 
 /* The float tensors of the model's key table under prefix (except names holding `except`):
@@ -100,9 +131,11 @@ int main(void) {
     for (int mi = 0; mi < 2; mi++) {
         const enum samrt_model_id m = models[mi];
         int64_t tr_elems = 0, trunk_elems = 0;
-        const int n_tr_keys = key_count(m, TR_PREFIX, NULL, &tr_elems);
+        const int n_tr_keys = island_count(m, &tr_elems);
         const int n_trunk = key_count(m, TRUNK_PREFIX, ".se.", &trunk_elems);
-        CHECK(n_tr_keys == 82);  /* 2 layers x 36 + final attention 8 + final norm 2 */
+        /* transformer: 2 layers x 36 + final attention 8 + final norm 2; upscaling LN2d 2;
+         * hypernetworks 4 x 6; IoU head 6; object-score head 6 */
+        CHECK_EQ_INT(n_tr_keys, 82 + 2 + 24 + 6 + 6);
 
         const struct tally bf = plan_tally(m, SAMRT_DTYPE_BF16);
         CHECK_EQ_INT(bf.n_tr, n_tr_keys + 1);                             /* + no_mask_embed */
@@ -111,6 +144,10 @@ int main(void) {
         const struct tally f32 = plan_tally(m, SAMRT_DTYPE_F32);
         CHECK_EQ_INT(hf.n_tr, 0);
         CHECK_EQ_INT(f32.n_tr, 0);
+        /* the packed transposed convolutions: f32 in bf16 runs, half the bytes in fp16 */
+        CHECK(f32.up_bytes > 0);
+        CHECK_EQ_INT(bf.up_bytes, f32.up_bytes);
+        CHECK_EQ_INT(2 * hf.up_bytes, f32.up_bytes);
 
         /* released trunk slots: EdgeTAM's folded convs and BatchNorms, at every precision */
         const int want = m == SAMRT_MODEL_EDGETAM ? n_trunk : 0;
@@ -139,7 +176,7 @@ int main(void) {
         }
         CHECK_EQ_INT(hf.n_perc, 0);
         CHECK_EQ_INT(f32.n_perc, 0);
-        printf("%s: bf16 plans %d f32 transformer tensors (%.2f MiB), fp16/f32 none; %d trunk weights released; "
+        printf("%s: bf16 plans %d f32 decoder tensors (%.2f MiB), fp16/f32 none; %d trunk weights released; "
                "bf16 BatchNorm slot %.1f KiB, %d f32 perceiver tensors (%.2f MiB)\n",
                samrt_model_name(m), bf.n_tr, (double)bf.tr_bytes / (1 << 20), bf.n_trunk_released,
                (double)bf.bn_bytes / 1024, bf.n_perc, (double)bf.perc_bytes / (1 << 20));

@@ -1,7 +1,7 @@
 /* test_sam2_select_cuda.c - samrt_sam2_select_cuda and samrt_sam2_ptr_gate_cuda against their
  * references on seeded random inputs: production shape (256x256 masks, 256-wide tokens, 7
  * objects with every mode, present and absent), an odd shape (1000 pixels, width 37), all
- * three dtypes. Both follow one rule per step (integer counts, one fp32 division), so the
+ * three token dtypes (the IoU predictions and scores are f32 state). Both follow one rule per step (integer counts, one fp32 division), so the
  * outputs must be bit-identical. Outputs are poisoned with NaN bytes first. Skips (exit 77)
  * without a GPU. Run: ctest -R test_sam2_select_cuda */
 #include <cuda_runtime.h>
@@ -30,10 +30,8 @@ static void run_case(int n_obj, int64_t n_pix, int dim, enum samrt_dtype dt, uin
         if (b == 1) iou[4 * b + 3] = iou[4 * b + 2];  /* a tie */
     }
     score[0] = -0.5f, score[1] = 0.5f, score[2] = 0.0f;  /* absent, present, absent (score 0) */
-    void *h_iou = malloc((size_t)n_obj * 4 * es), *h_score = malloc((size_t)n_obj * es), *h_tok = malloc(nt * es);
+    void *h_tok = malloc(nt * es);
     void *h_ptr = malloc((size_t)n_obj * dim * es), *h_no = malloc((size_t)dim * es);
-    tu_store(dt, h_iou, iou, n_obj * 4);
-    tu_store(dt, h_score, score, n_obj);
     tu_store(dt, h_tok, tok, (long)nt);
     tu_store(dt, h_ptr, ptr, n_obj * dim);
     tu_store(dt, h_no, noptr, dim);
@@ -56,23 +54,23 @@ static void run_case(int n_obj, int64_t n_pix, int dim, enum samrt_dtype dt, uin
     float *gate_ref = malloc((size_t)n_obj * dim * 4), *gate_got = malloc((size_t)n_obj * dim * 4);
 
     struct samrt_sam2_select_args r = a;
-    r.masks = masks, r.iou = h_iou, r.score = h_score, r.tokens = (const char *)h_tok + 2 * dim * es;
+    r.masks = masks, r.iou = iou, r.score = score, r.tokens = (const char *)h_tok + 2 * dim * es;
     r.low_res = low_ref, r.result = res_ref, r.token_out = tok_ref;
     CHECK_STATUS(samrt_sam2_select_ref(&r), SAMRT_OK);
     struct samrt_sam2_ptr_gate_args gr = {dt, n_obj, dim, h_ptr, h_no, res_ref, gate_ref};
     CHECK_STATUS(samrt_sam2_ptr_gate_ref(&gr), SAMRT_OK);
 
     void *d_m, *d_iou, *d_sc, *d_tok, *d_low, *d_res, *d_to, *d_ptr, *d_no, *d_gate;
-    CHECK(cudaMalloc(&d_m, nm * 4) == cudaSuccess && cudaMalloc(&d_iou, (size_t)n_obj * 4 * es) == cudaSuccess &&
-          cudaMalloc(&d_sc, (size_t)n_obj * es) == cudaSuccess && cudaMalloc(&d_tok, nt * es) == cudaSuccess &&
+    CHECK(cudaMalloc(&d_m, nm * 4) == cudaSuccess && cudaMalloc(&d_iou, (size_t)n_obj * 16) == cudaSuccess &&
+          cudaMalloc(&d_sc, (size_t)n_obj * 4) == cudaSuccess && cudaMalloc(&d_tok, nt * es) == cudaSuccess &&
           cudaMalloc(&d_low, nl * 4) == cudaSuccess && cudaMalloc(&d_res, nr * 4) == cudaSuccess &&
           cudaMalloc(&d_to, (size_t)n_obj * dim * es) == cudaSuccess &&
           cudaMalloc(&d_ptr, (size_t)n_obj * dim * es) == cudaSuccess &&
           cudaMalloc(&d_no, (size_t)dim * es) == cudaSuccess &&
           cudaMalloc(&d_gate, (size_t)n_obj * dim * 4) == cudaSuccess);
     cudaMemcpy(d_m, masks, nm * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(d_iou, h_iou, (size_t)n_obj * 4 * es, cudaMemcpyHostToDevice);
-    cudaMemcpy(d_sc, h_score, (size_t)n_obj * es, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_iou, iou, (size_t)n_obj * 16, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_sc, score, (size_t)n_obj * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(d_tok, h_tok, nt * es, cudaMemcpyHostToDevice);
     cudaMemcpy(d_ptr, h_ptr, (size_t)n_obj * dim * es, cudaMemcpyHostToDevice);
     cudaMemcpy(d_no, h_no, (size_t)dim * es, cudaMemcpyHostToDevice);
@@ -106,7 +104,7 @@ static void run_case(int n_obj, int64_t n_pix, int dim, enum samrt_dtype dt, uin
     CHECK(n_fallback > 0 && n_absent > 0 && n_absent < n_obj);  /* the case covers both branches */
     cudaFree(d_m), cudaFree(d_iou), cudaFree(d_sc), cudaFree(d_tok), cudaFree(d_low), cudaFree(d_res);
     cudaFree(d_to), cudaFree(d_ptr), cudaFree(d_no), cudaFree(d_gate);
-    free(masks), free(iou), free(score), free(tok), free(ptr), free(noptr), free(h_iou), free(h_score), free(h_tok);
+    free(masks), free(iou), free(score), free(tok), free(ptr), free(noptr), free(h_tok);
     free(h_ptr), free(h_no), free(low_ref), free(low_got), free(tok_ref), free(tok_got), free(gate_ref), free(gate_got);
 }
 

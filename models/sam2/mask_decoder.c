@@ -124,8 +124,15 @@ static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt
     return b.st;
 }
 
-/* The transformer's tensor fields of w plus the prompt encoder's no_mask_embed, in one fixed
- * order (SAMRT_SAM2_TR_TENSORS): where bf16 runs swap in the f32 copies. */
+/* The decoder's tensor fields of w that bf16 runs hold in f32 (the two-way transformer, the
+ * upscaling LayerNorm2d, the hypernetworks, the IoU and object-score heads) plus the prompt
+ * encoder's no_mask_embed, in one fixed order (SAMRT_SAM2_TR_TENSORS): where bf16 runs swap in
+ * the f32 copies. */
+static int tr_mlp3(const struct samrt_tensor **f[], int i, struct samrt_sam2_mlp3_weights *m) {
+    for (int j = 0; j < 3; j++) f[i++] = &m->w[j], f[i++] = &m->b[j];
+    return i;
+}
+
 static int tr_attn(const struct samrt_tensor **f[], int i, struct samrt_sam2_attn_weights *a) {
     const struct samrt_tensor **p[8] = {&a->q_w, &a->q_b, &a->k_w, &a->k_b, &a->v_w, &a->v_b, &a->o_w, &a->o_b};
     for (int j = 0; j < 8; j++) f[i++] = p[j];
@@ -146,6 +153,11 @@ static void tr_fields(struct samrt_sam2_decoder_weights *w, const struct samrt_t
     i = tr_attn(f, i, &w->final_attn);
     f[i++] = &w->norm_final_w;
     f[i++] = &w->norm_final_b;
+    f[i++] = &w->up_ln_w;
+    f[i++] = &w->up_ln_b;
+    for (int k = 0; k < SAMRT_SAM2_N_MASK_TOKENS; k++) i = tr_mlp3(f, i, &w->hyper[k]);
+    i = tr_mlp3(f, i, &w->iou_head);
+    i = tr_mlp3(f, i, &w->obj_head);
     f[i++] = no_mask_embed;
     assert(i == SAMRT_SAM2_TR_TENSORS);
 }
@@ -195,10 +207,10 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
     const int64_t NM = SAMRT_SAM2_N_MASK_TOKENS, RC = SAMRT_SAM2_RES_COLS;
     const struct slot_spec spec[] = {
         {"sam2.heads.image_pe", W, tr, 3, {1, n, DIM}, &h->image_pe, &h->slot_image_pe},
-        {"sam2.heads.up0_w", W, dt, 3, {2, 2 * UP0_DIM, DIM}, &h->up0_w, &h->slot_up[0]},
-        {"sam2.heads.up0_b", W, dt, 1, {2 * UP0_DIM}, &h->up0_b, &h->slot_up[1]},
-        {"sam2.heads.up1_w", W, dt, 3, {2, 2 * UP1_DIM, UP0_DIM}, &h->up1_w, &h->slot_up[2]},
-        {"sam2.heads.up1_b", W, dt, 1, {2 * UP1_DIM}, &h->up1_b, &h->slot_up[3]},
+        {"sam2.heads.up0_w", W, tr, 3, {2, 2 * UP0_DIM, DIM}, &h->up0_w, &h->slot_up[0]},
+        {"sam2.heads.up0_b", W, tr, 1, {2 * UP0_DIM}, &h->up0_b, &h->slot_up[1]},
+        {"sam2.heads.up1_w", W, tr, 3, {2, 2 * UP1_DIM, UP0_DIM}, &h->up1_w, &h->slot_up[2]},
+        {"sam2.heads.up1_b", W, tr, 1, {2 * UP1_DIM}, &h->up1_b, &h->slot_up[3]},
         {"sam2.heads.tokens", SG, tr, 3, {B, h->t_max, DIM}, &h->tokens, &h->slot_tokens},
         {"sam2.heads.mask_in", SG, dt, 4, {B, 1, L, L}, &h->mask_in, &h->slot_mask_in},
         {"sam2.heads.all_masks", ST, f32, 3, {B, NM, L * L}, &h->all_masks, &h->slot_all_masks},
@@ -214,7 +226,7 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
         if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
         SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
     }
-    /* the transformer's f32 weights (bf16 runs): tw's tensors (dw's since bind) become the copies */
+    /* the decoder's f32 weights (bf16 runs): tw's tensors (dw's since bind) become the copies */
     h->own_tr = 0;
     const struct samrt_sam2_heads *sh = h->cfg.share_tr;
     if (tr != dt && sh && sh->tr_dtype == tr && sh->own_tr) {  /* the engine's other heads hold them */
@@ -225,7 +237,7 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
         tr_fields(&h->tw, &h->no_mask_embed_tr, f);
         for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
             const struct samrt_tensor *src = *f[i];
-            SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.transformer_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
+            SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.decoder_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
                                            &h->slot_tr[i]));
             *f[i] = &h->tr_f32[i];
         }
@@ -280,7 +292,7 @@ static enum samrt_status upload_convt(const struct samrt_engine *e, const struct
     return st;
 }
 
-/* The transformer's f32 copies, read at full precision from the checkpoint under the names of
+/* The decoder's f32 copies, read at full precision from the checkpoint under the names of
  * the engine weights they replace (h->dw and no_mask_embed keep the run-dtype originals). */
 static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_engine *e,
                                    const struct samrt_ckpt *ck) {
@@ -437,12 +449,14 @@ static struct samrt_tensor attn_token_keys(struct samrt_model_ctx *c, const char
 }
 
 /* The selection / gate step of mask_select.h. */
-static void select_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *masks,
-                      const struct samrt_tensor *iou, const struct samrt_tensor *score,
-                      const struct samrt_tensor *queries, const struct samrt_tensor *token_out) {
+/* Reads the heads' f32 state (all_masks, all_iou, score) and the mask tokens of queries (run
+ * dtype); writes low_res, result and the pointer token token_out. */
+static void select_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *queries,
+                      const struct samrt_tensor *token_out) {
+    const struct samrt_tensor *masks = &h->all_masks;
     samrt_exec_use(c->ex, masks);
-    samrt_exec_use(c->ex, iou);
-    samrt_exec_use(c->ex, score);
+    samrt_exec_use(c->ex, &h->all_iou);
+    samrt_exec_use(c->ex, &h->score);
     samrt_exec_use(c->ex, queries);
     samrt_exec_use(c->ex, token_out);
     enum samrt_status st = c->ex->status;
@@ -454,8 +468,8 @@ static void select_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, con
         a.n_pix = (int64_t)h->low * h->low;
         a.dim = DIM;
         a.masks = masks->data;
-        a.iou = iou->data;
-        a.score = score->data;
+        a.iou = h->all_iou.data;
+        a.score = h->score.data;
         a.tokens = (const void *)((uintptr_t)queries->data + 2 * DIM * samrt_dtype_size(c->dtype));
         a.s_tok_b = queries->s[0];
         a.delta = SAMRT_SAM2_STABILITY_DELTA;
@@ -635,24 +649,18 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
         t = samrt_tensor_view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.src", &t);
     }
-    /* back to the run dtype for the upscaling and the heads (autocast casts at their Linear
-     * and ConvTranspose inputs) */
-    if (tr != dt) {
-        queries = samrt_op_copy(c, "dec.queries_rt", &queries, dt, NULL);
-        keys = samrt_op_copy(c, "dec.keys_rt", &keys, dt, NULL);
-    }
-
-    /* output upscaling with the high-resolution features (NHWC) */
+    /* output upscaling with the high-resolution features (NHWC), at tr as well: in bf16 runs
+     * the whole decoder computes in f32 (the high-resolution features arrive in bf16) */
     struct samrt_tensor x = samrt_tensor_view(&keys, 0, 4, SHAPE(B, g, g, DIM), SHAPE(n * DIM, g * DIM, DIM, 1));
     struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
     struct samrt_tensor f = bcast(feat_s1, B);
-    u = samrt_op_copy(c, "dec.up0_s1", &f, dt, &u);                      /* (B, 4n, 64) */
-    u = samrt_op_layernorm(c, "dec.up_ln", &u, w->up_ln_w, w->up_ln_b, NULL, LN2D_EPS, NULL);
+    u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);                      /* (B, 4n, 64) */
+    u = samrt_op_layernorm(c, "dec.up_ln", &u, tw->up_ln_w, tw->up_ln_b, NULL, LN2D_EPS, NULL);
     u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     x = samrt_tensor_view(&u, 0, 4, SHAPE(B, 2 * g, 2 * g, UP0_DIM), SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
     u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
     f = bcast(feat_s0, B);
-    u = samrt_op_copy(c, "dec.up1_s0", &f, dt, &u);                      /* (B, L*L, 32) */
+    u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     if (c->tap && samrt_exec_running(c->ex)) {
         struct samrt_tensor t =
@@ -661,14 +669,14 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     }
 
     /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
-    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", dt, 3, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
+    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", tr, 3, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
     for (int kk = 0; kk < SAMRT_SAM2_N_MASK_TOKENS; kk++) {
         struct samrt_tensor tok = token_rows(&queries, 2 + kk);
-        struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, w->hyper[kk].w[0], w->hyper[kk].b[0],
+        struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, tw->hyper[kk].w[0], tw->hyper[kk].b[0],
                                                 SAMRT_ACT_RELU, NULL);
-        y = samrt_op_linear(c, "dec.hyper.1", &y, w->hyper[kk].w[1], w->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
+        y = samrt_op_linear(c, "dec.hyper.1", &y, tw->hyper[kk].w[1], tw->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
         struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SHAPE(B, UP1_DIM), SHAPE(UP1_DIM, 1));
-        samrt_op_linear_into(c, &y, w->hyper[kk].w[2], w->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
+        samrt_op_linear_into(c, &y, tw->hyper[kk].w[2], tw->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
     }
     /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
     const struct samrt_tensor masks = h->all_masks;
@@ -683,10 +691,10 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
 
     /* IoU (sigmoid) and object-score heads */
     struct samrt_tensor tok = token_rows(&queries, 1);
-    struct samrt_tensor iou = mlp3(c, &w->iou_head, &tok);
+    struct samrt_tensor iou = mlp3(c, &tw->iou_head, &tok);
     iou = samrt_op_unary(c, "dec.iou", &iou, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
     tok = token_rows(&queries, 0);
-    struct samrt_tensor score = mlp3(c, &w->obj_head, &tok);
+    struct samrt_tensor score = mlp3(c, &tw->obj_head, &tok);
     samrt_op_copy_into(c, &iou, NULL, &h->all_iou);
     samrt_op_copy_into(c, &score, NULL, &h->score);
     if (c->tap && samrt_exec_running(c->ex)) {
@@ -706,9 +714,11 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
         samrt_op_tap(c, "tap.decoder.sam_tokens", &t);
     }
 
-    /* selection, gate, object pointer */
+    /* selection, gate, object pointer: obj_ptr_proj runs outside the decoder (SAM2Base) at the
+     * run dtype, so the selection reads the tokens at that dtype */
     struct samrt_tensor sam_token = samrt_op_new(c, "dec.sam_token", dt, 2, SHAPE(B, DIM));
-    select_op(c, h, &masks, &iou, &score, &queries, &sam_token);
+    if (tr != dt) queries = samrt_op_copy(c, "dec.queries_rt", &queries, dt, NULL);
+    select_op(c, h, &queries, &sam_token);
     struct samrt_tensor ptr = mlp3(c, &w->obj_ptr_proj, &sam_token);
     ptr_gate_op(c, h, &ptr);
 }

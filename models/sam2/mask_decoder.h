@@ -93,9 +93,10 @@ struct samrt_sam2_heads_config {
                                                 transformer weights these heads read (no copy) */
 };
 
-/* Tensors of the two-way transformer (its layers, final attention and norm) plus
- * no_mask_embed: what runs at the transformer's own dtype (samrt_sam2_heads.tr_dtype). */
-#define SAMRT_SAM2_TR_TENSORS 83
+/* Tensors of the two-way transformer (its layers, final attention and norm: 82), the
+ * upscaling LayerNorm2d (2), the hypernetworks (24), the IoU and object-score heads (6 + 6),
+ * plus no_mask_embed: what runs at the decoder's own dtype (samrt_sam2_heads.tr_dtype). */
+#define SAMRT_SAM2_TR_TENSORS 121
 
 struct samrt_sam2_heads {
     struct samrt_sam2_heads_config cfg;

@@ -36,7 +36,7 @@ __device__ __forceinline__ int block_sum_int(int v, int *shared) {
 }
 
 template <typename T>
-__global__ void select_kernel(const float *masks, const T *iou, const T *score, const T *tokens, int64_t s_tok_b,
+__global__ void select_kernel(const float *masks, const float *iou, const float *score, const T *tokens, int64_t s_tok_b,
                               int64_t n_pix, int dim, float delta, float thresh, float no_obj_score,
                               select_modes modes, float *low_res, float *result, T *token_out) {
     __shared__ int red[32];
@@ -58,9 +58,9 @@ __global__ void select_kernel(const float *masks, const T *iou, const T *score, 
     }
     if (threadIdx.x == 0) {
         float v[4];
-        for (int k = 0; k < 4; k++) v[k] = to_f32(iou[(int64_t)b * 4 + k]);
+        for (int k = 0; k < 4; k++) v[k] = iou[(int64_t)b * 4 + k];
         for (int c = 0; c < SAMRT_SAM2_RES_COLS; c++) res[c] = 0.0f;
-        samrt_sam2_select_decide(mode, v, to_f32(score[b]), stab, thresh, res);
+        samrt_sam2_select_decide(mode, v, score[b], stab, thresh, res);
         res[SAMRT_SAM2_RES_STABILITY] = stab;
         for (int c = 0; c < SAMRT_SAM2_RES_COLS; c++) result[(int64_t)b * SAMRT_SAM2_RES_COLS + c] = res[c];
     }
@@ -86,7 +86,7 @@ template <typename T> void launch_select(const struct samrt_sam2_select_args *a,
     select_modes modes;
     for (int b = 0; b < SAMRT_SAM2_MAX_OBJ; b++) modes.mode[b] = b < a->n_obj ? a->mode[b] : 0;
     select_kernel<T><<<a->n_obj, SELECT_THREADS, 0, stream>>>(
-        a->masks, (const T *)a->iou, (const T *)a->score, (const T *)a->tokens, a->s_tok_b, a->n_pix, a->dim,
+        a->masks, a->iou, a->score, (const T *)a->tokens, a->s_tok_b, a->n_pix, a->dim,
         a->delta, a->thresh, a->no_obj_score, modes, a->low_res, a->result, (T *)a->token_out);
 }
 

@@ -62,13 +62,13 @@ enum {
 };
 
 struct samrt_sam2_select_args {
-    enum samrt_dtype dtype;      /* of iou, score, tokens, token_out: f32, f16 or bf16 */
+    enum samrt_dtype dtype;      /* of tokens, token_out: f32, f16 or bf16 */
     int n_obj;                   /* 1 .. SAMRT_SAM2_MAX_OBJ */
     int64_t n_pix;               /* pixels of one low-res mask */
     int dim;                     /* token width (256) */
     const float *masks;          /* (n_obj, 4, n_pix) f32: all four mask logits */
-    const void *iou;             /* (n_obj, 4): sigmoid IoU predictions */
-    const void *score;           /* (n_obj, 1): object-score logits */
+    const float *iou;            /* (n_obj, 4) f32: sigmoid IoU predictions */
+    const float *score;          /* (n_obj, 1) f32: object-score logits */
     const void *tokens;          /* mask token k of object b at element b * s_tok_b + k * dim */
     int64_t s_tok_b;
     float delta, thresh;         /* SAMRT_SAM2_STABILITY_DELTA / _THRESH */

@@ -39,8 +39,8 @@ enum samrt_status samrt_sam2_select_ref(const struct samrt_sam2_select_args *a) 
     for (int b = 0; b < a->n_obj; b++) {
         const float *m = a->masks + (int64_t)b * 4 * a->n_pix;
         float iou[4], *res = a->result + (int64_t)b * SAMRT_SAM2_RES_COLS;
-        for (int k = 0; k < 4; k++) iou[k] = ref_load(a->dtype, a->iou, (int64_t)b * 4 + k);
-        const float score = ref_load(a->dtype, a->score, b);
+        for (int k = 0; k < 4; k++) iou[k] = a->iou[(int64_t)b * 4 + k];
+        const float score = a->score[b];
         const float stab =
             a->mode[b] == SAMRT_SAM2_MODE_SINGLE_DYNAMIC ? samrt_sam2_stability_ref(m, a->n_pix, a->delta) : 1.0f;
         for (int c = 0; c < SAMRT_SAM2_RES_COLS; c++) res[c] = 0.0f;

@@ -423,7 +423,31 @@ def put_outputs(taps, state, video_res, t):
     return summary
 
 
-STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver", "memenc", "ln2d", "lnweights", "fold", "foldrep", "foldcn")
+STORAGE_PARTS = ("ln", "neck", "memattn", "decoder", "perceiver", "memenc", "ln2d", "lnweights", "fold", "foldrep", "foldcn",
+                 "f32trunk", "f32neck", "f32decoder", "f32memattn", "f32memenc", "f32perceiver", "tf32")
+# the fp32 islands of emulate_bf16_storage: part name -> the module path it runs outside autocast
+F32_ISLANDS = {"f32trunk": "image_encoder.trunk", "f32neck": "image_encoder.neck", "f32decoder": "sam_mask_decoder",
+               "f32memattn": "memory_attention", "f32memenc": "memory_encoder", "f32perceiver": "spatial_perceiver"}
+
+
+def f32_island(forward, tf32):
+    """forward, run with autocast off on fp32 copies of its floating inputs."""
+    import torch
+
+    def up(x):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            return x.float()
+        if isinstance(x, (list, tuple)):
+            return type(x)(up(v) for v in x)
+        if isinstance(x, dict):
+            return {k: up(v) for k, v in x.items()}
+        return x
+
+    def run(*args, **kw):
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
+        with torch.autocast("cuda", enabled=False):
+            return forward(*up(args), **up(kw))
+    return run
 
 
 def emulate_bf16_storage(model, parts):
@@ -444,6 +468,9 @@ def emulate_bf16_storage(model, parts):
       fold     EdgeTAM: the trunk's BatchNorms folded into their convs (timm's own fuse(), as
                samrt folds them at load), so autocast rounds the folded weights to bf16;
                foldrep only the RepVggDw token mixers, foldcn only the other Conv+BN pairs
+    The opposite question, which part limits autocast's own accuracy, is answered by fp32 islands:
+      f32trunk, f32neck, f32decoder, f32memattn, f32memenc, f32perceiver run that module with
+               autocast off on fp32 inputs (TF32 off, unless the part tf32 is also given)
     These hooks return replacements on purpose (the tap hooks never do)."""
     import torch
     bf = torch.bfloat16
@@ -505,6 +532,11 @@ def emulate_bf16_storage(model, parts):
                     n += fuse_tree(child)
             return n
         print(f"bf16-storage fold: {fuse_tree(model.image_encoder.trunk)} trunk modules folded", file=sys.stderr)
+    for part, path in F32_ISLANDS.items():
+        if part in parts:
+            mod = model.get_submodule(path)
+            mod.forward = f32_island(mod.forward, "tf32" in parts)
+            print(f"bf16-storage {part}: {path} runs in fp32", file=sys.stderr)
     sp = getattr(model, "spatial_perceiver", None)
     if "perceiver" in parts and sp is not None:
         for name in ("latents", "latents_2d"):
@@ -583,8 +615,8 @@ def main():
                     help="fp32: no autocast, TF32 off; bf16: autocast bfloat16 as the official usage")
     ap.add_argument("--bf16-storage", default="", metavar="PARTS",
                     help="with --precision bf16: round to bf16 what autocast keeps in fp32, in these parts "
-                         "(comma list of " + ", ".join(STORAGE_PARTS) + ", or all): a probe of samrt's storage "
-                         "choices, not the official behaviour")
+                         "(comma list of " + ", ".join(STORAGE_PARTS) + "; all: the first eight), or run one module in "
+                         "fp32 (f32*): probes of samrt's precision choices, not the official behaviour")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     ap.add_argument("--gate-open", action="store_true", help="force the object-score gate open (random weights)")
     ap.add_argument("--seed", type=int, default=0)
@@ -632,7 +664,7 @@ def main():
     ap.add_argument("--pkg-edgetam", default=os.path.join(ROOT, ".carry/edgetamref"),
                     help="folder holding facebookresearch/EdgeTAM's sam2/ package")
     a = ap.parse_args()
-    a.bf16_storage = STORAGE_PARTS if a.bf16_storage == "all" else tuple(p for p in a.bf16_storage.split(",") if p)
+    a.bf16_storage = STORAGE_PARTS[:8] if a.bf16_storage == "all" else tuple(p for p in a.bf16_storage.split(",") if p)
     if any(p not in STORAGE_PARTS for p in a.bf16_storage) or (a.bf16_storage and a.precision != "bf16"):
         ap.error("--bf16-storage takes a comma list of " + ", ".join(STORAGE_PARTS) + " (or all), with --precision bf16")
 

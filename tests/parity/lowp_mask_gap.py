@@ -107,6 +107,9 @@ def main(argv=None):
         print(f"{r['t']:>5} " + " ".join(f"{r[k]:>8.5f}" if isinstance(r[k], float) else f"{r[k]:>8d}" for k in keys)
               + f" {r['vid_s'] - r['vid_b']:>+11.5f}")
     print(f"{'mean':>5} " + " ".join(f"{np.mean([r[k] for r in rows]):>8.5f}" for k in keys))
+    miss = sorted((r["vid_s"] - r["vid_b"], r["t"]) for r in rows if r["vid_s"] - r["vid_b"] < -0.01)
+    print(f"{len(miss)} frames more than 0.01 below the official bf16 run at video res"
+          + (f", worst {miss[0][0]:+.5f} (frame {miss[0][1]})" if miss else ""))
     better = sum(r["lo_s"] >= r["lo_b"] for r in rows), sum(r["vid_s"] >= r["vid_b"] for r in rows)
     print(f"{len(rows)} frames: samrt at least as close as the official bf16 run on {better[0]} (low res), "
           f"{better[1]} (video res)")
