@@ -11,7 +11,8 @@
  *   - Attentions whose keys are prompt tokens run per object over that object's tokens only
  *     (attn_token_keys below); see mask_decoder.h for why this keeps batching exact.
  *   - The two transposed convolutions use weights packed once at prepare (conv.h layout),
- *     computed in fp32 from the checkpoint and rounded once to the run dtype.
+ *     computed in fp32 from the checkpoint and rounded once to the decoder's dtype (tr_dtype:
+ *     f32 in bf16 runs, which compute the whole decoder in f32; mask_decoder.h).
  * Tests: tests/test_sam2_decoder.c (CPU backend vs a naive reference of the official math),
  * tests/test_sam2_decoder_cuda.c (CUDA vs CPU backend at production shapes). */
 #include "mask_decoder.h"

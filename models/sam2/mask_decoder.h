@@ -107,12 +107,14 @@ struct samrt_sam2_heads {
     struct samrt_sam2_decoder_weights dw;
     struct samrt_sam2_prompt_tables tables;  /* host fp32 (prepare) */
 
-    /* The two-way transformer runs at tr_dtype: f32 in bf16 runs, the run dtype otherwise.
-     * Under autocast its token and key streams are fp32 (post-norm: LayerNorm returns fp32,
-     * the residual adds stay fp32), and storing them in bf16 moved the masks measurably
-     * (docs/numerics.md, "Mask decoder"). tw is dw with the transformer's tensors at tr_dtype:
-     * dw's own when tr_dtype is the run dtype, else the f32 copies tr_f32 (weights region, read
-     * from the checkpoint at prepare). The query tokens and the dense PE are at tr_dtype too. */
+    /* The decoder (two-way transformer, upscaling, hypernetworks, IoU and object-score heads)
+     * runs at tr_dtype: f32 in bf16 runs, the run dtype otherwise. Under autocast the
+     * transformer's token and key streams are fp32 (post-norm: LayerNorm returns fp32), and
+     * only an f32 decoder keeps bf16 masks as close to fp32 as the official run's on every
+     * frame (docs/numerics.md, "Mask decoder"). tw is dw with those tensors at tr_dtype: dw's
+     * own when tr_dtype is the run dtype, else the f32 copies tr_f32 (weights region, read from
+     * the checkpoint at prepare). The query tokens, the dense PE and the packed transposed
+     * convolutions are at tr_dtype too; obj_ptr_proj stays at the run dtype. */
     enum samrt_dtype tr_dtype;
     struct samrt_sam2_decoder_weights tw;
     const struct samrt_tensor *no_mask_embed_tr;          /* (1, 256) at tr_dtype */
@@ -122,7 +124,7 @@ struct samrt_sam2_heads {
 
     /* Arena slots owned by the heads (NULL data before prepare). */
     struct samrt_tensor image_pe;   /* (1, g*g, 256) [weights] at tr_dtype: dense PE, channels-last */
-    struct samrt_tensor up0_w, up0_b, up1_w, up1_b; /* [weights] packed ConvTranspose 2x2 (conv.h) */
+    struct samrt_tensor up0_w, up0_b, up1_w, up1_b; /* [weights] packed ConvTranspose 2x2 (conv.h), tr_dtype */
     struct samrt_tensor tokens;     /* (B, t_max, 256) [staging] at tr_dtype: query tokens (set_prompts) */
     struct samrt_tensor mask_in;    /* (B, 1, 4g, 4g) [staging]: mask prompts (mask_input only) */
     struct samrt_tensor all_masks;  /* (B, 4, 4g*4g) f32 [state]: the decoder's four mask logits */
