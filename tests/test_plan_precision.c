@@ -32,15 +32,20 @@ struct tally {
     uint64_t perc_bytes;
 };
 
+static int prefixed(const char *name, const char *prefix) { return !strncmp(name, prefix, strlen(prefix)); }
+/* the trunk's conv / BatchNorm tensors (outside the squeeze-excite layers) */
+static int in_trunk(const char *name) { return prefixed(name, TRUNK_PREFIX) && !strstr(name, ".se."); }
+static int in_perceiver(const char *name) { return prefixed(name, "spatial_perceiver."); }
+
 /* The decoder tensors bf16 runs copy to f32: sam_mask_decoder's float tensors except the
  * token embeddings (host tables), the transposed convolutions (packed slots of their own) and
  * conv_s0 / conv_s1 (they run on the image encoder's features). */
 static int in_f32_decoder(const char *name) {
     static const char *outside[] = {"iou_token.", "mask_tokens.", "obj_score_token.", "output_upscaling.0.",
                                     "output_upscaling.3.", "conv_s0.", "conv_s1."};
-    if (strncmp(name, TR_PREFIX, strlen(TR_PREFIX))) return 0;
+    if (!prefixed(name, TR_PREFIX)) return 0;
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
-        if (!strncmp(name + strlen(TR_PREFIX), outside[i], strlen(outside[i]))) return 0;
+        if (prefixed(name + strlen(TR_PREFIX), outside[i])) return 0;
     return 1;
 }
 
@@ -60,7 +65,7 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
             t.n_perc++;
             t.perc_bytes += sl->nbytes;
         }
-        if (!strncmp(sl->name, "sam2.heads.up", 13)) t.up_bytes += sl->nbytes;
+        if (prefixed(sl->name, "sam2.heads.up")) t.up_bytes += sl->nbytes;
         if (!strcmp(sl->name, "sam2.heads.decoder_f32")) {
             t.n_tr++;
             t.tr_bytes += sl->nbytes;
@@ -68,8 +73,7 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
         if (sl->region == SAMRT_REGION_WEIGHTS && sl->nbytes == 0 && samrt_engine_weight(e, sl->name)) {
             t.n_released++;
             CHECK_MSG(samrt_engine_weight_released(e, sl->name), "%s has 0 bytes but is not released", sl->name);
-            if (!strncmp(sl->name, TRUNK_PREFIX, strlen(TRUNK_PREFIX)) && !strstr(sl->name, ".se."))
-                t.n_trunk_released++;
+            if (in_trunk(sl->name)) t.n_trunk_released++;
         }
     }
     /* the f32 copies are read from the checkpoint under the names of the engine weights they
@@ -91,32 +95,15 @@ static struct tally plan_tally(enum samrt_model_id model, enum samrt_dtype prec)
     return t;
 }
 
-static int island_count(enum samrt_model_id model, int64_t *elems) {
+/* The float tensors of the model's key table that keep(name) selects: how many, and their
+ * element count. */
+static int key_count(enum samrt_model_id model, int (*keep)(const char *), int64_t *elems) {
     struct samrt_keys k;
     int n = 0;
     *elems = 0;
     if (samrt_keys_init(model, &k) != SAMRT_OK) return -1;
     for (int i = 0; i < k.n_keys; i++) {
-        if (k.keys[i].is_int || !in_f32_decoder(k.keys[i].name)) continue;
-        int64_t m = 1;
-        for (int d = 0; d < k.keys[i].n_dims; d++) m *= k.keys[i].ne[d];
-        *elems += m;
-        n++;
-    }
-    samrt_keys_free(&k);
-    return n;
-}
-
-/* The float tensors of the model's key table under prefix (except names holding `except`):
- * how many, and their element count. */
-static int key_count(enum samrt_model_id model, const char *prefix, const char *except, int64_t *elems) {
-    struct samrt_keys k;
-    int n = 0;
-    *elems = 0;
-    if (samrt_keys_init(model, &k) != SAMRT_OK) return -1;
-    for (int i = 0; i < k.n_keys; i++) {
-        if (k.keys[i].is_int || strncmp(k.keys[i].name, prefix, strlen(prefix))) continue;
-        if (except && strstr(k.keys[i].name, except)) continue;
+        if (k.keys[i].is_int || !keep(k.keys[i].name)) continue;
         int64_t m = 1;
         for (int d = 0; d < k.keys[i].n_dims; d++) m *= k.keys[i].ne[d];
         *elems += m;
@@ -131,8 +118,8 @@ int main(void) {
     for (int mi = 0; mi < 2; mi++) {
         const enum samrt_model_id m = models[mi];
         int64_t tr_elems = 0, trunk_elems = 0;
-        const int n_tr_keys = island_count(m, &tr_elems);
-        const int n_trunk = key_count(m, TRUNK_PREFIX, ".se.", &trunk_elems);
+        const int n_tr_keys = key_count(m, in_f32_decoder, &tr_elems);
+        const int n_trunk = key_count(m, in_trunk, &trunk_elems);
         /* transformer: 2 layers x 36 + final attention 8 + final norm 2; upscaling LN2d 2;
          * hypernetworks 4 x 6; IoU head 6; object-score head 6 */
         CHECK_EQ_INT(n_tr_keys, 82 + 2 + 24 + 6 + 6);
@@ -161,7 +148,7 @@ int main(void) {
          * the 4 x (2 x 48 stem + ...) of its 106 ConvNorms, at most 4x their channel sum padded */
         /* the perceiver in f32 in bf16 runs: one f32 copy of each of its float tensors */
         int64_t perc_elems = 0;
-        const int n_perc = key_count(m, "spatial_perceiver.", NULL, &perc_elems);
+        const int n_perc = key_count(m, in_perceiver, &perc_elems);
         if (m == SAMRT_MODEL_EDGETAM) {
             CHECK_MSG(bf.bn_bytes > 100000 && bf.bn_bytes < 2000000, "bf16 BatchNorm slot %llu bytes",
                       (unsigned long long)bf.bn_bytes);

@@ -430,7 +430,7 @@ F32_ISLANDS = {"f32trunk": "image_encoder.trunk", "f32neck": "image_encoder.neck
                "f32memattn": "memory_attention", "f32memenc": "memory_encoder", "f32perceiver": "spatial_perceiver"}
 
 
-def f32_island(forward, tf32):
+def f32_island(forward):
     """forward, run with autocast off on fp32 copies of its floating inputs."""
     import torch
 
@@ -444,7 +444,6 @@ def f32_island(forward, tf32):
         return x
 
     def run(*args, **kw):
-        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
         with torch.autocast("cuda", enabled=False):
             return forward(*up(args), **up(kw))
     return run
@@ -532,10 +531,12 @@ def emulate_bf16_storage(model, parts):
                     n += fuse_tree(child)
             return n
         print(f"bf16-storage fold: {fuse_tree(model.image_encoder.trunk)} trunk modules folded", file=sys.stderr)
+    if any(part in parts for part in F32_ISLANDS):  # autocast's bf16 ops ignore these flags
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = "tf32" in parts
     for part, path in F32_ISLANDS.items():
         if part in parts:
             mod = model.get_submodule(path)
-            mod.forward = f32_island(mod.forward, "tf32" in parts)
+            mod.forward = f32_island(mod.forward)
             print(f"bf16-storage {part}: {path} runs in fp32", file=sys.stderr)
     sp = getattr(model, "spatial_perceiver", None)
     if "perceiver" in parts and sp is not None:
