@@ -110,6 +110,36 @@ __device__ __forceinline__ float ex2(float x) {
 
 // ---- online softmax and epilogue (shared by both tensor-core kernels) -------------------
 
+/* The maxima (POS) or minima of the thread's two rows of s over the quad (the 4 threads that
+ * share a row), as four independent chains per row: a loop-built tree put its array in local
+ * memory. */
+template <bool POS, int NNB>
+__device__ __forceinline__ void row_extrema(const float (&s)[NNB][4], float (&mx)[2]) {
+    auto op = [](float x, float y) { return POS ? fmaxf(x, y) : fminf(x, y); };
+    float t[2][4];
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) t[hh][0] = t[hh][1] = t[hh][2] = t[hh][3] = POS ? -INFINITY : INFINITY;
+#pragma unroll
+    for (int nb = 0; nb < NNB; nb += 2)
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            t[hh][0] = op(t[hh][0], s[nb][2 * hh]);
+            t[hh][1] = op(t[hh][1], s[nb][2 * hh + 1]);
+            if (nb + 1 < NNB) {
+                t[hh][2] = op(t[hh][2], s[nb + 1][2 * hh]);
+                t[hh][3] = op(t[hh][3], s[nb + 1][2 * hh + 1]);
+            }
+        }
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) mx[hh] = op(op(t[hh][0], t[hh][1]), op(t[hh][2], t[hh][3]));
+#pragma unroll
+    for (int o = 1; o <= 2; o *= 2) {
+        const float x0 = __shfl_xor_sync(0xffffffffu, mx[0], o), x1 = __shfl_xor_sync(0xffffffffu, mx[1], o);
+        mx[0] = op(mx[0], x0);
+        mx[1] = op(mx[1], x1);
+    }
+}
+
 /* One online-softmax step over a 16 x 8*NNB score block in C layout, for the thread's two rows
  * (hh 0: e = 0,1; hh 1: e = 2,3). s holds raw dot products on entry (keys key0.. of the tile;
  * keys >= kend are masked) and p = 2^(s*sl - m) on return, m the new running max in the log2
@@ -131,58 +161,37 @@ __device__ __forceinline__ void softmax_step(float (&s)[NNB][4], float (&m_run)[
             for (int e = 0; e < 4; e++)
                 if (key0 + nb * 8 + 2 * (lane & 3) + (e & 1) >= kend) s[nb][e] = pos ? -INFINITY : INFINITY;
     }
+    /* Both rows' maxima first, as eight independent chains, and their quad shuffles side by
+     * side: the maximum is the first thing the exponentials wait for, and one row after the
+     * other left the warp stalled on each shuffle. max/min are exact: the order changes no
+     * result. */
+    float mx[2];
+    if (pos) row_extrema<true, NNB>(s, mx);
+    else row_extrema<false, NNB>(s, mx);
+    float m_use[2];
 #pragma unroll
     for (int hh = 0; hh < 2; hh++) {
-        /* four independent chains, not one: the maximum is the first thing the exponentials
-         * wait for (a loop-built tree put its array in local memory) */
-        float t0, t1, t2, t3;
-        if (pos) {
-            t0 = t1 = t2 = t3 = -INFINITY;
-#pragma unroll
-            for (int nb = 0; nb < NNB; nb += 2) {
-                t0 = fmaxf(t0, s[nb][2 * hh]);
-                t1 = fmaxf(t1, s[nb][2 * hh + 1]);
-                if (nb + 1 < NNB) {
-                    t2 = fmaxf(t2, s[nb + 1][2 * hh]);
-                    t3 = fmaxf(t3, s[nb + 1][2 * hh + 1]);
-                }
-            }
-            float mx = fmaxf(fmaxf(t0, t1), fmaxf(t2, t3));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            t0 = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        } else {
-            t0 = t1 = t2 = t3 = INFINITY;
-#pragma unroll
-            for (int nb = 0; nb < NNB; nb += 2) {
-                t0 = fminf(t0, s[nb][2 * hh]);
-                t1 = fminf(t1, s[nb][2 * hh + 1]);
-                if (nb + 1 < NNB) {
-                    t2 = fminf(t2, s[nb + 1][2 * hh]);
-                    t3 = fminf(t3, s[nb + 1][2 * hh + 1]);
-                }
-            }
-            float mx = fminf(fminf(t0, t1), fminf(t2, t3));
-            mx = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            t0 = fminf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        }
-        const float mx = t0;
-        const float m_tile = mx * sl;  /* -inf when every key of the row is masked */
+        const float m_tile = mx[hh] * sl;  /* -inf when every key of the row is masked */
         const float m_new = fmaxf(m_run[hh], m_tile);
-        const float m_use = m_new == -INFINITY ? 0.0f : m_new;
-        alpha[hh] = ex2(m_run[hh] - m_use);
+        m_use[hh] = m_new == -INFINITY ? 0.0f : m_new;
+        alpha[hh] = ex2(m_run[hh] - m_use[hh]);
         m_run[hh] = m_new;
-        /* two partial sums halve the dependent chain */
-        float rs0 = 0.0f, rs1 = 0.0f;
+    }
+    /* two partial sums per row halve the dependent chain */
+    float rs[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
 #pragma unroll
-        for (int nb = 0; nb < NNB; nb++) {
-            const float p0 = ex2(fmaf(s[nb][2 * hh], sl, -m_use)), p1 = ex2(fmaf(s[nb][2 * hh + 1], sl, -m_use));
+    for (int nb = 0; nb < NNB; nb++)
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            const float p0 = ex2(fmaf(s[nb][2 * hh], sl, -m_use[hh]));
+            const float p1 = ex2(fmaf(s[nb][2 * hh + 1], sl, -m_use[hh]));
             s[nb][2 * hh] = p0;
             s[nb][2 * hh + 1] = p1;
-            rs0 += p0;
-            rs1 += p1;
+            rs[hh][0] += p0;
+            rs[hh][1] += p1;
         }
-        l_run[hh] = l_run[hh] * alpha[hh] + (rs0 + rs1);
-    }
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) l_run[hh] = l_run[hh] * alpha[hh] + (rs[hh][0] + rs[hh][1]);
 }
 
 /* acc rows *= alpha; skipped when no row of the warp moved its maximum (common after the first

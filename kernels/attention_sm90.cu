@@ -26,11 +26,12 @@
  * softmax costs about as much as the products at head dims <= 96, so this overlap is what
  * makes those dims fast. No CTA-wide barrier runs in the main loop.
  *
- * Shared-memory layout: a tile of R rows x DP columns is stored as DP/AW column blocks of
- * R rows x AW elements (AW = 64, 32 or 16 for DP a multiple of 64, 32, 16), each row of a
- * block AW*2 bytes and swizzled with the matching 128/64/32-byte pattern (16-byte chunk index
- * XOR address bits 7..). The same layout is K-major for Q and K (S = Q K^T) and N-major for
- * V (O += P V), so one loader serves all three.
+ * Shared-memory layout (Lay<DP>): a tile of R rows x DP columns is stored as 64-column blocks
+ * of R rows x 128 bytes with the 128-byte swizzle (16-byte chunk index XOR address bits 7..9),
+ * then, for DP 80 / 96, one tail block of the last 16 / 32 columns with 32- / 64-byte rows and
+ * the matching swizzle. The same layout is K-major for Q and K (S = Q K^T) and N-major for V
+ * (O += P V: one product over the head blocks, one over the tail), so one loader serves all
+ * three; TMA writes it with one box per block.
  *
  * Tested by tests/test_attention_cuda.c on an H100 (both kernels: SAMRT_ATTENTION_PORTABLE=1
  * keeps the portable one). */
@@ -50,15 +51,24 @@ using namespace samrt_attn;
 
 namespace {
 
-/* Elements per swizzle-atom row for a padded head dim dp (also the TMA box width). */
-constexpr int atom_width(int dp) { return dp % 64 == 0 ? 64 : dp % 32 == 0 ? 32 : 16; }
-
-/* Swizzle atom for a padded head dim DP. */
-template <int DP> struct Sw {
-    static constexpr int AW = atom_width(DP);                              /* elements per atom row */
-    static constexpr unsigned RB = AW * 2;                                 /* bytes per atom row */
-    static constexpr int MODE = AW == 64 ? 1 : AW == 32 ? 2 : 3;           /* descriptor layout type */
-    static constexpr unsigned MASK = RB / 16 - 1;                          /* swizzled chunk bits */
+/* Column layout of a tile with padded head dim DP: HEAD columns as 64-column blocks (128-byte
+ * rows, 128-byte swizzle), then TAIL = DP - HEAD columns (0, 16 or 32) as one block of 32- or
+ * 64-byte rows with the matching swizzle. Each block holds all ROWS rows of its columns. */
+template <int DP> struct Lay {
+    static constexpr int HEAD = DP / 64 * 64, TAIL = DP - HEAD;
+    static_assert(HEAD > 0 && (TAIL == 0 || TAIL == 16 || TAIL == 32), "head dims 64 + {0, 16, 32}, 128, 256");
+    /* bytes per tail row; the tail's descriptor layout type (64- / 32-byte swizzle) */
+    __host__ __device__ static constexpr unsigned trb() { return TAIL * 2u; }
+    __host__ __device__ static constexpr int tmode() { return TAIL == 32 ? 2 : 3; }
+    /* per column col (a multiple of 8): row bytes, block offset in a ROWS-row tile, byte offset
+     * inside the row */
+    __host__ __device__ static constexpr unsigned rb(int col) { return col < HEAD ? 128u : trb(); }
+    __host__ __device__ static constexpr unsigned blk(int col, int rows) {
+        return col < HEAD ? (unsigned)(col / 64) * rows * 128u : (unsigned)HEAD * rows * 2u;
+    }
+    __host__ __device__ static constexpr unsigned in(int col) {
+        return col < HEAD ? (unsigned)(col % 64) * 2u : (unsigned)(col - HEAD) * 2u;
+    }
 };
 
 /* Tile sizes of one instance: NWG consumer warpgroups + 1 producer warpgroup, BN keys per tile,
@@ -88,12 +98,15 @@ template <int DP, int NWG, int BN> struct Sm90Tile {
                   "setmaxnreg.inc would wait for registers nobody releases");
 };
 
-/* Byte offset of element (r, col) in a ROWS-row tile (col a multiple of 8: a 16-byte chunk). */
+/* Byte offset of element (r, col) in a ROWS-row tile (col a multiple of 8: a 16-byte chunk).
+ * Every block starts 1 KB aligned, so the swizzle (16-byte chunk index XOR address bits 7..)
+ * can be applied to the tile offset. */
 template <int DP, int ROWS>
 __device__ __forceinline__ unsigned sw_off(int r, int col) {
-    using S = Sw<DP>;
-    const unsigned o = (unsigned)((col / S::AW) * ROWS * S::RB + r * S::RB + (col % S::AW) * 2);
-    return o ^ (((o >> 7) & S::MASK) << 4);
+    using L = Lay<DP>;
+    const unsigned rb = L::rb(col);
+    const unsigned o = L::blk(col, ROWS) + r * rb + L::in(col);
+    return o ^ (((o >> 7) & (rb / 16 - 1)) << 4);
 }
 
 // ---- PTX wrappers (sm_90a) ----------------------------------------------------------------
@@ -252,12 +265,13 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     }
 }
 
-/* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of AW channels x BM or
- * BN tokens, swizzled as the wgmma layout expects: one thread loads a whole tile (TMA), where
- * 128 threads issuing 16-byte copies left the tensor cores waiting on K and V at head dims
- * <= 96. Window problems gather rows through the window mapping and keep cp.async. */
+/* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
+ * 16 / 32 (tail block) channels x BM or BN tokens, swizzled as the wgmma layout expects: one
+ * thread loads a whole tile (TMA), where 128 threads issuing 16-byte copies left the tensor
+ * cores waiting on K and V at head dims <= 96. Window problems gather rows through the window mapping and keep cp.async. */
 struct Tmaps {
-    CUtensorMap q, k, v;
+    CUtensorMap q, k, v;     /* 64-channel boxes of the head columns */
+    CUtensorMap qt, kt, vt;  /* the tail columns' box (head dims 80, 96) */
 };
 
 /* Set by sm90_probe_kernel when this binary holds sm_90a code for the running device. */
@@ -273,7 +287,7 @@ template <typename T, int DP, int NWG, int BN>
 __global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
 attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using S = Sw<DP>;
+    using L = Lay<DP>;
     using G = Sm90Tile<DP, NWG, BN>;
     constexpr int BM = G::BM, ST = G::ST, NDB = DP / 8, NNB = BN / 8, NKS = DP / 16, NPK = BN / 16;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -304,25 +318,28 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         const int pt = threadIdx.x - 128 * NWG;
         if (a.tma) {
             if (pt != 0) return;
-            constexpr int NBLK = DP / S::AW;
+            constexpr int NH = L::HEAD / 64;
             const int img = bw;
+            /* one tile: its 64-column head blocks, then the tail block */
+            auto load = [&](unsigned dst, const CUtensorMap *m, const CUtensorMap *mt, int rows, int r0, unsigned b) {
+#pragma unroll
+                for (int blk = 0; blk < NH; blk++) tma_load4(dst + blk * rows * 128, m, blk * 64, r0, h, img, b);
+                if constexpr (L::TAIL != 0) tma_load4(dst + L::HEAD * rows * 2, mt, L::HEAD, r0, h, img, b);
+            };
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.k) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.v) : "memory");
             mbar_arrive_tx(bar, G::Q_BYTES);
-#pragma unroll
-            for (int b = 0; b < NBLK; b++) tma_load4(sQ + b * BM * S::RB, &tm.q, b * S::AW, q0, h, img, bar);
+            load(sQ, &tm.q, &tm.qt, BM, q0, bar);
             for (int i = 0; i < n_t; i++) {
                 const int s = i % ST, k0 = kbeg + i * BN;
                 const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
                 const unsigned dk = sK + s * G::KV_BYTES, dv = sV + s * G::KV_BYTES;
                 if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
                 mbar_arrive_tx(bar_kf + 8 * s, G::KV_BYTES);
-#pragma unroll
-                for (int b = 0; b < NBLK; b++) tma_load4(dk + b * BN * S::RB, &tm.k, b * S::AW, k0, h, img, bar_kf + 8 * s);
+                load(dk, &tm.k, &tm.kt, BN, k0, bar_kf + 8 * s);
                 if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
                 mbar_arrive_tx(bar_vf + 8 * s, G::KV_BYTES);
-#pragma unroll
-                for (int b = 0; b < NBLK; b++) tma_load4(dv + b * BN * S::RB, &tm.v, b * S::AW, k0, h, img, bar_vf + 8 * s);
+                load(dv, &tm.v, &tm.vt, BN, k0, bar_vf + 8 * s);
             }
             return;
         }
@@ -355,7 +372,16 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
     float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};
     float sc[NNB][4];
     unsigned pa[NPK][4];
-    constexpr unsigned KSBO = 8 * S::RB;  /* 8-row core-matrix stride, all operands */
+    /* Matrix descriptors, built once: bits 0-13 hold the start address / 16 and no shared
+     * address or offset carries out of them, so the descriptor of base + off is the base's plus
+     * off / 16 (one add per wgmma instead of rebuilding it, which put ~60 dependent uniform
+     * instructions in front of every turn's products). Head and tail blocks differ in row bytes,
+     * swizzle and so in the 8-row stride (SBO); V's LBO steps over 64-column blocks. */
+    const uint64_t dq_h = wg_desc(sQ + wg * 64 * 128, 16, 1024, 1);
+    const uint64_t dk_h = wg_desc(sK, 16, 1024, 1), dv_h = wg_desc(sV, BN * 128, 1024, 1);
+    const uint64_t dq_t = wg_desc(sQ + L::HEAD * BM * 2 + wg * 64 * L::trb(), 16, 8 * L::trb(), L::tmode());
+    const uint64_t dk_t = wg_desc(sK + L::HEAD * BN * 2, 16, 8 * L::trb(), L::tmode());
+    const uint64_t dv_t = wg_desc(sV + L::HEAD * BN * 2, BN * L::trb(), 8 * L::trb(), L::tmode());
     if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
@@ -377,13 +403,15 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         reg_fence<NDB>(acc);
         wg_fence();
         auto issue_s = [&]() {
-            /* k16 steps inside an atom row advance the start address; blocks are BM / BN rows */
-            const unsigned kt = sK + s * G::KV_BYTES;
+            /* k16 steps inside a swizzled row advance the start address; blocks are BM / BN rows */
+            const unsigned kst = s * (G::KV_BYTES / 16);
 #pragma unroll
             for (int ks = 0; ks < NKS; ks++) {
-                const unsigned blk = (ks * 16) / S::AW, in = ((ks * 16) % S::AW) * 2;
-                const uint64_t da = wg_desc(sQ + blk * BM * S::RB + wg * 64 * S::RB + in, 16, KSBO, S::MODE);
-                const uint64_t db = wg_desc(kt + blk * BN * S::RB + in, 16, KSBO, S::MODE);
+                const int col = ks * 16;
+                const bool hd = col < L::HEAD;  /* the tail's descriptors already start at its block */
+                const unsigned qo = (hd ? L::blk(col, BM) : 0u) + L::in(col), ko = (hd ? L::blk(col, BN) : 0u) + L::in(col);
+                const uint64_t da = (hd ? dq_h : dq_t) + qo / 16;
+                const uint64_t db = (hd ? dk_h : dk_t) + kst + ko / 16;
                 if (ks == 0)
                     Wg<T, BN>::ss0(sc, da, db);
                 else
@@ -391,12 +419,17 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
             }
         };
         auto issue_pv = [&]() {
-            /* V's 16 key rows per step are two 8-row core matrices (SBO); the DP columns span
-             * DP/AW atom columns BN rows apart (LBO) */
-            const unsigned vt = sV + sp * G::KV_BYTES;
+            /* V's 16 key rows per step are two 8-row core matrices (SBO); the head columns span
+             * HEAD/64 blocks BN rows apart (LBO), the tail columns get their own product */
+            const unsigned vst = sp * (G::KV_BYTES / 16);
+            auto &acc_h = reinterpret_cast<float (&)[L::HEAD / 8][4]>(acc[0]);
 #pragma unroll
-            for (int kp = 0; kp < NPK; kp++)
-                Wg<T, DP>::rs(acc, pa[kp], wg_desc(vt + kp * 16 * S::RB, BN * S::RB, KSBO, S::MODE));
+            for (int kp = 0; kp < NPK; kp++) {
+                Wg<T, L::HEAD>::rs(acc_h, pa[kp], dv_h + vst + kp * 16 * 128 / 16);
+                if constexpr (L::TAIL != 0)
+                    Wg<T, L::TAIL>::rs(reinterpret_cast<float (&)[L::TAIL / 8][4]>(acc[L::HEAD / 8]), pa[kp],
+                                       dv_t + vst + kp * 16 * L::trb() / 16);
+            }
         };
         if constexpr (OVL) {
             if constexpr (has_s) {
@@ -485,17 +518,19 @@ bool encode_map(CUtensorMap *m, bool half, const void *base, int d, int n, int h
 template <typename T, int DP, int NWG, int BN>
 void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     using G = Sm90Tile<DP, NWG, BN>;
-    constexpr int AW = atom_width(DP);
+    constexpr int TAIL = Lay<DP>::TAIL;
     constexpr bool half = std::is_same<T, __half>::value;
     Args a = a0;
     Tmaps tm;
     a.tma = 0;
-    /* 16-column boxes (d 80: 32-byte rows) measured slower than the cp.async loader */
-    if (g_encode && !a.win && AW >= 32) {
+    if (g_encode && !a.win) {
         const int batch = a.n_problems / a.n_head;
-        a.tma = encode_map(&tm.q, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, AW, G::BM) &&
-                encode_map(&tm.k, half, a.k, a.d_qk, a.n_k, a.n_head, batch, a.s_k_t, a.s_k_h, a.s_k_b, AW, BN) &&
-                encode_map(&tm.v, half, a.v, a.d_v, a.n_k, a.n_head, batch, a.s_v_t, a.s_v_h, a.s_v_b, AW, BN);
+        auto maps = [&](CUtensorMap *mq, CUtensorMap *mk, CUtensorMap *mv, int aw) {
+            return encode_map(mq, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, aw, G::BM) &&
+                   encode_map(mk, half, a.k, a.d_qk, a.n_k, a.n_head, batch, a.s_k_t, a.s_k_h, a.s_k_b, aw, BN) &&
+                   encode_map(mv, half, a.v, a.d_v, a.n_k, a.n_head, batch, a.s_v_t, a.s_v_h, a.s_v_b, aw, BN);
+        };
+        a.tma = maps(&tm.q, &tm.k, &tm.v, 64) && (TAIL == 0 || maps(&tm.qt, &tm.kt, &tm.vt, TAIL));
     }
     if (!a.tma) memset(&tm, 0, sizeof(tm));
     attn_wgmma_kernel<T, DP, NWG, BN><<<grid, G::NT, G::SMEM, stream>>>(a, tm);

@@ -24,6 +24,47 @@ namespace samrt_attn {
 
 template <typename T, int N> struct Wg;
 
+template <typename T> struct Wg<T, 16> {
+#define SAMRT_WG_RS16(TY) \
+  asm volatile("{\n.reg .pred p;\n" \
+    "setp.ne.b32 p, %13, 0;\n" \
+    "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " {" \
+    "%0, %1, %2, %3, %4, %5, %6, %7" \
+    "}, {%8, %9, %10, %11}, %12, p, 1, 1, 1;\n}\n" \
+    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+    static __device__ __forceinline__ void rs(float (&d)[2][4], const unsigned (&a)[4], uint64_t desc_b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_RS16("f16");
+        else SAMRT_WG_RS16("bf16");
+#else
+        (void)d; (void)a; (void)desc_b;
+#endif
+    }
+#undef SAMRT_WG_RS16
+};
+
+template <typename T> struct Wg<T, 32> {
+#define SAMRT_WG_RS32(TY) \
+  asm volatile("{\n.reg .pred p;\n" \
+    "setp.ne.b32 p, %21, 0;\n" \
+    "wgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY " {" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+    "}, {%16, %17, %18, %19}, %20, p, 1, 1, 1;\n}\n" \
+    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
+      "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]) \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+    static __device__ __forceinline__ void rs(float (&d)[4][4], const unsigned (&a)[4], uint64_t desc_b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_RS32("f16");
+        else SAMRT_WG_RS32("bf16");
+#else
+        (void)d; (void)a; (void)desc_b;
+#endif
+    }
+#undef SAMRT_WG_RS32
+};
+
 template <typename T> struct Wg<T, 64> {
 #define SAMRT_WG_SS64(TY, CONS, ACC) \
   asm volatile("{\n.reg .pred p;\n" \
@@ -75,59 +116,6 @@ template <typename T> struct Wg<T, 64> {
 #endif
     }
 #undef SAMRT_WG_RS64
-};
-
-template <typename T> struct Wg<T, 80> {
-#define SAMRT_WG_RS80(TY) \
-  asm volatile("{\n.reg .pred p;\n" \
-    "setp.ne.b32 p, %45, 0;\n" \
-    "wgmma.mma_async.sync.aligned.m64n80k16.f32." TY "." TY " {" \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
-    "%32, %33, %34, %35, %36, %37, %38, %39" \
-    "}, {%40, %41, %42, %43}, %44, p, 1, 1, 1;\n}\n" \
-    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-      "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-      "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]), \
-      "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]) \
-    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
-    static __device__ __forceinline__ void rs(float (&d)[10][4], const unsigned (&a)[4], uint64_t desc_b) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_RS80("f16");
-        else SAMRT_WG_RS80("bf16");
-#else
-        (void)d; (void)a; (void)desc_b;
-#endif
-    }
-#undef SAMRT_WG_RS80
-};
-
-template <typename T> struct Wg<T, 96> {
-#define SAMRT_WG_RS96(TY) \
-  asm volatile("{\n.reg .pred p;\n" \
-    "setp.ne.b32 p, %53, 0;\n" \
-    "wgmma.mma_async.sync.aligned.m64n96k16.f32." TY "." TY " {" \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
-    "}, {%48, %49, %50, %51}, %52, p, 1, 1, 1;\n}\n" \
-    : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
-      "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
-      "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
-      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]), \
-      "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), \
-      "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]) \
-    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
-    static __device__ __forceinline__ void rs(float (&d)[12][4], const unsigned (&a)[4], uint64_t desc_b) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-        if constexpr (std::is_same<T, __half>::value) SAMRT_WG_RS96("f16");
-        else SAMRT_WG_RS96("bf16");
-#else
-        (void)d; (void)a; (void)desc_b;
-#endif
-    }
-#undef SAMRT_WG_RS96
 };
 
 template <typename T> struct Wg<T, 128> {
