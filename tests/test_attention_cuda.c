@@ -115,6 +115,12 @@ static const struct tcase g_cases[] = {
      .layout = LAYOUT_BHLD, .amp_q = 2, .q_misalign = 1},
     {.name = "odd_d200", .B = 1, .H = 1, .Lq = 129, .Lk = 517, .D = 200, .Dv = 200,
      .layout = LAYOUT_BLHD, .amp_q = 1},
+    /* head dims 72 and 96 outside windows: on sm_90a a 64-column block plus a 16- / 32-column
+     * tail block, both through TMA, with partial q and k tiles and two batches */
+    {.name = "odd_tail_d72", .B = 2, .H = 2, .Lq = 200, .Lk = 333, .D = 72, .Dv = 72,
+     .layout = LAYOUT_QKV, .amp_q = 2},
+    {.name = "odd_tail_d96", .B = 1, .H = 3, .Lq = 130, .Lk = 259, .D = 96, .Dv = 96,
+     .layout = LAYOUT_BHLD, .amp_q = 2},
     {.name = "rope_odd", .B = 2, .H = 2, .Lq = 100, .Lk = 333, .D = 32, .Dv = 32,
      .layout = LAYOUT_BHLD, .rope = 1, .tq_w = 10, .tq_h = 10, .tk_w = 10, .tk_h = 10,
      .k_period = 110, .k_skip = 10, .n_k_rope = 300, .amp_q = 2},
