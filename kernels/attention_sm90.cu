@@ -268,7 +268,8 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
 /* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
  * 16 / 32 (tail block) channels x BM or BN tokens, swizzled as the wgmma layout expects: one
  * thread loads a whole tile (TMA), where 128 threads issuing 16-byte copies left the tensor
- * cores waiting on K and V at head dims <= 96. Window problems gather rows through the window mapping and keep cp.async. */
+ * cores waiting on K and V at head dims <= 96. Window problems gather rows through the window
+ * mapping and keep cp.async. */
 struct Tmaps {
     CUtensorMap q, k, v;     /* 64-channel boxes of the head columns */
     CUtensorMap qt, kt, vt;  /* the tail columns' box (head dims 80, 96) */
@@ -409,7 +410,8 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
             for (int ks = 0; ks < NKS; ks++) {
                 const int col = ks * 16;
                 const bool hd = col < L::HEAD;  /* the tail's descriptors already start at its block */
-                const unsigned qo = (hd ? L::blk(col, BM) : 0u) + L::in(col), ko = (hd ? L::blk(col, BN) : 0u) + L::in(col);
+                const unsigned qo = (hd ? L::blk(col, BM) : 0u) + L::in(col);
+                const unsigned ko = (hd ? L::blk(col, BN) : 0u) + L::in(col);
                 const uint64_t da = (hd ? dq_h : dq_t) + qo / 16;
                 const uint64_t db = (hd ? dk_h : dk_t) + kst + ko / 16;
                 if (ks == 0)
