@@ -9,7 +9,8 @@ typed. Re-run after changing the shape lists:
 import sys
 
 SS_N = [64, 128]                 # S = Q K^T: N = keys per tile, A and B from shared memory
-RS_N = [16, 32, 64, 128, 256]  # O += P V: N = the layout's head block (64, 128, 256) or tail (16, 32); A (P) from registers
+# O += P V: N = the layout's head blocks (64, 128, 256) or its tail block (16, 32); A (P) from registers
+RS_N = [16, 32, 64, 128, 256]
 
 HEADER = """\
 /* attention_wgmma.cuh - inline-PTX wrappers of the wgmma.mma_async shapes used by the sm_90a
