@@ -2,7 +2,8 @@
  * (sm_80+, Orin and any other GPU), the strict f32 kernel, the split-K combine and the
  * launcher, which hands f16 / bf16 problems to the wgmma kernel of attention_sm90.cu when the
  * device is an sm_90 part and this binary carries sm_90a code (decided once, in
- * samrt_attention_init_cuda).
+ * samrt_attention_init_cuda), with the wide 256-row tile where samrt_attention_wide_tiles
+ * (attention_plan.c) says it saves a wave.
  *
  * f16 / bf16 (attn_mma_kernel): FlashAttention-2 structure on mma.sync. A CTA owns block_q
  * (64 or 128) query rows; each warp owns 16*MT of them and keeps its S = Q K^T tile and its O
@@ -512,8 +513,17 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
         a.vec = ok;
     }
 
-    const dim3 grid((unsigned)a.n_problems, (unsigned)((p->n_q + cfg.block_q - 1) / cfg.block_q),
-                    (unsigned)a.n_split);
+    dim3 grid((unsigned)a.n_problems, (unsigned)((p->n_q + cfg.block_q - 1) / cfg.block_q), (unsigned)a.n_split);
+    /* the wide tile: 256 rows, four consumer warpgroups (sm_90a kernel only) */
+    if (esz == 2 && g_use_sm90 && samrt_attention_wide_tiles(p) > 0) {
+        samrt_attention_config wcfg = cfg;
+        wcfg.block_q = 256;
+        wcfg.block_k = 64;
+        if (sm90_supports(a, wcfg)) {
+            cfg = wcfg;
+            grid.y = (unsigned)((p->n_q + 255) / 256);
+        }
+    }
     switch (p->dtype) {
     case SAMRT_DTYPE_F32:
         attn_f32_kernel<<<grid, cfg.n_threads, cfg.smem_bytes, stream>>>(a);

@@ -18,6 +18,7 @@
  *   p.d_qk = p.d_v = 256;                 // scale 0 = 1/sqrt(d_qk)
  *   p.q = q; p.s_q_b = 4096*256; p.s_q_h = 256; p.s_q_t = 256;   ... k, v, o alike
  *   p.rope.q = tab64; p.rope.k = tab64; p.rope.k_period = 4096; p.rope.n_k = L - n_ptr;
+ *   p.sm_count = sm_count;                                       // for the wide tile (sm_90a)
  *   p.n_split = samrt_attention_split_count(&p, sm_count);      // setup: pure arithmetic
  *   size_t ws = samrt_attention_workspace_size(&p);              // plan this in the arena
  *   samrt_attention_init_cuda();                                 // once: smem attributes
@@ -101,8 +102,12 @@ struct samrt_attention_params {
     int n_split;                   /* key ranges per problem; 0 or 1 = one pass */
     void *workspace;               /* samrt_attention_workspace_size bytes, 256-aligned */
     size_t workspace_bytes;
-    int block_q, block_k;          /* f16 / bf16 tile override (benchmarks): 64 or 128 query
-                                    * rows / keys per tile; 0 = the planner's choice */
+    int block_q, block_k;          /* f16 / bf16 tile override (benchmarks, tests): 64 or 128
+                                    * query rows / keys per tile, or block_q 256: the wide tile
+                                    * wherever samrt_attention_wide_tiles allows one (else 128);
+                                    * 0 = the planner's choice */
+    int sm_count;                  /* SMs of the GPU the plan is for (setup: what
+                                    * samrt_attention_split_count got); 0 = no wide tiles */
 };
 
 /* Window mode: row r of window problem bw (= image * n_win + window) -> image *b and map
@@ -148,6 +153,15 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
 
 /* Key ranges actually launched for p->n_split (ranges are whole tiles; never empty). */
 int samrt_attention_n_split_effective(const struct samrt_attention_params *p);
+
+/* The sm_90a kernel's wide tile (pure; the launcher uses it on sm_90a only): 256 query rows
+ * with four consumer warpgroups and 64-key tiles, for f16 / bf16 at head dims 33..64 without
+ * windows or split-K. At these head dims the exponentials cost as much as the products, and
+ * four warpgroups per SM overlap them better than two; a 256-row tile takes ~1.78x a 128-row
+ * one, so it pays where it saves a wave (base_plus global attention on 132 SMs: 128 tiles in
+ * one wave instead of 256 in two). Returns the wide tile count when p->sm_count > 0 and the
+ * waves predict a shorter run (or block_q is 256), else 0. */
+int samrt_attention_wide_tiles(const struct samrt_attention_params *p);
 
 /* Workspace bytes for p as given (RoPE copies of q and k, split partials); 0 if none is
  * needed or p is invalid. */

@@ -36,7 +36,7 @@ enum samrt_status samrt_attention_check(const struct samrt_attention_params *p) 
     if (p->d_qk > SAMRT_ATTENTION_MAX_DIM || p->d_v > SAMRT_ATTENTION_MAX_DIM) return SAMRT_E_UNSUPPORTED;
     if (!isfinite(p->scale)) return SAMRT_E_INVALID_ARG;
     if (p->n_split < 0 || p->n_split > 65535) return SAMRT_E_INVALID_ARG;
-    if ((p->block_q != 0 && p->block_q != 64 && p->block_q != 128) ||
+    if ((p->block_q != 0 && p->block_q != 64 && p->block_q != 128 && p->block_q != 256) ||
         (p->block_k != 0 && p->block_k != 64 && p->block_k != 128))
         return SAMRT_E_INVALID_ARG;
     const struct samrt_attention_rope *r = &p->rope;
@@ -90,7 +90,7 @@ enum samrt_status samrt_attention_configure(const struct samrt_attention_params 
          * (registers: the 64 x 256 fp32 accumulator is 128 per thread) and for short key
          * lists; the decoder head dims stay at 64 so their many-way splits keep their count */
         c.block_k = (dp == 256 || dp <= 32 || p->n_k <= 64) ? 64 : 128;
-        if (p->block_q) c.block_q = p->block_q;
+        if (p->block_q) c.block_q = p->block_q == 256 ? 128 : p->block_q;  /* 256: the wide tile */
         if (p->block_k) c.block_k = p->block_k;
         /* the portable kernel: registers decide the rows per warp, 32 where the 32 x dp fp32
          * accumulator plus the S tile fit in 255 registers without spilling (d <= 96; 32-key
@@ -138,6 +138,25 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
         }
     }
     return best;
+}
+
+/* Time of a 256-row tile (four consumer warpgroups, 64-key tiles) over a 128-row one (two,
+ * 128-key tiles) at head dim 64 on an H100: test_attention_cuda --bench hiera_wave_bp, one
+ * wave of 96 wide tiles against two of 192 narrow ones (kernels/dev/attention_notes.md). */
+#define WIDE_COST 1.78
+
+int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
+    struct samrt_attention_config c;
+    if (samrt_attention_configure(p, &c) != SAMRT_OK || p->dtype == SAMRT_DTYPE_F32 || p->win.size_q > 0 ||
+        c.d_pad != 64 || p->sm_count <= 0 || samrt_attention_n_split_effective(p) > 1 ||
+        (p->block_q != 0 && p->block_q != 256) || (p->block_k != 0 && p->block_k != 64))
+        return 0;
+    const int64_t n_prob = (int64_t)p->n_batch * p->n_head;
+    const int64_t wide = n_prob * cdiv64(p->n_q, 256), narrow = n_prob * cdiv64(p->n_q, 128);
+    if (wide > INT32_MAX) return 0;
+    if (p->block_q == 256) return (int)wide;
+    const double cost = WIDE_COST * (double)cdiv64(wide, p->sm_count);
+    return cost < 0.95 * (double)cdiv64(narrow, p->sm_count) ? (int)wide : 0;
 }
 
 size_t samrt_attention_workspace_size(const struct samrt_attention_params *p) {

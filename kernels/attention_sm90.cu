@@ -6,8 +6,9 @@
  * has found an sm_90 device and sm_90a code in this binary; everything else (and every other
  * GPU) runs the portable mma.sync kernel.
  *
- * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG) + 1 producer
- * warpgroup (setmaxnreg moves its registers to the consumers).
+ * CTA = NWG consumer warpgroups (64 query rows each, block_q = 64 * NWG: 1, 2, or 4 for the
+ * wide tile of head dims 33..64, see samrt_attention_wide_tiles) + 1 producer warpgroup
+ * (setmaxnreg moves its registers to the consumers).
  *   producer: Q once, then K(j) and V(j) into ST stages each (2 to 4, what fits); a stage
  *             is refilled once every consumer warp has released it, so loads run ST - 1
  *             turns ahead. Outside window mode (and at 32- or 64-column atoms) one thread
@@ -20,11 +21,12 @@
  *             accumulator registers (attention_impl.cuh, the same code as the portable
  *             kernel), P rounded to T in registers, O += P V (wgmma, A from registers, V
  *             read N-major through the descriptor's transpose bit: no transposed copy).
- * With two consumer warpgroups the matrix products take turns (named barriers): one group's
- * softmax runs while the other's products keep the tensor cores busy, and inside a group the
- * softmax of S(i) starts while its own P(i-1) V(i-1) still runs (two commit groups). The
- * softmax costs about as much as the products at head dims <= 96, so this overlap is what
- * makes those dims fast. No CTA-wide barrier runs in the main loop.
+ * With two or more consumer warpgroups the matrix products take turns, round robin (named
+ * barriers): one group's softmax runs while the others' products keep the tensor cores busy,
+ * and inside a group the softmax of S(i) starts while its own P(i-1) V(i-1) still runs (two
+ * commit groups). The softmax costs about as much as the products at head dims <= 96, so
+ * this overlap is what makes those dims fast; at <= 64 four groups (64-key tiles, to fit 112
+ * registers each) hide it better than two. No CTA-wide barrier runs in the main loop.
  *
  * Shared-memory layout (Lay<DP>): a tile of R rows x DP columns is stored as 64-column blocks
  * of R rows x 128 bytes with the 128-byte swizzle (16-byte chunk index XOR address bits 7..9),
@@ -90,9 +92,10 @@ template <int DP, int NWG, int BN> struct Sm90Tile {
     static constexpr unsigned BAR_OFF = Q_BYTES + 2 * ST * KV_BYTES;  /* after Q, K[ST], V[ST] */
     static constexpr size_t SMEM = 1024 + BAR_OFF + (1 + 4 * ST) * 8;
     /* registers per thread after setmaxnreg (0 = no change): the producer needs few, and the
-     * consumers' share must fit the launch allocation (NT x the launch-bound maximum) */
-    static constexpr int REG_P = NWG == 2 ? 56 : CTAS == 2 ? 48 : 0;
-    static constexpr int REG_C = NWG == 2 ? 224 : CTAS == 2 ? 208 : 0;
+     * consumers' share must fit the launch allocation (NT x the launch-bound maximum; four
+     * consumer warpgroups: 640 x 96 = 128 x 32 + 512 x 112 exactly, no spills at d 64) */
+    static constexpr int REG_P = NWG == 4 ? 32 : NWG == 2 ? 56 : CTAS == 2 ? 48 : 0;
+    static constexpr int REG_C = NWG == 4 ? 112 : NWG == 2 ? 224 : CTAS == 2 ? 208 : 0;
     static constexpr int LAUNCH_REGS = 65536 / CTAS / NT / 8 * 8;  /* what the launch bounds allow */
     static_assert(REG_C == 0 || 128 * (REG_P + NWG * REG_C) <= NT * LAUNCH_REGS,
                   "setmaxnreg.inc would wait for registers nobody releases");
@@ -316,6 +319,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         /* the producer hands most of its registers to the consumers */
         if constexpr (G::REG_P == 56) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
         if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
+        if constexpr (G::REG_P == 32) asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
         const int pt = threadIdx.x - 128 * NWG;
         if (a.tma) {
             if (pt != 0) return;
@@ -364,6 +368,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
 
     if constexpr (G::REG_C == 224) asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
     if constexpr (G::REG_C == 208) asm volatile("setmaxnreg.inc.sync.aligned.u32 208;\n" ::: "memory");
+    if constexpr (G::REG_C == 112) asm volatile("setmaxnreg.inc.sync.aligned.u32 112;\n" ::: "memory");
     const int wg = warp >> 2;
     float acc[NDB][4];
 #pragma unroll
@@ -383,7 +388,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
     const uint64_t dq_t = wg_desc(sQ + L::HEAD * BM * 2 + wg * 64 * L::trb(), 16, 8 * L::trb(), L::tmode());
     const uint64_t dk_t = wg_desc(sK + L::HEAD * BN * 2, 16, 8 * L::trb(), L::tmode());
     const uint64_t dv_t = wg_desc(sV + L::HEAD * BN * 2, BN * L::trb(), 8 * L::trb(), L::tmode());
-    if (NWG == 2 && wg == 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
+    if (NWG >= 2 && wg == NWG - 1) named_arrive(1);  /* warpgroup 0 takes the first turn */
     mbar_wait(bar, 0);
 
     /* Turn i issues S(i) = Q K(i)^T and then O += P(i-1) V(i-1) as two commit groups, and
@@ -400,7 +405,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         const unsigned par = (i / ST) & 1, par_p = ((i + ST - 1) / ST + 1) & 1;  /* tiles i, i - 1 */
         if constexpr (has_s) mbar_wait(bar_kf + 8 * s, par);
         if constexpr (has_pv) mbar_wait(bar_vf + 8 * sp, par_p);
-        if constexpr (NWG == 2) named_sync(1 + wg);
+        if constexpr (NWG >= 2) named_sync(1 + wg);
         reg_fence<NDB>(acc);
         wg_fence();
         auto issue_s = [&]() {
@@ -447,8 +452,8 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
             if constexpr (has_s) issue_s();
             wg_commit();
         }
-        if constexpr (NWG == 2)
-            if (has_s || wg == 0) named_arrive(2 - wg);  /* the other warpgroup's turn */
+        if constexpr (NWG >= 2)
+            if (has_s || wg != NWG - 1) named_arrive(1 + (wg + 1) % NWG);  /* the next warpgroup's turn */
         float alpha[2] = {1.0f, 1.0f};
         if constexpr (has_s) {
             if constexpr (OVL && has_pv) wg_wait1();  /* S(i) done, P(i-1) V(i-1) may still run */
@@ -543,7 +548,8 @@ enum samrt_status launch_dp(const Args &a, const samrt_attention_config &c, dim3
     const int nwg = c.block_q / 64;
     if (DP == 256 || c.block_k == 64) {
         if (nwg == 1) launch_inst<T, DP, 1, 64>(a, grid, stream);
-        else launch_inst<T, DP, 2, 64>(a, grid, stream);
+        else if (nwg == 2) launch_inst<T, DP, 2, 64>(a, grid, stream);
+        else if constexpr (DP == 64) launch_inst<T, DP, 4, 64>(a, grid, stream);
     } else {
         if constexpr (DP != 256) {
             if (nwg == 1) launch_inst<T, DP, 1, 128>(a, grid, stream);
@@ -579,6 +585,8 @@ cudaError_t set_limits_dp() {
         if (e == cudaSuccess) e = set_limit<T, DP, 1, 128>();
         if (e == cudaSuccess) e = set_limit<T, DP, 2, 128>();
     }
+    if constexpr (DP == 64)
+        if (e == cudaSuccess) e = set_limit<T, DP, 4, 64>();
     return e;
 }
 
@@ -630,7 +638,8 @@ cudaError_t sm90_init(int *usable) {
 bool sm90_supports(const Args &a, const samrt_attention_config &c) {
     const bool dp_ok = c.d_pad == 64 || c.d_pad == 80 || c.d_pad == 96 || c.d_pad == 128 || c.d_pad == 256;
     const bool bk_ok = c.block_k == 64 || (c.block_k == 128 && c.d_pad != 256);
-    return a.vec && dp_ok && bk_ok && (c.block_q == 64 || c.block_q == 128);
+    return a.vec && dp_ok && bk_ok &&
+           (c.block_q == 64 || c.block_q == 128 || (c.block_q == 256 && c.d_pad == 64 && c.block_k == 64));
 }
 
 enum samrt_status sm90_launch(const Args &a, const samrt_attention_config &c, bool half, dim3 grid,

@@ -98,7 +98,8 @@ static enum samrt_status fill_params(struct samrt_model_ctx *c, const struct sam
     p->n_split = 1;
 #ifdef SAMRT_HAVE_CUDA
     if (c->backend == SAMRT_BACKEND_CUDA) {
-        p->n_split = samrt_attention_split_count(p, c->sm_count > 0 ? c->sm_count : c->gpu->sm_count);
+        p->sm_count = c->sm_count > 0 ? c->sm_count : c->gpu->sm_count;
+        p->n_split = samrt_attention_split_count(p, p->sm_count);
         if (planning(c) && !c->attn_ready && c->gpu) {  /* shared-memory attributes: setup, not capture */
             SAMRT_TRY(samrt_attention_init_cuda());
             c->attn_ready = 1;

@@ -307,6 +307,53 @@ static void test_rejects(void) {
     CHECK_EQ_INT(samrt_attention_workspace_size(NULL), 0);
 }
 
+/* The sm_90a wide tile: base_plus global attention (8 heads x 4096, d 56) on 132 SMs is 128
+ * tiles of 256 rows, one wave, where 128-row tiles need two. */
+static void test_wide_tiles(void) {
+    char dummy[16] = {0};
+    struct samrt_attention_params t;
+    struct samrt_attention_config c;
+    set_contig(&t, SAMRT_DTYPE_BF16, 1, 8, 4096, 4096, 56, 56, dummy, dummy, dummy, dummy);
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);  /* no sm_count: off */
+    t.sm_count = 132;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 128);
+    CHECK_EQ_INT(samrt_attention_workspace_size(&t), 0);
+    t.sm_count = 64;  /* 2 waves of wide tiles against 4 of narrow ones: 2 x 1.78 < 0.95 x 4 */
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 128);
+    t.sm_count = 100;  /* 2 waves against 3 */
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    /* one wave either way (128 vs 64 tiles): stays at 128 rows unless forced */
+    set_contig(&t, SAMRT_DTYPE_BF16, 1, 4, 4096, 4096, 64, 64, dummy, dummy, dummy, dummy);
+    t.sm_count = 132;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.block_q = 256;
+    CHECK_STATUS(samrt_attention_check(&t), SAMRT_OK);
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 64);
+    CHECK_STATUS(samrt_attention_configure(&t, &c), SAMRT_OK);
+    CHECK_EQ_INT(c.block_q, 128);  /* what every other kernel runs */
+    t.block_k = 128;  /* the wide tile has 64-key tiles */
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.block_k = 0;
+    /* not for head dims past 64 or up to 32, f32, windows, or split-K */
+    t.d_qk = t.d_v = 96;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.d_qk = t.d_v = 32;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.d_qk = t.d_v = 64;
+    t.dtype = SAMRT_DTYPE_F32;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.dtype = SAMRT_DTYPE_F16;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 64);
+    t.n_split = 2;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    t.n_split = 1;
+    t.n_q = t.n_k = 196;
+    t.win.size_q = t.win.size_k = 14;
+    t.win.q_h = t.win.q_w = t.win.k_h = t.win.k_w = 64;
+    CHECK_EQ_INT(samrt_attention_wide_tiles(&t), 0);
+    CHECK_EQ_INT(samrt_attention_wide_tiles(NULL), 0);
+}
+
 static void test_plan(void) {
     /* memory attention: 1 x 1 x 4096 queries, 28736 keys, d 256 */
     char dummy[16] = {0};
@@ -361,6 +408,7 @@ static void test_plan(void) {
     t.block_q = 0;
     t.block_k = 32;
     CHECK_STATUS(samrt_attention_check(&t), SAMRT_E_INVALID_ARG);
+    test_wide_tiles();
 }
 
 int main(void) {

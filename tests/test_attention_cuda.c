@@ -73,6 +73,10 @@ static const struct tcase g_cases[] = {
      .layout = LAYOUT_QKV, .check_rows = 24, .amp_q = 2, .bench = 1},
     {.name = "hiera_global_l", .B = 1, .H = 8, .Lq = 4096, .Lk = 4096, .D = 72, .Dv = 72,
      .layout = LAYOUT_QKV, .check_rows = 24, .amp_q = 2, .bench = 1},
+    /* base_plus with 6 heads: one wave of 96 wide tiles or two of 192 narrow ones on 132 SMs,
+     * the time of a 256-row tile over a 128-row one (attention_plan.c's WIDE_COST) */
+    {.name = "hiera_wave_bp", .B = 1, .H = 6, .Lq = 4096, .Lk = 4096, .D = 56, .Dv = 56,
+     .layout = LAYOUT_QKV, .check_rows = 24, .amp_q = 2, .bench = 1},
     /* Hiera windowed: stage 3 ws 14 at 64x64 (pad 6), q-pool block 10 (q 32x32/7 over
      * k 64x64/14), stage 1 ws 8 at 256x256, base_plus d 56, large ws 16 d 72 */
     {.name = "hiera_win14_t", .B = 1, .H = 4, .D = 96, .Dv = 96, .layout = LAYOUT_QKV,
@@ -121,6 +125,9 @@ static const struct tcase g_cases[] = {
      .layout = LAYOUT_QKV, .amp_q = 2},
     {.name = "odd_tail_d96", .B = 1, .H = 3, .Lq = 130, .Lk = 259, .D = 96, .Dv = 96,
      .layout = LAYOUT_BHLD, .amp_q = 2},
+    /* head dim 56 as base_plus, partial q and k tiles: the wide tile (forced) on sm_90a */
+    {.name = "odd_wide_d56", .B = 2, .H = 3, .Lq = 1000, .Lk = 1100, .D = 56, .Dv = 56,
+     .layout = LAYOUT_QKV, .amp_q = 2},
     {.name = "rope_odd", .B = 2, .H = 2, .Lq = 100, .Lk = 333, .D = 32, .Dv = 32,
      .layout = LAYOUT_BHLD, .rope = 1, .tq_w = 10, .tq_h = 10, .tk_w = 10, .tk_h = 10,
      .k_period = 110, .k_skip = 10, .n_k_rope = 300, .amp_q = 2},
@@ -325,8 +332,9 @@ static void run_gpu_and_compare(const struct tcase *c, struct setup *s, enum sam
                                 const void *ref_o, size_t *ws_cap) {
     const size_t esz = samrt_dtype_size(dt);
     char what[160];
-    snprintf(what, sizeof(what), "%s %s split %d tile %dx%d", c->name, samrt_dtype_name(dt), n_split, s->p.block_q,
-             s->p.block_k);
+    s->p.n_split = n_split;
+    snprintf(what, sizeof(what), "%s %s split %d tile %dx%d wide %d", c->name, samrt_dtype_name(dt), n_split,
+             s->p.block_q, s->p.block_k, samrt_attention_wide_tiles(&s->p));
     bind(s, 1, dt);
     s->p.n_split = n_split;
     CHECK_MSG(ensure_ws(s, ws_cap), "%s: workspace", what);
@@ -382,6 +390,7 @@ static void test_case(const struct tcase *c, enum samrt_dtype dt, int sm_count) 
     CHECK_MSG(run_ref(c, &s, dt), "%s: reference failed", c->name);
     void *ref_o = malloc(s.n_o * samrt_dtype_size(dt));
     memcpy(ref_o, s.h_o, s.n_o * samrt_dtype_size(dt));
+    s.p.sm_count = sm_count;  /* the wide plan where it is chosen */
     /* no split, the planned split, a forced split: each distinct launched count once */
     const int splits[3] = {1, samrt_attention_split_count(&s.p, sm_count), FORCED_SPLIT};
     int done[3], n_done = 0;
@@ -400,6 +409,12 @@ static void test_case(const struct tcase *c, enum samrt_dtype dt, int sm_count) 
         s.p.block_k = g_tiles[t][1];
         run_gpu_and_compare(c, &s, dt, 1, ref_o, &ws_cap);
     }
+    /* the wide tile forced where it applies (sm_90a; elsewhere it runs 128-row tiles) */
+    s.p.block_q = 256;
+    s.p.block_k = 0;
+    s.p.n_split = 1;
+    if (dt != SAMRT_DTYPE_F32 && samrt_attention_wide_tiles(&s.p) > 0)
+        run_gpu_and_compare(c, &s, dt, 1, ref_o, &ws_cap);
     s.p.block_q = s.p.block_k = 0;
     free(ref_o);
     free_setup(&s);
@@ -431,6 +446,9 @@ static void test_rope_kernel(enum samrt_dtype dt) {
 
 /* ---- benchmark --------------------------------------------------------------------------- */
 
+/* The portable kernel runs (no sm_90 device, or SAMRT_ATTENTION_PORTABLE=1): bench labels. */
+static int g_portable;
+
 static int cmp_float(const void *a, const void *b) {
     const float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
@@ -460,7 +478,9 @@ static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count,
     if (!rope) memset(&s.p.rope, 0, sizeof(s.p.rope));
     s.p.block_q = tile[0];
     s.p.block_k = tile[1];
+    s.p.sm_count = sm_count;
     s.p.n_split = force_split ? force_split : samrt_attention_split_count(&s.p, sm_count);
+    const int wide = samrt_attention_wide_tiles(&s.p);
     if (!ensure_ws(&s, &ws_cap)) {
         free_setup(&s);
         return;
@@ -483,10 +503,12 @@ static void bench_case(const struct tcase *c, enum samrt_dtype dt, int sm_count,
         const double med = 0.5 * (ms[BENCH_REPS / 2 - 1] + ms[BENCH_REPS / 2]);
         struct samrt_attention_config cfg;
         samrt_attention_configure(&s.p, &cfg);
+        /* the tile launched: on sm_90a (not under SAMRT_ATTENTION_PORTABLE=1) the wide one where
+         * samrt_attention_wide_tiles gives a count */
         printf("BENCH op=%s shape=%s:P%dxLq%dxLk%dxD%d dtype=%s ms=%.4f TFLOPs=%.1f split=%d rope=%d tile=%dx%d\n",
                tile[0] ? "tile" : "attention", c->name, case_problems(c), lq_of(c), lk_of(c), c->D,
                samrt_dtype_name(dt), med, case_flops(c) / (med * 1e9), samrt_attention_n_split_effective(&s.p),
-               rope && c->rope, cfg.block_q, cfg.block_k);
+               rope && c->rope, wide && !g_portable ? 256 : cfg.block_q, wide && !g_portable ? 64 : cfg.block_k);
     } else {
         printf("BENCH op=attention shape=%s FAILED\n", c->name);
     }
@@ -521,6 +543,9 @@ static int run_bench(int sm_count, const char *filter) {
         const struct tcase *c = &g_cases[i];
         if (!c->bench || !selected(c, filter) || strncmp(c->name, "hiera", 5) != 0) continue;
         for (int t = 0; t < 4; t++) bench_case(c, SAMRT_DTYPE_BF16, sm_count, 0, 0, g_tiles[t], flush, flush_bytes);
+        const int wide_tile[2] = {256, 0};
+        if (c->D > 32 && c->D <= 64 && !win_mode(c))
+            bench_case(c, SAMRT_DTYPE_BF16, sm_count, 0, 0, wide_tile, flush, flush_bytes);
     }
     cudaFree(flush);
     return 0;
@@ -533,6 +558,8 @@ int main(int argc, char **argv) {
     cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     if (major < 8) return check_skip("test_attention_cuda", "the tensor-core path needs sm_80 or later");
+    const char *portable = getenv("SAMRT_ATTENTION_PORTABLE");
+    g_portable = major != 9 || (portable && portable[0] && portable[0] != '0');
     CHECK_STATUS(samrt_attention_init_cuda(), SAMRT_OK);
     const int bench = argc > 1 && strcmp(argv[1], "--bench") == 0;
     const char *filter = argc > 1 + bench ? argv[1 + bench] : NULL;
