@@ -513,17 +513,15 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
         a.vec = ok;
     }
 
-    dim3 grid((unsigned)a.n_problems, (unsigned)((p->n_q + cfg.block_q - 1) / cfg.block_q), (unsigned)a.n_split);
     /* the wide tile: 256 rows, four consumer warpgroups (sm_90a kernel only) */
     if (esz == 2 && g_use_sm90 && samrt_attention_wide_tiles(p) > 0) {
         samrt_attention_config wcfg = cfg;
         wcfg.block_q = 256;
         wcfg.block_k = 64;
-        if (sm90_supports(a, wcfg)) {
-            cfg = wcfg;
-            grid.y = (unsigned)((p->n_q + 255) / 256);
-        }
+        if (sm90_supports(a, wcfg)) cfg = wcfg;
     }
+    const dim3 grid((unsigned)a.n_problems, (unsigned)((p->n_q + cfg.block_q - 1) / cfg.block_q),
+                    (unsigned)a.n_split);
     switch (p->dtype) {
     case SAMRT_DTYPE_F32:
         attn_f32_kernel<<<grid, cfg.n_threads, cfg.smem_bytes, stream>>>(a);

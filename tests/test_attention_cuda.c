@@ -336,7 +336,6 @@ static void run_gpu_and_compare(const struct tcase *c, struct setup *s, enum sam
     snprintf(what, sizeof(what), "%s %s split %d tile %dx%d wide %d", c->name, samrt_dtype_name(dt), n_split,
              s->p.block_q, s->p.block_k, samrt_attention_wide_tiles(&s->p));
     bind(s, 1, dt);
-    s->p.n_split = n_split;
     CHECK_MSG(ensure_ws(s, ws_cap), "%s: workspace", what);
     cudaMemset(s->d_o, 0xff, s->n_o * esz);  /* NaN poison */
     enum samrt_status st = samrt_attention_cuda(&s->p, 0);
