@@ -30,7 +30,7 @@ enum samrt_status samrt_tensor_slice(const struct samrt_tensor *t, int dim, int6
                                      struct samrt_tensor *out);
 /* A view of t's storage at element offset off with the given shape and strides (elements).
  * Plain address arithmetic, no checks: it also works on the NULL data of persistent tensors
- * and the tags of PLAN passes (models/exec.h). */
+ * and the tags of PLAN passes (ops/exec.h). */
 struct samrt_tensor samrt_tensor_view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
                                       const int64_t *s);
 /* A view with dims permuted: out dim i = in dim perm[i]. */

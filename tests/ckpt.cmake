@@ -36,7 +36,7 @@ if (SAMRT_FUZZ)
     ${PROJECT_SOURCE_DIR}/core/ckpt.c ${PROJECT_SOURCE_DIR}/core/ckpt_zip.c
     ${PROJECT_SOURCE_DIR}/core/ckpt_pickle.c ${PROJECT_SOURCE_DIR}/core/ckpt_safetensors.c
     ${PROJECT_SOURCE_DIR}/core/half.c ${PROJECT_SOURCE_DIR}/core/log.c ${PROJECT_SOURCE_DIR}/core/status.c)
-  target_include_directories(fuzz_ckpt PRIVATE ${PROJECT_SOURCE_DIR}/core)
+  target_include_directories(fuzz_ckpt PRIVATE ${SAMRT_LAYER_INCLUDES_core})
   target_link_libraries(fuzz_ckpt PRIVATE samrt_flags)
   target_compile_options(fuzz_ckpt PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -g -O1)
   target_link_options(fuzz_ckpt PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -19,8 +19,6 @@ if (SAMRT_CUDA)
   target_link_options(test_sam2_encoder_cuda PRIVATE ${_samrt_wrap_syms})
 endif()
 # Parity dump of the encoder taps (tests/parity/samrt_taps.c; compare with compare_taps.py).
-add_executable(samrt_taps parity/samrt_taps.c ${PROJECT_SOURCE_DIR}/tools/taps.c)
-target_link_libraries(samrt_taps PRIVATE samrt samrt_flags)
-target_include_directories(samrt_taps PRIVATE ${PROJECT_SOURCE_DIR}/core ${PROJECT_SOURCE_DIR}/kernels
-  ${PROJECT_SOURCE_DIR}/platform ${PROJECT_SOURCE_DIR}/models ${PROJECT_SOURCE_DIR}/models/sam2
-  ${PROJECT_SOURCE_DIR}/tools)
+add_executable(samrt_taps parity/samrt_taps.c)
+target_link_libraries(samrt_taps PRIVATE samrt_harness samrt samrt_flags)
+target_include_directories(samrt_taps PRIVATE ${SAMRT_LAYER_INCLUDES_tools})

@@ -1,4 +1,4 @@
-/* test_csv.c - the RFC 4180 reader and writer of tools/csv.c: quoting, doubled quotes,
+/* test_csv.c - the RFC 4180 reader and writer of harness/csv.c: quoting, doubled quotes,
  * line breaks inside quotes, CRLF, empty cells kept empty, blank lines, BOM, and every
  * malformed input refused with a line number. Expected cells are written out by hand.
  * Run: ctest -R test_csv */

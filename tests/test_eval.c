@@ -1,4 +1,4 @@
-/* test_eval.c - tools/eval against every test vector of eval-spec section 6 (T1-T9, the
+/* test_eval.c - harness/eval against every test vector of eval-spec section 6 (T1-T9, the
  * seg2bmap and radius checks), compared for exact equality of the doubles (printed with
  * %.17g when they differ). The expected doubles were produced by the reference
  * sav_benchmark.py (numpy/OpenCV/scikit-image) on the same masks; the mean checks by numpy.

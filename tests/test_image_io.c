@@ -1,4 +1,4 @@
-/* test_image_io.c - core/image_io: JPEG decode equals Pillow's pixels (hashes computed with
+/* test_image_io.c - harness/image_io: JPEG decode equals Pillow's pixels (hashes computed with
  * Pillow 13.0 / libjpeg-turbo by tests/data/images/make_images.py), JPEG and PNG round trips,
  * raw PNG samples for every gray/palette depth, Adam7, 16-bit, RGB/RGBA/gray+alpha, buffer
  * size checks, atomic writes, the DAVIS palette, and the malformed corpus in

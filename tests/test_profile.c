@@ -1,4 +1,4 @@
-/* test_profile.c - tools/profile.c: the exact CSV header users' scripts read, absent values
+/* test_profile.c - harness/profile.c: the exact CSV header users' scripts read, absent values
  * written as empty cells (never 0), warm-up rows kept out, RFC 4180 quoting, percentiles
  * and statistics against hand-computed values, the latency recorder, gpu_busy_fraction,
  * experiment_config.txt, atomic writes, and profile_stats.json parsed back by a small

@@ -1,4 +1,4 @@
-/* test_prompts.c - tools/prompts: the click-derivation checks of eval-spec 6 (centre click,
+/* test_prompts.c - harness/prompts: the click-derivation checks of eval-spec 6 (centre click,
  * raster tie rule, padded border, tight box), the exact EDT against brute force on seeded
  * random masks of odd shapes, corrective clicks (positive/negative, strict comparison),
  * empty masks, and argument checks. */

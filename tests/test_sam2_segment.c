@@ -24,7 +24,7 @@
 #include "check.h"
 #include "ckpt_writer.h"
 #include "platform.h"
-#include "sam2/segment.h"
+#include "segment.h"
 
 #define W 96
 #define H 72

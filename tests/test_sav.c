@@ -1,4 +1,4 @@
-/* test_sav.c - tools/sav: the SA-V reader on small splits written by synth and edited by
+/* test_sav.c - harness/sav: the SA-V reader on small splits written by synth and edited by
  * hand (numbering, sorting, annotated frames, selection and shards, the split list), every
  * bad input of eval-spec 1.6 / 7 (missing frames, RGB or three-valued masks, size mismatch,
  * all-empty objects, missing first-frame masks, stray files, missing folders), the PNG mask

@@ -1,4 +1,4 @@
-/* test_synth.c - tools/synth: determinism for a seed (pixels and files), the SA-V layout it
+/* test_synth.c - harness/synth: determinism for a seed (pixels and files), the SA-V layout it
  * writes (every frame a JPEG, masks every 4th frame, one folder per object), masks that
  * match the frames' size and the rendered labels, visibility on frame 0, occlusion, the
  * gray-mask option, parameter checks and the refusal to overwrite a dataset. */

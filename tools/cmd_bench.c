@@ -1,4 +1,4 @@
-/* cmd_bench.c - `samrt bench`: the profiling run over an SA-V split (tools/bench.h) with the
+/* cmd_bench.c - `samrt bench`: the profiling run over an SA-V split (harness/bench.h) with the
  * trackers of this build (tools/tracker.h). docs/profiling.md describes the options, the
  * outputs and every column. Example:
  *   samrt bench --split_dir sav_val --models sam2.1_tiny_mask,sam2.1_tiny_points \

@@ -1,7 +1,7 @@
 /* cmd_segment.c - `samrt segment`: SAM 2.1 / EdgeTAM on one image from clicks and boxes, through the
  * public samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the
  * DAVIS palette with object k as index k for several), optionally an overlay (the image with
- * each mask tinted and outlined) and a parity tap dump (tools/taps.h, the names of
+ * each mask tinted and outlined) and a parity tap dump (harness/taps.h, the names of
  * tests/parity/dump_taps.py). Prompts are validated against the image before the weights
  * load, so a bad click fails in milliseconds. --bench N times N calls after a warm-up: the
  * CUDA graph replay (the default path) and the eager path with CUDA events between the stages
@@ -18,7 +18,7 @@
 #include "cli.h"
 #include "image_io.h"
 #include "platform.h"
-#include "sam2/segment.h"
+#include "segment.h"
 #include "taps.h"
 
 #define MAX_OBJ 64

@@ -1,6 +1,6 @@
 /* cmd_track.c - `samrt track`: SAM 2.1 video tracking over a folder of JPEG frames through
  * the public streaming API (samrt_engine_track_*). Frames are decoded ahead by the bounded
- * prefetching streamer of tools/sav.h (never the whole video in memory). Writes one PNG per
+ * prefetching streamer of harness/sav.h (never the whole video in memory). Writes one PNG per
  * frame and object in the SA-V prediction layout (eval-spec 1.5): OUT/<obj %03d>/<stem>.png,
  * 0/255, plus optional overlays and a parity tap dump of every object (the first-added one
  * under frame.<t>.*, the others under obj<id>.frame.<t>.*; tests/parity/run_sam2_video_parity.sh).
@@ -18,7 +18,7 @@
 #include "image_io.h"
 #include "platform.h"
 #include "profile.h"
-#include "sam2/tracker.h"
+#include "tracker.h"
 #include "sav.h"
 #include "taps.h"
 
@@ -301,7 +301,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
  * time includes writing the PNGs, so fps here is a lower bound; `samrt bench` times the
  * tracker alone. */
 static void print_timing(struct run *r, int n_objects) {
-    struct samrt_stats s;  /* sorts r->ms in place (tools/profile.h) */
+    struct samrt_stats s;  /* sorts r->ms in place (harness/profile.h) */
     if (r->n_ms == 0 || samrt_stats_compute(r->ms, (size_t)r->n_ms, &s) != SAMRT_OK) return;
     const int n = r->n_ms;
 #define PCT(q) r->ms[(int)((q) * (n - 1) + 0.5)]

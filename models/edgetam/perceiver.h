@@ -1,5 +1,5 @@
 /* perceiver.h - EdgeTAM's spatial perceiver (model-spec 3.13, perceiver.py::PerceiverResampler)
- * over the op layer (models/ops.h), and EdgeTAM's memory encoding: the SAM 2 memory encoder's
+ * over the op layer (ops/ops.h), and EdgeTAM's memory encoding: the SAM 2 memory encoder's
  * out_proj features (memory_encoder.h, steps 1-5) -> perceiver -> bf16 store, 512 tokens of 64
  * channels per object instead of g*g.
  *

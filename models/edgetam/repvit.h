@@ -1,5 +1,5 @@
 /* repvit.h - EdgeTAM's image trunk: timm's RepViT-M1 (repvit_m1, legacy, features_only;
- * model-spec 3.2) as a forward pass over the op layer (models/ops.h), producing the four
+ * model-spec 3.2) as a forward pass over the op layer (ops/ops.h), producing the four
  * stage maps that the SAM 2 FPN neck reads (models/sam2/image_encoder.c).
  *
  * Load-time folding (kernels/bn_fold.h). Every ConvNorm (conv without bias + eval

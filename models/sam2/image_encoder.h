@@ -1,14 +1,14 @@
 /* image_encoder.h - the SAM 2 / 2.1 and EdgeTAM image encoder: the trunk (Hiera, model-spec
  * 3.1, or EdgeTAM's RepViT-M1, 3.2 and models/edgetam/repvit.h, as the configuration's trunk
  * kind says), FPN neck (3.3) and the mask decoder's conv_s0 / conv_s1 projections (3.4), as
- * one forward pass over the op layer (models/ops.h). Both trunks give the same outputs.
+ * one forward pass over the op layer (ops/ops.h). Both trunks give the same outputs.
  *
  * Layout: channels-last tokens throughout (ops.h). The model input is NCHW (1, 3, S, S)
  * as the preprocessing writes it; the patch-embed convolution runs NCHW on it and one copy
  * turns its output into tokens while adding the position embedding. Every 1x1 convolution
  * of the neck is a Linear over tokens.
  *
- * Lifecycle, driven by the engine (models/sam2/sam2.c):
+ * Lifecycle, driven by the engine (runtime/sam2.c):
  *   samrt_sam2_encoder_bind     weights by official key name (each key exactly once)
  *   samrt_sam2_encoder_plan     persistent slots (input, outputs, constants) + the PLAN pass
  *   ... arena commit, weights loaded ...

@@ -1,7 +1,7 @@
 /* mask_decoder.h - SAM 2.1's SAM heads: the mask decoder (model-spec 3.9: two-way transformer,
  * output upscaling with the high-resolution features, hypernetwork MLPs, IoU and object-score
  * heads) and the post-processing of sam2_base.py::_forward_sam_heads (3.10: selection, the
- * object-score gate, the object pointer), over the op layer (models/ops.h), batched over the
+ * object-score gate, the object pointer), over the op layer (ops/ops.h), batched over the
  * objects of one frame.
  *
  * Batching. The frame's features are shared: image embeddings (1, N, 256), feat_s0 and

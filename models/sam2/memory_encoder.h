@@ -1,5 +1,5 @@
 /* memory_encoder.h - SAM 2.1's memory encoder (model-spec 3.12, sam2_base.py::_encode_new_memory
- * and memory_encoder.py) over the op layer (models/ops.h), batched over the object slots of one
+ * and memory_encoder.py) over the op layer (ops/ops.h), batched over the object slots of one
  * frame: the selected low-res mask logits of each object and the frame's RAW vision features
  * become that object's memory, written into a slot the caller names (a ring entry of the
  * tracker's state), so the tracker decides where memories live.
@@ -36,6 +36,7 @@
 #ifndef SAMRT_SAM2_MEMORY_ENCODER_H
 #define SAMRT_SAM2_MEMORY_ENCODER_H
 
+#include "mem_store.h"
 #include "ops.h"
 
 #ifdef __cplusplus
@@ -101,27 +102,6 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
 struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
                                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                                int binarize);
-
-/* ---- the final step as a kernel pair (also used by the memory attention tests) ---------- */
-
-struct samrt_sam2_mem_store_args {
-    enum samrt_dtype src_dtype;  /* of x: f32, f16 or bf16 */
-    int n_obj;
-    int64_t n_tok;               /* tokens per object */
-    int dim;                     /* channels (64) */
-    const void *x;               /* (n_obj, n_tok, dim) out_proj output */
-    const float *score;          /* (n_obj) object-score logits */
-    const void *no_obj;          /* (dim) in src_dtype, or NULL (no embedding) */
-    uint16_t *out;               /* (n_obj, n_tok, dim) bf16 */
-};
-/* out = bf16(x + (score > 0 ? 0 : 1) * no_obj), the sum in f32 and rounded once (to src_dtype
- * first, as the official in-place add, then to bf16). */
-enum samrt_status samrt_sam2_mem_store_check(const struct samrt_sam2_mem_store_args *a);
-enum samrt_status samrt_sam2_mem_store_ref(const struct samrt_sam2_mem_store_args *a);
-#ifdef SAMRT_HAVE_CUDA
-#include <cuda_runtime.h>
-enum samrt_status samrt_sam2_mem_store_cuda(const struct samrt_sam2_mem_store_args *a, cudaStream_t stream);
-#endif
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
  *     from the checkpoint in fp32 at prepare time; the dense PE (64x64) is computed there too,
  *     in fp32, and stored at the run precision.
  *   - The mask prompt path (Conv 2x2/2 -> LN2d -> GELU -> Conv 2x2/2 -> LN2d -> GELU ->
- *     Conv 1x1) runs on the device through models/ops.h, NCHW (as the checkpoint stores the
+ *     Conv 1x1) runs on the device through ops/ops.h, NCHW (as the checkpoint stores the
  *     weights), and its output is turned into channels-last tokens by the decoder.
  *
  * Coordinates (add_new_points_or_box with normalize_coords=True): x_model = (x / W) * S and

@@ -1,4 +1,4 @@
-/* fuzz_image.c - libFuzzer target for core/image_io: every input goes through the JPEG and
+/* fuzz_image.c - libFuzzer target for harness/image_io: every input goes through the JPEG and
  * PNG header parsers and, when a header is accepted, the decoders (into a buffer of exactly
  * the size the header asks for, so ASan sees any overrun). Build and run (clang):
  *

@@ -3,7 +3,7 @@
  * get masks plus per-stage times, end the video), so that each model plugs in the same way.
  *
  * Design choices:
- * - The interface takes the prompt derived from the ground truth (tools/prompts.h) as is;
+ * - The interface takes the prompt derived from the ground truth (harness/prompts.h) as is;
  *   each implementation converts it to what its model takes.
  * - Stage times come back as struct samrt_stage_times, a negative value meaning "this stage
  *   did not run / is not timed"; the bench turns those into empty cells, never 0.

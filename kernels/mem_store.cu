@@ -1,11 +1,11 @@
-/* memory_encoder.cu - CUDA launcher of the memory encoder's final store (memory_encoder.h):
+/* mem_store.cu - CUDA launcher of the memory encoder's final store (mem_store.h):
  * out = bf16(x + absent * no_obj_embed_spatial). One thread per element; grid.y is the object,
  * so the object's presence is one broadcast load of its score. At 1024 this is 4096 x 64
  * values per object: a few microseconds, bandwidth-bound, not worth fusing into out_proj's
  * GEMM epilogue (which has no per-object bias).
  * Tests: tests/test_sam2_memory_cuda.c. */
 #include "common.cuh"
-#include "memory_encoder.h"
+#include "mem_store.h"
 #include "samrt_impl.h"
 
 using namespace samrt;

@@ -1,6 +1,6 @@
 /* ops.h - the model-facing op layer: every layer of a forward pass is one call here. An op
  * takes the model context, input tensors (views) and weights, and returns its output as a
- * new tensor from the executor (models/exec.h). The same forward function therefore runs
+ * new tensor from the executor (ops/exec.h). The same forward function therefore runs
  * twice: in PLAN mode (at engine init) each op records its output slot and the lifetimes of
  * its inputs, and creates the cuBLASLt / cuDNN plans it will need; in RUN mode (per frame)
  * it gets the committed slot back and launches, either the CUDA launcher (backend CUDA) or

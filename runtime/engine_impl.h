@@ -1,4 +1,4 @@
-/* engine_impl.h - the engine struct, shared by core/engine.c and the model code that binds
+/* engine_impl.h - the engine struct, shared by runtime/engine.c and the model code that binds
  * weights and plans activations. Weights (read-only after init) are kept apart from run
  * state, as whisper.cpp splits whisper_context from whisper_state. */
 #ifndef SAMRT_ENGINE_IMPL_H
@@ -49,9 +49,9 @@ struct samrt_engine {
     int failed;                      /* set after a run failure; the engine refuses work */
     int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
 #ifdef SAMRT_HAVE_CUDA
-    struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by models/hooks.h planning (GPU pools) */
+    struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by runtime/hooks.h planning (GPU pools) */
 #endif
-    struct samrt_sam2 *sam2;         /* SAM 2 model state (models/sam2/sam2.h); NULL otherwise */
+    struct samrt_sam2 *sam2;         /* SAM 2 model state (runtime/sam2.h); NULL otherwise */
 };
 
 /* The arena plan (finalized), for budget tables. */

@@ -1,5 +1,5 @@
 /* bench.h - `samrt bench`: tracks SA-V videos with one or more models and writes the
- * profiling outputs (tools/profile.h: profile_summary.csv, profile_stats.json,
+ * profiling outputs (harness/profile.h: profile_summary.csv, profile_stats.json,
  * experiment_config.txt), the predicted masks in the SA-V layout
  * (<out_dir>/<model>/<video>/<obj>/<frame>.png, scored by `samrt eval`) and J, F, J&F per
  * (video, object) computed in-process. docs/profiling.md ("samrt bench") is the manual.

@@ -1,5 +1,5 @@
 /* taps.h - the samrt side of the parity dumps: collects the tensors a model pass reports
- * through its tap hook (models/ops.h samrt_tap_fn) as float32 host arrays in the official
+ * through its tap hook (ops/ops.h samrt_tap_fn) as float32 host arrays in the official
  * names and layouts, and writes them into one safetensors file that
  * tests/parity/compare_taps.py checks against tests/parity/dump_taps.py's.
  *

@@ -1,5 +1,5 @@
 /* tracker.h - SAM 2.1 and EdgeTAM streaming video tracking inside an engine (the public
- * samrt_engine_track_* calls of core/samrt.h; model-spec section 4).
+ * samrt_engine_track_* calls of include/samrt.h; model-spec section 4).
  *
  * EdgeTAM differs only in its memory path (model-spec 3.7, 3.13, 4.4): a stored memory is the
  * spatial perceiver's 512 tokens (models/edgetam/perceiver.h) instead of g*g pixels, memory

@@ -5,7 +5,7 @@
  * the CPU (tests/test_sam2_track_bank.c) apart from the numerics.
  *
  * Fixed storage per object, whatever the video's length (the slot numbers index the
- * tracker's arena tensors, models/sam2/tracker.h):
+ * tracker's arena tensors, runtime/tracker.h):
  *   spatial memories  slots 0 .. RING-1           ring of non-conditioning frames, slot = frame % RING
  *                     slots RING .. RING+COND-1   conditioning (prompted) frames, in prompt order
  *   object pointers   slots 0 .. PTR_RING-1       ring of non-conditioning frames, slot = frame % PTR_RING

@@ -1,7 +1,7 @@
-/* hooks.h - what core/engine.c asks of models/: plan the forward passes of the checkpoint's
+/* hooks.h - what runtime/engine.c asks of models/: plan the forward passes of the checkpoint's
  * model into the engine's arena plan (before it is finalized), compute the model's constants
  * once the weights are in the arena, and free what planning made. The engine stays free of
- * model details; each model family dispatches inside (models/sam2/sam2.c). */
+ * model details; each model family dispatches inside (runtime/sam2.c). */
 #ifndef SAMRT_MODELS_HOOKS_H
 #define SAMRT_MODELS_HOOKS_H
 

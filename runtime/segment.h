@@ -25,7 +25,7 @@
  * Nothing is allocated per call once a key has its graph (only the tap path of parity dumps
  * allocates).
  *
- * Lifecycle, called from models/sam2/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
+ * Lifecycle, called from runtime/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
  * samrt_sam2_segment_prepare after the weights are loaded, samrt_sam2_segment_free.
  * Tests: tests/test_sam2_segment_cuda.c (tiny, end to end, synthetic image).
  */

@@ -120,7 +120,7 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
     return SAMRT_OK;
 }
 
-/* Slots the model's forward passes may add to the plan (models/hooks.h). */
+/* Slots the model's forward passes may add to the plan (runtime/hooks.h). */
 #define SAMRT_ENGINE_MODEL_SLOTS 32768
 
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision (a model
