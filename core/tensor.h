@@ -11,6 +11,8 @@ extern "C" {
 #endif
 
 #define SAMRT_MAX_DIMS 4
+/* A shape as a compound literal: SAMRT_SHAPE(256, 64) is (const int64_t[]){256, 64}. */
+#define SAMRT_SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 struct samrt_tensor {
     void *data;                    /* borrowed: points into the arena (or a test buffer) */

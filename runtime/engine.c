@@ -31,59 +31,24 @@ struct samrt_engine_params samrt_engine_default_params(void) {
     return p;
 }
 
-static int cmp_weight_name(const void *a, const void *b) {
-    return strcmp(((const struct samrt_weight *)a)->name, ((const struct samrt_weight *)b)->name);
-}
-
-static const struct samrt_weight *find_weight(const struct samrt_engine *e, const char *name) {
-    struct samrt_weight key = {.name = (char *)name};
-    return bsearch(&key, e->weights.items, (size_t)e->weights.n, sizeof key, cmp_weight_name);
+const struct samrt_model_env *samrt_engine_env(struct samrt_engine *e) {
+    e->env.weights = &e->weights;
+    e->env.arena = &e->arena;
+    e->env.mem_kind = e->mem_kind;
+    e->env.precision = e->precision;
+    return &e->env;
 }
 
 const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name) {
-    const struct samrt_weight *w = find_weight(e, name);
-    return w ? &w->t : NULL;
+    return samrt_weights_find(&e->weights, name);
 }
 
 int samrt_engine_weight_released(const struct samrt_engine *e, const char *name) {
-    const struct samrt_weight *w = find_weight(e, name);
-    return w && w->released;
+    return samrt_weights_released(&e->weights, name);
 }
 
 const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct samrt_tensor *t) {
-    for (int i = 0; t && i < e->weights.n; i++)
-        if (&e->weights.items[i].t == t) return e->weights.items[i].name;
-    return NULL;
-}
-
-enum samrt_status samrt_engine_weights_f32_copy(const struct samrt_engine *e, const struct samrt_ckpt *ck, int n,
-                                                const struct samrt_tensor *const *src,
-                                                const struct samrt_tensor *dst) {
-    SAMRT_CHECK(e && ck && (n == 0 || (src && dst)), SAMRT_E_INVALID_ARG, "f32 weight copies: NULL argument");
-    int64_t most = 0;
-    for (int i = 0; i < n; i++) {
-        SAMRT_CHECK(dst[i].dtype == SAMRT_DTYPE_F32 && dst[i].data, SAMRT_E_INVALID_ARG,
-                    "f32 weight copies: copy %d is not a resolved f32 tensor", i);
-        most = SAMRT_MAX(most, samrt_tensor_nelements(&dst[i]));
-    }
-    float *buf = malloc(sizeof(float) * (size_t)SAMRT_MAX(most, 1));  /* setup only */
-    SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "f32 weight copies: out of host memory");
-    enum samrt_status st = SAMRT_OK;
-    for (int i = 0; st == SAMRT_OK && i < n; i++) {
-        const int64_t m = samrt_tensor_nelements(&dst[i]);
-        const char *name = samrt_engine_weight_name(e, src[i]);
-        const struct samrt_ckpt_tensor *ct = name ? samrt_ckpt_find(ck, name) : NULL;
-        if (!ct || ct->nelements != m) {
-            SAMRT_LOG_ERROR("f32 weight copy %d (%s) missing or mis-shaped in the checkpoint", i,
-                            name ? name : "not an engine weight");
-            st = SAMRT_E_KEYS;
-            break;
-        }
-        st = samrt_ckpt_read(ck, ct, SAMRT_DTYPE_F32, buf, sizeof(float) * (size_t)m);
-        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, dst[i].data, buf, sizeof(float) * (size_t)m);
-    }
-    free(buf);
-    return st;
+    return samrt_weights_name(&e->weights, t);
 }
 
 static int is_float(enum samrt_dtype d) {
@@ -154,24 +119,14 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
             SAMRT_TRY(samrt_plan_add(&e->plan, "workspace.cudnn", SAMRT_REGION_WORKSPACE,
                                      e->profile->cudnn_ws_bytes, 0, 0, &e->slot_ws_cudnn));
     }
-    qsort(e->weights.items, (size_t)e->weights.n, sizeof *e->weights.items, cmp_weight_name);
+    samrt_weights_sort(&e->weights);
     SAMRT_TRY(samrt_model_plan(e));  /* the forward passes' slots, before the plan is final */
     SAMRT_TRY(samrt_plan_finalize(&e->plan));
     return SAMRT_OK;
 }
 
 int samrt_engine_release_weights(struct samrt_engine *e, const char *prefix, const char *except) {
-    if (!e || !prefix || e->plan.finalized) return 0;
-    const size_t n = strlen(prefix);
-    int released = 0;
-    for (int i = 0; i < e->weights.n; i++) {
-        struct samrt_weight *w = &e->weights.items[i];
-        if (w->released || strncmp(w->name, prefix, n) != 0 || (except && strstr(w->name, except))) continue;
-        w->released = 1;
-        e->plan.slots[w->slot].nbytes = 0;
-        released++;
-    }
-    return released;
+    return e ? samrt_weights_release(&e->weights, &e->plan, prefix, except) : 0;
 }
 
 static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt_ckpt *ck) {
@@ -303,8 +258,7 @@ void samrt_engine_free(samrt_engine_t e) {
     samrt_gpu_ctx_free(&e->gpu);
 #endif
     if (e->pool) samrt_platform_mem_free(e->mem_kind, e->pool);
-    for (int i = 0; i < e->weights.n; i++) free(e->weights.items[i].name);
-    free(e->weights.items);
+    samrt_weights_free(&e->weights);
     free(e->slots);
     free(e);
 }

@@ -6,9 +6,11 @@
 
 #include "arena.h"
 #include "gpu_ctx.h"
+#include "model_env.h"
 #include "platform.h"
 #include "samrt_impl.h"
 #include "tensor.h"
+#include "weights.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,21 +18,6 @@ extern "C" {
 
 struct samrt_sam2;
 struct samrt_ckpt;
-
-/* One checkpoint tensor, converted into the arena's weights region. */
-struct samrt_weight {
-    char *name;                 /* official state_dict key (host heap, freed at engine free) */
-    int slot;                   /* arena slot */
-    struct samrt_tensor t;      /* view into the arena, at run precision (data NULL if released) */
-    int released;               /* the model keeps its own derived copy: no bytes, never uploaded */
-};
-
-struct samrt_weights {
-    struct samrt_weight *items; /* n, sorted by name for lookup */
-    int n;
-    uint64_t n_floats;          /* floating-point elements in the checkpoint (float buffers too) */
-    uint64_t n_params;          /* parameters as PyTorch counts them (no buffers) */
-};
 
 struct samrt_engine {
     struct samrt_engine_params params;
@@ -52,10 +39,14 @@ struct samrt_engine {
     struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by runtime/hooks.h planning (GPU pools) */
 #endif
     struct samrt_sam2 *sam2;         /* SAM 2 model state (runtime/sam2.h); NULL otherwise */
+    struct samrt_model_env env;      /* what the networks see of this engine (samrt_engine_env) */
 };
 
 /* The arena plan (finalized), for budget tables. */
 const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e);
+
+/* The networks' view of e: its weight table, arena, memory kind and precision. */
+const struct samrt_model_env *samrt_engine_env(struct samrt_engine *e);
 
 /* The weight called `name`, or NULL. */
 const struct samrt_tensor *samrt_engine_weight(const struct samrt_engine *e, const char *name);
@@ -72,14 +63,6 @@ int samrt_engine_weight_released(const struct samrt_engine *e, const char *name)
 /* The checkpoint name of t, a tensor samrt_engine_weight returned; NULL for any other tensor
  * (a linear search: setup only). */
 const char *samrt_engine_weight_name(const struct samrt_engine *e, const struct samrt_tensor *t);
-/* f32 copies of engine weights, read at full precision from ck (not widened from the run-dtype
- * copy): dst[i] (f32, data resolved in the arena) receives the checkpoint values of src[i] (a
- * tensor samrt_engine_weight returned), found under its name. SAMRT_E_KEYS when a source is not
- * an engine weight or the checkpoint lacks it at dst[i]'s element count. Setup only. */
-enum samrt_status samrt_engine_weights_f32_copy(const struct samrt_engine *e, const struct samrt_ckpt *ck, int n,
-                                                const struct samrt_tensor *const *src,
-                                                const struct samrt_tensor *dst);
-
 #ifdef __cplusplus
 }
 #endif

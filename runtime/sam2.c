@@ -47,7 +47,7 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
 #ifdef SAMRT_HAVE_CUDA
     if (e->mem_kind != SAMRT_MEM_HOST && !e->plan_only) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
 #endif
-    SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, e, NULL));
+    SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, samrt_engine_env(e), NULL));
     /* EdgeTAM's trunk runs on the BatchNorm-folded copy that its prepare builds from the
      * checkpoint (models/edgetam/repvit.c); of its tensors only the squeeze-excite layers are
      * read from the engine's weights */
@@ -77,12 +77,12 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     float *pos = NULL, *win = NULL;
     enum samrt_status st = SAMRT_OK;
     if (m->enc.cfg->trunk == SAMRT_TRUNK_REPVIT) {
-        st = samrt_repvit_prepare(&m->enc.rv, e, ck);  /* BatchNorm folding; no position embedding */
+        st = samrt_repvit_prepare(&m->enc.rv, samrt_engine_env(e), ck);  /* BatchNorm folding; no position embedding */
     } else {
         st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
         if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
     }
-    if (st == SAMRT_OK) st = samrt_sam2_encoder_prepare(&m->enc, e, pos, win);
+    if (st == SAMRT_OK) st = samrt_sam2_encoder_prepare(&m->enc, samrt_engine_env(e), pos, win);
     free(pos);
     free(win);
     SAMRT_TRY(st);

@@ -14,7 +14,6 @@
 #include "resize_normalize.h"
 #include "sam2.h"
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 /* pix_feat_with_mem = vision features + no_mem_embed (an initial conditioning frame with
  * directly_add_no_mem_embed, model-spec 3.5), then the SAM heads. */
@@ -44,13 +43,13 @@ static enum samrt_status plan_staging(struct samrt_engine *e, struct samrt_sam2 
     s->out_hdr = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16) +
                  SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
     struct samrt_model_ctx *c = &s->ctx;
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SHAPE(3 * px), &s->rgb,
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &s->rgb,
                                    &s->slot_rgb));
     SAMRT_TRY(samrt_ops_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SHAPE((int64_t)s->tables_cap), &s->tables, &s->slot_tables));
+                                   SAMRT_SHAPE((int64_t)s->tables_cap), &s->tables, &s->slot_tables));
     SAMRT_TRY(samrt_ops_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SHAPE((int64_t)s->out_hdr + B * px), &s->out, &s->slot_out));
-    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SHAPE(px), &s->logits,
+                                   SAMRT_SHAPE((int64_t)s->out_hdr + B * px), &s->out, &s->slot_out));
+    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px), &s->logits,
                                 &s->slot_logits);
 }
 
@@ -58,7 +57,7 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, e->params.max_objects, SAMRT_SAM2_MAX_POINTS, 0,
                                                 e->precision, NULL};
-    SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, e));
+    SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &s->ctx, &s->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&s->heads, &s->ctx));
     SAMRT_TRY(plan_staging(e, m));
@@ -70,7 +69,7 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
 enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samrt_sam2 *m,
                                              const struct samrt_ckpt *ck) {
     struct samrt_sam2_segment *s = &m->seg;
-    SAMRT_TRY(samrt_sam2_heads_prepare(&s->heads, e, ck));
+    SAMRT_TRY(samrt_sam2_heads_prepare(&s->heads, samrt_engine_env(e), ck));
     struct samrt_model_ctx *c = &s->ctx;
     if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
     if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
@@ -168,15 +167,15 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
         coords[2 * i + 1] = p->xy[i][1];
         labels[i] = (float)p->label[i];
     }
-    samrt_sam2_tap_host(c, "tap.prompt.coords", coords, 3, SHAPE(1, p->n, 2));
-    samrt_sam2_tap_host(c, "tap.prompt.labels", labels, 2, SHAPE(1, p->n));
+    samrt_sam2_tap_host(c, "tap.prompt.coords", coords, 3, SAMRT_SHAPE(1, p->n, 2));
+    samrt_sam2_tap_host(c, "tap.prompt.labels", labels, 2, SAMRT_SHAPE(1, p->n));
     SAMRT_TRY(samrt_sam2_heads_taps(h, c));
     SAMRT_TRY(samrt_sam2_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
     const int64_t L = h->low;
-    samrt_sam2_tap_host(c, "tap.out.pred_masks", s->low_host, 4, SHAPE(1, 1, L, L));
-    samrt_sam2_tap_host(c, "tap.out.obj_ptr", ptr, 2, SHAPE(1, SAMRT_SAM2_DIM));
-    samrt_sam2_tap_host(c, "tap.out.object_score_logits", &s->res_host[SAMRT_SAM2_RES_SCORE], 2, SHAPE(1, 1));
-    samrt_sam2_tap_host(c, "tap.out.video_res_masks", (float *)video_logits, 4, SHAPE(1, 1, height, width));
+    samrt_sam2_tap_host(c, "tap.out.pred_masks", s->low_host, 4, SAMRT_SHAPE(1, 1, L, L));
+    samrt_sam2_tap_host(c, "tap.out.obj_ptr", ptr, 2, SAMRT_SHAPE(1, SAMRT_SAM2_DIM));
+    samrt_sam2_tap_host(c, "tap.out.object_score_logits", &s->res_host[SAMRT_SAM2_RES_SCORE], 2, SAMRT_SHAPE(1, 1));
+    samrt_sam2_tap_host(c, "tap.out.video_res_masks", (float *)video_logits, 4, SAMRT_SHAPE(1, 1, height, width));
     return c->ex->status;
 }
 

@@ -84,7 +84,7 @@ enum samrt_status samrt_sam2_track_mask_plan(struct samrt_engine *e, struct samr
     struct samrt_sam2_track_mask *tm = &m->trk.mask;
     /* the segmentation heads (planned first) hold the f32 transformer weights of bf16 runs */
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, 1, 1, 1, e->precision, &m->seg.heads};
-    SAMRT_TRY(samrt_sam2_heads_bind(&tm->heads, &cfg, e));
+    SAMRT_TRY(samrt_sam2_heads_bind(&tm->heads, &cfg, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &tm->ctx, &tm->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&tm->heads, &tm->ctx));
     samrt_ops_begin(&tm->ctx, SAMRT_EXEC_PLAN, NULL);
@@ -103,7 +103,7 @@ static enum samrt_status read_small(const struct samrt_ckpt *ck, const char *nam
 enum samrt_status samrt_sam2_track_mask_prepare(struct samrt_engine *e, struct samrt_sam2 *m,
                                                 const struct samrt_ckpt *ck) {
     struct samrt_sam2_track_mask *tm = &m->trk.mask;
-    SAMRT_TRY(samrt_sam2_heads_prepare(&tm->heads, e, ck));
+    SAMRT_TRY(samrt_sam2_heads_prepare(&tm->heads, samrt_engine_env(e), ck));
     if (e->slot_ws_cublaslt >= 0) tm->ctx.ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
     if (e->slot_ws_cudnn >= 0) tm->ctx.ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
     SAMRT_TRY(read_small(ck, "mask_downsample.weight", tm->ds_w, 16));

@@ -13,7 +13,6 @@
 #include "sam2.h"
 #include "tracker.h"
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 int samrt_sam2_track_fill_area(const struct samrt_sam2_track_options *o) {
     if (o->fill_hole_area > 0) return o->fill_hole_area;
@@ -30,12 +29,12 @@ enum samrt_status samrt_sam2_track_post_plan(struct samrt_engine *e, struct samr
     struct samrt_sam2_track_post *p = &t->post;
     struct samrt_model_ctx *c = &m->seg.ctx;
     const int64_t K = t->k_max, L = 4 * (int64_t)t->grid, n_tok = t->mem_tok;  /* g*g, EdgeTAM 512 */
-    SAMRT_TRY(samrt_ops_persistent(c, "track.low_fill", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SHAPE(K, 1, L, L),
+    SAMRT_TRY(samrt_ops_persistent(c, "track.low_fill", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
                                    &p->low_fill, &p->slot_low_fill));
     SAMRT_TRY(samrt_ops_persistent(c, "track.fill_ws", SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 1,
-                                   SHAPE(2 * K * L * L), &p->fill_ws, &p->slot_fill_ws));
+                                   SAMRT_SHAPE(2 * K * L * L), &p->fill_ws, &p->slot_fill_ws));
     return samrt_ops_persistent(c, "track.enc_tmp", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
-                                SHAPE(K, n_tok, SAMRT_SAM2_MEM_DIM), &p->enc_tmp, &p->slot_enc_tmp);
+                                SAMRT_SHAPE(K, n_tok, SAMRT_SAM2_MEM_DIM), &p->enc_tmp, &p->slot_enc_tmp);
 }
 
 void samrt_sam2_track_post_prepare(struct samrt_engine *e, struct samrt_sam2 *m) {

@@ -21,7 +21,6 @@
 #include "resize_normalize.h"
 #include "sam2.h"
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
 
@@ -46,10 +45,10 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     t->grid = e->params.imgsz / 16;
     t->mem_tok = t->edgetam ? SAMRT_EDGETAM_MEM_TOKENS : (int64_t)t->grid * t->grid;
     SAMRT_TRY(samrt_ops_persistent(c, "track.mem_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_BF16, 4,
-                                   SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, t->mem_tok, 64), &t->mem_bank,
+                                   SAMRT_SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, t->mem_tok, 64), &t->mem_bank,
                                    &t->slot_mem_bank));
     SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
-                                   SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
+                                   SAMRT_SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
     SAMRT_TRY(samrt_sam2_tracker_plan_passes(e, m));
     SAMRT_TRY(samrt_sam2_track_mask_plan(e, m));  /* track_mask.c */
@@ -422,32 +421,32 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked) {
     for (int k = 0; k < t->n_obj; k++) {
         char pre[32] = "";
         if (k > 0) snprintf(pre, sizeof pre, "obj%d.", t->obj[k].obj_id);
-        SAMRT_TRY(emit(t, pre, f, "pred_masks", t->low_host + k * L * L, SAMRT_DTYPE_F32, 4, SHAPE(1, L, L, 1)));
-        SAMRT_TRY(emit(t, pre, f, "object_score_logits", t->score_host + k, SAMRT_DTYPE_F32, 2, SHAPE(1, 1)));
+        SAMRT_TRY(emit(t, pre, f, "pred_masks", t->low_host + k * L * L, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(1, L, L, 1)));
+        SAMRT_TRY(emit(t, pre, f, "object_score_logits", t->score_host + k, SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(1, 1)));
         SAMRT_TRY(emit(t, pre, f, "obj_ptr", (float *)t->cur_ptr.data + k * t->cur_ptr.s[0], SAMRT_DTYPE_F32, 2,
-                       SHAPE(1, SAMRT_SAM2_DIM)));
+                       SAMRT_SHAPE(1, SAMRT_SAM2_DIM)));
         /* EdgeTAM: the perceiver's (1, 512, 64) tokens */
         char *mem = ring + (size_t)k * (size_t)t->mem_bank.s[1] * es;
         if (t->edgetam)
-            SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 3, SHAPE(1, t->mem_tok, 64)));
+            SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 3, SAMRT_SHAPE(1, t->mem_tok, 64)));
         else
             SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 4,
-                           SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
+                           SAMRT_SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
         /* a tracked frame's memory attention output (g*g, 1, 256), the official tap's layout */
         if (t->tap_memattn && tracked && f > 0)
             SAMRT_TRY(emit(t, pre, f, "memattn.out",
                            (char *)t->pix.data + (size_t)k * (size_t)t->pix.s[0] * samrt_dtype_size(t->pix.dtype),
-                           t->pix.dtype, 3, SHAPE(g * g, 1, SAMRT_SAM2_DIM)));
+                           t->pix.dtype, 3, SAMRT_SHAPE(g * g, 1, SAMRT_SAM2_DIM)));
         /* the raw per-object logits: --non-overlap changes the masks only */
         SAMRT_TRY(emit(t, pre, f, "video_res_masks", t->logits_host + k * n_pix, SAMRT_DTYPE_F32, 4,
-                       SHAPE(1, t->height, t->width, 1)));
+                       SAMRT_SHAPE(1, t->height, t->width, 1)));
     }
     /* constant per model: once (EdgeTAM: memory attention's position of the perceiver tokens) */
     if (f == 0 && t->edgetam)
         SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memattn.mem_pos.data, t->memattn.mem_pos.dtype, 3,
-                       SHAPE(1, t->mem_tok, 64)));
+                       SAMRT_SHAPE(1, t->mem_tok, 64)));
     else if (f == 0)
-        SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SHAPE(1, g, g, 64)));
+        SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(1, g, g, 64)));
     return SAMRT_OK;
 }
 

@@ -47,7 +47,6 @@
 #include "sam2.h"
 #include "track_rows.h"
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 /* ROLE_MASK: prompted with a mask on this frame (track_mask.c; a conditioning frame like
  * ROLE_PROMPTED, but its rows come from the mask path, not the segmentation pass). */
@@ -133,40 +132,40 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     const int64_t n = (int64_t)t->grid * t->grid, L = 4 * (int64_t)t->grid;
     struct samrt_model_ctx *c0 = &m->seg.ctx;
     SAMRT_TRY(samrt_ops_persistent(c0, "track.pix", SAMRT_REGION_STAGING, e->precision, 3,
-                                   SHAPE(K, n, SAMRT_SAM2_DIM), &t->pix, &t->slot_pix));
+                                   SAMRT_SHAPE(K, n, SAMRT_SAM2_DIM), &t->pix, &t->slot_pix));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.ptr_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 3,
-                                   SHAPE(1, SAMRT_TRACK_MAX_SEL_PTR, SAMRT_SAM2_DIM), &t->ptr_sel,
+                                   SAMRT_SHAPE(1, SAMRT_TRACK_MAX_SEL_PTR, SAMRT_SAM2_DIM), &t->ptr_sel,
                                    &t->slot_ptr_sel));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
-                                   SHAPE(SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_sel,
+                                   SAMRT_SHAPE(SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_sel,
                                    &t->slot_mem_sel));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_new", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
-                                   SHAPE(K, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_new, &t->slot_mem_new));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_low", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SHAPE(K, 1, L, L),
+                                   SAMRT_SHAPE(K, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_new, &t->slot_mem_new));
+    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_low", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
                                    &t->cur_low, &t->slot_cur_low));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_score", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2, SHAPE(K, 1),
+    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_score", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(K, 1),
                                    &t->cur_score, &t->slot_cur_score));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_ptr", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
-                                   SHAPE(K, SAMRT_SAM2_DIM), &t->cur_ptr, &t->slot_cur_ptr));
+                                   SAMRT_SHAPE(K, SAMRT_SAM2_DIM), &t->cur_ptr, &t->slot_cur_ptr));
 
     const struct samrt_sam2_memenc_config mec = {side, K, e->precision};
-    SAMRT_TRY(samrt_sam2_memenc_bind(&t->memenc, &mec, e));
+    SAMRT_TRY(samrt_sam2_memenc_bind(&t->memenc, &mec, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memenc_plan(&t->memenc, c0));
     struct samrt_sam2_memattn_config mac =
         samrt_edgetam_memattn_config(side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR, e->precision);
     if (!t->edgetam) mac.n_layers = mac.mem_latents = mac.mem_grid = mac.no_ptr_tpos = 0;  /* SAM 2.1 */
-    SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, e));
+    SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memattn_plan(&t->memattn, c0));
     if (t->edgetam) {
         t->perceiver = calloc(1, sizeof *t->perceiver);
         SAMRT_CHECK(t->perceiver != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
         const struct samrt_edgetam_perceiver_config pcfg = {side, K, e->precision};
-        SAMRT_TRY(samrt_edgetam_perceiver_bind(t->perceiver, &pcfg, e));
+        SAMRT_TRY(samrt_edgetam_perceiver_bind(t->perceiver, &pcfg, samrt_engine_env(e)));
         SAMRT_TRY(samrt_edgetam_perceiver_plan(t->perceiver, c0));
     }
     table_layout(t);
     SAMRT_TRY(samrt_ops_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
+                                   SAMRT_SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
                                    &t->slot_tab));
 
     t->ma = calloc(SAMRT_TRACK_N_MA_PASSES, sizeof *t->ma);
@@ -211,9 +210,9 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     t->cur_low.data = samrt_arena_ptr(a, t->slot_cur_low);
     t->cur_score.data = samrt_arena_ptr(a, t->slot_cur_score);
     t->cur_ptr.data = samrt_arena_ptr(a, t->slot_cur_ptr);
-    SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, e));
-    SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, e, ck));
-    if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, e, ck));
+    SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, samrt_engine_env(e)));
+    SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, samrt_engine_env(e), ck));
+    if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, samrt_engine_env(e), ck));
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
         if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
     pass_workspaces(e, &t->heads.ctx);

@@ -262,7 +262,7 @@ static inline int hu_rig_init(struct hu_rig *r, struct hu_weights *w, void **wda
     if (samrt_model_ctx_init(&r->c, be, cfg->dtype, gpu, r->ex, &r->e.plan) != SAMRT_OK) return -1;
 #endif
     r->c.ws_lt_bytes = r->c.ws_dnn_bytes = be == SAMRT_BACKEND_CUDA ? HU_WS_BYTES : 0;
-    if (samrt_sam2_heads_bind(&r->h, cfg, &r->e) != SAMRT_OK) return -1;
+    if (samrt_sam2_heads_bind(&r->h, cfg, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
     if (samrt_sam2_heads_plan(&r->h, &r->c) != SAMRT_OK) return -1;
     struct samrt_tensor pi = *image, p0 = *f0, p1 = *f1;
     pi.data = p0.data = p1.data = NULL;
@@ -283,7 +283,7 @@ static inline int hu_rig_init(struct hu_rig *r, struct hu_weights *w, void **wda
         w->items[i].t.data = wdata[t - w->t];
     }
     r->c.ws_lt = r->c.ws_dnn = r->ws;
-    return samrt_sam2_heads_prepare(&r->h, &r->e, &w->ck) == SAMRT_OK ? 0 : -1;
+    return samrt_sam2_heads_prepare(&r->h, samrt_engine_env(&r->e), &w->ck) == SAMRT_OK ? 0 : -1;
 }
 
 /* One RUN pass; outputs copied into out (arrays allocated here; hu_result_free). 0 on success. */

@@ -244,9 +244,9 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     struct samrt_sam2_memattn_config ac = samrt_edgetam_memattn_config(side, b_max, max_mem, max_ptr, dt);
     if (!edgetam) ac.n_layers = ac.mem_latents = ac.mem_grid = ac.no_ptr_tpos = 0;  /* SAM 2.1 */
     const struct samrt_edgetam_perceiver_config pcfg = {side, b_max, dt};
-    if (samrt_sam2_memenc_bind(&r->me, &ec, &r->e) != SAMRT_OK) return -1;
-    if (samrt_sam2_memattn_bind(&r->ma, &ac, &r->e) != SAMRT_OK) return -1;
-    if (edgetam && samrt_edgetam_perceiver_bind(&r->pc, &pcfg, &r->e) != SAMRT_OK) return -1;
+    if (samrt_sam2_memenc_bind(&r->me, &ec, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
+    if (samrt_sam2_memattn_bind(&r->ma, &ac, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
+    if (edgetam && samrt_edgetam_perceiver_bind(&r->pc, &pcfg, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
     if (samrt_sam2_memenc_plan(&r->me, &r->c[0]) != SAMRT_OK) return -1;
     if (samrt_sam2_memattn_plan(&r->ma, &r->c[0]) != SAMRT_OK) return -1;
     if (edgetam && samrt_edgetam_perceiver_plan(&r->pc, &r->c[0]) != SAMRT_OK) return -1;
@@ -291,9 +291,9 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
         w->items[i].t.data = wdata[t - w->t];
     }
     for (int i = 0; i < n_pass; i++) r->c[i].ws_lt = r->c[i].ws_dnn = r->ws;
-    if (samrt_sam2_memenc_prepare(&r->me, &r->e) != SAMRT_OK) return -1;
-    if (edgetam && samrt_edgetam_perceiver_prepare(&r->pc, &r->e, &w->ck) != SAMRT_OK) return -1;
-    return samrt_sam2_memattn_prepare(&r->ma, &r->e, &w->ck) == SAMRT_OK ? 0 : -1;
+    if (samrt_sam2_memenc_prepare(&r->me, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
+    if (edgetam && samrt_edgetam_perceiver_prepare(&r->pc, samrt_engine_env(&r->e), &w->ck) != SAMRT_OK) return -1;
+    return samrt_sam2_memattn_prepare(&r->ma, samrt_engine_env(&r->e), &w->ck) == SAMRT_OK ? 0 : -1;
 }
 
 static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,

@@ -227,7 +227,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
     struct samrt_model_ctx c;
     CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
-    struct samrt_sam2_binder binder = {&e, NULL, SAMRT_OK};
+    struct samrt_sam2_binder binder = {samrt_engine_env(&e), NULL, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &binder), SAMRT_OK);
     rv.bn_mode = mode;
     struct samrt_tensor input;
@@ -244,7 +244,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     void *pool = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(e.plan.total_bytes, SAMRT_ALIGN));
     CHECK_EQ_INT(samrt_arena_commit(&e.arena, &e.plan, pool, e.plan.total_bytes), SAMRT_OK);
     input.data = samrt_arena_ptr(&e.arena, slot_input);
-    CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, &e, get_weight, NULL), SAMRT_OK);
+    CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, samrt_engine_env(&e), get_weight, NULL), SAMRT_OK);
     tu_fill_uniform(input.data, 3L * IMGSZ * IMGSZ, 11, -2.1f, 2.6f);
     c.tap = collect;
     samrt_ops_begin(&c, SAMRT_EXEC_RUN, &e.arena);
@@ -293,7 +293,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     float *var = (float *)W("%s.stem.conv2.bn.running_var", body);
     const float keep = var[3];
     var[3] = -1.0f;
-    CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, &e, get_weight, NULL), SAMRT_E_FORMAT);
+    CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, samrt_engine_env(&e), get_weight, NULL), SAMRT_E_FORMAT);
     var[3] = keep;
     samrt_model_ctx_free(&c);
     free(pool);

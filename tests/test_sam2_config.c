@@ -128,7 +128,7 @@ static void test_binding(enum samrt_model_id id) {
     }
     e.weights.n = keys.n_keys;
     qsort(e.weights.items, (size_t)e.weights.n, sizeof *e.weights.items, cmp_weight);
-    CHECK_EQ_INT(samrt_sam2_encoder_bind(&g_enc, samrt_sam2_config_get(id), 1024, &e, &g_bound), SAMRT_OK);
+    CHECK_EQ_INT(samrt_sam2_encoder_bind(&g_enc, samrt_sam2_config_get(id), 1024, samrt_engine_env(&e), &g_bound), SAMRT_OK);
     for (int b = 0; b < g_bound.n; b++) {
         int found = -1;
         for (int i = 0; i < keys.n_keys && found < 0; i++)
@@ -148,7 +148,7 @@ static void test_binding(enum samrt_model_id id) {
     /* a mis-shaped key is refused */
     e.weights.items[0].t.ne[0] += 1;
     if (is_encoder_key(e.weights.items[0].name))
-        CHECK_EQ_INT(samrt_sam2_encoder_bind(&g_enc, samrt_sam2_config_get(id), 1024, &e, NULL), SAMRT_E_KEYS);
+        CHECK_EQ_INT(samrt_sam2_encoder_bind(&g_enc, samrt_sam2_config_get(id), 1024, samrt_engine_env(&e), NULL), SAMRT_E_KEYS);
     free(hits);
     free(e.weights.items);
     samrt_keys_free(&keys);

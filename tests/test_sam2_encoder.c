@@ -272,7 +272,7 @@ int main(void) {
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
     struct samrt_model_ctx c;
     CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
-    CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, &e, NULL), SAMRT_OK);
+    CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, samrt_engine_env(&e), NULL), SAMRT_OK);
     CHECK_EQ_INT(samrt_sam2_encoder_plan(&enc, &c), SAMRT_OK);
     CHECK_EQ_INT(samrt_plan_finalize(&e.plan), SAMRT_OK);
     /* lifetimes let scratch slots share bytes */
@@ -280,7 +280,7 @@ int main(void) {
     void *pool = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(e.plan.total_bytes, SAMRT_ALIGN));
     CHECK_EQ_INT(samrt_arena_commit(&e.arena, &e.plan, pool, e.plan.total_bytes), SAMRT_OK);
     const float *pe = W("image_encoder.trunk.pos_embed"), *pw = W("image_encoder.trunk.pos_embed_window");
-    CHECK_EQ_INT(samrt_sam2_encoder_prepare(&enc, &e, pe, pw), SAMRT_OK);
+    CHECK_EQ_INT(samrt_sam2_encoder_prepare(&enc, samrt_engine_env(&e), pe, pw), SAMRT_OK);
     const int64_t n_in = 3 * IMGSZ * IMGSZ;
     tu_fill_uniform(enc.input.data, (long)n_in, 7, -2.1f, 2.6f);
     c.tap = collect;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_impl.h"
+#include "model_env.h"
 #include "mask_select.h"
 #include "prompt_encoder.h"
 #include "ref_util.h"
@@ -29,7 +29,6 @@
 #define NWIN SAMRT_EDGETAM_WINDOWS
 #define LN_EPS 1e-5f
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, int b_max, int max_mem, int max_ptr,
                                                               enum samrt_dtype dtype) {
@@ -49,18 +48,18 @@ struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, in
 
 /* ---- binding and constants ------------------------------------------------------------------- */
 
-static const struct samrt_tensor *wt(const struct samrt_engine *e, enum samrt_status *st, int l, const char *what,
+static const struct samrt_tensor *wt(const struct samrt_model_env *env, enum samrt_status *st, int l, const char *what,
                                      int n_dims, const int64_t *ne) {
     char name[128];
     if (l >= 0) snprintf(name, sizeof name, "spatial_perceiver.layers.%d.%s", l, what);
     else snprintf(name, sizeof name, "spatial_perceiver.%s", what);
-    return samrt_sam2_weight(e, st, name, n_dims, ne);
+    return samrt_model_weight(env, st, name, n_dims, ne);
 }
 
 enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
                                                const struct samrt_edgetam_perceiver_config *cfg,
-                                               const struct samrt_engine *e) {
-    SAMRT_CHECK(p && cfg && e, SAMRT_E_INVALID_ARG, "perceiver: NULL argument");
+                                               const struct samrt_model_env *env) {
+    SAMRT_CHECK(p && cfg && env, SAMRT_E_INVALID_ARG, "perceiver: NULL argument");
     memset(p, 0, sizeof *p);
     SAMRT_CHECK(cfg->model_side >= 16 * NWIN && cfg->model_side % (16 * NWIN) == 0, SAMRT_E_INVALID_ARG,
                 "perceiver: model side %d must be a multiple of %d (16 x 16 windows of the memory map)",
@@ -75,34 +74,34 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
     p->slot_pos = -1;
     p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
     enum samrt_status st = SAMRT_OK;
-    const int64_t *v = SHAPE(D), *dd = SHAPE(D, D), *kv = SHAPE(2 * D, D);
+    const int64_t *v = SAMRT_SHAPE(D), *dd = SAMRT_SHAPE(D, D), *kv = SAMRT_SHAPE(2 * D, D);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
         struct samrt_edgetam_perc_layer *L = &p->layer[l];
-        L->nx_w = wt(e, &st, l, "attn.norm_x.weight", 1, v);
-        L->nx_b = wt(e, &st, l, "attn.norm_x.bias", 1, v);
-        L->nl_w = wt(e, &st, l, "attn.norm_latents.weight", 1, v);
-        L->nl_b = wt(e, &st, l, "attn.norm_latents.bias", 1, v);
-        L->q = wt(e, &st, l, "attn.to_q.weight", 2, dd);
-        L->kv = wt(e, &st, l, "attn.to_kv.weight", 2, kv);
-        L->out = wt(e, &st, l, "attn.to_out.weight", 2, dd);
-        L->ff_w = wt(e, &st, l, "ff.0.weight", 1, v);
-        L->ff_b = wt(e, &st, l, "ff.0.bias", 1, v);
-        L->ff1 = wt(e, &st, l, "ff.1.weight", 2, SHAPE(FF, D));
-        L->ff2 = wt(e, &st, l, "ff.3.weight", 2, SHAPE(D, FF));
-        L->sn_w = wt(e, &st, l, "self_attn.norm.weight", 1, v);
-        L->sn_b = wt(e, &st, l, "self_attn.norm.bias", 1, v);
-        L->sq = wt(e, &st, l, "self_attn.to_q.weight", 2, dd);
-        L->skv = wt(e, &st, l, "self_attn.to_kv.weight", 2, kv);
-        L->sout = wt(e, &st, l, "self_attn.to_out.weight", 2, dd);
-        L->sff_w = wt(e, &st, l, "self_ff.0.weight", 1, v);
-        L->sff_b = wt(e, &st, l, "self_ff.0.bias", 1, v);
-        L->sff1 = wt(e, &st, l, "self_ff.1.weight", 2, SHAPE(FF, D));
-        L->sff2 = wt(e, &st, l, "self_ff.3.weight", 2, SHAPE(D, FF));
+        L->nx_w = wt(env, &st, l, "attn.norm_x.weight", 1, v);
+        L->nx_b = wt(env, &st, l, "attn.norm_x.bias", 1, v);
+        L->nl_w = wt(env, &st, l, "attn.norm_latents.weight", 1, v);
+        L->nl_b = wt(env, &st, l, "attn.norm_latents.bias", 1, v);
+        L->q = wt(env, &st, l, "attn.to_q.weight", 2, dd);
+        L->kv = wt(env, &st, l, "attn.to_kv.weight", 2, kv);
+        L->out = wt(env, &st, l, "attn.to_out.weight", 2, dd);
+        L->ff_w = wt(env, &st, l, "ff.0.weight", 1, v);
+        L->ff_b = wt(env, &st, l, "ff.0.bias", 1, v);
+        L->ff1 = wt(env, &st, l, "ff.1.weight", 2, SAMRT_SHAPE(FF, D));
+        L->ff2 = wt(env, &st, l, "ff.3.weight", 2, SAMRT_SHAPE(D, FF));
+        L->sn_w = wt(env, &st, l, "self_attn.norm.weight", 1, v);
+        L->sn_b = wt(env, &st, l, "self_attn.norm.bias", 1, v);
+        L->sq = wt(env, &st, l, "self_attn.to_q.weight", 2, dd);
+        L->skv = wt(env, &st, l, "self_attn.to_kv.weight", 2, kv);
+        L->sout = wt(env, &st, l, "self_attn.to_out.weight", 2, dd);
+        L->sff_w = wt(env, &st, l, "self_ff.0.weight", 1, v);
+        L->sff_b = wt(env, &st, l, "self_ff.0.bias", 1, v);
+        L->sff1 = wt(env, &st, l, "self_ff.1.weight", 2, SAMRT_SHAPE(FF, D));
+        L->sff2 = wt(env, &st, l, "self_ff.3.weight", 2, SAMRT_SHAPE(D, FF));
     }
-    p->latents = wt(e, &st, -1, "latents", 2, SHAPE(NLAT, D));
-    p->latents_2d = wt(e, &st, -1, "latents_2d", 2, SHAPE(NWIN * NWIN, D));
-    p->norm_w = wt(e, &st, -1, "norm.weight", 1, v);
-    p->norm_b = wt(e, &st, -1, "norm.bias", 1, v);
+    p->latents = wt(env, &st, -1, "latents", 2, SAMRT_SHAPE(NLAT, D));
+    p->latents_2d = wt(env, &st, -1, "latents_2d", 2, SAMRT_SHAPE(NWIN * NWIN, D));
+    p->norm_w = wt(env, &st, -1, "norm.weight", 1, v);
+    p->norm_b = wt(env, &st, -1, "norm.bias", 1, v);
     return st;
 }
 
@@ -128,7 +127,7 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
                 samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
     SAMRT_CHECK(!p->own32, SAMRT_E_BAD_STATE, "perceiver: planned twice (bind again first)");
     const int64_t n = (int64_t)p->grid * p->grid;
-    SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SHAPE(1, n, D),
+    SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SAMRT_SHAPE(1, n, D),
                                    &p->pos, &p->slot_pos));
     if (p->pdt == p->cfg.dtype) return SAMRT_OK;
     const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
@@ -143,22 +142,22 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
                                                   const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(p && e && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
-    p->pos.data = samrt_arena_ptr(&e->arena, p->slot_pos);
+    SAMRT_CHECK(p && env && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
+    p->pos.data = samrt_model_slot(env, p->slot_pos);
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
     enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     if (st == SAMRT_OK) {  /* f32 values stored once at pdt, as the other sine PE tables */
         const struct samrt_sine_pe_args a = {p->pos.dtype, D, p->grid, p->grid, 1, img};
         st = samrt_sine_pe_ref(&a);
     }
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
+    if (st == SAMRT_OK) st = samrt_model_upload(env, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
     if (st == SAMRT_OK && p->own32) {  /* the f32 copies, from the checkpoint values of w_run */
-        for (int i = 0; i < SAMRT_EDGETAM_PERC_TENSORS; i++) p->w32[i].data = samrt_arena_ptr(&e->arena, p->slot_w32[i]);
-        st = samrt_engine_weights_f32_copy(e, ck, SAMRT_EDGETAM_PERC_TENSORS, p->w_run, p->w32);
+        for (int i = 0; i < SAMRT_EDGETAM_PERC_TENSORS; i++) p->w32[i].data = samrt_model_slot(env, p->slot_w32[i]);
+        st = samrt_model_weights_f32_copy(env, ck, SAMRT_EDGETAM_PERC_TENSORS, p->w_run, p->w32);
     }
     return st;
 }
@@ -167,7 +166,7 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
 
 static struct samrt_tensor view3(const struct samrt_tensor *t, int64_t off, int64_t b, int64_t n, int64_t ch,
                                  int64_t s_b, int64_t s_t) {
-    return samrt_tensor_view(t, off, 3, SHAPE(b, n, ch), SHAPE(s_b, s_t, 1));
+    return samrt_tensor_view(t, off, 3, SAMRT_SHAPE(b, n, ch), SAMRT_SHAPE(s_b, s_t, 1));
 }
 
 static struct samrt_op_attn_args attn_args(void) {
@@ -192,7 +191,7 @@ static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *n
  * object, as a new contiguous tensor. */
 static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *kv,
                                      int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
-    struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SHAPE(nb, nx, D));
+    struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SAMRT_SHAPE(nb, nx, D));
     for (int64_t b = 0; b < nb; b++) {
         struct samrt_tensor src = view3(kv, b * nx * 2 * D + off, 1, nx, D, nx * 2 * D, 2 * D);
         struct samrt_tensor dst = view3(&out, b * nx * D, 1, nx, D, nx * D, D);
@@ -256,7 +255,7 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     const struct samrt_tensor x32 = dt == x->dtype ? *x : samrt_op_copy(c, "perceiver.x_f32", x, dt, NULL);
     x = &x32;
     /* global pass: the latents, broadcast over the object slots */
-    struct samrt_tensor bc = samrt_tensor_view(p->latents, 0, 3, SHAPE(B, NLAT, D), SHAPE(0, D, 1));
+    struct samrt_tensor bc = samrt_tensor_view(p->latents, 0, 3, SAMRT_SHAPE(B, NLAT, D), SAMRT_SHAPE(0, D, 1));
     struct samrt_tensor lat = samrt_op_copy(c, "perceiver.latents", &bc, dt, NULL);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
         lat = layer(c, &p->layer[l], l ? "g1" : "g0", lat, x, &p->pos);
@@ -264,21 +263,21 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
 
     /* window pass: window w = (wr, wc) holds pixels (ws wr + dy, ws wc + dx), dy-major. The
      * (batch, wr) pair is one stride (g*g = NWIN * ws*g), and (dx, channel) is contiguous. */
-    struct samrt_tensor wv = samrt_tensor_view(x, 0, 4, SHAPE(B * NWIN, NWIN, ws, ws * D),
-                                               SHAPE(ws * g * D, ws * D, g * D, 1));
+    struct samrt_tensor wv = samrt_tensor_view(x, 0, 4, SAMRT_SHAPE(B * NWIN, NWIN, ws, ws * D),
+                                               SAMRT_SHAPE(ws * g * D, ws * D, g * D, 1));
     struct samrt_tensor xw = samrt_op_copy(c, "perceiver.windows", &wv, dt, NULL);
-    xw = samrt_tensor_view(&xw, 0, 3, SHAPE(B * NWIN * NWIN, ws * ws, D), SHAPE(ws * ws * D, D, 1));
+    xw = samrt_tensor_view(&xw, 0, 3, SAMRT_SHAPE(B * NWIN * NWIN, ws * ws, D), SAMRT_SHAPE(ws * ws * D, D, 1));
     struct samrt_tensor bc2 =
-        samrt_tensor_view(p->latents_2d, 0, 4, SHAPE(B, NWIN * NWIN, 1, D), SHAPE(0, D, D, 1));
+        samrt_tensor_view(p->latents_2d, 0, 4, SAMRT_SHAPE(B, NWIN * NWIN, 1, D), SAMRT_SHAPE(0, D, D, 1));
     struct samrt_tensor lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, dt, NULL);
-    lat2 = samrt_tensor_view(&lat2, 0, 3, SHAPE(B * NWIN * NWIN, 1, D), SHAPE(D, D, 1));
+    lat2 = samrt_tensor_view(&lat2, 0, 3, SAMRT_SHAPE(B * NWIN * NWIN, 1, D), SAMRT_SHAPE(D, D, 1));
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
         lat2 = layer(c, &p->layer[l], l ? "w1" : "w0", lat2, &xw, NULL);
     struct samrt_tensor lat2b = view3(&lat2, 0, B, NWIN * NWIN, D, NWIN * NWIN * D, D);
     samrt_op_tap(c, "tap.perceiver.window", &lat2b);
 
     /* concat, then one final norm over both halves */
-    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", dt, 3, SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
+    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", dt, 3, SAMRT_SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
     const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D;
     for (int64_t b = 0; b < B; b++) {  /* per object: each half is then a contiguous block */
         struct samrt_tensor s1 = view3(&lat, b * NLAT * D, 1, NLAT, D, NLAT * D, D);

@@ -39,6 +39,7 @@
 
 #include "memory_attention.h"
 #include "memory_encoder.h"
+#include "model_env.h"
 #include "ops.h"
 
 #ifdef __cplusplus
@@ -94,12 +95,12 @@ struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, in
 /* Checks the config and binds spatial_perceiver.* by official name (shapes checked). */
 enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
                                                const struct samrt_edgetam_perceiver_config *cfg,
-                                               const struct samrt_engine *e);
+                                               const struct samrt_model_env *env);
 /* Adds the pos slot to c->plan, and in bf16 runs the f32 weight copies. */
 enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c);
 /* After commit: writes pos (sine PE of the g x g map, rounded to pdt) and, in bf16 runs, the f32
  * weight copies from ck (the checkpoint the engine's weights came from). */
-enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_engine *e,
+enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
                                                   const struct samrt_ckpt *ck);
 
 /* x (b_max, g*g, 64) run dtype, contiguous, channels-last (the memory encoder's features) ->

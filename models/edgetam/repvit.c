@@ -26,13 +26,12 @@
 
 #include "bn_fold.h"
 #include "ckpt.h"
-#include "engine_impl.h"
+#include "model_env.h"
 #include "image_encoder.h"
 #include "ref_util.h"
 
 #define BODY "image_encoder.trunk.body."
 #define FOLD_ALIGN 64   /* elements between folded tensors' starts */
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 int samrt_repvit_se_dim(int channels) {
     /* timm make_divisible(v, 8, round_limit 0): max(8, int(v + 4) // 8 * 8) */
@@ -66,9 +65,9 @@ static void conv_init(struct samrt_repvit_conv *cv, int64_t *off, int c_out, int
 
 /* The keys of one ConvNorm at prefix p: c.weight and the four BatchNorm tensors. */
 static void bind_convnorm(struct samrt_sam2_binder *b, const char *p, int c_out, int cpg, int k) {
-    samrt_sam2_bindw(b, 4, SHAPE(c_out, cpg, k, k), "%s.c.weight", p);
+    samrt_sam2_bindw(b, 4, SAMRT_SHAPE(c_out, cpg, k, k), "%s.c.weight", p);
     static const char *bn[] = {"weight", "bias", "running_mean", "running_var"};
-    for (int i = 0; i < 4; i++) samrt_sam2_bindw(b, 1, SHAPE(c_out), "%s.bn.%s", p, bn[i]);
+    for (int i = 0; i < 4; i++) samrt_sam2_bindw(b, 1, SAMRT_SHAPE(c_out), "%s.bn.%s", p, bn[i]);
 }
 
 static void bind_conv(struct samrt_sam2_binder *b, const struct samrt_repvit_conv *cv) {
@@ -96,10 +95,10 @@ static void block_init(struct samrt_repvit *rv, struct samrt_repvit_block *blk, 
     bind_conv(b, &blk->mixer);
     if (se) {
         const int r = samrt_repvit_se_dim(C);
-        blk->se_w1 = samrt_sam2_bindw(b, 4, SHAPE(r, C, 1, 1), "%s.se.fc1.weight", p);
-        blk->se_b1 = samrt_sam2_bindw(b, 1, SHAPE(r), "%s.se.fc1.bias", p);
-        blk->se_w2 = samrt_sam2_bindw(b, 4, SHAPE(C, r, 1, 1), "%s.se.fc2.weight", p);
-        blk->se_b2 = samrt_sam2_bindw(b, 1, SHAPE(C), "%s.se.fc2.bias", p);
+        blk->se_w1 = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(r, C, 1, 1), "%s.se.fc1.weight", p);
+        blk->se_b1 = samrt_sam2_bindw(b, 1, SAMRT_SHAPE(r), "%s.se.fc1.bias", p);
+        blk->se_w2 = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(C, r, 1, 1), "%s.se.fc2.weight", p);
+        blk->se_b2 = samrt_sam2_bindw(b, 1, SAMRT_SHAPE(C), "%s.se.fc2.bias", p);
     }
     bind_conv(b, &blk->mlp1);
     bind_conv(b, &blk->mlp2);
@@ -184,12 +183,12 @@ static void conv_views(struct samrt_repvit_conv *cv, const struct samrt_tensor *
     const enum samrt_dtype dt = folded->dtype;
     const int64_t co = cv->c_out;
     if (cv->k == 1)
-        cv->w = samrt_tensor_make(NULL, dt, 2, SHAPE(co, cv->c_in));
+        cv->w = samrt_tensor_make(NULL, dt, 2, SAMRT_SHAPE(co, cv->c_in));
     else if (cv->groups == 1)
-        cv->w = samrt_tensor_make(NULL, dt, 4, SHAPE(co, cv->c_in, cv->k, cv->k));
+        cv->w = samrt_tensor_make(NULL, dt, 4, SAMRT_SHAPE(co, cv->c_in, cv->k, cv->k));
     else
-        cv->w = samrt_tensor_make(NULL, dt, 4, SHAPE(co, cv->k, cv->k, cv->c_in / cv->groups));
-    cv->b = samrt_tensor_make(NULL, dt, 1, SHAPE(co));
+        cv->w = samrt_tensor_make(NULL, dt, 4, SAMRT_SHAPE(co, cv->k, cv->k, cv->c_in / cv->groups));
+    cv->b = samrt_tensor_make(NULL, dt, 1, SAMRT_SHAPE(co));
     if (folded->data) {
         const size_t es = samrt_dtype_size(dt);
         cv->w.data = (char *)folded->data + (size_t)cv->off_w * es;
@@ -201,7 +200,7 @@ static void conv_views(struct samrt_repvit_conv *cv, const struct samrt_tensor *
 static void bn_views(struct samrt_repvit_conv *cv, const struct samrt_tensor *bn) {
     struct samrt_tensor *v[4] = {&cv->s, &cv->sh, &cv->s1, &cv->sh1};
     for (int i = 0; i < 4; i++) {
-        *v[i] = samrt_tensor_make(NULL, SAMRT_DTYPE_F32, 1, SHAPE(cv->c_out));
+        *v[i] = samrt_tensor_make(NULL, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(cv->c_out));
         if (bn->data) v[i]->data = (float *)bn->data + cv->off_bn + (int64_t)i * cv->c_out;
     }
 }
@@ -219,7 +218,7 @@ enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_
     rv->bn_apart = rv->bn_mode == SAMRT_REPVIT_BN_APART ||
                    (rv->bn_mode == SAMRT_REPVIT_BN_AUTO && c->dtype == SAMRT_DTYPE_BF16);
     SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.folded", SAMRT_REGION_WEIGHTS, c->dtype, 1,
-                                   SHAPE(rv->folded_elems), &rv->folded, &rv->slot_folded));
+                                   SAMRT_SHAPE(rv->folded_elems), &rv->folded, &rv->slot_folded));
     if (rv->bn_apart) {
         struct samrt_repvit_conv *cv[MAX_CONVS];
         const int n = all_convs(rv, cv);
@@ -229,7 +228,7 @@ enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_
             rv->bn_elems += SAMRT_PAD((int64_t)4 * cv[i]->c_out, FOLD_ALIGN);
         }
         SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.batchnorm", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 1,
-                                       SHAPE(rv->bn_elems), &rv->bn, &rv->slot_bn));
+                                       SAMRT_SHAPE(rv->bn_elems), &rv->bn, &rv->slot_bn));
     }
     all_views(rv);
     return SAMRT_OK;
@@ -336,12 +335,12 @@ static enum samrt_status ckpt_get(void *user, const char *key, int64_t n, float 
     return samrt_ckpt_read(ck, t, SAMRT_DTYPE_F32, out, sizeof(float) * (uint64_t)n);
 }
 
-enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
+enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_model_env *env,
                                             samrt_repvit_get_fn get, void *user) {
-    SAMRT_CHECK(rv && e && get && rv->slot_folded >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
+    SAMRT_CHECK(rv && env && get && rv->slot_folded >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
     SAMRT_CHECK(!rv->bn_apart || rv->slot_bn >= 0, SAMRT_E_BAD_STATE, "repvit: not planned");
-    rv->folded.data = samrt_arena_ptr(&e->arena, rv->slot_folded);
-    if (rv->bn_apart) rv->bn.data = samrt_arena_ptr(&e->arena, rv->slot_bn);
+    rv->folded.data = samrt_model_slot(env, rv->slot_folded);
+    if (rv->bn_apart) rv->bn.data = samrt_model_slot(env, rv->slot_bn);
     all_views(rv);
     const int64_t n = rv->folded_elems;
     const enum samrt_dtype dt = rv->folded.dtype;
@@ -353,19 +352,19 @@ enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struc
     if (st == SAMRT_OK && host != f)
         for (int64_t i = 0; i < n; i++) ref_store(dt, host, i, f[i]);  /* rounded once */
     if (st == SAMRT_OK)
-        st = samrt_platform_mem_upload(e->mem_kind, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
+        st = samrt_model_upload(env, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
     if (st == SAMRT_OK && bn)
-        st = samrt_platform_mem_upload(e->mem_kind, rv->bn.data, bn, samrt_tensor_nbytes(&rv->bn));
+        st = samrt_model_upload(env, rv->bn.data, bn, samrt_tensor_nbytes(&rv->bn));
     if (host != f) free(host);
     free(f);
     free(bn);
     return st;
 }
 
-enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
+enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_model_env *env,
                                        const struct samrt_ckpt *ck) {
     SAMRT_CHECK(ck != NULL, SAMRT_E_INVALID_ARG, "repvit: no checkpoint");
-    return samrt_repvit_prepare_with(rv, e, ckpt_get, (void *)ck);
+    return samrt_repvit_prepare_with(rv, env, ckpt_get, (void *)ck);
 }
 
 /* ---- forward ----------------------------------------------------------------------------------- */

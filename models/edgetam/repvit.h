@@ -27,13 +27,13 @@
 #define SAMRT_EDGETAM_REPVIT_H
 
 #include "../sam2/config.h"
+#include "model_env.h"
 #include "ops.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct samrt_engine;
 struct samrt_ckpt;
 struct samrt_sam2_binder;
 
@@ -112,10 +112,10 @@ typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, in
 /* After commit: resolves the slots in e's arena, folds every ConvNorm / RepVggDw from the f32
  * values get returns (in double, see bn_fold.h) and uploads them rounded once to the slot's
  * dtype; with bn_apart it uploads the raw conv weights and the BatchNorm scales / shifts. */
-enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_engine *e,
+enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struct samrt_model_env *env,
                                             samrt_repvit_get_fn get, void *user);
 /* The same with the values of checkpoint ck. */
-enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_engine *e,
+enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct samrt_model_env *env,
                                        const struct samrt_ckpt *ck);
 /* The forward pass on the NCHW model input x (1, 3, S, S). Taps "tap.trunk.stem",
  * "tap.trunk.stage.<s>" as channels-last 4-D views. */

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_impl.h"
+#include "model_env.h"
 #include "interp.h"
 #include "sine_pe.h"
 
@@ -57,25 +57,13 @@ const struct samrt_tensor *samrt_sam2_bindw(struct samrt_sam2_binder *b, int n_d
         k->n_dims = n_dims;
         for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
     }
-    if (!b->e) return NULL;
-    const struct samrt_tensor *t = samrt_engine_weight(b->e, name);
-    int ok = t && t->n_dims == n_dims;
-    for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
-    if (!ok) {
-        char want[64], got[64];
-        SAMRT_LOG_ERROR("sam2 encoder: weight %s is %s, expected %s", name,
-                        t ? samrt_tensor_shape_str(t->n_dims, t->ne, got, sizeof got) : "missing",
-                        samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
-        b->st = SAMRT_E_KEYS;
-        return NULL;
-    }
-    return t;
+    if (!b->env) return NULL;
+    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
 }
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
-#define VEC(b, n, ...) samrt_sam2_bindw(b, 1, SHAPE(n), __VA_ARGS__)
-#define MAT(b, r, k, ...) samrt_sam2_bindw(b, 2, SHAPE(r, k), __VA_ARGS__)
-#define CONV1(b, o, i, ...) samrt_sam2_bindw(b, 4, SHAPE(o, i, 1, 1), __VA_ARGS__)
+#define VEC(b, n, ...) samrt_sam2_bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
+#define MAT(b, r, k, ...) samrt_sam2_bindw(b, 2, SAMRT_SHAPE(r, k), __VA_ARGS__)
+#define CONV1(b, o, i, ...) samrt_sam2_bindw(b, 4, SAMRT_SHAPE(o, i, 1, 1), __VA_ARGS__)
 
 /* The Hiera trunk's weights (image_encoder.trunk.*). */
 static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder *b) {
@@ -83,10 +71,10 @@ static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder 
     struct samrt_sam2_encoder_weights *w = &enc->w;
     const int64_t E = h->embed_dim;
     const char *tr = "image_encoder.trunk";
-    w->pos_embed = samrt_sam2_bindw(b, 4, SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
+    w->pos_embed = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
     w->pos_embed_window =
-        samrt_sam2_bindw(b, 4, SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
-    w->patch_w = samrt_sam2_bindw(b, 4, SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
+        samrt_sam2_bindw(b, 4, SAMRT_SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
+    w->patch_w = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
     w->patch_b = VEC(b, E, "%s.patch_embed.proj.bias", tr);
     for (int i = 0; i < enc->n_blocks; i++) {
         const int64_t d = enc->blk[i].dim, o = enc->blk[i].dim_out;
@@ -111,7 +99,7 @@ static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder 
 }
 
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
-                                          int imgsz, const struct samrt_engine *e,
+                                          int imgsz, const struct samrt_model_env *env,
                                           struct samrt_sam2_bound_keys *bound) {
     memset(enc, 0, sizeof *enc);
     SAMRT_CHECK(cfg != NULL, SAMRT_E_INVALID_ARG, "sam2 encoder: no configuration");
@@ -120,7 +108,7 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
     enc->imgsz = imgsz;
     for (int s = 0; s < 4; s++) enc->side[s] = imgsz / (4 << s);
     if (bound) bound->n = 0;
-    struct samrt_sam2_binder b = {e, bound, SAMRT_OK};
+    struct samrt_sam2_binder b = {env, bound, SAMRT_OK};
     struct samrt_sam2_encoder_weights *w = &enc->w;
     if (cfg->trunk == SAMRT_TRUNK_REPVIT) {
         SAMRT_TRY(samrt_repvit_bind(&enc->rv, &cfg->repvit, imgsz, &b));
@@ -151,21 +139,21 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
     const int64_t n0 = (int64_t)enc->side[0] * enc->side[0], n1 = (int64_t)enc->side[1] * enc->side[1],
                   n2 = (int64_t)enc->side[2] * enc->side[2];
     const enum samrt_dtype dt = c->dtype;
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SHAPE(1, 3, S, S), &enc->input,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SAMRT_SHAPE(1, 3, S, S), &enc->input,
                          &enc->slot_input));
     enc->slot_pos = -1;
     if (hiera)
-        SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n0, E),
+        SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n0, E),
                                        &enc->pos, &enc->slot_pos));
     else
         SAMRT_TRY(samrt_repvit_plan(&enc->rv, c));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SHAPE(1, n2, NECK_DIM),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM),
                          &enc->vision_pos, &enc->slot_vision_pos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n0, 32), &enc->feat_s0,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n0, 32), &enc->feat_s0,
                          &enc->slot_feat_s0));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n1, 64), &enc->feat_s1,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n1, 64), &enc->feat_s1,
                          &enc->slot_feat_s1));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SHAPE(1, n2, NECK_DIM), &enc->vision,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM), &enc->vision,
                          &enc->slot_vision));
     samrt_ops_begin(c, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_encoder_forward(enc, c);
@@ -198,29 +186,29 @@ static enum samrt_status make_pos_embed(const struct samrt_sam2_encoder *enc, co
     return st;
 }
 
-static void resolve(const struct samrt_engine *e, struct samrt_tensor *t, int slot) {
-    t->data = slot >= 0 ? samrt_arena_ptr(&e->arena, slot) : NULL;
+static void resolve(const struct samrt_model_env *env, struct samrt_tensor *t, int slot) {
+    t->data = slot >= 0 ? samrt_model_slot(env, slot) : NULL;
 }
 
-enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_model_env *env,
                                              const float *pos_embed, const float *pos_embed_window) {
-    resolve(e, &enc->input, enc->slot_input);
-    resolve(e, &enc->pos, enc->slot_pos);
-    resolve(e, &enc->vision_pos, enc->slot_vision_pos);
-    resolve(e, &enc->feat_s0, enc->slot_feat_s0);
-    resolve(e, &enc->feat_s1, enc->slot_feat_s1);
-    resolve(e, &enc->vision, enc->slot_vision);
+    resolve(env, &enc->input, enc->slot_input);
+    resolve(env, &enc->pos, enc->slot_pos);
+    resolve(env, &enc->vision_pos, enc->slot_vision_pos);
+    resolve(env, &enc->feat_s0, enc->slot_feat_s0);
+    resolve(env, &enc->feat_s1, enc->slot_feat_s1);
+    resolve(env, &enc->vision, enc->slot_vision);
     const uint64_t nb_pos = samrt_tensor_nbytes(&enc->pos), nb_vp = samrt_tensor_nbytes(&enc->vision_pos);
     void *host = malloc(SAMRT_MAX(nb_pos, nb_vp));  /* setup only */
     SAMRT_CHECK(host != NULL, SAMRT_E_HOST_MEMORY, "sam2 encoder: no host memory for the constants");
     enum samrt_status st = SAMRT_OK;
     if (enc->slot_pos >= 0) {  /* Hiera only */
         st = make_pos_embed(enc, pos_embed, pos_embed_window, enc->pos.dtype, host);
-        if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, enc->pos.data, host, nb_pos);
+        if (st == SAMRT_OK) st = samrt_model_upload(env, enc->pos.data, host, nb_pos);
     }
     const struct samrt_sine_pe_args pe = {enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], 1, host};
     if (st == SAMRT_OK) st = samrt_sine_pe_ref(&pe);
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, enc->vision_pos.data, host, nb_vp);
+    if (st == SAMRT_OK) st = samrt_model_upload(env, enc->vision_pos.data, host, nb_vp);
     free(host);
     return st;
 }

@@ -21,6 +21,7 @@
 #define SAMRT_SAM2_IMAGE_ENCODER_H
 
 #include "config.h"
+#include "model_env.h"
 #include "ops.h"
 #include "../edgetam/repvit.h"  /* the EdgeTAM trunk (models/edgetam) */
 
@@ -28,7 +29,6 @@
 extern "C" {
 #endif
 
-struct samrt_engine;
 
 /* Weights of one MultiScaleBlock; views owned by the engine (official layouts). */
 struct samrt_hiera_block_weights {
@@ -67,7 +67,7 @@ struct samrt_sam2_bound_keys {
 /* Binding state shared with the trunks' binders: the engine's weight table (NULL: list keys
  * only), the key list being filled (may be NULL), the first failure. */
 struct samrt_sam2_binder {
-    const struct samrt_engine *e;
+    const struct samrt_model_env *env;
     struct samrt_sam2_bound_keys *bound;
     enum samrt_status st;
 };
@@ -101,7 +101,7 @@ struct samrt_sam2_encoder {
  * each key as it is bound. cfg is borrowed (a samrt_sam2_config_get row, or a test's).
  * e == NULL only lists the keys into bound (the weight views stay NULL). */
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
-                                          int imgsz, const struct samrt_engine *e,
+                                          int imgsz, const struct samrt_model_env *env,
                                           struct samrt_sam2_bound_keys *bound);
 /* Adds the encoder's persistent slots to c->plan and runs the PLAN pass on c. */
 enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c);
@@ -110,7 +110,7 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
  * as the checkpoint stores them (f32, before any rounding to the run dtype), rounded once to
  * the run dtype and uploaded to e->mem_kind memory. A RepViT trunk has no position embedding
  * (pass NULLs); its folded weights are written by samrt_repvit_prepare. */
-enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, const struct samrt_model_env *env,
                                              const float *pos_embed, const float *pos_embed_window);
 /* The forward pass (PLAN or RUN, as c's exec is): enc->input -> feat_s0, feat_s1, vision.
  * Taps (ops.h) see "tap.input", "tap.trunk.patch_embed", "tap.trunk.embed",

@@ -26,7 +26,7 @@
 #include "attention.h"
 #include "ckpt.h"
 #include "conv.h"
-#include "engine_impl.h"
+#include "model_env.h"
 #include "interp.h"
 #include "ref_util.h"
 
@@ -42,7 +42,7 @@
 /* ---- binding --------------------------------------------------------------------------------- */
 
 struct binder {
-    const struct samrt_engine *e;
+    const struct samrt_model_env *env;
     enum samrt_status st;
 };
 
@@ -54,12 +54,11 @@ static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int6
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    return samrt_sam2_weight(b->e, &b->st, name, n_dims, ne);
+    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
 }
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
-#define VEC(b, n, ...) bindw(b, 1, SHAPE(n), __VA_ARGS__)
-#define MAT(b, o, i, ...) bindw(b, 2, SHAPE(o, i), __VA_ARGS__)
+#define VEC(b, n, ...) bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
+#define MAT(b, o, i, ...) bindw(b, 2, SAMRT_SHAPE(o, i), __VA_ARGS__)
 
 static void bind_attn(struct binder *b, struct samrt_sam2_attn_weights *a, int64_t c, const char *prefix) {
     a->q_w = MAT(b, c, DIM, "%s.q_proj.weight", prefix);
@@ -80,8 +79,8 @@ static void bind_mlp3(struct binder *b, struct samrt_sam2_mlp3_weights *m, int64
     }
 }
 
-static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt_sam2_decoder_weights *w) {
-    struct binder b = {e, SAMRT_OK};
+static enum samrt_status bind_decoder(const struct samrt_model_env *env, struct samrt_sam2_decoder_weights *w) {
+    struct binder b = {env, SAMRT_OK};
     char p[128];
     const char *tr = "sam_mask_decoder.transformer";
     for (int l = 0; l < 2; l++) {
@@ -107,9 +106,9 @@ static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt
     w->norm_final_b = VEC(&b, DIM, "%s.norm_final_attn.bias", tr);
     /* the transposed convolutions are read from the checkpoint at prepare (packed); bind them
      * here anyway so a checkpoint with other shapes fails at init */
-    bindw(&b, 4, SHAPE(DIM, UP0_DIM, 2, 2), "sam_mask_decoder.output_upscaling.0.weight");
+    bindw(&b, 4, SAMRT_SHAPE(DIM, UP0_DIM, 2, 2), "sam_mask_decoder.output_upscaling.0.weight");
     VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.0.bias");
-    bindw(&b, 4, SHAPE(UP0_DIM, UP1_DIM, 2, 2), "sam_mask_decoder.output_upscaling.3.weight");
+    bindw(&b, 4, SAMRT_SHAPE(UP0_DIM, UP1_DIM, 2, 2), "sam_mask_decoder.output_upscaling.3.weight");
     VEC(&b, UP1_DIM, "sam_mask_decoder.output_upscaling.3.bias");
     w->up_ln_w = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.weight");
     w->up_ln_b = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.bias");
@@ -121,7 +120,7 @@ static enum samrt_status bind_decoder(const struct samrt_engine *e, struct samrt
     bind_mlp3(&b, &w->obj_head, 1, "sam_mask_decoder.pred_obj_score_head");
     bind_mlp3(&b, &w->obj_ptr_proj, DIM, "obj_ptr_proj");
     w->no_obj_ptr = MAT(&b, 1, DIM, "no_obj_ptr");
-    w->no_mem_embed = bindw(&b, 3, SHAPE(1, 1, DIM), "no_mem_embed");
+    w->no_mem_embed = bindw(&b, 3, SAMRT_SHAPE(1, 1, DIM), "no_mem_embed");
     return b.st;
 }
 
@@ -164,8 +163,8 @@ static void tr_fields(struct samrt_sam2_decoder_weights *w, const struct samrt_t
 }
 
 enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct samrt_sam2_heads_config *cfg,
-                                        const struct samrt_engine *e) {
-    SAMRT_CHECK(h && cfg && e, SAMRT_E_INVALID_ARG, "sam2 heads: NULL argument");
+                                        const struct samrt_model_env *env) {
+    SAMRT_CHECK(h && cfg && env, SAMRT_E_INVALID_ARG, "sam2 heads: NULL argument");
     memset(h, 0, sizeof *h);
     SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
                 "sam2 heads: model side %d must be a multiple of 16, at least 64", cfg->model_side);
@@ -179,8 +178,8 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
     h->grid = cfg->model_side / 16;
     h->low = 4 * h->grid;
     h->t_max = SAMRT_SAM2_N_OUT_TOKENS + cfg->max_points + 1;
-    SAMRT_TRY(samrt_sam2_prompt_bind(e, &h->pw));
-    SAMRT_TRY(bind_decoder(e, &h->dw));
+    SAMRT_TRY(samrt_sam2_prompt_bind(env, &h->pw));
+    SAMRT_TRY(bind_decoder(env, &h->dw));
     h->tr_dtype = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
     h->tw = h->dw;
     h->no_mask_embed_tr = h->pw.no_mask_embed;
@@ -247,24 +246,24 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
     return SAMRT_OK;
 }
 
-static void resolve(const struct samrt_engine *e, struct samrt_tensor *t, int slot) {
-    t->data = slot >= 0 ? samrt_arena_ptr(&e->arena, slot) : NULL;
+static void resolve(const struct samrt_model_env *env, struct samrt_tensor *t, int slot) {
+    t->data = slot >= 0 ? samrt_model_slot(env, slot) : NULL;
 }
 
 /* n fp32 values rounded to t's dtype and uploaded into t. */
-static enum samrt_status upload_f32(const struct samrt_engine *e, const struct samrt_tensor *t, const float *src) {
+static enum samrt_status upload_f32(const struct samrt_model_env *env, const struct samrt_tensor *t, const float *src) {
     const int64_t n = samrt_tensor_nelements(t);
     const uint64_t bytes = samrt_tensor_nbytes(t);
     void *tmp = malloc(bytes);  /* setup only */
     SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
     for (int64_t i = 0; i < n; i++) ref_store(t->dtype, tmp, i, src[i]);
-    enum samrt_status st = samrt_platform_mem_upload(e->mem_kind, t->data, tmp, bytes);
+    enum samrt_status st = samrt_model_upload(env, t->data, tmp, bytes);
     free(tmp);
     return st;
 }
 
 /* ConvTranspose2d weight (c_in, c_out, 2, 2) and bias from the checkpoint, packed (conv.h). */
-static enum samrt_status upload_convt(const struct samrt_engine *e, const struct samrt_ckpt *ck, const char *prefix,
+static enum samrt_status upload_convt(const struct samrt_model_env *env, const struct samrt_ckpt *ck, const char *prefix,
                                       int c_in, int c_out, const struct samrt_tensor *w_out,
                                       const struct samrt_tensor *b_out) {
     char name[96];
@@ -286,16 +285,16 @@ static enum samrt_status upload_convt(const struct samrt_engine *e, const struct
     if (st == SAMRT_OK) st = samrt_ckpt_read(ck, tb, SAMRT_DTYPE_F32, b, sizeof(float) * (size_t)c_out);
     if (st == SAMRT_OK) {
         samrt_conv_pack_transpose2x2(c_in, c_out, w, b, wp, bp);
-        st = upload_f32(e, w_out, wp);
+        st = upload_f32(env, w_out, wp);
     }
-    if (st == SAMRT_OK) st = upload_f32(e, b_out, bp);
+    if (st == SAMRT_OK) st = upload_f32(env, b_out, bp);
     free(buf);
     return st;
 }
 
 /* The decoder's f32 copies, read at full precision from the checkpoint under the names of
  * the engine weights they replace (h->dw and no_mask_embed keep the run-dtype originals). */
-static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_engine *e,
+static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samrt_model_env *env,
                                    const struct samrt_ckpt *ck) {
     struct samrt_sam2_decoder_weights dw = h->dw;
     const struct samrt_tensor *nme = h->pw.no_mask_embed;
@@ -303,38 +302,38 @@ static enum samrt_status upload_tr(struct samrt_sam2_heads *h, const struct samr
     const struct samrt_tensor *src[SAMRT_SAM2_TR_TENSORS];
     tr_fields(&dw, &nme, f);
     for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
-        resolve(e, &h->tr_f32[i], h->slot_tr[i]);
+        resolve(env, &h->tr_f32[i], h->slot_tr[i]);
         src[i] = *f[i];
     }
-    return samrt_engine_weights_f32_copy(e, ck, SAMRT_SAM2_TR_TENSORS, src, h->tr_f32);
+    return samrt_model_weights_f32_copy(env, ck, SAMRT_SAM2_TR_TENSORS, src, h->tr_f32);
 }
 
-enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_model_env *env,
                                            const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(h && e && ck, SAMRT_E_INVALID_ARG, "sam2 heads prepare: NULL argument");
-    resolve(e, &h->image_pe, h->slot_image_pe);
-    resolve(e, &h->up0_w, h->slot_up[0]);
-    resolve(e, &h->up0_b, h->slot_up[1]);
-    resolve(e, &h->up1_w, h->slot_up[2]);
-    resolve(e, &h->up1_b, h->slot_up[3]);
-    resolve(e, &h->tokens, h->slot_tokens);
-    resolve(e, &h->mask_in, h->slot_mask_in);
-    resolve(e, &h->all_masks, h->slot_all_masks);
-    resolve(e, &h->all_iou, h->slot_all_iou);
-    resolve(e, &h->score, h->slot_score);
-    resolve(e, &h->low_res, h->slot_low_res);
-    resolve(e, &h->result, h->slot_result);
-    resolve(e, &h->obj_ptr, h->slot_obj_ptr);
+    SAMRT_CHECK(h && env && ck, SAMRT_E_INVALID_ARG, "sam2 heads prepare: NULL argument");
+    resolve(env, &h->image_pe, h->slot_image_pe);
+    resolve(env, &h->up0_w, h->slot_up[0]);
+    resolve(env, &h->up0_b, h->slot_up[1]);
+    resolve(env, &h->up1_w, h->slot_up[2]);
+    resolve(env, &h->up1_b, h->slot_up[3]);
+    resolve(env, &h->tokens, h->slot_tokens);
+    resolve(env, &h->mask_in, h->slot_mask_in);
+    resolve(env, &h->all_masks, h->slot_all_masks);
+    resolve(env, &h->all_iou, h->slot_all_iou);
+    resolve(env, &h->score, h->slot_score);
+    resolve(env, &h->low_res, h->slot_low_res);
+    resolve(env, &h->result, h->slot_result);
+    resolve(env, &h->obj_ptr, h->slot_obj_ptr);
     SAMRT_TRY(samrt_sam2_prompt_tables_read(ck, &h->tables));
     float *pe = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&h->image_pe));  /* setup only */
     SAMRT_CHECK(pe != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
     enum samrt_status st = samrt_sam2_dense_pe_ref(&h->tables, h->grid, pe);
-    if (st == SAMRT_OK) st = upload_f32(e, &h->image_pe, pe);
+    if (st == SAMRT_OK) st = upload_f32(env, &h->image_pe, pe);
     free(pe);
     SAMRT_TRY(st);
-    if (h->own_tr) SAMRT_TRY(upload_tr(h, e, ck));
-    SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.0", DIM, UP0_DIM, &h->up0_w, &h->up0_b));
-    SAMRT_TRY(upload_convt(e, ck, "sam_mask_decoder.output_upscaling.3", UP0_DIM, UP1_DIM, &h->up1_w, &h->up1_b));
+    if (h->own_tr) SAMRT_TRY(upload_tr(h, env, ck));
+    SAMRT_TRY(upload_convt(env, ck, "sam_mask_decoder.output_upscaling.0", DIM, UP0_DIM, &h->up0_w, &h->up0_b));
+    SAMRT_TRY(upload_convt(env, ck, "sam_mask_decoder.output_upscaling.3", UP0_DIM, UP1_DIM, &h->up1_w, &h->up1_b));
     free(h->tokens_host);
     h->tokens_host = malloc(samrt_tensor_nbytes(&h->tokens));
     SAMRT_CHECK(h->tokens_host != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
@@ -377,12 +376,12 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
 /* (Bt, N, C) with Bt = 1 seen as (B, N, C) with batch stride 0; unchanged when Bt = B. */
 static struct samrt_tensor bcast(const struct samrt_tensor *t, int64_t B) {
     if (t->ne[0] == B) return *t;
-    return samrt_tensor_view(t, 0, 3, SHAPE(B, t->ne[1], t->ne[2]), SHAPE(0, t->s[1], t->s[2]));
+    return samrt_tensor_view(t, 0, 3, SAMRT_SHAPE(B, t->ne[1], t->ne[2]), SAMRT_SHAPE(0, t->s[1], t->s[2]));
 }
 
 /* Token r of every object of the (B, T, C) tokens tensor t: (B, C) rows T*C apart. */
 static struct samrt_tensor token_rows(const struct samrt_tensor *t, int r) {
-    return samrt_tensor_view(t, (int64_t)r * t->ne[2], 2, SHAPE(t->ne[0], t->ne[2]), SHAPE(t->s[0], 1));
+    return samrt_tensor_view(t, (int64_t)r * t->ne[2], 2, SAMRT_SHAPE(t->ne[0], t->ne[2]), SAMRT_SHAPE(t->s[0], 1));
 }
 
 /* ---- local ops --------------------------------------------------------------------------------- */
@@ -554,16 +553,16 @@ void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *dat
 static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
     if (!c->tap || !samrt_exec_running(c->ex)) return;
     const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
-    struct samrt_tensor t = samrt_tensor_view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SHAPE(1, ns0, DIM),
-                                 SHAPE(h->tokens.s[0], DIM, 1));
+    struct samrt_tensor t = samrt_tensor_view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SAMRT_SHAPE(1, ns0, DIM),
+                                 SAMRT_SHAPE(h->tokens.s[0], DIM, 1));
     samrt_op_tap(c, "tap.prompt.sparse", &t);
     if (!h->cfg.mask_input) {  /* no_mask_embed expanded, as the official dense output */
-        t = samrt_tensor_view(h->pw.no_mask_embed, 0, 4, SHAPE(1, DIM, g, g), SHAPE(0, 1, 0, 0));
+        t = samrt_tensor_view(h->pw.no_mask_embed, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(0, 1, 0, 0));
         tap4(c, "tap.prompt.dense", &t);
     }
-    t = samrt_tensor_view(image, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    t = samrt_tensor_view(image, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(n * DIM, 1, g * DIM, DIM));
     tap4(c, "tap.decoder.image_embed", &t);
-    t = samrt_tensor_view(&h->image_pe, 0, 4, SHAPE(1, DIM, g, g), SHAPE(n * DIM, 1, g * DIM, DIM));
+    t = samrt_tensor_view(&h->image_pe, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(n * DIM, 1, g * DIM, DIM));
     tap4(c, "tap.decoder.image_pe", &t);
 }
 
@@ -596,12 +595,12 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     if (h->cfg.mask_input) {
         struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
         if (c->tap && samrt_exec_running(c->ex)) {
-            struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SHAPE(1, DIM, g, g), SHAPE(DIM * n, n, g, 1));
+            struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(DIM * n, n, g, 1));
             tap4(c, "tap.prompt.dense", &d0);
-            d0 = samrt_tensor_view(&h->mask_in, 0, 4, SHAPE(1, 1, L, L), SHAPE(L * L, L * L, L, 1));
+            d0 = samrt_tensor_view(&h->mask_in, 0, 4, SAMRT_SHAPE(1, 1, L, L), SAMRT_SHAPE(L * L, L * L, L, 1));
             tap4(c, "tap.prompt.mask_input", &d0);
         }
-        struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SHAPE(B, n, DIM), SHAPE(DIM * n, 1, n));
+        struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SAMRT_SHAPE(B, n, DIM), SAMRT_SHAPE(DIM * n, 1, n));
         struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, tr, NULL);
         struct samrt_tensor img_b = bcast(image, B);
         keys = samrt_op_copy(c, "dec.src", &img_b, tr, &dense_tok);
@@ -645,48 +644,48 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     a = attention(c, &tw->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
     queries = samrt_op_layernorm(c, "dec.norm_final", &a, tw->norm_final_w, tw->norm_final_b, &queries, LN_EPS, NULL);
     if (c->tap && samrt_exec_running(c->ex)) {
-        struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SHAPE(1, n_keys[0], DIM), SHAPE(T * DIM, DIM, 1));
+        struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SAMRT_SHAPE(1, n_keys[0], DIM), SAMRT_SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.hs", &t);
-        t = samrt_tensor_view(&keys, 0, 3, SHAPE(1, n, DIM), SHAPE(n * DIM, DIM, 1));
+        t = samrt_tensor_view(&keys, 0, 3, SAMRT_SHAPE(1, n, DIM), SAMRT_SHAPE(n * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.src", &t);
     }
     /* output upscaling with the high-resolution features (NHWC), at tr as well: in bf16 runs
      * the whole decoder computes in f32 (the high-resolution features arrive in bf16) */
-    struct samrt_tensor x = samrt_tensor_view(&keys, 0, 4, SHAPE(B, g, g, DIM), SHAPE(n * DIM, g * DIM, DIM, 1));
+    struct samrt_tensor x = samrt_tensor_view(&keys, 0, 4, SAMRT_SHAPE(B, g, g, DIM), SAMRT_SHAPE(n * DIM, g * DIM, DIM, 1));
     struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
     struct samrt_tensor f = bcast(feat_s1, B);
     u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);                      /* (B, 4n, 64) */
     u = samrt_op_layernorm(c, "dec.up_ln", &u, tw->up_ln_w, tw->up_ln_b, NULL, LN2D_EPS, NULL);
     u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    x = samrt_tensor_view(&u, 0, 4, SHAPE(B, 2 * g, 2 * g, UP0_DIM), SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
+    x = samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(B, 2 * g, 2 * g, UP0_DIM), SAMRT_SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
     u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
     f = bcast(feat_s0, B);
     u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     if (c->tap && samrt_exec_running(c->ex)) {
         struct samrt_tensor t =
-            samrt_tensor_view(&u, 0, 4, SHAPE(1, UP1_DIM, L, L), SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
+            samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(1, UP1_DIM, L, L), SAMRT_SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
         tap4(c, "tap.decoder.upscaled", &t);
     }
 
     /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
-    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", tr, 3, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
+    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", tr, 3, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
     for (int kk = 0; kk < SAMRT_SAM2_N_MASK_TOKENS; kk++) {
         struct samrt_tensor tok = token_rows(&queries, 2 + kk);
         struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, tw->hyper[kk].w[0], tw->hyper[kk].b[0],
                                                 SAMRT_ACT_RELU, NULL);
         y = samrt_op_linear(c, "dec.hyper.1", &y, tw->hyper[kk].w[1], tw->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
-        struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SHAPE(B, UP1_DIM), SHAPE(UP1_DIM, 1));
+        struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SAMRT_SHAPE(B, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
         samrt_op_linear_into(c, &y, tw->hyper[kk].w[2], tw->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
     }
     /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
     const struct samrt_tensor masks = h->all_masks;
     for (int64_t b = 0; b < B; b++) {
-        struct samrt_tensor hx = samrt_tensor_view(&hyp, b * UP1_DIM, 2, SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
-                                      SHAPE(B * UP1_DIM, 1));
-        struct samrt_tensor ub = samrt_tensor_view(&u, b * L * L * UP1_DIM, 2, SHAPE((int64_t)L * L, UP1_DIM), SHAPE(UP1_DIM, 1));
+        struct samrt_tensor hx = samrt_tensor_view(&hyp, b * UP1_DIM, 2, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
+                                      SAMRT_SHAPE(B * UP1_DIM, 1));
+        struct samrt_tensor ub = samrt_tensor_view(&u, b * L * L * UP1_DIM, 2, SAMRT_SHAPE((int64_t)L * L, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
         struct samrt_tensor mb = samrt_tensor_view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
-                                      SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SHAPE((int64_t)L * L, 1));
+                                      SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SAMRT_SHAPE((int64_t)L * L, 1));
         samrt_op_linear_into(c, &hx, &ub, NULL, SAMRT_ACT_NONE, NULL, &mb);
     }
 
@@ -700,24 +699,24 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     samrt_op_copy_into(c, &score, NULL, &h->score);
     if (c->tap && samrt_exec_running(c->ex)) {
         const int64_t nb = 1;
-        struct samrt_tensor t = samrt_tensor_view(&masks, 0, 4, SHAPE(nb, 4, L, L), SHAPE(4 * L * L, L * L, L, 1));
+        struct samrt_tensor t = samrt_tensor_view(&masks, 0, 4, SAMRT_SHAPE(nb, 4, L, L), SAMRT_SHAPE(4 * L * L, L * L, L, 1));
         tap4(c, "tap.decoder.all_masks", &t);
-        t = samrt_tensor_view(&iou, 0, 2, SHAPE(nb, 4), SHAPE(4, 1));
+        t = samrt_tensor_view(&iou, 0, 2, SAMRT_SHAPE(nb, 4), SAMRT_SHAPE(4, 1));
         samrt_op_tap(c, "tap.decoder.all_iou", &t);
-        t = samrt_tensor_view(&queries, 2 * DIM, 3, SHAPE(nb, 4, DIM), SHAPE(T * DIM, DIM, 1));
+        t = samrt_tensor_view(&queries, 2 * DIM, 3, SAMRT_SHAPE(nb, 4, DIM), SAMRT_SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.all_tokens", &t);
-        t = samrt_tensor_view(&score, 0, 2, SHAPE(nb, 1), SHAPE(1, 1));
+        t = samrt_tensor_view(&score, 0, 2, SAMRT_SHAPE(nb, 1), SAMRT_SHAPE(1, 1));
         samrt_op_tap(c, "tap.decoder.object_score_logits", &t);
         /* the pointer token of object 0: its choice is known before the pass (tokens 1..3 when
          * multimask, token 0 otherwise), unlike the dynamic fallback's mask choice */
         const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI;
-        t = samrt_tensor_view(&queries, (multi ? 3 : 2) * DIM, 3, SHAPE(1, multi ? 3 : 1, DIM), SHAPE(T * DIM, DIM, 1));
+        t = samrt_tensor_view(&queries, (multi ? 3 : 2) * DIM, 3, SAMRT_SHAPE(1, multi ? 3 : 1, DIM), SAMRT_SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.sam_tokens", &t);
     }
 
     /* selection, gate, object pointer: obj_ptr_proj runs outside the decoder (SAM2Base) at the
      * run dtype, so the selection reads the tokens at that dtype */
-    struct samrt_tensor sam_token = samrt_op_new(c, "dec.sam_token", dt, 2, SHAPE(B, DIM));
+    struct samrt_tensor sam_token = samrt_op_new(c, "dec.sam_token", dt, 2, SAMRT_SHAPE(B, DIM));
     if (tr != dt) queries = samrt_op_copy(c, "dec.queries_rt", &queries, dt, NULL);
     select_op(c, h, &queries, &sam_token);
     struct samrt_tensor ptr = mlp3(c, &w->obj_ptr_proj, &sam_token);
@@ -761,18 +760,18 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
             memcpy(sel + j * P, all + k * P, sizeof(float) * (size_t)P);
             ious[j] = multi ? iou[k] : res[SAMRT_SAM2_RES_IOU];
         }
-        samrt_sam2_tap_host(c, "tap.decoder.masks", sel, 4, SHAPE(1, m, L, L));
-        samrt_sam2_tap_host(c, "tap.decoder.iou", ious, 2, SHAPE(1, m));
-        samrt_sam2_tap_host(c, "tap.heads.ious", ious, 2, SHAPE(1, m));
+        samrt_sam2_tap_host(c, "tap.decoder.masks", sel, 4, SAMRT_SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.decoder.iou", ious, 2, SAMRT_SHAPE(1, m));
+        samrt_sam2_tap_host(c, "tap.heads.ious", ious, 2, SAMRT_SHAPE(1, m));
         for (int64_t i = 0; i < m * P; i++) sel[i] = score > 0.0f ? sel[i] : SAMRT_SAM2_NO_OBJ_SCORE;
-        samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SHAPE(1, m, L, L));
-        samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SHAPE(1, 1, L, L));
+        samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SAMRT_SHAPE(1, m, L, L));
+        samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SAMRT_SHAPE(1, 1, L, L));
         const struct samrt_interp_desc d = {SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S,
                                             SAMRT_DTYPE_F32, SAMRT_DTYPE_F32};
         st = samrt_interp_ref(&d, low, high);
-        if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SHAPE(1, 1, S, S));
-        samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SHAPE(1, DIM));
-        samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SHAPE(1, 1));
+        if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SAMRT_SHAPE(1, 1, S, S));
+        samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SAMRT_SHAPE(1, DIM));
+        samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SAMRT_SHAPE(1, 1));
     }
     free(buf);
     return st != SAMRT_OK ? st : c->ex->status;

@@ -45,6 +45,7 @@
 #define SAMRT_SAM2_MASK_DECODER_H
 
 #include "mask_select.h"
+#include "model_env.h"
 #include "ops.h"
 #include "prompt_encoder.h"
 
@@ -146,13 +147,13 @@ struct samrt_sam2_heads {
 /* Checks the config and binds the prompt encoder's and decoder's weights (and obj_ptr_proj,
  * no_obj_ptr, no_mem_embed) by official name. */
 enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct samrt_sam2_heads_config *cfg,
-                                        const struct samrt_engine *e);
+                                        const struct samrt_model_env *env);
 /* Adds the persistent slots to c->plan. The PLAN pass itself is samrt_sam2_heads_forward on a
  * PLAN-mode context (driven by the caller together with the encoder's). */
 enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c);
 /* After commit and weight loading: resolves the slot views from e's arena and writes the
  * constants. Allocates the host token buffer (setup only). */
-enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_model_env *env,
                                            const struct samrt_ckpt *ck);
 void samrt_sam2_heads_free(struct samrt_sam2_heads *h);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "ckpt.h"
-#include "engine_impl.h"
+#include "model_env.h"
 #include "mask_select.h"
 #include "prompt_encoder.h"
 #include "ref_util.h"
@@ -33,13 +33,12 @@
 #define ROPE_THETA 10000.0f
 #define POS_AT_INPUT 0.1f    /* memory_attention.py: output + 0.1 * curr_pos */
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 /* ---- binding --------------------------------------------------------------------------------- */
 
 enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
-                                          const struct samrt_engine *e) {
-    SAMRT_CHECK(ma && cfg && e, SAMRT_E_INVALID_ARG, "memory attention: NULL argument");
+                                          const struct samrt_model_env *env) {
+    SAMRT_CHECK(ma && cfg && env, SAMRT_E_INVALID_ARG, "memory attention: NULL argument");
     memset(ma, 0, sizeof *ma);
     SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
                 "memory attention: model side %d must be a multiple of 16, at least 64", cfg->model_side);
@@ -70,37 +69,37 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
         struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         for (int i = 0; i < 4; i++) {
             snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.weight", l, proj[i]);
-            L->sa_w[i] = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, DIM));
+            L->sa_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, DIM));
             snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.bias", l, proj[i]);
-            L->sa_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            L->sa_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
             const int64_t in = i == 1 || i == 2 ? MEM_DIM : DIM;  /* kv_in_dim 64 */
             snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.weight", l, proj[i]);
-            L->ca_w[i] = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, in));
+            L->ca_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, in));
             snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.bias", l, proj[i]);
-            L->ca_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            L->ca_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
         }
         snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.weight", l);
-        L->l1_w = samrt_sam2_weight(e, &st, name, 2, SHAPE(SAMRT_SAM2_MA_FFN, DIM));
+        L->l1_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN, DIM));
         snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.bias", l);
-        L->l1_b = samrt_sam2_weight(e, &st, name, 1, SHAPE(SAMRT_SAM2_MA_FFN));
+        L->l1_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN));
         snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.weight", l);
-        L->l2_w = samrt_sam2_weight(e, &st, name, 2, SHAPE(DIM, SAMRT_SAM2_MA_FFN));
+        L->l2_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, SAMRT_SAM2_MA_FFN));
         snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.bias", l);
-        L->l2_b = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+        L->l2_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
         for (int k = 0; k < 3; k++) {
             snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.weight", l, k + 1);
-            L->norm_w[k] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            L->norm_w[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
             snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.bias", l, k + 1);
-            L->norm_b[k] = samrt_sam2_weight(e, &st, name, 1, SHAPE(DIM));
+            L->norm_b[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
         }
     }
-    ma->w.norm_w = samrt_sam2_weight(e, &st, "memory_attention.norm.weight", 1, SHAPE(DIM));
-    ma->w.norm_b = samrt_sam2_weight(e, &st, "memory_attention.norm.bias", 1, SHAPE(DIM));
+    ma->w.norm_w = samrt_model_weight(env, &st, "memory_attention.norm.weight", 1, SAMRT_SHAPE(DIM));
+    ma->w.norm_b = samrt_model_weight(env, &st, "memory_attention.norm.bias", 1, SAMRT_SHAPE(DIM));
     if (!cfg->no_ptr_tpos) {
-        ma->w.tpos_w = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.weight", 2, SHAPE(MEM_DIM, DIM));
-        ma->w.tpos_b = samrt_sam2_weight(e, &st, "obj_ptr_tpos_proj.bias", 1, SHAPE(MEM_DIM));
+        ma->w.tpos_w = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.weight", 2, SAMRT_SHAPE(MEM_DIM, DIM));
+        ma->w.tpos_b = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.bias", 1, SAMRT_SHAPE(MEM_DIM));
     }
-    samrt_sam2_weight(e, &st, "maskmem_tpos_enc", 4, SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
+    samrt_model_weight(env, &st, "maskmem_tpos_enc", 4, SAMRT_SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
     return st;
 }
 
@@ -113,18 +112,18 @@ enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct 
     const enum samrt_region W = SAMRT_REGION_WEIGHTS, SG = SAMRT_REGION_STAGING;
     const int64_t n = ma->n_tok, M = ma->cfg.max_mem, P = SAMRT_MAX(ma->cfg.max_ptr, 1);
     const int64_t nk = (int64_t)ma->mem_grid * ma->mem_grid;
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope", W, f32, 3, SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope", W, f32, 3, SAMRT_SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
     if (ma->mem_grid != ma->grid)
-        SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope_k", W, f32, 3, SHAPE(nk, DIM / 2, 2), &ma->rope_k,
+        SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope_k", W, f32, 3, SAMRT_SHAPE(nk, DIM / 2, 2), &ma->rope_k,
                                        &ma->slot_rope_k));
     else
         ma->rope_k = ma->rope;  /* pixel memories: the query table */
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SHAPE(1, ma->n_mem_tok, MEM_DIM),
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SAMRT_SHAPE(1, ma->n_mem_tok, MEM_DIM),
                                    &ma->mem_pos, &ma->slot_mem_pos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SAMRT_SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
+    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SAMRT_SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
                                    &ma->slot_tpos_k));
-    return samrt_ops_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
+    return samrt_ops_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SAMRT_SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
 }
 
 /* n f32 values rounded to t's dtype into dst (host), for an upload. */
@@ -139,16 +138,16 @@ static enum samrt_status read_f32(const struct samrt_ckpt *ck, const char *name,
     return samrt_ckpt_read(ck, t, SAMRT_DTYPE_F32, dst, sizeof(float) * (size_t)n);
 }
 
-enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_model_env *env,
                                              const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(ma && e && ck && ma->slot_rope >= 0, SAMRT_E_BAD_STATE, "memory attention: not planned");
-    ma->rope.data = samrt_arena_ptr(&e->arena, ma->slot_rope);
-    ma->mem_pos.data = samrt_arena_ptr(&e->arena, ma->slot_mem_pos);
+    SAMRT_CHECK(ma && env && ck && ma->slot_rope >= 0, SAMRT_E_BAD_STATE, "memory attention: not planned");
+    ma->rope.data = samrt_model_slot(env, ma->slot_rope);
+    ma->mem_pos.data = samrt_model_slot(env, ma->slot_mem_pos);
     ma->rope_k = ma->slot_rope_k >= 0 ? ma->rope_k : ma->rope;
-    if (ma->slot_rope_k >= 0) ma->rope_k.data = samrt_arena_ptr(&e->arena, ma->slot_rope_k);
-    ma->tpos.data = samrt_arena_ptr(&e->arena, ma->slot_tpos);
-    ma->tpos_k.data = samrt_arena_ptr(&e->arena, ma->slot_tpos_k);
-    ma->ptr_p.data = samrt_arena_ptr(&e->arena, ma->slot_ptr_p);
+    if (ma->slot_rope_k >= 0) ma->rope_k.data = samrt_model_slot(env, ma->slot_rope_k);
+    ma->tpos.data = samrt_model_slot(env, ma->slot_tpos);
+    ma->tpos_k.data = samrt_model_slot(env, ma->slot_tpos_k);
+    ma->ptr_p.data = samrt_model_slot(env, ma->slot_ptr_p);
     const int64_t n = ma->n_mem_tok, lat = ma->cfg.mem_latents, mg = ma->mem_grid;
     const size_t n_rope = SAMRT_MAX(samrt_rope_table_floats(DIM, ma->grid, ma->grid),
                                     samrt_rope_table_floats(DIM, (int)mg, (int)mg));
@@ -159,12 +158,12 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     void *tmp = pos;  /* the pos values are rounded in place (dtype size <= 4) */
     enum samrt_status st = samrt_rope_table_fill(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
     if (st == SAMRT_OK)
-        st = samrt_platform_mem_upload(e->mem_kind, ma->rope.data, buf,
+        st = samrt_model_upload(env, ma->rope.data, buf,
                                        sizeof(float) * samrt_rope_table_floats(DIM, ma->grid, ma->grid));
     if (st == SAMRT_OK && ma->slot_rope_k >= 0) {
         st = samrt_rope_table_fill(buf, DIM, (int)mg, (int)mg, ROPE_THETA);
         if (st == SAMRT_OK)
-            st = samrt_platform_mem_upload(e->mem_kind, ma->rope_k.data, buf,
+            st = samrt_model_upload(env, ma->rope_k.data, buf,
                                            sizeof(float) * samrt_rope_table_floats(DIM, (int)mg, (int)mg));
     }
     if (st == SAMRT_OK) {
@@ -175,7 +174,7 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     }
     if (st == SAMRT_OK) {
         round_into(&ma->mem_pos, tmp, pos, n * MEM_DIM);
-        st = samrt_platform_mem_upload(e->mem_kind, ma->mem_pos.data, tmp, samrt_tensor_nbytes(&ma->mem_pos));
+        st = samrt_model_upload(env, ma->mem_pos.data, tmp, samrt_tensor_nbytes(&ma->mem_pos));
     }
     if (st == SAMRT_OK) st = read_f32(ck, "maskmem_tpos_enc", &ma->maskmem_tpos[0][0],
                                       SAMRT_SAM2_NUM_MASKMEM * MEM_DIM);
@@ -261,15 +260,15 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
 
 /* Contiguous (rows, cols) block of a contiguous tensor, starting at element off. */
 static struct samrt_tensor block2(const struct samrt_tensor *t, int64_t off, int64_t rows, int64_t cols) {
-    return samrt_tensor_view(t, off, 2, SHAPE(rows, cols), SHAPE(cols, 1));
+    return samrt_tensor_view(t, off, 2, SAMRT_SHAPE(rows, cols), SAMRT_SHAPE(cols, 1));
 }
 
 /* sine1d of the first n_ptr staged distances -> (n_ptr, 256) run dtype (sine_pe.h). */
 static struct samrt_tensor sine1d_op(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr) {
-    struct samrt_tensor e = samrt_op_new(c, "memattn.ptr_sine", c->dtype, 2, SHAPE(n_ptr, DIM));
+    struct samrt_tensor env = samrt_op_new(c, "memattn.ptr_sine", c->dtype, 2, SAMRT_SHAPE(n_ptr, DIM));
     samrt_exec_use(c->ex, &ma->ptr_p);
-    samrt_exec_use(c->ex, &e);
-    struct samrt_sine_pe_1d_args a = {c->dtype, n_ptr, DIM, (const float *)ma->ptr_p.data, e.data};
+    samrt_exec_use(c->ex, &env);
+    struct samrt_sine_pe_1d_args a = {c->dtype, n_ptr, DIM, (const float *)ma->ptr_p.data, env.data};
     enum samrt_status st = c->ex->status;
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
 #ifdef SAMRT_HAVE_CUDA
@@ -280,12 +279,12 @@ static struct samrt_tensor sine1d_op(struct samrt_model_ctx *c, struct samrt_sam
     }
     samrt_ops_fail(c, st);
     samrt_exec_step(c->ex);
-    return e;
+    return env;
 }
 
 struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr) {
-    struct samrt_tensor e = sine1d_op(c, ma, n_ptr);
-    return samrt_op_linear(c, "memattn.ptr_pos", &e, ma->w.tpos_w, ma->w.tpos_b, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor env = sine1d_op(c, ma, n_ptr);
+    return samrt_op_linear(c, "memattn.ptr_pos", &env, ma->w.tpos_w, ma->w.tpos_b, SAMRT_ACT_NONE, NULL);
 }
 
 static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *curr,
@@ -332,15 +331,15 @@ static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *m
     struct samrt_tensor pos = {0};
     if (!ma->cfg.no_ptr_tpos) {  /* EdgeTAM: position 0, the key input is the pointer itself */
         struct samrt_tensor pp = samrt_sam2_memattn_ptr_pos(ma, c, n_ptr);          /* (n_ptr, 64) */
-        struct samrt_tensor rep = samrt_tensor_view(&pp, 0, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(MEM_DIM, 0, 1));
+        struct samrt_tensor rep = samrt_tensor_view(&pp, 0, 3, SAMRT_SHAPE(n_ptr, NTP, MEM_DIM), SAMRT_SHAPE(MEM_DIM, 0, 1));
         pos = samrt_op_copy(c, "memattn.ptr_pos_rep", &rep, c->dtype, NULL);
     }
     for (int64_t b = 0; b < ma->cfg.b_max; b++) {
         /* pointer i, token t = channels [64 t, 64 t + 64) of the 256 */
-        struct samrt_tensor src = samrt_tensor_view(ptr, b * ptr->s[0], 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(ptr->s[1], MEM_DIM, 1));
+        struct samrt_tensor src = samrt_tensor_view(ptr, b * ptr->s[0], 3, SAMRT_SHAPE(n_ptr, NTP, MEM_DIM), SAMRT_SHAPE(ptr->s[1], MEM_DIM, 1));
         const int64_t off = (b * L + row0) * MEM_DIM;
-        struct samrt_tensor kd = samrt_tensor_view(kin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
-        struct samrt_tensor vd = samrt_tensor_view(vin, off, 3, SHAPE(n_ptr, NTP, MEM_DIM), SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        struct samrt_tensor kd = samrt_tensor_view(kin, off, 3, SAMRT_SHAPE(n_ptr, NTP, MEM_DIM), SAMRT_SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
+        struct samrt_tensor vd = samrt_tensor_view(vin, off, 3, SAMRT_SHAPE(n_ptr, NTP, MEM_DIM), SAMRT_SHAPE(NTP * MEM_DIM, MEM_DIM, 1));
         samrt_op_copy_into(c, &src, ma->cfg.no_ptr_tpos ? NULL : &pos, &kd);
         samrt_op_copy_into(c, &src, NULL, &vd);
     }
@@ -437,8 +436,8 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
         if (!check_mem(ma, c, mem[j], SAMRT_DTYPE_BF16, MEM_DIM)) break;
     const int64_t L = (int64_t)n_mem * n + (int64_t)NTP * n_ptr;
     struct plain_kv p = {c, ma, {0}, {0}};
-    p.kin = samrt_op_new(c, "memattn.kin", c->dtype, 3, SHAPE(B, L, MEM_DIM));
-    p.vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SHAPE(B, L, MEM_DIM));
+    p.kin = samrt_op_new(c, "memattn.kin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
+    p.vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
     struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
     const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
     for (int j = 0; j < n_mem && samrt_ops_ok(c); j++) {
@@ -466,7 +465,7 @@ void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_mode
     if (!check_mem(ma, c, mem, SAMRT_DTYPE_BF16, MEM_DIM)) return;
     for (int l = 0; l < ma->n_layers; l++)
         if (!check_mem(ma, c, kc[l], c->dtype, DIM) || !check_mem(ma, c, v[l], c->dtype, DIM)) return;
-    struct samrt_tensor kin = samrt_op_new(c, "memattn.cache.kin", c->dtype, 3, SHAPE(B, n, MEM_DIM));
+    struct samrt_tensor kin = samrt_op_new(c, "memattn.cache.kin", c->dtype, 3, SAMRT_SHAPE(B, n, MEM_DIM));
     struct samrt_tensor vin = samrt_op_copy(c, "memattn.cache.vin", mem, c->dtype, NULL);
     const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
     for (int64_t b = 0; b < B; b++) {
@@ -498,8 +497,8 @@ static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_te
     const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok, L = p->L, M = ma->cfg.max_mem;
     const int NL = ma->n_layers;
     const struct samrt_sam2_ma_layer_weights *W = &ma->w.layer[l];
-    *k = samrt_op_new(c, "memattn.cache.k", c->dtype, 3, SHAPE(B, L, DIM));
-    *v = samrt_op_new(c, "memattn.cache.v", c->dtype, 3, SHAPE(B, L, DIM));
+    *k = samrt_op_new(c, "memattn.cache.k", c->dtype, 3, SAMRT_SHAPE(B, L, DIM));
+    *v = samrt_op_new(c, "memattn.cache.v", c->dtype, 3, SAMRT_SHAPE(B, L, DIM));
     for (int j = 0; j < p->n_mem; j++) {
         /* Kc + W_k tpos[idx]: the tpos row of memory j, layer l */
         struct samrt_tensor trow = block2(&ma->tpos_k, ((int64_t)l * M + j) * DIM, 1, DIM);
@@ -543,8 +542,8 @@ struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn 
                           (int64_t)n_mem * n + (int64_t)NTP * n_ptr};
     struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
     if (n_ptr > 0) {
-        p.pin = samrt_op_new(c, "memattn.cache.pin", c->dtype, 3, SHAPE(B, p.n_ptr_tok, MEM_DIM));
-        p.pvin = samrt_op_new(c, "memattn.cache.pvin", c->dtype, 3, SHAPE(B, p.n_ptr_tok, MEM_DIM));
+        p.pin = samrt_op_new(c, "memattn.cache.pin", c->dtype, 3, SAMRT_SHAPE(B, p.n_ptr_tok, MEM_DIM));
+        p.pvin = samrt_op_new(c, "memattn.cache.pvin", c->dtype, 3, SAMRT_SHAPE(B, p.n_ptr_tok, MEM_DIM));
         put_pointers(c, ma, n_ptr, ptr, &p.pin, &p.pvin, 0, p.n_ptr_tok);
     }
     return layers(c, ma, x, n_mem, cached_kv, &p);

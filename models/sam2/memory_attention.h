@@ -67,6 +67,7 @@
 #define SAMRT_SAM2_MEMORY_ATTENTION_H
 
 #include "memory_encoder.h"
+#include "model_env.h"
 #include "ops.h"
 
 #ifdef __cplusplus
@@ -133,12 +134,12 @@ struct samrt_sam2_memattn {
 /* Checks the config and binds memory_attention.* and (SAM 2.1) obj_ptr_tpos_proj by official name;
  * maskmem_tpos_enc is read at prepare. */
 enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
-                                          const struct samrt_engine *e);
+                                          const struct samrt_model_env *env);
 /* Adds the persistent slots to c->plan (once; every per-count pass shares them). */
 enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c);
 /* After commit and weight loading: slot views, RoPE table, memory pos-enc, host tables
  * (maskmem_tpos_enc and W_k tpos from the checkpoint in f32). */
-enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_engine *e,
+enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_model_env *env,
                                              const struct samrt_ckpt *ck);
 void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma);
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_impl.h"
+#include "model_env.h"
 #include "half.h"
 #include "mask_decode.h"
 #include "mask_select.h"
@@ -33,13 +33,12 @@
 #define FUSER_HID 1024
 #define LN2D_EPS 1e-6f
 
-#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
 
 /* ---- binding --------------------------------------------------------------------------------- */
 
 enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const struct samrt_sam2_memenc_config *cfg,
-                                         const struct samrt_engine *e) {
-    SAMRT_CHECK(me && cfg && e, SAMRT_E_INVALID_ARG, "memory encoder: NULL argument");
+                                         const struct samrt_model_env *env) {
+    SAMRT_CHECK(me && cfg && env, SAMRT_E_INVALID_ARG, "memory encoder: NULL argument");
     memset(me, 0, sizeof *me);
     SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
                 "memory encoder: model side %d must be a multiple of 16, at least 64", cfg->model_side);
@@ -58,38 +57,38 @@ enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const str
     for (int i = 0; i < 4; i++) {
         const int k = 3 * i;
         snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k);
-        w->ds_w[i] = samrt_sam2_weight(e, &st, name, 4, SHAPE(ch[i + 1], ch[i], 3, 3));
+        w->ds_w[i] = samrt_model_weight(env, &st, name, 4, SAMRT_SHAPE(ch[i + 1], ch[i], 3, 3));
         snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k);
-        w->ds_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+        w->ds_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
         snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k + 1);
-        w->ds_ln_w[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+        w->ds_ln_w[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
         snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k + 1);
-        w->ds_ln_b[i] = samrt_sam2_weight(e, &st, name, 1, SHAPE(ch[i + 1]));
+        w->ds_ln_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
     }
-    w->ds_w[4] = samrt_sam2_weight(e, &st, "memory_encoder.mask_downsampler.encoder.12.weight", 4,
-                                   SHAPE(DIM, DIM, 1, 1));
-    w->ds_b[4] = samrt_sam2_weight(e, &st, "memory_encoder.mask_downsampler.encoder.12.bias", 1, SHAPE(DIM));
-    w->pix_w = samrt_sam2_weight(e, &st, "memory_encoder.pix_feat_proj.weight", 4, SHAPE(DIM, DIM, 1, 1));
-    w->pix_b = samrt_sam2_weight(e, &st, "memory_encoder.pix_feat_proj.bias", 1, SHAPE(DIM));
+    w->ds_w[4] = samrt_model_weight(env, &st, "memory_encoder.mask_downsampler.encoder.12.weight", 4,
+                                   SAMRT_SHAPE(DIM, DIM, 1, 1));
+    w->ds_b[4] = samrt_model_weight(env, &st, "memory_encoder.mask_downsampler.encoder.12.bias", 1, SAMRT_SHAPE(DIM));
+    w->pix_w = samrt_model_weight(env, &st, "memory_encoder.pix_feat_proj.weight", 4, SAMRT_SHAPE(DIM, DIM, 1, 1));
+    w->pix_b = samrt_model_weight(env, &st, "memory_encoder.pix_feat_proj.bias", 1, SAMRT_SHAPE(DIM));
     for (int l = 0; l < 2; l++) {
 #define FW(field, nd, shape, suffix)                                                   \
     snprintf(name, sizeof name, "memory_encoder.fuser.layers.%d.%s", l, suffix); \
-    w->field[l] = samrt_sam2_weight(e, &st, name, nd, shape)
-        FW(dw_w, 4, SHAPE(DIM, 1, 7, 7), "dwconv.weight");
-        FW(dw_b, 1, SHAPE(DIM), "dwconv.bias");
-        FW(ln_w, 1, SHAPE(DIM), "norm.weight");
-        FW(ln_b, 1, SHAPE(DIM), "norm.bias");
-        FW(pw1_w, 2, SHAPE(FUSER_HID, DIM), "pwconv1.weight");
-        FW(pw1_b, 1, SHAPE(FUSER_HID), "pwconv1.bias");
-        FW(pw2_w, 2, SHAPE(DIM, FUSER_HID), "pwconv2.weight");
-        FW(pw2_b, 1, SHAPE(DIM), "pwconv2.bias");
-        FW(gamma, 1, SHAPE(DIM), "gamma");
+    w->field[l] = samrt_model_weight(env, &st, name, nd, shape)
+        FW(dw_w, 4, SAMRT_SHAPE(DIM, 1, 7, 7), "dwconv.weight");
+        FW(dw_b, 1, SAMRT_SHAPE(DIM), "dwconv.bias");
+        FW(ln_w, 1, SAMRT_SHAPE(DIM), "norm.weight");
+        FW(ln_b, 1, SAMRT_SHAPE(DIM), "norm.bias");
+        FW(pw1_w, 2, SAMRT_SHAPE(FUSER_HID, DIM), "pwconv1.weight");
+        FW(pw1_b, 1, SAMRT_SHAPE(FUSER_HID), "pwconv1.bias");
+        FW(pw2_w, 2, SAMRT_SHAPE(DIM, FUSER_HID), "pwconv2.weight");
+        FW(pw2_b, 1, SAMRT_SHAPE(DIM), "pwconv2.bias");
+        FW(gamma, 1, SAMRT_SHAPE(DIM), "gamma");
 #undef FW
     }
-    w->out_w = samrt_sam2_weight(e, &st, "memory_encoder.out_proj.weight", 4, SHAPE(MEM_DIM, DIM, 1, 1));
-    w->out_b = samrt_sam2_weight(e, &st, "memory_encoder.out_proj.bias", 1, SHAPE(MEM_DIM));
-    if (st == SAMRT_OK && samrt_engine_weight(e, "no_obj_embed_spatial"))  /* SAM 2.1 only */
-        w->no_obj_spatial = samrt_sam2_weight(e, &st, "no_obj_embed_spatial", 2, SHAPE(1, MEM_DIM));
+    w->out_w = samrt_model_weight(env, &st, "memory_encoder.out_proj.weight", 4, SAMRT_SHAPE(MEM_DIM, DIM, 1, 1));
+    w->out_b = samrt_model_weight(env, &st, "memory_encoder.out_proj.bias", 1, SAMRT_SHAPE(MEM_DIM));
+    if (st == SAMRT_OK && samrt_weights_find(env->weights, "no_obj_embed_spatial"))  /* SAM 2.1 only */
+        w->no_obj_spatial = samrt_model_weight(env, &st, "no_obj_embed_spatial", 2, SAMRT_SHAPE(1, MEM_DIM));
     return st;
 }
 
@@ -99,19 +98,19 @@ enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct sa
     SAMRT_CHECK(c->dtype == me->cfg.dtype, SAMRT_E_INVALID_ARG, "memory encoder: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(me->cfg.dtype));
     const int64_t n = (int64_t)me->grid * me->grid;
-    return samrt_ops_persistent(c, "sam2.memenc.pos", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 3, SHAPE(1, n, MEM_DIM),
+    return samrt_ops_persistent(c, "sam2.memenc.pos", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 3, SAMRT_SHAPE(1, n, MEM_DIM),
                                 &me->pos, &me->slot_pos);
 }
 
-enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_engine *e) {
-    SAMRT_CHECK(me && e && me->slot_pos >= 0, SAMRT_E_BAD_STATE, "memory encoder: not planned");
-    me->pos.data = samrt_arena_ptr(&e->arena, me->slot_pos);
+enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_model_env *env) {
+    SAMRT_CHECK(me && env && me->slot_pos >= 0, SAMRT_E_BAD_STATE, "memory encoder: not planned");
+    me->pos.data = samrt_model_slot(env, me->slot_pos);
     const uint64_t bytes = samrt_tensor_nbytes(&me->pos);
     float *tmp = malloc(bytes);  /* setup only */
     SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "memory encoder: out of host memory");
     struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, 1, tmp};
     enum samrt_status st = samrt_sine_pe_ref(&a);
-    if (st == SAMRT_OK) st = samrt_platform_mem_upload(e->mem_kind, me->pos.data, tmp, bytes);
+    if (st == SAMRT_OK) st = samrt_model_upload(env, me->pos.data, tmp, bytes);
     free(tmp);
     return st;
 }
@@ -124,7 +123,7 @@ static int running(const struct samrt_model_ctx *c) { return samrt_exec_running(
 static struct samrt_tensor mask_input_op(struct samrt_model_ctx *c, const struct samrt_sam2_memenc *me,
                                          const struct samrt_tensor *low_res, int binarize) {
     const int64_t B = me->cfg.b_max, S = me->cfg.model_side;
-    struct samrt_tensor m = samrt_op_new(c, "memenc.mask_input", c->dtype, 4, SHAPE(B, 1, S, S));
+    struct samrt_tensor m = samrt_op_new(c, "memenc.mask_input", c->dtype, 4, SAMRT_SHAPE(B, 1, S, S));
     samrt_exec_use(c->ex, low_res);
     samrt_exec_use(c->ex, &m);
     const struct samrt_mask_mem_desc d = {(int)B, me->low, me->low, (int)S, (int)S, binarize != 0,
@@ -228,7 +227,7 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
     static const int to_nhwc[4] = {0, 2, 3, 1};
     if (samrt_tensor_permute(&m, to_nhwc, &m_cl) != SAMRT_OK) samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
     m_cl = samrt_op_copy(c, "memenc.ds_nhwc", &m_cl, c->dtype, NULL);
-    struct samrt_tensor m_tok = reshaped(&m_cl, 3, SHAPE(B, n, DIM));
+    struct samrt_tensor m_tok = reshaped(&m_cl, 3, SAMRT_SHAPE(B, n, DIM));
     struct samrt_tensor x = samrt_op_linear(c, "memenc.ds12", &m_tok, w->ds_w[4], w->ds_b[4], SAMRT_ACT_NONE, &proj);
     samrt_op_tap(c, "tap.memenc.downsampled", &x);
     /* 4. fuser */
@@ -238,13 +237,13 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
         struct samrt_tensor dw = *w->dw_w[l];  /* (256, 1, 7, 7) read as NHWC-packed (256, 7, 7, 1) */
         dw.ne[1] = 7, dw.ne[2] = 7, dw.ne[3] = 1;
         dw.s[0] = 49, dw.s[1] = 7, dw.s[2] = 1, dw.s[3] = 1;
-        struct samrt_tensor xi = reshaped(&x, 4, SHAPE(B, g, g, DIM));
+        struct samrt_tensor xi = reshaped(&x, 4, SAMRT_SHAPE(B, g, g, DIM));
         struct samrt_tensor y = samrt_op_conv2d(c, name, &xi, &dw, w->dw_b[l], 1, 3, DIM, SAMRT_CONV_NHWC,
                                                 SAMRT_ACT_NONE);
         y = samrt_op_layernorm(c, name, &y, w->ln_w[l], w->ln_b[l], NULL, LN2D_EPS, NULL);
         struct samrt_tensor h = samrt_op_linear(c, name, &y, w->pw1_w[l], w->pw1_b[l], SAMRT_ACT_GELU, NULL);
         y = samrt_op_linear(c, name, &h, w->pw2_w[l], w->pw2_b[l], SAMRT_ACT_NONE, NULL);
-        struct samrt_tensor yt = reshaped(&y, 3, SHAPE(B, n, DIM));
+        struct samrt_tensor yt = reshaped(&y, 3, SAMRT_SHAPE(B, n, DIM));
         x = samrt_op_channel_affine(c, name, &yt, w->gamma[l], NULL, &x, 1);
     }
     samrt_op_tap(c, "tap.memenc.fused", &x);

@@ -37,6 +37,7 @@
 #define SAMRT_SAM2_MEMORY_ENCODER_H
 
 #include "mem_store.h"
+#include "model_env.h"
 #include "ops.h"
 
 #ifdef __cplusplus
@@ -78,11 +79,11 @@ struct samrt_sam2_memenc {
 /* Checks the config and binds memory_encoder.* (and no_obj_embed_spatial when the checkpoint
  * has it: SAM 2.1; SAM 2.0 lacks it) by official name. */
 enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const struct samrt_sam2_memenc_config *cfg,
-                                         const struct samrt_engine *e);
+                                         const struct samrt_model_env *env);
 /* Adds the persistent slot (pos) to c->plan. */
 enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c);
 /* After commit: resolves `pos` and writes it (sine PE, fp32). */
-enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_engine *e);
+enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_model_env *env);
 
 /* The memory encoder pass (PLAN or RUN, as c's exec is).
  *   vision   (Bv, g*g, 256) run dtype, channels-last: the RAW neck level-2 features, Bv = 1

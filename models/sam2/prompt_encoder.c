@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ckpt.h"
-#include "engine_impl.h"
+#include "model_env.h"
 #include "fourier_pe.h"
 #include "ref_util.h"
 
@@ -152,43 +152,26 @@ enum samrt_status samrt_sam2_dense_pe_ref(const struct samrt_sam2_prompt_tables 
 
 /* ---- dense path ---------------------------------------------------------------------------- */
 
-const struct samrt_tensor *samrt_sam2_weight(const struct samrt_engine *e, enum samrt_status *st, const char *name,
-                                             int n_dims, const int64_t *ne) {
-    if (*st != SAMRT_OK) return NULL;
-    const struct samrt_tensor *t = samrt_engine_weight(e, name);
-    int ok = t && t->n_dims == n_dims;
-    for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
-    if (!ok) {
-        char want[64], got[64];
-        SAMRT_LOG_ERROR("sam2 heads: weight %s is %s, expected %s", name,
-                        t ? samrt_tensor_shape_str(t->n_dims, t->ne, got, sizeof got) : "missing",
-                        samrt_tensor_shape_str(n_dims, ne, want, sizeof want));
-        *st = SAMRT_E_KEYS;
-        return NULL;
-    }
-    return t;
-}
-
-enum samrt_status samrt_sam2_prompt_bind(const struct samrt_engine *e, struct samrt_sam2_prompt_weights *w) {
-    SAMRT_CHECK(e && w, SAMRT_E_INVALID_ARG, "prompt bind: NULL argument");
+enum samrt_status samrt_sam2_prompt_bind(const struct samrt_model_env *env, struct samrt_sam2_prompt_weights *w) {
+    SAMRT_CHECK(env && w, SAMRT_E_INVALID_ARG, "prompt bind: NULL argument");
     memset(w, 0, sizeof *w);
     static const int idx[3] = {0, 3, 6};
     static const int64_t wshape[3][4] = {{4, 1, 2, 2}, {16, 4, 2, 2}, {256, 16, 1, 1}};
     enum samrt_status st = SAMRT_OK;
     char name[96];
     const int64_t ne_dim[2] = {1, SAMRT_SAM2_DIM};
-    w->no_mask_embed = samrt_sam2_weight(e, &st, "sam_prompt_encoder.no_mask_embed.weight", 2, ne_dim);
+    w->no_mask_embed = samrt_model_weight(env, &st, "sam_prompt_encoder.no_mask_embed.weight", 2, ne_dim);
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i]);
-        w->ds_w[i] = samrt_sam2_weight(e, &st, name, 4, wshape[i]);
+        w->ds_w[i] = samrt_model_weight(env, &st, name, 4, wshape[i]);
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i]);
-        w->ds_b[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
+        w->ds_b[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
     }
     for (int i = 0; i < 2; i++) {
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i] + 1);
-        w->ds_ln_w[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
+        w->ds_ln_w[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
         snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i] + 1);
-        w->ds_ln_b[i] = samrt_sam2_weight(e, &st, name, 1, wshape[i]);
+        w->ds_ln_b[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
     }
     return st;
 }

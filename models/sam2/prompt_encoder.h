@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "model_env.h"
 #include "ops.h"
 #include "samrt.h"
 
@@ -37,7 +38,6 @@
 extern "C" {
 #endif
 
-struct samrt_engine;
 struct samrt_ckpt;
 
 #define SAMRT_SAM2_DIM 256                      /* prompt / transformer width */
@@ -120,14 +120,8 @@ struct samrt_sam2_prompt_weights {
     const struct samrt_tensor *ds_ln_w[2], *ds_ln_b[2];/* mask_downscaling.{1,4}: LN2d (4), (16) */
 };
 
-/* The engine weight `name` with exactly this shape (PyTorch order), or NULL after logging
- * what is missing or mis-shaped and setting *st to SAMRT_E_KEYS. Does nothing once *st holds
- * an error, so a whole table binds with one status check at the end. */
-const struct samrt_tensor *samrt_sam2_weight(const struct samrt_engine *e, enum samrt_status *st, const char *name,
-                                             int n_dims, const int64_t *ne);
-
 /* Binds the dense-path weights by their official names (shapes checked). */
-enum samrt_status samrt_sam2_prompt_bind(const struct samrt_engine *e, struct samrt_sam2_prompt_weights *w);
+enum samrt_status samrt_sam2_prompt_bind(const struct samrt_model_env *env, struct samrt_sam2_prompt_weights *w);
 
 /* mask_downscaling of a mask prompt m (B, 1, 4*grid, 4*grid) NCHW -> (B, 256, grid, grid) NCHW,
  * as a forward step over the op layer. */

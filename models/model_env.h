@@ -1,0 +1,45 @@
+/* model_env.h - what a network needs from the engine that runs it, and nothing more: the
+ * weight table, the committed arena (slot addresses), the kind of memory it lives in
+ * (uploads of constants at prepare) and the run precision. The runtime fills one for its
+ * engine (runtime/engine.c, samrt_engine_env); tests fill one by hand. The networks never see
+ * struct samrt_engine, so models/ sits below the runtime. */
+#ifndef SAMRT_MODEL_ENV_H
+#define SAMRT_MODEL_ENV_H
+
+#include "arena.h"
+#include "ckpt.h"
+#include "weights.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_model_env {
+    const struct samrt_weights *weights;  /* checkpoint tensors at run precision */
+    const struct samrt_arena *arena;      /* committed at prepare (not read while planning) */
+    enum samrt_mem_kind mem_kind;         /* where the arena lives */
+    enum samrt_dtype precision;           /* the run precision */
+};
+
+/* The weight `name` when it has exactly the shape (n_dims, ne); otherwise logs what it found
+ * and sets *st = SAMRT_E_KEYS. Does nothing and returns NULL once *st is an error, so a bind
+ * runs its lookups one after another and checks *st at the end. */
+const struct samrt_tensor *samrt_model_weight(const struct samrt_model_env *env, enum samrt_status *st,
+                                              const char *name, int n_dims, const int64_t *ne);
+/* The address of arena slot `slot` (NULL for a negative slot). Prepare time. */
+void *samrt_model_slot(const struct samrt_model_env *env, int slot);
+/* Copies `bytes` host bytes into the arena at dst (a slot address). Setup only. */
+enum samrt_status samrt_model_upload(const struct samrt_model_env *env, void *dst, const void *src, uint64_t bytes);
+/* f32 copies of weights, read at full precision from ck (not widened from the run-dtype copy):
+ * dst[i] (f32, data resolved in the arena) receives the checkpoint values of src[i] (a tensor
+ * of env->weights), found under its name. SAMRT_E_KEYS when a source is not in the table or
+ * the checkpoint lacks it at dst[i]'s element count. Setup only. */
+enum samrt_status samrt_model_weights_f32_copy(const struct samrt_model_env *env, const struct samrt_ckpt *ck, int n,
+                                               const struct samrt_tensor *const *src,
+                                               const struct samrt_tensor *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_MODEL_ENV_H */
