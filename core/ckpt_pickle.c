@@ -102,43 +102,24 @@ struct vm {
 
 static long pos(const struct vm *vm) { return (long)(vm->p - vm->start); }
 
+/* Names of the opcodes a state_dict never needs, for the refusal message. */
+static const struct {
+    uint8_t op;
+    const char *name;
+} refused_ops[] = {
+    {'0', "POP"}, {'1', "POP_MARK"}, {'2', "DUP"}, {'F', "FLOAT"}, {'I', "INT"}, {'L', "LONG"},
+    {'P', "PERSID"}, {'S', "STRING"}, {'T', "BINSTRING"}, {'U', "SHORT_BINSTRING"}, {'V', "UNICODE"},
+    {'d', "DICT"}, {'g', "GET"}, {'i', "INST"}, {'l', "LIST"}, {'o', "OBJ"}, {'p', "PUT"}, {'B', "BINBYTES"},
+    {'C', "SHORT_BINBYTES"}, {0x81, "NEWOBJ"}, {0x82, "EXT1"}, {0x83, "EXT2"}, {0x84, "EXT4"},
+    {0x8b, "LONG4"}, {0x8d, "BINUNICODE8"}, {0x8e, "BINBYTES8"}, {0x8f, "EMPTY_SET"}, {0x90, "ADDITEMS"},
+    {0x91, "FROZENSET"}, {0x92, "NEWOBJ_EX"}, {0x96, "BYTEARRAY8"}, {0x97, "NEXT_BUFFER"},
+    {0x98, "READONLY_BUFFER"}
+};
+
 static const char *opcode_name(uint8_t op) {
-    switch (op) {
-    case '0': return "POP";
-    case '1': return "POP_MARK";
-    case '2': return "DUP";
-    case 'F': return "FLOAT";
-    case 'I': return "INT";
-    case 'L': return "LONG";
-    case 'P': return "PERSID";
-    case 'S': return "STRING";
-    case 'T': return "BINSTRING";
-    case 'U': return "SHORT_BINSTRING";
-    case 'V': return "UNICODE";
-    case 'd': return "DICT";
-    case 'g': return "GET";
-    case 'i': return "INST";
-    case 'l': return "LIST";
-    case 'o': return "OBJ";
-    case 'p': return "PUT";
-    case 'B': return "BINBYTES";
-    case 'C': return "SHORT_BINBYTES";
-    case 0x81: return "NEWOBJ";
-    case 0x82: return "EXT1";
-    case 0x83: return "EXT2";
-    case 0x84: return "EXT4";
-    case 0x8b: return "LONG4";
-    case 0x8d: return "BINUNICODE8";
-    case 0x8e: return "BINBYTES8";
-    case 0x8f: return "EMPTY_SET";
-    case 0x90: return "ADDITEMS";
-    case 0x91: return "FROZENSET";
-    case 0x92: return "NEWOBJ_EX";
-    case 0x96: return "BYTEARRAY8";
-    case 0x97: return "NEXT_BUFFER";
-    case 0x98: return "READONLY_BUFFER";
-    default: return "unknown";
-    }
+    for (size_t i = 0; i < sizeof refused_ops / sizeof refused_ops[0]; i++)
+        if (refused_ops[i].op == op) return refused_ops[i].name;
+    return "unknown";
 }
 
 /* ---- objects, stack, memo ------------------------------------------------------------------ */
@@ -434,11 +415,136 @@ static enum samrt_status op_build(struct vm *vm) {
 
 /* ---- the VM loop --------------------------------------------------------------------------- */
 
+/* Integers, floats and strings: push one value read from the opcode's argument bytes. */
+static enum samrt_status op_scalar(struct vm *vm, uint8_t op) {
+    int32_t idx;
+    switch (op) {
+    case 'J': /* BININT: signed 32 */
+        SAMRT_TRY(need(vm, 4));
+        SAMRT_TRY(push_new(vm, K_INT, (int32_t)(uint32_t)le(vm->p, 4), NULL));
+        vm->p += 4;
+        break;
+    case 'K': /* BININT1 */
+        SAMRT_TRY(need(vm, 1));
+        SAMRT_TRY(push_new(vm, K_INT, *vm->p++, NULL));
+        break;
+    case 'M': /* BININT2 */
+        SAMRT_TRY(need(vm, 2));
+        SAMRT_TRY(push_new(vm, K_INT, (int64_t)le(vm->p, 2), NULL));
+        vm->p += 2;
+        break;
+    case 0x8a: { /* LONG1: n-byte two's complement */
+        SAMRT_TRY(need(vm, 1));
+        uint8_t n = *vm->p++;
+        if (n > 8) FAIL(SAMRT_E_FORMAT, "pickle: integer of %u bytes at byte %ld is too large", n, pos(vm));
+        SAMRT_TRY(need(vm, n));
+        uint64_t v = le(vm->p, n);
+        if (n > 0 && n < 8 && (vm->p[n - 1] & 0x80)) v |= ~0ull << (8 * n); /* sign-extend */
+        vm->p += n;
+        SAMRT_TRY(push_new(vm, K_INT, (int64_t)v, NULL));
+        break;
+    }
+    case 'G': /* BINFLOAT: big-endian double; the value is never needed */
+        SAMRT_TRY(need(vm, 8));
+        vm->p += 8;
+        SAMRT_TRY(push_new(vm, K_FLOAT, 0, NULL));
+        break;
+    case 'X': case 0x8c: { /* BINUNICODE (u32 length), SHORT_BINUNICODE (u8 length) */
+        int nb = op == 'X' ? 4 : 1;
+        SAMRT_TRY(need(vm, (uint64_t)nb));
+        uint64_t n = le(vm->p, nb);
+        vm->p += nb;
+        SAMRT_TRY(need(vm, n));
+        SAMRT_TRY(push_new(vm, K_STR, (int64_t)n, &idx));
+        vm->objs[idx].s = vm->p;
+        vm->p += n;
+        break;
+    }
+    }
+    return SAMRT_OK;
+}
+
+/* Tuples, APPEND(S) and SETITEM(S): build containers from the stack. */
+static enum samrt_status op_container(struct vm *vm, uint8_t op) {
+    int32_t a, b, base, idx;
+    switch (op) {
+    case 't': /* TUPLE */
+        SAMRT_TRY(pop_mark(vm, &base));
+        SAMRT_TRY(make_tuple(vm, base));
+        break;
+    case 0x85: case 0x86: case 0x87: { /* TUPLE1..3 */
+        int n = op - 0x84;
+        if (vm->sp - n < 0 || vm->sp - n < top_mark(vm))
+            FAIL(SAMRT_E_FORMAT, "pickle: stack underflow at byte %ld (corrupt data.pkl)", pos(vm));
+        SAMRT_TRY(make_tuple(vm, vm->sp - n));
+        break;
+    }
+    case 'a': /* APPEND */
+        SAMRT_TRY(pop(vm, &a));
+        SAMRT_TRY(peek(vm, &b));
+        if (vm->objs[b].kind != K_LIST) FAIL(SAMRT_E_FORMAT, "pickle: APPEND to %s", kind_names[vm->objs[b].kind]);
+        SAMRT_TRY(add_item(vm, b, a));
+        break;
+    case 'e': /* APPENDS */
+        SAMRT_TRY(pop_mark(vm, &base));
+        if (base <= top_mark(vm) || base < 1 || vm->objs[vm->stack[base - 1]].kind != K_LIST)
+            FAIL(SAMRT_E_FORMAT, "pickle: APPENDS at byte %ld without a list", pos(vm));
+        for (int32_t k = base; k < vm->sp; k++) SAMRT_TRY(add_item(vm, vm->stack[base - 1], vm->stack[k]));
+        vm->sp = base;
+        break;
+    case 's': /* SETITEM */
+        SAMRT_TRY(pop(vm, &b));
+        SAMRT_TRY(pop(vm, &a));
+        SAMRT_TRY(peek(vm, &idx));
+        if (vm->objs[idx].kind != K_DICT) FAIL(SAMRT_E_FORMAT, "pickle: SETITEM on %s", kind_names[vm->objs[idx].kind]);
+        SAMRT_TRY(add_item(vm, idx, a));
+        SAMRT_TRY(add_item(vm, idx, b));
+        break;
+    case 'u': /* SETITEMS */
+        SAMRT_TRY(pop_mark(vm, &base));
+        if (base <= top_mark(vm) || base < 1 || vm->objs[vm->stack[base - 1]].kind != K_DICT ||
+            (vm->sp - base) % 2)
+            FAIL(SAMRT_E_FORMAT, "pickle: SETITEMS at byte %ld without a dict or with an odd item count", pos(vm));
+        for (int32_t k = base; k < vm->sp; k++) SAMRT_TRY(add_item(vm, vm->stack[base - 1], vm->stack[k]));
+        vm->sp = base;
+        break;
+    }
+    return SAMRT_OK;
+}
+
+/* The memo: BINPUT, LONG_BINPUT, MEMOIZE, BINGET, LONG_BINGET. */
+static enum samrt_status op_memo(struct vm *vm, uint8_t op) {
+    switch (op) {
+    case 'q': /* BINPUT */
+        SAMRT_TRY(need(vm, 1));
+        SAMRT_TRY(memo_put(vm, *vm->p++));
+        break;
+    case 'r': /* LONG_BINPUT */
+        SAMRT_TRY(need(vm, 4));
+        SAMRT_TRY(memo_put(vm, le(vm->p, 4)));
+        vm->p += 4;
+        break;
+    case 0x94: /* MEMOIZE: the next free slot */
+        SAMRT_TRY(memo_put(vm, (uint64_t)vm->memo_len));
+        break;
+    case 'h': /* BINGET */
+        SAMRT_TRY(need(vm, 1));
+        SAMRT_TRY(memo_get(vm, *vm->p++));
+        break;
+    case 'j': /* LONG_BINGET */
+        SAMRT_TRY(need(vm, 4));
+        SAMRT_TRY(memo_get(vm, le(vm->p, 4)));
+        vm->p += 4;
+        break;
+    }
+    return SAMRT_OK;
+}
+
 static enum samrt_status run(struct vm *vm, int32_t *result) {
     for (;;) {
         SAMRT_TRY(need(vm, 1));
         uint8_t op = *vm->p++;
-        int32_t a, b, base, idx;
+        int32_t a, b;
         switch (op) {
         case 0x80: /* PROTO */
             SAMRT_TRY(need(vm, 1));
@@ -458,110 +564,17 @@ static enum samrt_status run(struct vm *vm, int32_t *result) {
         case 'N': SAMRT_TRY(push_new(vm, K_NONE, 0, NULL)); break;
         case 0x88: SAMRT_TRY(push_new(vm, K_BOOL, 1, NULL)); break;
         case 0x89: SAMRT_TRY(push_new(vm, K_BOOL, 0, NULL)); break;
-        case 'J': /* BININT: signed 32 */
-            SAMRT_TRY(need(vm, 4));
-            SAMRT_TRY(push_new(vm, K_INT, (int32_t)(uint32_t)le(vm->p, 4), NULL));
-            vm->p += 4;
+        case 'J': case 'K': case 'M': case 0x8a: case 'G': case 'X': case 0x8c:
+            SAMRT_TRY(op_scalar(vm, op));
             break;
-        case 'K': /* BININT1 */
-            SAMRT_TRY(need(vm, 1));
-            SAMRT_TRY(push_new(vm, K_INT, *vm->p++, NULL));
-            break;
-        case 'M': /* BININT2 */
-            SAMRT_TRY(need(vm, 2));
-            SAMRT_TRY(push_new(vm, K_INT, (int64_t)le(vm->p, 2), NULL));
-            vm->p += 2;
-            break;
-        case 0x8a: { /* LONG1: n-byte two's complement */
-            SAMRT_TRY(need(vm, 1));
-            uint8_t n = *vm->p++;
-            if (n > 8) FAIL(SAMRT_E_FORMAT, "pickle: integer of %u bytes at byte %ld is too large", n, pos(vm));
-            SAMRT_TRY(need(vm, n));
-            uint64_t v = le(vm->p, n);
-            if (n > 0 && n < 8 && (vm->p[n - 1] & 0x80)) v |= ~0ull << (8 * n); /* sign-extend */
-            vm->p += n;
-            SAMRT_TRY(push_new(vm, K_INT, (int64_t)v, NULL));
-            break;
-        }
-        case 'G': /* BINFLOAT: big-endian double; the value is never needed */
-            SAMRT_TRY(need(vm, 8));
-            vm->p += 8;
-            SAMRT_TRY(push_new(vm, K_FLOAT, 0, NULL));
-            break;
-        case 'X': case 0x8c: { /* BINUNICODE (u32 length), SHORT_BINUNICODE (u8 length) */
-            int nb = op == 'X' ? 4 : 1;
-            SAMRT_TRY(need(vm, (uint64_t)nb));
-            uint64_t n = le(vm->p, nb);
-            vm->p += nb;
-            SAMRT_TRY(need(vm, n));
-            SAMRT_TRY(push_new(vm, K_STR, (int64_t)n, &idx));
-            vm->objs[idx].s = vm->p;
-            vm->p += n;
-            break;
-        }
         case ')': SAMRT_TRY(push_new(vm, K_TUPLE, 0, NULL)); break;
         case ']': SAMRT_TRY(push_new(vm, K_LIST, 0, NULL)); break;
         case '}': SAMRT_TRY(push_new(vm, K_DICT, 0, NULL)); break;
-        case 't': /* TUPLE */
-            SAMRT_TRY(pop_mark(vm, &base));
-            SAMRT_TRY(make_tuple(vm, base));
+        case 't': case 0x85: case 0x86: case 0x87: case 'a': case 'e': case 's': case 'u':
+            SAMRT_TRY(op_container(vm, op));
             break;
-        case 0x85: case 0x86: case 0x87: { /* TUPLE1..3 */
-            int n = op - 0x84;
-            if (vm->sp - n < 0 || vm->sp - n < top_mark(vm))
-                FAIL(SAMRT_E_FORMAT, "pickle: stack underflow at byte %ld (corrupt data.pkl)", pos(vm));
-            SAMRT_TRY(make_tuple(vm, vm->sp - n));
-            break;
-        }
-        case 'a': /* APPEND */
-            SAMRT_TRY(pop(vm, &a));
-            SAMRT_TRY(peek(vm, &b));
-            if (vm->objs[b].kind != K_LIST) FAIL(SAMRT_E_FORMAT, "pickle: APPEND to %s", kind_names[vm->objs[b].kind]);
-            SAMRT_TRY(add_item(vm, b, a));
-            break;
-        case 'e': /* APPENDS */
-            SAMRT_TRY(pop_mark(vm, &base));
-            if (base <= top_mark(vm) || base < 1 || vm->objs[vm->stack[base - 1]].kind != K_LIST)
-                FAIL(SAMRT_E_FORMAT, "pickle: APPENDS at byte %ld without a list", pos(vm));
-            for (int32_t k = base; k < vm->sp; k++) SAMRT_TRY(add_item(vm, vm->stack[base - 1], vm->stack[k]));
-            vm->sp = base;
-            break;
-        case 's': /* SETITEM */
-            SAMRT_TRY(pop(vm, &b));
-            SAMRT_TRY(pop(vm, &a));
-            SAMRT_TRY(peek(vm, &idx));
-            if (vm->objs[idx].kind != K_DICT) FAIL(SAMRT_E_FORMAT, "pickle: SETITEM on %s", kind_names[vm->objs[idx].kind]);
-            SAMRT_TRY(add_item(vm, idx, a));
-            SAMRT_TRY(add_item(vm, idx, b));
-            break;
-        case 'u': /* SETITEMS */
-            SAMRT_TRY(pop_mark(vm, &base));
-            if (base <= top_mark(vm) || base < 1 || vm->objs[vm->stack[base - 1]].kind != K_DICT ||
-                (vm->sp - base) % 2)
-                FAIL(SAMRT_E_FORMAT, "pickle: SETITEMS at byte %ld without a dict or with an odd item count", pos(vm));
-            for (int32_t k = base; k < vm->sp; k++) SAMRT_TRY(add_item(vm, vm->stack[base - 1], vm->stack[k]));
-            vm->sp = base;
-            break;
-        case 'q': /* BINPUT */
-            SAMRT_TRY(need(vm, 1));
-            SAMRT_TRY(memo_put(vm, *vm->p++));
-            break;
-        case 'r': /* LONG_BINPUT */
-            SAMRT_TRY(need(vm, 4));
-            SAMRT_TRY(memo_put(vm, le(vm->p, 4)));
-            vm->p += 4;
-            break;
-        case 0x94: /* MEMOIZE: the next free slot */
-            SAMRT_TRY(memo_put(vm, (uint64_t)vm->memo_len));
-            break;
-        case 'h': /* BINGET */
-            SAMRT_TRY(need(vm, 1));
-            SAMRT_TRY(memo_get(vm, *vm->p++));
-            break;
-        case 'j': /* LONG_BINGET */
-            SAMRT_TRY(need(vm, 4));
-            SAMRT_TRY(memo_get(vm, le(vm->p, 4)));
-            vm->p += 4;
+        case 'q': case 'r': case 0x94: case 'h': case 'j':
+            SAMRT_TRY(op_memo(vm, op));
             break;
         case 'c': { /* GLOBAL */
             const uint8_t *m, *n;

@@ -35,19 +35,6 @@ __device__ __forceinline__ float warp_max(float v) {
     return v;
 }
 
-/* Sum over a block whose size is a multiple of 32 (<= 1024). `shared` holds 32 floats.
- * Every thread gets the result. */
-__device__ __forceinline__ float block_sum(float v, float *shared) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = warp_sum(v);
-    __syncthreads();
-    if (lane == 0) shared[warp] = v;
-    __syncthreads();
-    const int n_warps = (blockDim.x + 31) >> 5;
-    v = lane < n_warps ? shared[lane] : 0.0f;
-    return warp_sum(v);
-}
-
 static inline unsigned ceil_div(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
 
 }  // namespace samrt
