@@ -287,94 +287,91 @@ __global__ void sm90_probe_kernel() {
 #endif
 }
 
+/* The producer warps of attn_wgmma_kernel: Q once, then K and V of every key tile into the
+ * stage ring, through TMA (one thread) or cp.async with swizzled stores (128 threads). pt is
+ * the thread's index among the producers. */
 template <typename T, int DP, int NWG, int BN>
-__global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
-attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
+__device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, unsigned sQ, unsigned sK, unsigned sV,
+                                             unsigned bar, unsigned bar_kf, unsigned bar_vf, unsigned bar_ke,
+                                             unsigned bar_ve, int h, int bw, int q0, int kbeg, int n_t, int pt) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using L = Lay<DP>;
+    using G = Sm90Tile<DP, NWG, BN>;
+    constexpr int BM = G::BM, ST = G::ST;
+    if (a.tma) {
+        if (pt != 0) return;
+        constexpr int NH = L::HEAD / 64;
+        const int img = bw;
+        /* one tile: its 64-column head blocks, then the tail block */
+        auto load = [&](unsigned dst, const CUtensorMap *m, const CUtensorMap *mt, int rows, int r0, unsigned b) {
+#pragma unroll
+            for (int blk = 0; blk < NH; blk++) tma_load4(dst + blk * rows * 128, m, blk * 64, r0, h, img, b);
+            if constexpr (L::TAIL != 0) tma_load4(dst + L::HEAD * rows * 2, mt, L::HEAD, r0, h, img, b);
+        };
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.k) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.v) : "memory");
+        mbar_arrive_tx(bar, G::Q_BYTES);
+        load(sQ, &tm.q, &tm.qt, BM, q0, bar);
+        for (int i = 0; i < n_t; i++) {
+            const int s = i % ST, k0 = kbeg + i * BN;
+            const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
+            const unsigned dk = sK + s * G::KV_BYTES, dv = sV + s * G::KV_BYTES;
+            if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
+            mbar_arrive_tx(bar_kf + 8 * s, G::KV_BYTES);
+            load(dk, &tm.k, &tm.kt, BN, k0, bar_kf + 8 * s);
+            if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
+            mbar_arrive_tx(bar_vf + 8 * s, G::KV_BYTES);
+            load(dv, &tm.v, &tm.vt, BN, k0, bar_vf + 8 * s);
+        }
+        return;
+    }
+    const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
+    const void *dummy = a.q;  /* a valid address for the zero-filling copies */
+    load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
+    cp_async_arrive(bar);
+    for (int i = 0; i < n_t; i++) {
+        const int s = i % ST, k0 = kbeg + i * BN;
+        const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
+        if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
+        load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+        cp_async_arrive(bar_kf + 8 * s);
+        if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
+        load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
+        cp_async_arrive(bar_vf + 8 * s);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+/* P of a turn, packed for the P V product: the probabilities of key columns 16 kp .. 16 kp + 15
+ * as the A operand registers of one k16 step. */
+template <typename T, int NPK>
+__device__ __forceinline__ void pack_p(unsigned (&pa)[NPK][4], const float (&sc)[2 * NPK][4]) {
+#pragma unroll
+    for (int kp = 0; kp < NPK; kp++) {
+        pa[kp][0] = pack2<T>(sc[2 * kp][0], sc[2 * kp][1]);
+        pa[kp][1] = pack2<T>(sc[2 * kp][2], sc[2 * kp][3]);
+        pa[kp][2] = pack2<T>(sc[2 * kp + 1][0], sc[2 * kp + 1][1]);
+        pa[kp][3] = pack2<T>(sc[2 * kp + 1][2], sc[2 * kp + 1][3]);
+    }
+}
+
+/* The consumer warpgroups of attn_wgmma_kernel: each owns 64 query rows, runs the turns of
+ * S = Q K^T, the online softmax and O += P V over the key tiles, then writes its rows. */
+template <typename T, int DP, int NWG, int BN>
+__device__ __forceinline__ void attn_consume(const Args &a, unsigned sQ, unsigned sK, unsigned sV, unsigned bar,
+                                             unsigned bar_kf, unsigned bar_vf, unsigned bar_ke, unsigned bar_ve,
+                                             int h, int bw, int bw_h, int split, int q0, int kbeg, int kend,
+                                             int n_t, int warp, int lane) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using L = Lay<DP>;
     using G = Sm90Tile<DP, NWG, BN>;
     constexpr int BM = G::BM, ST = G::ST, NDB = DP / 8, NNB = BN / 8, NKS = DP / 16, NPK = BN / 16;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;  /* swizzle atoms: 1 KB aligned */
-    const unsigned sQ = base, sK = sQ + G::Q_BYTES, sV = sK + ST * G::KV_BYTES;
-    /* mbarriers (8 bytes each): Q full; then per stage K full, V full, K free, V free */
-    const unsigned bar = base + G::BAR_OFF;
-    const unsigned bar_kf = bar + 8, bar_vf = bar_kf + 8 * ST, bar_ke = bar_vf + 8 * ST, bar_ve = bar_ke + 8 * ST;
-
-    const int bw_h = blockIdx.x, h = bw_h % a.n_head, bw = bw_h / a.n_head;
-    const int q0 = blockIdx.y * BM, split = blockIdx.z;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int kbeg, kend;
-    split_range(a, split, &kbeg, &kend);
-    const int n_t = (kend - kbeg + BN - 1) / BN;
-
-    if (threadIdx.x == 0) {
-        const unsigned n_prod = a.tma ? 1 : 128;  /* producer threads that arrive */
-        for (int i = 0; i < 1 + 2 * ST; i++) mbar_init(bar + 8 * i, n_prod);
-        for (int i = 1 + 2 * ST; i < 1 + 4 * ST; i++) mbar_init(bar + 8 * i, 4 * NWG);  /* consumer warps */
-    }
-    __syncthreads();  /* the only CTA-wide barrier */
-
-    if (warp >= 4 * NWG) {
-        /* the producer hands most of its registers to the consumers */
-        if constexpr (G::REG_P == 56) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
-        if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
-        if constexpr (G::REG_P == 32) asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
-        const int pt = threadIdx.x - 128 * NWG;
-        if (a.tma) {
-            if (pt != 0) return;
-            constexpr int NH = L::HEAD / 64;
-            const int img = bw;
-            /* one tile: its 64-column head blocks, then the tail block */
-            auto load = [&](unsigned dst, const CUtensorMap *m, const CUtensorMap *mt, int rows, int r0, unsigned b) {
-#pragma unroll
-                for (int blk = 0; blk < NH; blk++) tma_load4(dst + blk * rows * 128, m, blk * 64, r0, h, img, b);
-                if constexpr (L::TAIL != 0) tma_load4(dst + L::HEAD * rows * 2, mt, L::HEAD, r0, h, img, b);
-            };
-            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.k) : "memory");
-            asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)&tm.v) : "memory");
-            mbar_arrive_tx(bar, G::Q_BYTES);
-            load(sQ, &tm.q, &tm.qt, BM, q0, bar);
-            for (int i = 0; i < n_t; i++) {
-                const int s = i % ST, k0 = kbeg + i * BN;
-                const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
-                const unsigned dk = sK + s * G::KV_BYTES, dv = sV + s * G::KV_BYTES;
-                if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-                mbar_arrive_tx(bar_kf + 8 * s, G::KV_BYTES);
-                load(dk, &tm.k, &tm.kt, BN, k0, bar_kf + 8 * s);
-                if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
-                mbar_arrive_tx(bar_vf + 8 * s, G::KV_BYTES);
-                load(dv, &tm.v, &tm.vt, BN, k0, bar_vf + 8 * s);
-            }
-            return;
-        }
-        const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
-        const void *dummy = a.q;  /* a valid address for the zero-filling copies */
-        load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
-        cp_async_arrive(bar);
-        for (int i = 0; i < n_t; i++) {
-            const int s = i % ST, k0 = kbeg + i * BN;
-            const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
-            if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
-            cp_async_arrive(bar_kf + 8 * s);
-            if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
-            load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
-            cp_async_arrive(bar_vf + 8 * s);
-        }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-        return;
-    }
-
     if constexpr (G::REG_C == 224) asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
     if constexpr (G::REG_C == 208) asm volatile("setmaxnreg.inc.sync.aligned.u32 208;\n" ::: "memory");
     if constexpr (G::REG_C == 112) asm volatile("setmaxnreg.inc.sync.aligned.u32 112;\n" ::: "memory");
     const int wg = warp >> 2;
-    float acc[NDB][4];
-#pragma unroll
-    for (int d = 0; d < NDB; d++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) acc[d][e] = 0.0f;
+    float acc[NDB][4] = {};
     float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.0f, 0.0f};
     float sc[NNB][4];
     unsigned pa[NPK][4];
@@ -472,13 +469,7 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
         }
         if constexpr (has_s) {
             rescale<NDB>(acc, alpha);
-#pragma unroll
-            for (int kp = 0; kp < NPK; kp++) {
-                pa[kp][0] = pack2<T>(sc[2 * kp][0], sc[2 * kp][1]);
-                pa[kp][1] = pack2<T>(sc[2 * kp][2], sc[2 * kp][3]);
-                pa[kp][2] = pack2<T>(sc[2 * kp + 1][0], sc[2 * kp + 1][1]);
-                pa[kp][3] = pack2<T>(sc[2 * kp + 1][2], sc[2 * kp + 1][3]);
-            }
+            pack_p<T, NPK>(pa, sc);
         }
     };
     using no = std::false_type;
@@ -489,6 +480,48 @@ attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
 
     write_rows<T, NDB>(a, bw, h, bw_h, split, q0 + (warp >> 2) * 64 + (warp & 3) * 16 + (lane >> 2), acc,
                        m_run, l_run, lane);
+#endif
+}
+
+template <typename T, int DP, int NWG, int BN>
+__global__ void __launch_bounds__(Sm90Tile<DP, NWG, BN>::NT, Sm90Tile<DP, NWG, BN>::CTAS)
+attn_wgmma_kernel(const Args a, const __grid_constant__ Tmaps tm) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using G = Sm90Tile<DP, NWG, BN>;
+    constexpr int BM = G::BM, ST = G::ST;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const unsigned base = (smem_u32(smem_raw) + 1023u) & ~1023u;  /* swizzle atoms: 1 KB aligned */
+    const unsigned sQ = base, sK = sQ + G::Q_BYTES, sV = sK + ST * G::KV_BYTES;
+    /* mbarriers (8 bytes each): Q full; then per stage K full, V full, K free, V free */
+    const unsigned bar = base + G::BAR_OFF;
+    const unsigned bar_kf = bar + 8, bar_vf = bar_kf + 8 * ST, bar_ke = bar_vf + 8 * ST, bar_ve = bar_ke + 8 * ST;
+
+    const int bw_h = blockIdx.x, h = bw_h % a.n_head, bw = bw_h / a.n_head;
+    const int q0 = blockIdx.y * BM, split = blockIdx.z;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int kbeg, kend;
+    split_range(a, split, &kbeg, &kend);
+    const int n_t = (kend - kbeg + BN - 1) / BN;
+
+    if (threadIdx.x == 0) {
+        const unsigned n_prod = a.tma ? 1 : 128;  /* producer threads that arrive */
+        for (int i = 0; i < 1 + 2 * ST; i++) mbar_init(bar + 8 * i, n_prod);
+        for (int i = 1 + 2 * ST; i < 1 + 4 * ST; i++) mbar_init(bar + 8 * i, 4 * NWG);  /* consumer warps */
+    }
+    __syncthreads();  /* the only CTA-wide barrier */
+
+    if (warp >= 4 * NWG) {
+        /* the producer hands most of its registers to the consumers */
+        if constexpr (G::REG_P == 56) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+        if constexpr (G::REG_P == 48) asm volatile("setmaxnreg.dec.sync.aligned.u32 48;\n" ::: "memory");
+        if constexpr (G::REG_P == 32) asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
+        attn_produce<T, DP, NWG, BN>(a, tm, sQ, sK, sV, bar, bar_kf, bar_vf, bar_ke, bar_ve, h, bw, q0, kbeg, n_t,
+                                     threadIdx.x - 128 * NWG);
+        return;
+    }
+
+    attn_consume<T, DP, NWG, BN>(a, sQ, sK, sV, bar, bar_kf, bar_vf, bar_ke, bar_ve, h, bw, bw_h, split, q0, kbeg,
+                                 kend, n_t, warp, lane);
 #else
     (void)a;
     __trap();  /* never launched: sm90_init found no sm_90a code */
