@@ -137,7 +137,9 @@ static void test_graph(uint64_t seed) {
         int32_t *hws = (int32_t *)sc_host_alloc(samrt_fill_holes_ws_bytes(c.batch, c.h, c.w));
         const struct samrt_fill_holes_args ra = {c.batch, c.h, c.w, c.max_area, hx, want, hws};
         CHECK_STATUS(samrt_fill_holes_ref(&ra), SAMRT_OK);
-        SC_CUDA(cudaMemcpy(dx, hx, bytes, cudaMemcpyHostToDevice));
+        /* on the graph's stream: a cudaMemcpy from pageable memory may return before its DMA
+         * lands, and the non-blocking stream does not wait for the legacy stream */
+        SC_CUDA(cudaMemcpyAsync(dx, hx, bytes, cudaMemcpyHostToDevice, s));
         SC_CUDA(cudaGraphLaunch(ge, s));
         SC_CUDA(cudaStreamSynchronize(s));
         compare_exact(rep ? "graph replay 2" : "graph replay 1", dout, want, n);
