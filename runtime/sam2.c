@@ -1,7 +1,9 @@
 /* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 and EdgeTAM checkpoints and the
  * internal run entries of sam2.h. EdgeTAM shares everything but the image trunk (the
- * encoder's trunk kind); its tracker is not planned yet, so EdgeTAM engines segment single
- * frames and their track calls return SAMRT_E_UNSUPPORTED. Backend choice: the CUDA backend when the arena is GPU-visible memory,
+ * encoder's trunk kind) and the tracker's memory path (tracker.h: the perceiver's memory
+ * tokens, the 2-layer memory attention); SAM 2.1 and EdgeTAM engines both segment and track,
+ * SAM 2.0 engines segment only (their track calls return SAMRT_E_UNSUPPORTED).
+ * Backend choice: the CUDA backend when the arena is GPU-visible memory,
  * the CPU reference backend for host pools (CPU builds and tests), which runs f32 only: a
  * host engine at another precision keeps its weights but plans no forward pass (its run
  * entries return SAMRT_E_UNSUPPORTED). */

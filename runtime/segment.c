@@ -1,4 +1,4 @@
-/* segment.c - samrt_engine_segment and the segmentation pass of a SAM 2.1 engine
+/* segment.c - samrt_engine_segment and the segmentation pass of a SAM 2 family engine
  * (segment.h): preprocessing, the encoder pass, the SAM heads pass on the frame's features
  * plus no_mem_embed, post-processing into the caller's buffers. CUDA engines run the whole
  * sequence on the engine's stream from arena staging slots and replay it as a CUDA graph

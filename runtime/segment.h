@@ -1,6 +1,6 @@
-/* segment.h - single-frame segmentation with SAM 2.1 (the public samrt_engine_segment): the
- * path the official VIDEO predictor takes on its prompt frame (init_state on one frame, then
- * add_new_points_or_box), for several objects at once:
+/* segment.h - single-frame segmentation with SAM 2 / 2.1 and EdgeTAM (the public
+ * samrt_engine_segment): the path the official VIDEO predictor takes on its prompt frame
+ * (init_state on one frame, then add_new_points_or_box), for several objects at once:
  *
  *   RGB8 frame --upload--> Pillow-exact bicubic resize + normalise (resize_normalize.h)
  *     --> image encoder pass (image_encoder.h) --> SAM heads pass: pix = vision + no_mem_embed

@@ -1,6 +1,6 @@
-/* tracker.c - SAM 2.1 streaming video tracking: the samrt_engine_track_* calls of samrt.h,
- * the arena state of the memory bank, object bookkeeping and the host post-processing
- * (tracker.h). The selection rules live in track_bank.c.
+/* tracker.c - SAM 2.1 and EdgeTAM streaming video tracking: the samrt_engine_track_* calls
+ * of samrt.h, the arena state of the memory bank, object bookkeeping and the host
+ * post-processing (tracker.h). The selection rules live in track_bank.c.
  *
  * Design choice: prompts apply to the NEXT pushed frame, so a frame's work is known when it
  * is pushed; objects prompted on it are initial conditioning frames of the official
@@ -101,8 +101,8 @@ static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tr
     if (e->failed) return SAMRT_E_BAD_STATE;
     struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_CHECK(m && m->enc_ready && m->seg.ready && m->trk.ready, SAMRT_E_UNSUPPORTED,
-                "track: this engine has no SAM 2.1 tracking pass (model %s, %s, %s memory)", samrt_model_name(e->model),
-                samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
+                "track: this engine has no tracking pass (SAM 2.1 and EdgeTAM; model %s, %s, %s memory)",
+                samrt_model_name(e->model), samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
     *out = &m->trk;
     return SAMRT_OK;
 }

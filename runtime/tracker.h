@@ -117,7 +117,7 @@ static inline int samrt_track_ma_index(int n_mem, int n_ptr) {
 }
 
 struct samrt_sam2_tracker {
-    int planned;                         /* SAM 2.1 checkpoints only */
+    int planned;                         /* SAM 2.1 and EdgeTAM checkpoints (not SAM 2.0) */
     int ready;
     int k_max;                           /* object slots (max_objects) */
     int grid;                            /* g: memory side */
