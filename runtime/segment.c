@@ -415,7 +415,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
 #undef EV
 #endif
 
-/* ---- the public call --------------------------------------------------------------------------- */
+/* ---- the call: samrt_sam2_segment, and samrt_engine_segment over it ---------------------------- */
 
 static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_image *img,
                                     const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
@@ -442,9 +442,9 @@ static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_i
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
-                                       const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
-                                       struct samrt_mask_result *out) {
+enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img,
+                                     const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
+                                     struct samrt_mask_result *out) {
     SAMRT_TRY(check_args(e, img, prompts, n, pp, out));
     struct samrt_sam2 *m = samrt_sam2_of(e);
     struct samrt_sam2_segment *s = &m->seg;
@@ -458,6 +458,12 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
 #else
     return SAMRT_E_UNSUPPORTED;
 #endif
+}
+
+enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
+                                       const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
+                                       struct samrt_mask_result *out) {
+    return samrt_sam2_segment(e, img, prompts, n, pp, out);
 }
 
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {

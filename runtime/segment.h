@@ -96,6 +96,12 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
                                              const struct samrt_ckpt *ck);
 void samrt_sam2_segment_free(struct samrt_sam2 *m);
 
+/* The body of the public samrt_engine_segment (which only forwards here), for callers inside
+ * the library (the tracker's prompted frames): checks the arguments, then segments img. */
+enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img,
+                                     const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
+                                     struct samrt_mask_result *out);
+
 /* Pillow-exact resize of img to the model side and normalisation into the encoder's input
  * slot (host reference; uploaded for GPU pools). Allocates nothing. */
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img);

@@ -263,7 +263,7 @@ static enum samrt_status run_prompted(struct samrt_engine *e, struct samrt_sam2_
         res[i].mask = t->masks_host + (size_t)idx[i] * n_pix;
         res[i].logits = t->logits_host + (size_t)idx[i] * n_pix;
     }
-    return samrt_engine_segment(e, img, prompts, n, t->opt.postproc, res);
+    return samrt_sam2_segment(e, img, prompts, n, t->opt.postproc, res);
 }
 
 static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tracker *t,
