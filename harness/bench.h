@@ -5,7 +5,7 @@
  * (video, object) computed in-process. docs/profiling.md ("samrt bench") is the manual.
  *
  * Design choices:
- * - The bench only knows the tracker interface (tracker.h); the backend is a parameter, so
+ * - The bench only knows the tracker interface (bench_tracker.h); the backend is a parameter, so
  *   the tests drive the whole bench (options, rows, files) with a scripted test double.
  * - Timing covers only the tracking loop: from the first frame being ready to the last
  *   frame's masks on the host. Writing mask PNGs and scoring them (timed run 0 only) pause
@@ -17,8 +17,8 @@
  *   int rc = samrt_bench_parse(argc, argv, samrt_tracker_backend(), &o);   // -1: run
  *   if (rc < 0) rc = samrt_bench_run(&o, samrt_tracker_backend());
  */
-#ifndef SAMRT_TOOLS_BENCH_H
-#define SAMRT_TOOLS_BENCH_H
+#ifndef SAMRT_HARNESS_BENCH_H
+#define SAMRT_HARNESS_BENCH_H
 
 #include "prompts.h"
 #include "samrt.h"
@@ -67,7 +67,7 @@ struct samrt_bench_opts {
 int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend *backend,
                       struct samrt_bench_opts *out);
 
-/* Runs the bench; returns the exit code (cli.h). */
+/* Runs the bench; returns the exit code (util.h). */
 int samrt_bench_run(const struct samrt_bench_opts *opts, const struct samrt_tracker_backend *backend);
 
 /* parse + run: the body of `samrt bench` for any backend. */
@@ -81,4 +81,4 @@ enum samrt_status samrt_bench_parse_model(const char *s, struct samrt_bench_mode
 }
 #endif
 
-#endif /* SAMRT_TOOLS_BENCH_H */
+#endif /* SAMRT_HARNESS_BENCH_H */

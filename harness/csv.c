@@ -49,6 +49,80 @@ void samrt_csv_free(struct samrt_csv *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* The scanner state of samrt_csv_parse: text[pos..len) is read into w (cells NUL-terminated,
+ * quotes undone), line counts the input lines. */
+struct scan {
+    const char *text;
+    size_t len, pos, line;
+    char *w;
+    char *err;
+    size_t err_len;
+};
+
+/* A quoted field, from its opening quote to what follows the closing one; 0, or -1 with the
+ * error set. */
+static int scan_quoted(struct scan *sc) {
+    const char *text = sc->text;
+    const size_t len = sc->len;
+    size_t q_line = sc->line;
+    sc->pos++;
+    for (;;) {
+        if (sc->pos >= len) {
+            set_err(sc->err, sc->err_len, "line %zu: quoted field never closed", q_line);
+            return -1;
+        }
+        char c = text[sc->pos];
+        if (c == '"') {
+            if (sc->pos + 1 < len && text[sc->pos + 1] == '"') {
+                *sc->w++ = '"';
+                sc->pos += 2;
+                continue;
+            }
+            sc->pos++;
+            break;
+        }
+        if (c == '\0') {
+            set_err(sc->err, sc->err_len, "line %zu: NUL byte", sc->line);
+            return -1;
+        }
+        if (c == '\n') sc->line++;
+        *sc->w++ = c;
+        sc->pos++;
+    }
+    const size_t pos = sc->pos;
+    if (pos < len && text[pos] != ',' && text[pos] != '\n' &&
+        !(text[pos] == '\r' && pos + 1 < len && text[pos + 1] == '\n')) {
+        set_err(sc->err, sc->err_len, "line %zu: text after the closing quote of a field", sc->line);
+        return -1;
+    }
+    return 0;
+}
+
+/* An unquoted field, up to the comma or line end; 0, or -1 with the error set. */
+static int scan_plain(struct scan *sc) {
+    const char *text = sc->text;
+    const size_t len = sc->len;
+    while (sc->pos < len && text[sc->pos] != ',' && text[sc->pos] != '\n') {
+        char c = text[sc->pos];
+        if (c == '\r') {
+            if (sc->pos + 1 < len && text[sc->pos + 1] == '\n') break;
+            set_err(sc->err, sc->err_len, "line %zu: carriage return without a line feed", sc->line);
+            return -1;
+        }
+        if (c == '"') {
+            set_err(sc->err, sc->err_len, "line %zu: quote inside an unquoted field", sc->line);
+            return -1;
+        }
+        if (c == '\0') {
+            set_err(sc->err, sc->err_len, "line %zu: NUL byte", sc->line);
+            return -1;
+        }
+        *sc->w++ = c;
+        sc->pos++;
+    }
+    return 0;
+}
+
 enum samrt_status samrt_csv_parse(const char *text, size_t len, struct samrt_csv *out, char *err,
                                   size_t err_len) {
     if (!out) return SAMRT_E_INVALID_ARG;
@@ -61,80 +135,29 @@ enum samrt_status samrt_csv_parse(const char *text, size_t len, struct samrt_csv
     struct grow lines = {NULL, 0, 0, sizeof(size_t)};
     char *buf = malloc(2 * len + 2);
     if (!buf) return SAMRT_E_HOST_MEMORY;
-    char *w = buf;
-    size_t pos = 0, line = 1;
-    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) pos = 3;
+    struct scan sc = {text, len, 0, 1, buf, err, err_len};
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) sc.pos = 3;
 
-    while (pos < len) {
-        if (text[pos] == '\n' || (text[pos] == '\r' && pos + 1 < len && text[pos + 1] == '\n')) {
-            pos += text[pos] == '\r' ? 2 : 1;  /* blank line */
-            line++;
+    while (sc.pos < len) {
+        if (text[sc.pos] == '\n' || (text[sc.pos] == '\r' && sc.pos + 1 < len && text[sc.pos + 1] == '\n')) {
+            sc.pos += text[sc.pos] == '\r' ? 2 : 1;  /* blank line */
+            sc.line++;
             continue;
         }
-        size_t rec_line = line;
+        size_t rec_line = sc.line;
         if (grow_push(&starts, &cells.n) || grow_push(&lines, &rec_line)) goto oom;
         for (;;) {
-            char *cell = w;
-            if (pos < len && text[pos] == '"') {
-                size_t q_line = line;
-                pos++;
-                for (;;) {
-                    if (pos >= len) {
-                        set_err(err, err_len, "line %zu: quoted field never closed", q_line);
-                        goto fail;
-                    }
-                    char c = text[pos];
-                    if (c == '"') {
-                        if (pos + 1 < len && text[pos + 1] == '"') {
-                            *w++ = '"';
-                            pos += 2;
-                            continue;
-                        }
-                        pos++;
-                        break;
-                    }
-                    if (c == '\0') {
-                        set_err(err, err_len, "line %zu: NUL byte", line);
-                        goto fail;
-                    }
-                    if (c == '\n') line++;
-                    *w++ = c;
-                    pos++;
-                }
-                if (pos < len && text[pos] != ',' && text[pos] != '\n' &&
-                    !(text[pos] == '\r' && pos + 1 < len && text[pos + 1] == '\n')) {
-                    set_err(err, err_len, "line %zu: text after the closing quote of a field", line);
-                    goto fail;
-                }
-            } else {
-                while (pos < len && text[pos] != ',' && text[pos] != '\n') {
-                    char c = text[pos];
-                    if (c == '\r') {
-                        if (pos + 1 < len && text[pos + 1] == '\n') break;
-                        set_err(err, err_len, "line %zu: carriage return without a line feed", line);
-                        goto fail;
-                    }
-                    if (c == '"') {
-                        set_err(err, err_len, "line %zu: quote inside an unquoted field", line);
-                        goto fail;
-                    }
-                    if (c == '\0') {
-                        set_err(err, err_len, "line %zu: NUL byte", line);
-                        goto fail;
-                    }
-                    *w++ = c;
-                    pos++;
-                }
-            }
-            *w++ = '\0';
+            char *cell = sc.w;
+            if (sc.pos < len && text[sc.pos] == '"' ? scan_quoted(&sc) : scan_plain(&sc)) goto fail;
+            *sc.w++ = '\0';
             if (grow_push(&cells, &cell)) goto oom;
-            if (pos >= len) break;
-            if (text[pos] == ',') {
-                pos++;
+            if (sc.pos >= len) break;
+            if (text[sc.pos] == ',') {
+                sc.pos++;
                 continue;
             }
-            pos += text[pos] == '\r' ? 2 : 1;  /* CRLF or LF ends the record */
-            line++;
+            sc.pos += text[sc.pos] == '\r' ? 2 : 1;  /* CRLF or LF ends the record */
+            sc.line++;
             break;
         }
     }

@@ -17,8 +17,8 @@
  * SAMRT_E_FORMAT and the line number in err: a quote inside an unquoted field, text after a
  * closing quote, an unterminated quoted field, and NUL bytes.
  */
-#ifndef SAMRT_TOOLS_CSV_H
-#define SAMRT_TOOLS_CSV_H
+#ifndef SAMRT_HARNESS_CSV_H
+#define SAMRT_HARNESS_CSV_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -65,4 +65,4 @@ void samrt_csv_write_row(FILE *f, const char *const *fields, size_t n);
 }
 #endif
 
-#endif /* SAMRT_TOOLS_CSV_H */
+#endif /* SAMRT_HARNESS_CSV_H */

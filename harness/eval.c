@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sav.h"
+#include "util.h"
 
 #define EVAL_PATH_MAX 4096
 #define EVAL_MAX_THREADS 16
@@ -339,11 +339,6 @@ static enum samrt_status names_filter(const struct samrt_names *a, const struct 
     return SAMRT_OK;
 }
 
-static int is_dir(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* The GT folder to read. Accepts the split folder (descends into Annotations_6fps), and
  * applies the reference's own heuristic for a DAVIS-style "Annotations" child. */
 static enum samrt_status resolve_gt_root(const char *gt, int n_pred_entries, char **out) {
@@ -351,7 +346,7 @@ static enum samrt_status resolve_gt_root(const char *gt, int n_pred_entries, cha
     size_t n = strlen(gt);
     const char *sep = n && gt[n - 1] == '/' ? "" : "/";   /* as os.path.join */
     snprintf(p, sizeof p, "%s%s%s", gt, sep, SAMRT_SAV_ANN_DIR);
-    if (is_dir(p)) {
+    if (samrt_is_dir(p)) {
         SAMRT_LOG_INFO("reading GT from %s", p);
     } else {
         snprintf(p, sizeof p, "%s", gt);
@@ -474,12 +469,44 @@ static enum samrt_status run_tasks(struct run_ctx *c, int n_threads) {
     return st;
 }
 
+/* The video folders taking part, on each side (gsel, psel). --videos: every name must exist on
+ * both sides (want receives them); then only those take part. Otherwise all of them. */
+static enum samrt_status select_videos(const struct samrt_eval_opts *o, const char *gt_root,
+                                       const struct samrt_names *gdirs, const struct samrt_names *pdirs,
+                                       struct samrt_names *want, struct samrt_names *gsel,
+                                       struct samrt_names *psel) {
+    enum samrt_status st = SAMRT_OK;
+    if (!o->videos || !*o->videos) {
+        st = names_filter(gdirs, want, 0, gsel);
+        if (st == SAMRT_OK) st = names_filter(pdirs, want, 0, psel);
+        return st;
+    }
+    char *list = strdup(o->videos);
+    if (!list) st = SAMRT_E_HOST_MEMORY;
+    for (char *save = NULL, *tok = list ? strtok_r(list, ", ", &save) : NULL; st == SAMRT_OK && tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        if (!names_has(gdirs, tok)) {
+            SAMRT_LOG_ERROR("--videos: '%s' is not a video folder of %s", tok, gt_root);
+            st = SAMRT_E_INVALID_ARG;
+        } else if (!names_has(pdirs, tok)) {
+            SAMRT_LOG_ERROR("--videos: '%s' has no prediction folder in %s", tok, o->pred_root);
+            st = SAMRT_E_INVALID_ARG;
+        } else if (!names_has(want, tok)) {
+            st = samrt_names_push(want, tok);
+        }
+    }
+    free(list);
+    if (st == SAMRT_OK) st = names_filter(gdirs, want, 1, gsel);
+    if (st == SAMRT_OK) st = names_filter(pdirs, want, 1, psel);
+    return st;
+}
+
 enum samrt_status samrt_eval_run(const struct samrt_eval_opts *o, struct samrt_eval_result *r) {
     SAMRT_CHECK(r, SAMRT_E_INVALID_ARG, "eval: NULL result");
     memset(r, 0, sizeof *r);
     SAMRT_CHECK(o && o->gt_root && o->pred_root, SAMRT_E_INVALID_ARG, "eval: gt_root and pred_root are needed");
-    SAMRT_CHECK(is_dir(o->gt_root), SAMRT_E_IO, "GT folder %s does not exist", o->gt_root);
-    SAMRT_CHECK(is_dir(o->pred_root), SAMRT_E_IO, "prediction folder %s does not exist", o->pred_root);
+    SAMRT_CHECK(samrt_is_dir(o->gt_root), SAMRT_E_IO, "GT folder %s does not exist", o->gt_root);
+    SAMRT_CHECK(samrt_is_dir(o->pred_root), SAMRT_E_IO, "prediction folder %s does not exist", o->pred_root);
     struct samrt_names pdirs = {0}, pfiles = {0}, gdirs = {0}, gfiles = {0}, videos = {0};
     struct samrt_names want = {0}, gsel = {0}, psel = {0}, gt_only = {0}, pred_only = {0};
     struct obj_task *tasks = NULL;
@@ -489,29 +516,7 @@ enum samrt_status samrt_eval_run(const struct samrt_eval_opts *o, struct samrt_e
     if (st == SAMRT_OK) st = resolve_gt_root(o->gt_root, pdirs.n + pfiles.n, &r->gt_root);
     if (st == SAMRT_OK) st = samrt_list_dir(r->gt_root, &gdirs, &gfiles);
 
-    /* --videos: every name must exist on both sides; then only those take part. */
-    if (st == SAMRT_OK && o->videos && *o->videos) {
-        char *list = strdup(o->videos);
-        if (!list) st = SAMRT_E_HOST_MEMORY;
-        for (char *save = NULL, *tok = list ? strtok_r(list, ", ", &save) : NULL; st == SAMRT_OK && tok;
-             tok = strtok_r(NULL, ", ", &save)) {
-            if (!names_has(&gdirs, tok)) {
-                SAMRT_LOG_ERROR("--videos: '%s' is not a video folder of %s", tok, r->gt_root);
-                st = SAMRT_E_INVALID_ARG;
-            } else if (!names_has(&pdirs, tok)) {
-                SAMRT_LOG_ERROR("--videos: '%s' has no prediction folder in %s", tok, o->pred_root);
-                st = SAMRT_E_INVALID_ARG;
-            } else if (!names_has(&want, tok)) {
-                st = samrt_names_push(&want, tok);
-            }
-        }
-        free(list);
-        if (st == SAMRT_OK) st = names_filter(&gdirs, &want, 1, &gsel);
-        if (st == SAMRT_OK) st = names_filter(&pdirs, &want, 1, &psel);
-    } else if (st == SAMRT_OK) {
-        st = names_filter(&gdirs, &want, 0, &gsel);
-        if (st == SAMRT_OK) st = names_filter(&pdirs, &want, 0, &psel);
-    }
+    if (st == SAMRT_OK) st = select_videos(o, r->gt_root, &gdirs, &pdirs, &want, &gsel, &psel);
     if (st == SAMRT_OK) st = names_filter(&gsel, &psel, 0, &gt_only);
     if (st == SAMRT_OK) st = names_filter(&psel, &gsel, 0, &pred_only);
     if (st == SAMRT_OK && o->strict && (gt_only.n || pred_only.n)) {

@@ -26,8 +26,8 @@
  *   samrt_profile_write_csv(dir "/profile_summary.csv", rows, n_rows);
  *   samrt_profile_write_stats(dir "/profile_stats.json", rows, n_rows);
  */
-#ifndef SAMRT_TOOLS_PROFILE_H
-#define SAMRT_TOOLS_PROFILE_H
+#ifndef SAMRT_HARNESS_PROFILE_H
+#define SAMRT_HARNESS_PROFILE_H
 
 #include <math.h>
 #include <stddef.h>
@@ -203,4 +203,4 @@ void samrt_latency_rec_fill_row(struct samrt_latency_rec *rec, struct samrt_prof
 }
 #endif
 
-#endif /* SAMRT_TOOLS_PROFILE_H */
+#endif /* SAMRT_HARNESS_PROFILE_H */

@@ -65,6 +65,68 @@ static void fmt_value(char *buf, size_t len, double v) {
     else snprintf(buf, len, "%.3g", v);
 }
 
+/* The top of the value axis: the largest bar (stacked: the largest stack; with whiskers: the
+ * highest whisker), rounded up to a nice number; 1 when nothing is positive. */
+static double chart_ymax(const struct samrt_html_chart *c) {
+    const size_t ng = c->n_groups, ns = c->n_series;
+    double vmax = 0;
+    for (size_t g = 0; g < ng; g++) {
+        double sum = 0;
+        for (size_t s = 0; s < ns; s++) {
+            double v = c->values[g * ns + s];
+            if (isnan(v)) continue;
+            if (c->hi && !isnan(c->hi[g * ns + s]) && c->hi[g * ns + s] > v) v = c->hi[g * ns + s];
+            sum += c->stacked ? c->values[g * ns + s] : 0;
+            if (!c->stacked && v > vmax) vmax = v;
+        }
+        if (c->stacked && sum > vmax) vmax = sum;
+    }
+    return vmax > 0 ? nice_ceil(vmax) : 1;
+}
+
+/* The plotted numbers, as a table under the chart. */
+static void chart_table(FILE *f, const struct samrt_html_chart *c) {
+    const size_t ng = c->n_groups, ns = c->n_series;
+    fputs("<table><tr><th></th>", f);
+    for (size_t s = 0; s < ns; s++) {
+        fputs("<th>", f);
+        samrt_html_text(f, c->series[s]);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t g = 0; g < ng; g++) {
+        fputs("<tr><td>", f);
+        samrt_html_text(f, c->groups[g]);
+        fputs("</td>", f);
+        for (size_t s = 0; s < ns; s++) {
+            double v = c->values[g * ns + s];
+            char lab[32];
+            fmt_value(lab, sizeof lab, v);
+            fprintf(f, "<td%s>%s</td>", isnan(v) ? " class=\"absent\"" : "", lab);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* The legend along the top: one swatch and name per series, wrapping at the plot's right edge. */
+static void chart_legend(FILE *f, const struct samrt_html_chart *c, double left, double plot_w) {
+    double lx = 0, ly = 8;
+    for (size_t s = 0; s < c->n_series; s++) {
+        double w = 28 + 7.0 * (double)strlen(c->series[s]);
+        if (lx > 0 && lx + w > plot_w) {
+            lx = 0;
+            ly += 18;
+        }
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", left + lx,
+                ly, g_palette[s % N_PALETTE]);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", left + lx + 16, ly + 10);
+        samrt_html_text(f, c->series[s]);
+        fputs("</text>\n", f);
+        lx += w;
+    }
+}
+
 void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
     const size_t ng = c->n_groups, ns = c->n_series;
     /* geometry, px. Group labels are drawn rotated by 30 degrees, so their length sets the
@@ -98,19 +160,7 @@ void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
     }
     const double top = 16 + 18.0 * legend_rows, height = top + plot_h + bottom;
 
-    double vmax = 0;
-    for (size_t g = 0; g < ng; g++) {
-        double sum = 0;
-        for (size_t s = 0; s < ns; s++) {
-            double v = c->values[g * ns + s];
-            if (isnan(v)) continue;
-            if (c->hi && !isnan(c->hi[g * ns + s]) && c->hi[g * ns + s] > v) v = c->hi[g * ns + s];
-            sum += c->stacked ? c->values[g * ns + s] : 0;
-            if (!c->stacked && v > vmax) vmax = v;
-        }
-        if (c->stacked && sum > vmax) vmax = sum;
-    }
-    double ymax = vmax > 0 ? nice_ceil(vmax) : 1;
+    double ymax = chart_ymax(c);
 #define Y(v) (top + plot_h - (v) / ymax * plot_h)
 
     fputs("<figure>\n<h2>", f);
@@ -135,21 +185,7 @@ void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
     fprintf(f, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">", top + plot_h / 2);
     samrt_html_text(f, c->y_label);
     fputs("</text>\n", f);
-    /* legend along the top */
-    double lx = 0, ly = 8;
-    for (size_t s = 0; s < ns; s++) {
-        double w = 28 + 7.0 * (double)strlen(c->series[s]);
-        if (lx > 0 && lx + w > plot_w) {
-            lx = 0;
-            ly += 18;
-        }
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", left + lx,
-                ly, g_palette[s % N_PALETTE]);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", left + lx + 16, ly + 10);
-        samrt_html_text(f, c->series[s]);
-        fputs("</text>\n", f);
-        lx += w;
-    }
+    chart_legend(f, c, left, plot_w);
     /* bars */
     for (size_t g = 0; g < ng; g++) {
         double gx = left + group_w * (double)g + (group_w - bars_w) / 2, acc = 0;
@@ -192,25 +228,6 @@ void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
         samrt_html_text(f, c->note);
         fputs("</p>\n", f);
     }
-    /* the plotted numbers */
-    fputs("<table><tr><th></th>", f);
-    for (size_t s = 0; s < ns; s++) {
-        fputs("<th>", f);
-        samrt_html_text(f, c->series[s]);
-        fputs("</th>", f);
-    }
-    fputs("</tr>\n", f);
-    for (size_t g = 0; g < ng; g++) {
-        fputs("<tr><td>", f);
-        samrt_html_text(f, c->groups[g]);
-        fputs("</td>", f);
-        for (size_t s = 0; s < ns; s++) {
-            double v = c->values[g * ns + s];
-            char lab[32];
-            fmt_value(lab, sizeof lab, v);
-            fprintf(f, "<td%s>%s</td>", isnan(v) ? " class=\"absent\"" : "", lab);
-        }
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n</figure>\n", f);
+    chart_table(f, c);
+    fputs("</figure>\n", f);
 }

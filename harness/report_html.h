@@ -10,8 +10,8 @@
  *   samrt_html_chart(f, &c);      // exactly one <svg> per call
  *   samrt_html_end(f);
  */
-#ifndef SAMRT_TOOLS_REPORT_HTML_H
-#define SAMRT_TOOLS_REPORT_HTML_H
+#ifndef SAMRT_HARNESS_REPORT_HTML_H
+#define SAMRT_HARNESS_REPORT_HTML_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -44,4 +44,4 @@ void samrt_html_chart(FILE *f, const struct samrt_html_chart *c);
 }
 #endif
 
-#endif /* SAMRT_TOOLS_REPORT_HTML_H */
+#endif /* SAMRT_HARNESS_REPORT_HTML_H */

@@ -9,7 +9,6 @@
  */
 #include "synth.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "image_io.h"
 #include "sav.h"
+#include "util.h"
 
 #define FP 8                 /* fixed-point steps per pixel */
 #define SCENE_TRIES 64
@@ -323,31 +323,6 @@ enum samrt_status samrt_synth_scene_init(const struct samrt_synth_params *p, int
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
-static enum samrt_status make_dir(const char *path) {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        SAMRT_CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), SAMRT_E_IO, "%s exists and is not a folder", path);
-        return SAMRT_OK;
-    }
-    SAMRT_LOG_ERROR("cannot create %s: %s", path, strerror(errno));
-    return SAMRT_E_IO;
-}
-
-/* mkdir -p */
-static enum samrt_status make_dirs(const char *path) {
-    char buf[4096];
-    size_t n = strlen(path);
-    SAMRT_CHECK(n > 0 && n < sizeof buf, SAMRT_E_INVALID_ARG, "bad path '%s'", path);
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i < n; i++) {
-        if (buf[i] != '/') continue;
-        buf[i] = 0;
-        SAMRT_TRY(make_dir(buf));
-        buf[i] = '/';
-    }
-    return make_dir(buf);
-}
-
 static int exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
@@ -359,11 +334,11 @@ static enum samrt_status write_video(const char *out, const struct samrt_synth_p
     samrt_synth_video_name(v, name, sizeof name);
     snprintf(jdir, sizeof jdir, "%s/%s/%s", out, SAMRT_SAV_JPEG_DIR, name);
     snprintf(adir, sizeof adir, "%s/%s/%s", out, SAMRT_SAV_ANN_DIR, name);
-    SAMRT_TRY(make_dir(jdir));
-    SAMRT_TRY(make_dir(adir));
+    SAMRT_TRY(samrt_mkdirs(jdir));
+    SAMRT_TRY(samrt_mkdirs(adir));
     for (int k = 0; k < p->n_objects; k++) {
         snprintf(path, sizeof path, "%s/%03d", adir, k);
-        SAMRT_TRY(make_dir(path));
+        SAMRT_TRY(samrt_mkdirs(path));
     }
     struct samrt_synth_scene scene;
     SAMRT_TRY(samrt_synth_scene_init(p, v, &scene));
@@ -393,9 +368,9 @@ enum samrt_status samrt_synth_write(const char *out_dir, const struct samrt_synt
     snprintf(aroot, sizeof aroot, "%s/%s", out, SAMRT_SAV_ANN_DIR);
     SAMRT_CHECK(force || (!exists(jroot) && !exists(aroot)), SAMRT_E_INVALID_ARG,
                 "%s already holds a dataset; pick another folder or pass --force to overwrite its files", out);
-    SAMRT_TRY(make_dirs(out));
-    SAMRT_TRY(make_dir(jroot));
-    SAMRT_TRY(make_dir(aroot));
+    SAMRT_TRY(samrt_mkdirs(out));
+    SAMRT_TRY(samrt_mkdirs(jroot));
+    SAMRT_TRY(samrt_mkdirs(aroot));
     if (p->n_frames < 2 * p->ann_step + 1)
         SAMRT_LOG_WARN("synth: %d frames give fewer than 3 annotated frames; eval will find nothing to score",
                        p->n_frames);

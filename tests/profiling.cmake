@@ -3,7 +3,7 @@
 set(_prof_tools ${PROJECT_SOURCE_DIR}/tools)
 set(_prof_common ${_prof_tools}/cli_util.c)
 samrt_add_test(test_csv SOURCES test_csv.c LABELS cpu LIBS samrt_harness)
-samrt_add_test(test_profile SOURCES test_profile.c ${_prof_common} LABELS cpu LIBS samrt_harness)
+samrt_add_test(test_profile SOURCES test_profile.c LABELS cpu LIBS samrt_harness)
 samrt_add_test(test_merge SOURCES test_merge.c ${_prof_common} ${_prof_tools}/cmd_merge.c LABELS cpu LIBS samrt_harness)
 samrt_add_test(test_compare SOURCES test_compare.c ${_prof_common} ${_prof_tools}/cmd_compare.c LABELS cpu
   LIBS samrt_harness)

@@ -1,5 +1,5 @@
 /* cmd_bench.c - `samrt bench`: the profiling run over an SA-V split (harness/bench.h) with the
- * trackers of this build (tools/tracker.h). docs/profiling.md describes the options, the
+ * trackers of this build (harness/bench_tracker.h). docs/profiling.md describes the options, the
  * outputs and every column. Example:
  *   samrt bench --split_dir sav_val --models sam2.1_tiny_mask,sam2.1_tiny_points \
  *       --weights_dir checkpoints --out_dir results/run1 --limit_videos 4 --runs 3 */

@@ -61,14 +61,14 @@ int samrt_cmd_budget(int argc, char **argv) {
             }
             break;
         case 'i':
-            if (samrt_cli_parse_int(optarg, 64, 4096, &v) || v % 16) {
+            if (samrt_parse_int(optarg, 64, 4096, &v) || v % 16) {
                 fprintf(stderr, "samrt budget: --imgsz must be a multiple of 16 in [64, 4096]\n");
                 return SAMRT_EXIT_USAGE;
             }
             prm.imgsz = (int)v;
             break;
         case 'k':
-            if (samrt_cli_parse_int(optarg, 1, 256, &v)) {
+            if (samrt_parse_int(optarg, 1, 256, &v)) {
                 fprintf(stderr, "samrt budget: --objects must be in [1, 256]\n");
                 return SAMRT_EXIT_USAGE;
             }
@@ -100,7 +100,7 @@ int samrt_cmd_budget(int argc, char **argv) {
     enum samrt_status st = samrt_engine_init_plan_only(model, &prm, &e);
     if (st != SAMRT_OK) {
         fprintf(stderr, "samrt budget: %s\n", samrt_status_str(st));
-        return samrt_cli_exit_code(st);
+        return samrt_exit_code(st);
     }
     const struct samrt_plan *plan = samrt_engine_plan(e);
     if (samrt_plan_requested_bytes(plan, SAMRT_REGION_SCRATCH) == 0) {

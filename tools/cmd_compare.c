@@ -57,7 +57,7 @@ static int parse_threshold_value(const char *s, struct threshold *t) {
     t->relative = buf[n - 1] == '%';
     if (t->relative) buf[n - 1] = '\0';
     t->off = 0;
-    return samrt_cli_parse_double(buf, &t->value) || !(t->value >= 0) || !isfinite(t->value) ? -1 : 0;
+    return samrt_parse_double(buf, &t->value) || !(t->value >= 0) || !isfinite(t->value) ? -1 : 0;
 }
 
 /* Sets or adds name=value pairs from a comma-separated spec. */
@@ -132,7 +132,7 @@ static int group_median(const struct table *t, const char *platform, const char 
         const char *s = samrt_csv_cell(&t->csv, r, c);
         double v;
         if (!*s) continue;
-        if (samrt_cli_parse_double(s, &v)) {
+        if (samrt_parse_double(s, &v)) {
             fprintf(stderr, "samrt compare: %s: line %zu: %s '%s' is not a number\n", t->path,
                     t->csv.line[r], name, s);
             return -1;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "eval.h"
@@ -125,10 +124,7 @@ static enum samrt_status write_baseline(const struct samrt_sav_video *v, const c
         samrt_sav_ann_path(v, ob, 0, path, sizeof path);
         st = samrt_mask_load(&rd, path, &mask, &cap, &w, &h, NULL);
         snprintf(path, sizeof path, "%s/%s/%s", pred_root, v->name, ob->name);
-        char vdir[4096];
-        snprintf(vdir, sizeof vdir, "%s/%s", pred_root, v->name);
-        mkdir(vdir, 0755);
-        mkdir(path, 0755);
+        if (st == SAMRT_OK) st = samrt_mkdirs(path);
         for (int a = 0; a < ob->n_anns && st == SAMRT_OK; a++) {
             char f[4200];
             snprintf(f, sizeof f, "%s/%s", path, ob->anns[a].name);
@@ -151,8 +147,8 @@ int samrt_cmd_demo(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
-        case 'v': if (samrt_cli_parse_int(optarg, 1, 64, &n_videos)) return usage(stderr, SAMRT_EXIT_USAGE); break;
-        case 'f': if (samrt_cli_parse_int(optarg, 8, 10000, &n_frames)) return usage(stderr, SAMRT_EXIT_USAGE); break;
+        case 'v': if (samrt_parse_int(optarg, 1, 64, &n_videos)) return usage(stderr, SAMRT_EXIT_USAGE); break;
+        case 'f': if (samrt_parse_int(optarg, 8, 10000, &n_frames)) return usage(stderr, SAMRT_EXIT_USAGE); break;
         case 'c': force_cpu = 1; break;
         case 'h': return usage(stdout, SAMRT_EXIT_OK);
         default: return usage(stderr, SAMRT_EXIT_USAGE);
@@ -169,7 +165,6 @@ int samrt_cmd_demo(int argc, char **argv) {
         printf("[1/4] device: no GPU %s: running the CPU reference path\n",
                force_cpu ? "(--cpu)" : "is visible");
 
-    mkdir(out, 0755);
     char split[4096], pred[4096];
     snprintf(split, sizeof split, "%s/sav_synth", out);
     snprintf(pred, sizeof pred, "%s/pred_first_mask", out);
@@ -177,14 +172,14 @@ int samrt_cmd_demo(int argc, char **argv) {
     sp.n_videos = (int)n_videos;
     sp.n_frames = (int)n_frames;
     enum samrt_status st = samrt_synth_write(split, &sp, 1);
-    if (st != SAMRT_OK) return samrt_cli_exit_code(st);
+    if (st != SAMRT_OK) return samrt_exit_code(st);
     printf("[2/4] synth: %d videos x %d frames (%dx%d, %d objects) in %s\n", sp.n_videos, sp.n_frames, sp.width,
            sp.height, sp.n_objects, split);
 
     struct samrt_sav_select sel = samrt_sav_default_select();
     struct samrt_sav_split sv;
-    if ((st = samrt_sav_open(split, &sel, &sv)) != SAMRT_OK) return samrt_cli_exit_code(st);
-    mkdir(pred, 0755);
+    if ((st = samrt_sav_open(split, &sel, &sv)) != SAMRT_OK) return samrt_exit_code(st);
+    st = samrt_mkdirs(pred);
     double total_ms = 0, max_ms = 0;
     int frames = 0;
     uint64_t t_loop = samrt_platform_now_ns();
@@ -209,7 +204,7 @@ int samrt_cmd_demo(int argc, char **argv) {
     }
     double wall_ms = (samrt_platform_now_ns() - t_loop) / 1e6;
     samrt_sav_free(&sv);
-    if (st != SAMRT_OK) return samrt_cli_exit_code(st);
+    if (st != SAMRT_OK) return samrt_exit_code(st);
     printf("[3/4] preprocess (%s, 1024x1024): %d frames, mean %.3f ms, max %.3f ms per frame; "
            "loop incl. decode %.1f fps\n", use_gpu ? "CUDA kernel, bf16" : "C reference, f32", frames,
            total_ms / frames, max_ms, frames / (wall_ms / 1e3));
@@ -220,7 +215,7 @@ int samrt_cmd_demo(int argc, char **argv) {
     eo.gt_root = gt;
     eo.pred_root = pred;
     struct samrt_eval_result r;
-    if ((st = samrt_eval_run(&eo, &r)) != SAMRT_OK) return samrt_cli_exit_code(st);
+    if ((st = samrt_eval_run(&eo, &r)) != SAMRT_OK) return samrt_exit_code(st);
     printf("[4/4] eval (first mask held, a reference predictor, no model): J&F %.1f  J %.1f  F %.1f "
            "over %d objects in %d videos\n", r.jf, r.j, r.f, r.n_rows, r.n_videos);
     samrt_eval_result_free(&r);

@@ -97,7 +97,7 @@ int samrt_cmd_eval(int argc, char **argv) {
         case 's': o.strict = 1; break;
         case 'q': quiet = 1; break;
         case 'n':
-            if (samrt_cli_parse_int(optarg, 1, 64, &v)) {
+            if (samrt_parse_int(optarg, 1, 64, &v)) {
                 fprintf(stderr, "samrt eval: -n wants 1..64, got '%s'\n", optarg);
                 return SAMRT_EXIT_USAGE;
             }
@@ -143,7 +143,7 @@ int samrt_cmd_eval(int argc, char **argv) {
     if (st != SAMRT_OK) {
         fprintf(stderr, "samrt eval: %s; %s left unchanged\n", samrt_status_str(st), out_path);
         samrt_eval_result_free(&r);
-        return samrt_cli_exit_code(st);
+        return samrt_exit_code(st);
     }
     char *csv = NULL;
     st = samrt_eval_csv(&r, &csv);

@@ -75,7 +75,7 @@ int samrt_cmd_info(int argc, char **argv) {
     const char *path = argv[optind];
     struct samrt_ckpt ck;
     enum samrt_status st = samrt_ckpt_open(path, &ck);
-    if (st != SAMRT_OK) return samrt_cli_exit_code(st);
+    if (st != SAMRT_OK) return samrt_exit_code(st);
 
     char a[64], b[64];
     int n_by_dtype[SAMRT_DTYPE_COUNT] = {0};
@@ -120,6 +120,6 @@ int samrt_cmd_info(int argc, char **argv) {
     }
     if (n_bad) printf("warning     %d tensor%s hold NaN or Inf (listed above)\n", n_bad, n_bad == 1 ? "" : "s");
     samrt_ckpt_close(&ck);
-    if (want != SAMRT_MODEL_UNKNOWN && st != SAMRT_OK) return samrt_cli_exit_code(st);
+    if (want != SAMRT_MODEL_UNKNOWN && st != SAMRT_OK) return samrt_exit_code(st);
     return SAMRT_EXIT_OK;
 }

@@ -153,6 +153,91 @@ static size_t out_header(const struct input *in, const char **out, size_t cap) {
     return k;
 }
 
+/* The inputs named on the command line (argv[first..]): files as given, folders searched.
+ * -1 when every one was found, else the exit code (the error printed). */
+static int collect_inputs(int first, int argc, char **argv, struct inputs *in) {
+    for (int i = first; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) != 0) {
+            fprintf(stderr, "samrt merge: %s: no such file or directory\n", argv[i]);
+            return SAMRT_EXIT_USAGE;
+        }
+        int found = S_ISDIR(sb.st_mode) ? find_csvs(argv[i], 1, in) : (inputs_add(in, argv[i]) ? -1 : 1);
+        if (found < 0) {
+            fprintf(stderr, "samrt merge: out of memory\n");
+            return SAMRT_EXIT_RUNTIME;
+        }
+        if (found == 0 && S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "samrt merge: %s: no profile_summary.csv found (searched %d levels)\n",
+                    argv[i], MAX_DEPTH);
+            return SAMRT_EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+/* Reads and checks every input before anything is written: each must give the header of the
+ * first (*ref, n_ref entries, the caller frees *ref). *total gets the data rows. 1 when all
+ * agree, 0 otherwise (the error printed). */
+static int read_inputs(struct inputs *in, const char ***ref, size_t *n_ref, size_t *total) {
+    const char **hdr = NULL;
+    size_t i = 0;
+    for (; i < in->n; i++) {
+        struct input *p = &in->v[i];
+        char err[256];
+        if (samrt_csv_read_table(p->path, &p->csv, err, sizeof err) != SAMRT_OK) {
+            fprintf(stderr, "samrt merge: %s: %s\n", p->path, err);
+            break;
+        }
+        p->add_platform = samrt_csv_col(&p->csv, "platform") < 0;
+        p->add_hostname = samrt_csv_col(&p->csv, "hostname") < 0;
+        p->add_timestamp = samrt_csv_col(&p->csv, "timestamp") < 0;
+        find_defaults(p);
+        size_t cap = p->csv.n_fields[0] + 3;
+        free(hdr);
+        hdr = malloc(cap * sizeof *hdr);
+        if (!hdr) break;
+        size_t n_hdr = out_header(p, hdr, cap);
+        if (i == 0) {
+            *ref = hdr;
+            *n_ref = n_hdr;
+            hdr = NULL;
+        } else {
+            size_t k = 0;
+            while (k < n_hdr && k < *n_ref && !strcmp(hdr[k], (*ref)[k])) k++;
+            if (k < n_hdr || k < *n_ref) {
+                fprintf(stderr,
+                        "samrt merge: %s: columns differ from %s: column %zu is '%s' where the first "
+                        "file has '%s' (%zu vs %zu columns); nothing written\n",
+                        p->path, in->v[0].path, k + 1, k < n_hdr ? hdr[k] : "(none)",
+                        k < *n_ref ? (*ref)[k] : "(none)", n_hdr, *n_ref);
+                break;
+            }
+        }
+        *total += p->csv.n_rows - 1;
+    }
+    free(hdr);
+    return i == in->n;  /* no break */
+}
+
+/* Rows per platform of the written file, in order of first appearance. */
+static void print_platform_counts(const char *out_path, int c_plat) {
+    printf("\nEntries by platform:\n");
+    /* platform counts in order of first appearance, straight from the written cells */
+    struct samrt_csv merged;
+    char err[256];
+    if (samrt_csv_read_file(out_path, &merged, err, sizeof err) != SAMRT_OK) return;
+    for (size_t r = 1; r < merged.n_rows; r++) {
+        const char *pl = samrt_csv_cell(&merged, r, c_plat);
+        size_t seen = 1, count = 0;
+        while (seen < r && strcmp(samrt_csv_cell(&merged, seen, c_plat), pl)) seen++;
+        if (seen < r) continue;
+        for (size_t s = r; s < merged.n_rows; s++) count += !strcmp(samrt_csv_cell(&merged, s, c_plat), pl);
+        printf("  %s: %zu\n", pl[0] ? pl : "(empty)", count);
+    }
+    samrt_csv_free(&merged);
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: samrt merge DIR_OR_CSV... -o merged.csv\n\n"
                "Joins profile_summary.csv files from several machines or shards. A directory is\n"
@@ -192,62 +277,11 @@ int samrt_cmd_merge(int argc, char **argv) {
 
     int rc = SAMRT_EXIT_USAGE;
     struct inputs in = {0};
-    const char **hdr = NULL, **ref = NULL, **cells = NULL;
+    const char **ref = NULL, **cells = NULL;
     size_t n_ref = 0, total = 0;
-    for (int i = optind; i < argc; i++) {
-        struct stat sb;
-        if (stat(argv[i], &sb) != 0) {
-            fprintf(stderr, "samrt merge: %s: no such file or directory\n", argv[i]);
-            goto done;
-        }
-        int found = S_ISDIR(sb.st_mode) ? find_csvs(argv[i], 1, &in) : (inputs_add(&in, argv[i]) ? -1 : 1);
-        if (found < 0) {
-            fprintf(stderr, "samrt merge: out of memory\n");
-            rc = SAMRT_EXIT_RUNTIME;
-            goto done;
-        }
-        if (found == 0 && S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "samrt merge: %s: no profile_summary.csv found (searched %d levels)\n",
-                    argv[i], MAX_DEPTH);
-            goto done;
-        }
-    }
-
-    /* Read and check everything before writing anything. */
-    for (size_t i = 0; i < in.n; i++) {
-        struct input *p = &in.v[i];
-        char err[256];
-        if (samrt_csv_read_table(p->path, &p->csv, err, sizeof err) != SAMRT_OK) {
-            fprintf(stderr, "samrt merge: %s: %s\n", p->path, err);
-            goto done;
-        }
-        p->add_platform = samrt_csv_col(&p->csv, "platform") < 0;
-        p->add_hostname = samrt_csv_col(&p->csv, "hostname") < 0;
-        p->add_timestamp = samrt_csv_col(&p->csv, "timestamp") < 0;
-        find_defaults(p);
-        size_t cap = p->csv.n_fields[0] + 3;
-        free(hdr);
-        hdr = malloc(cap * sizeof *hdr);
-        if (!hdr) goto done;
-        size_t n_hdr = out_header(p, hdr, cap);
-        if (i == 0) {
-            ref = hdr;
-            n_ref = n_hdr;
-            hdr = NULL;
-        } else {
-            size_t k = 0;
-            while (k < n_hdr && k < n_ref && !strcmp(hdr[k], ref[k])) k++;
-            if (k < n_hdr || k < n_ref) {
-                fprintf(stderr,
-                        "samrt merge: %s: columns differ from %s: column %zu is '%s' where the first "
-                        "file has '%s' (%zu vs %zu columns); nothing written\n",
-                        p->path, in.v[0].path, k + 1, k < n_hdr ? hdr[k] : "(none)",
-                        k < n_ref ? ref[k] : "(none)", n_hdr, n_ref);
-                goto done;
-            }
-        }
-        total += p->csv.n_rows - 1;
-    }
+    if ((rc = collect_inputs(optind, argc, argv, &in)) >= 0) goto done;
+    rc = SAMRT_EXIT_USAGE;
+    if (!read_inputs(&in, &ref, &n_ref, &total)) goto done;
 
     struct samrt_atomic_file af;
     if (samrt_atomic_open(&af, out_path) != SAMRT_OK) {
@@ -297,30 +331,12 @@ int samrt_cmd_merge(int argc, char **argv) {
     }
     if (!quiet) {
         printf("\nMerged CSV written to: %s\nTotal entries: %zu\n", out_path, total);
-        if (c_plat >= 0) {
-            printf("\nEntries by platform:\n");
-            /* platform counts in order of first appearance, straight from the written cells */
-            struct samrt_csv merged;
-            char err[256];
-            if (samrt_csv_read_file(out_path, &merged, err, sizeof err) == SAMRT_OK) {
-                for (size_t r = 1; r < merged.n_rows; r++) {
-                    const char *pl = samrt_csv_cell(&merged, r, c_plat);
-                    size_t seen = 1, count = 0;
-                    while (seen < r && strcmp(samrt_csv_cell(&merged, seen, c_plat), pl)) seen++;
-                    if (seen < r) continue;
-                    for (size_t s = r; s < merged.n_rows; s++)
-                        count += !strcmp(samrt_csv_cell(&merged, s, c_plat), pl);
-                    printf("  %s: %zu\n", pl[0] ? pl : "(empty)", count);
-                }
-                samrt_csv_free(&merged);
-            }
-        }
+        if (c_plat >= 0) print_platform_counts(out_path, c_plat);
     }
     rc = SAMRT_EXIT_OK;
 done:
     for (size_t i = 0; i < in.n; i++) samrt_csv_free(&in.v[i].csv);
     free(in.v);
-    free(hdr);
     free(ref);
     free(cells);
     return rc;

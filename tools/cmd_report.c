@@ -60,7 +60,7 @@ static void group_stats(struct report *r, const char *model, const char *platfor
             continue;
         double v;
         const char *s = samrt_csv_cell(&r->csv, i, c);
-        if (*s && !samrt_cli_parse_double(s, &v) && isfinite(v)) r->scratch[k++] = v;
+        if (*s && !samrt_parse_double(s, &v) && isfinite(v)) r->scratch[k++] = v;
     }
     struct samrt_stats st;
     if (samrt_stats_compute(r->scratch, k, &st) != SAMRT_OK) return;

@@ -208,22 +208,20 @@ static int parse_args(int argc, char **argv, struct args *a) {
             }
             break;
         case 's':
-            if (samrt_cli_parse_int(optarg, 64, 4096, &v)) {
+            if (samrt_parse_int(optarg, 64, 4096, &v)) {
                 fprintf(stderr, "samrt segment: --imgsz takes a multiple of 32 in [64, 4096] ('%s')\n", optarg);
                 return SAMRT_EXIT_USAGE;
             }
             a->p.imgsz = (int)v;
             break;
         case 'm':
-            if (!strcmp(optarg, "vos_inference")) a->pp = SAMRT_POSTPROC_VOS_INFERENCE;
-            else if (!strcmp(optarg, "notebook")) a->pp = SAMRT_POSTPROC_NOTEBOOK;
-            else {
+            if (samrt_cli_parse_postproc(optarg, &a->pp)) {
                 fprintf(stderr, "samrt segment: --multimask-settings takes vos_inference or notebook\n");
                 return SAMRT_EXIT_USAGE;
             }
             break;
         case 'B':
-            if (samrt_cli_parse_int(optarg, 1, 100000, &v)) {
+            if (samrt_parse_int(optarg, 1, 100000, &v)) {
                 fprintf(stderr, "samrt segment: --bench takes a call count in [1, 100000] ('%s')\n", optarg);
                 return SAMRT_EXIT_USAGE;
             }
@@ -426,5 +424,5 @@ int samrt_cmd_segment(int argc, char **argv) {
     samrt_taps_free(ts);
     samrt_engine_free(e);
     free(rgb), free(masks), free(logits), free(lab);
-    return samrt_cli_exit_code(st);
+    return samrt_exit_code(st);
 }

@@ -45,13 +45,13 @@ int samrt_cmd_synth(int argc, char **argv) {
         switch (c) {
         case 'h': synth_usage(stdout); return SAMRT_EXIT_OK;
         case O_OUT: out = optarg; break;
-        case O_VIDEOS: bad = samrt_cli_parse_int(optarg, 1, 10000, &v); p.n_videos = (int)v; break;
-        case O_FRAMES: bad = samrt_cli_parse_int(optarg, 1, 100000, &v); p.n_frames = (int)v; break;
-        case O_OBJECTS: bad = samrt_cli_parse_int(optarg, 1, SAMRT_SYNTH_MAX_OBJECTS, &v); p.n_objects = (int)v; break;
-        case O_WIDTH: bad = samrt_cli_parse_int(optarg, 16, SAMRT_SYNTH_MAX_SIDE, &v); p.width = (int)v; break;
-        case O_HEIGHT: bad = samrt_cli_parse_int(optarg, 16, SAMRT_SYNTH_MAX_SIDE, &v); p.height = (int)v; break;
-        case O_SEED: bad = samrt_cli_parse_int(optarg, 0, 0x7fffffffL, &v); p.seed = (uint64_t)v; break;
-        case O_QUALITY: bad = samrt_cli_parse_int(optarg, 1, 100, &v); p.quality = (int)v; break;
+        case O_VIDEOS: bad = samrt_parse_int(optarg, 1, 10000, &v); p.n_videos = (int)v; break;
+        case O_FRAMES: bad = samrt_parse_int(optarg, 1, 100000, &v); p.n_frames = (int)v; break;
+        case O_OBJECTS: bad = samrt_parse_int(optarg, 1, SAMRT_SYNTH_MAX_OBJECTS, &v); p.n_objects = (int)v; break;
+        case O_WIDTH: bad = samrt_parse_int(optarg, 16, SAMRT_SYNTH_MAX_SIDE, &v); p.width = (int)v; break;
+        case O_HEIGHT: bad = samrt_parse_int(optarg, 16, SAMRT_SYNTH_MAX_SIDE, &v); p.height = (int)v; break;
+        case O_SEED: bad = samrt_parse_int(optarg, 0, 0x7fffffffL, &v); p.seed = (uint64_t)v; break;
+        case O_QUALITY: bad = samrt_parse_int(optarg, 1, 100, &v); p.quality = (int)v; break;
         case O_GRAY: p.gray_masks = 1; break;
         case O_FORCE: force = 1; break;
         default: synth_usage(stderr); return SAMRT_EXIT_USAGE;
@@ -69,7 +69,7 @@ int samrt_cmd_synth(int argc, char **argv) {
     enum samrt_status st = samrt_synth_write(out, &p, force);
     if (st != SAMRT_OK) {
         fprintf(stderr, "samrt synth: %s\n", samrt_status_str(st));
-        return st == SAMRT_E_IO ? SAMRT_EXIT_RUNTIME : samrt_cli_exit_code(st);
+        return st == SAMRT_E_IO ? SAMRT_EXIT_RUNTIME : samrt_exit_code(st);
     }
     printf("wrote %d videos x %d frames (%dx%d, %d objects, masks every %d frames, seed %llu) to %s\n", p.n_videos,
            p.n_frames, p.width, p.height, p.n_objects, p.ann_step, (unsigned long long)p.seed, out);

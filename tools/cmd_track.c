@@ -7,12 +7,10 @@
  * Example:
  *   samrt track --weights sam2.1_hiera_tiny.pt --frames video/ --point 210,350 --out pred/video
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "image_io.h"
@@ -124,16 +122,15 @@ static int parse_args(int argc, char **argv, struct args *a) {
         case 'N': a->non_overlap = 1; break;
         case 'T': a->timing = 1; break;
         case 'R':
-            if (samrt_cli_parse_int(optarg, 1, 1000, &v)) return bad("--runs takes [1, 1000]", optarg);
+            if (samrt_parse_int(optarg, 1, 1000, &v)) return bad("--runs takes [1, 1000]", optarg);
             a->runs = (int)v;
             break;
         case 'S':
-            if (strcmp(optarg, "vos_inference") == 0) a->postproc = SAMRT_POSTPROC_VOS_INFERENCE;
-            else if (strcmp(optarg, "notebook") == 0) a->postproc = SAMRT_POSTPROC_NOTEBOOK;
-            else return bad("--settings: vos_inference or notebook", optarg);
+            if (samrt_cli_parse_postproc(optarg, &a->postproc))
+                return bad("--settings: vos_inference or notebook", optarg);
             break;
         case 'H':
-            if (samrt_cli_parse_int(optarg, 1, 1 << 24, &v)) return bad("--fill-holes takes N >= 1", optarg);
+            if (samrt_parse_int(optarg, 1, 1 << 24, &v)) return bad("--fill-holes takes N >= 1", optarg);
             a->fill_holes = (int)v;
             break;
         case 'M':
@@ -155,7 +152,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
             memcpy(o->p.box, f, sizeof o->p.box);
             break;
         case 'o':
-            if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
+            if (samrt_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
             if (o->p.n_clicks || o->p.has_box || o->mask_path) {  /* the first --obj renames the default object */
                 if (a->n_obj == MAX_OBJ) return bad("too many objects", optarg);
                 o = &a->obj[a->n_obj++];
@@ -164,22 +161,22 @@ static int parse_args(int argc, char **argv, struct args *a) {
             o->id = (int)v;
             break;
         case 'a':
-            if (samrt_cli_parse_int(optarg, 0, 1 << 30, &v)) return bad("--at takes a frame index", optarg);
+            if (samrt_parse_int(optarg, 0, 1 << 30, &v)) return bad("--at takes a frame index", optarg);
             o->at = (int)v;
             break;
         case 'P':
             if (samrt_dtype_parse(optarg, &a->p.precision) != SAMRT_OK) return bad("--precision: fp32, bf16, fp16", optarg);
             break;
         case 's':
-            if (samrt_cli_parse_int(optarg, 64, 4096, &v)) return bad("--imgsz takes [64, 4096]", optarg);
+            if (samrt_parse_int(optarg, 64, 4096, &v)) return bad("--imgsz takes [64, 4096]", optarg);
             a->p.imgsz = (int)v;
             break;
         case 'k':
-            if (samrt_cli_parse_int(optarg, 1, 256, &v)) return bad("--max-objects takes [1, 256]", optarg);
+            if (samrt_parse_int(optarg, 1, 256, &v)) return bad("--max-objects takes [1, 256]", optarg);
             a->p.max_objects = (int)v;
             break;
         case 'n':
-            if (samrt_cli_parse_int(optarg, 1, 1 << 30, &v)) return bad("--max-frames takes N >= 1", optarg);
+            if (samrt_parse_int(optarg, 1, 1 << 30, &v)) return bad("--max-frames takes N >= 1", optarg);
             a->max_frames = (int)v;
             break;
         case 'h': usage(stdout); return HELP_SHOWN;
@@ -199,12 +196,6 @@ static int parse_args(int argc, char **argv, struct args *a) {
     if (a->p.max_objects == 0) a->p.max_objects = a->n_obj;
     if (a->p.max_objects < a->n_obj) return bad("--max-objects is below the number of objects", "");
     return 0;
-}
-
-static enum samrt_status make_dir(const char *path) {
-    if (mkdir(path, 0755) == 0 || errno == EEXIST) return SAMRT_OK;
-    SAMRT_LOG_ERROR("cannot create %s: %s", path, strerror(errno));
-    return SAMRT_E_IO;
 }
 
 /* The frame with each object's pixels blended 50/50 with its DAVIS colour. */
@@ -249,7 +240,7 @@ static enum samrt_status write_frame(const struct args *a, struct run *r, const 
     for (int i = 0; i < n; i++) {
         for (size_t p = 0; p < npx; p++) r->gray[p] = r->res[i].mask[p] ? 255 : 0;
         snprintf(path, sizeof path, "%s/%03d", a->out, r->res[i].obj_id);
-        SAMRT_TRY(make_dir(path));
+        SAMRT_TRY(samrt_mkdirs(path));
         snprintf(path, sizeof path, "%s/%03d/%s.png", a->out, r->res[i].obj_id, stem);
         SAMRT_TRY(samrt_png_write_gray8(path, r->gray, fr->width, fr->height));
         if (a->overlay) tint(r->over, r->res[i].mask, npx, &r->pal[3 * (1 + i % 255)]);
@@ -339,8 +330,8 @@ int samrt_cmd_track(int argc, char **argv) {
         st = samrt_sam2_points_from_prompt(&a.obj[k].p, w, h, a.p.imgsz, &pts);
         if (st != SAMRT_OK) fprintf(stderr, "samrt track: object %d: bad prompt (see above)\n", a.obj[k].id);
     }
-    if (st == SAMRT_OK) st = make_dir(a.out);
-    if (st == SAMRT_OK && a.overlay) st = make_dir(a.overlay);
+    if (st == SAMRT_OK) st = samrt_mkdirs(a.out);
+    if (st == SAMRT_OK && a.overlay) st = samrt_mkdirs(a.overlay);
     if (st == SAMRT_OK) st = samrt_engine_init(a.weights, &a.p, &r.e);
     const size_t npx = (size_t)w * h;
     if (st == SAMRT_OK) {
@@ -389,5 +380,5 @@ int samrt_cmd_track(int argc, char **argv) {
     samrt_frame_stream_close(fs);
     free(r.masks), free(r.gray), free(r.over), free(r.ms);
     for (int k = 0; k < a.n_obj; k++) free(a.obj[k].mask);
-    return samrt_cli_exit_code(st);
+    return samrt_exit_code(st);
 }
