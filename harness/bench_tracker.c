@@ -2,18 +2,16 @@
  * exist here, their checkpoint file names) and the tracker on the public streaming API
  * (samrt_engine_track_*, samrt_engine_stage_times), which runs SAM 2.1 and EdgeTAM alike.
  *
- * The SAM 2.1 tracker is compiled only with -DSAMRT_BENCH_TRACKING=ON (CMake option of the
- * same name), because it needs the streaming tracker in core; without it every model is
- * refused with "video tracking is not in this build" and `samrt bench` exits 4. There is
- * no stand-in: a bench that cannot track says so instead of writing numbers. */
+ * The tracker is compiled in with the CMake option SAMRT_BENCH_TRACKING (ON by default). A
+ * build configured with -DSAMRT_BENCH_TRACKING=OFF refuses every model with "video tracking is
+ * not in this build" and `samrt bench` exits 4: there is no stand-in, a bench that cannot
+ * track says so instead of writing numbers. */
 #include "bench_tracker.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "samrt_impl.h"
+#include "samrt_internal.h"
 
 const char *samrt_tracker_checkpoint_name(enum samrt_model_id model) {
     switch (model) {
@@ -44,8 +42,7 @@ static enum samrt_status builtin_available(enum samrt_model_id model, const char
         reason = "unknown model";
 #ifndef SAMRT_BENCH_TRACKING
     else
-        reason = "video tracking is not in this build (configure with -DSAMRT_BENCH_TRACKING=ON once "
-                 "samrt_engine_track_* is implemented)";
+        reason = "video tracking is not in this build (it was configured with -DSAMRT_BENCH_TRACKING=OFF)";
 #endif
     if (why) *why = reason;
     return reason ? SAMRT_E_NOT_IMPLEMENTED : SAMRT_OK;
@@ -53,8 +50,6 @@ static enum samrt_status builtin_available(enum samrt_model_id model, const char
 
 #ifdef SAMRT_BENCH_TRACKING
 /* ---- SAM 2.1 on samrt_engine_track_* ------------------------------------------------------ */
-
-#include "engine_impl.h"
 
 static enum samrt_status sam2_begin(void *self, int width, int height) {
     return samrt_engine_track_begin((samrt_engine_t)self, width, height);
@@ -86,22 +81,8 @@ static enum samrt_status sam2_memory(void *self, struct samrt_memory_report *out
     return samrt_engine_memory((samrt_engine_t)self, out);
 }
 
-/* mincore() over the pool: the pages of a unified or host pool that count in VmRSS. */
-static uint64_t sam2_host_resident(void *self) {
-    const struct samrt_engine *e = (const struct samrt_engine *)self;
-    struct samrt_memory_report m;
-    if (!e->pool || samrt_engine_memory((samrt_engine_t)self, &m) != SAMRT_OK || m.mem_kind == SAMRT_MEM_DEVICE)
-        return 0;
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    const uintptr_t lo = (uintptr_t)e->pool & ~(page - 1), hi = (uintptr_t)e->pool + m.arena_bytes;
-    const size_t n_pages = (size_t)((hi - lo + page - 1) / page);
-    unsigned char *vec = malloc(n_pages ? n_pages : 1);
-    uint64_t resident = 0;
-    if (vec && mincore((void *)lo, n_pages * page, vec) == 0)
-        for (size_t i = 0; i < n_pages; i++) resident += (vec[i] & 1) ? page : 0;
-    free(vec);
-    return SAMRT_MIN(resident, m.arena_bytes);
-}
+/* The pages of a unified or host pool that count in VmRSS. */
+static uint64_t sam2_host_resident(void *self) { return samrt_internal_pool_resident_bytes((samrt_engine_t)self); }
 
 static void sam2_close(void *self) { samrt_engine_free((samrt_engine_t)self); }
 

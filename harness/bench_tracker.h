@@ -10,9 +10,10 @@
  * - Which models this build can track is answered by the backend (available()) before any
  *   work starts, so an unsupported model fails in milliseconds with a clear message and exit
  *   code 4 instead of after the split has been read.
- * - The SAM 2.1 implementation (bench_tracker.c) sits on the public streaming API
- *   (samrt_engine_track_*). It is compiled in only with -DSAMRT_BENCH_TRACKING=ON; without
- *   it available() says "video tracking is not in this build". Nothing else stands in.
+ * - The SAM 2.1 / EdgeTAM implementation (bench_tracker.c) sits on the public streaming API
+ *   (samrt_engine_track_*). It is compiled in unless the build is configured with
+ *   -DSAMRT_BENCH_TRACKING=OFF; then available() says "video tracking is not in this
+ *   build". Nothing else stands in.
  *
  *   const struct samrt_tracker_backend *b = samrt_tracker_backend();
  *   struct samrt_tracker t;
@@ -21,8 +22,8 @@
  *   for each frame: t.ops->push(t.self, &img, results, n_obj, &n, &times);
  *   t.ops->end(t.self);  t.ops->close(t.self);
  */
-#ifndef SAMRT_TOOLS_TRACKER_H
-#define SAMRT_TOOLS_TRACKER_H
+#ifndef SAMRT_HARNESS_BENCH_TRACKER_H
+#define SAMRT_HARNESS_BENCH_TRACKER_H
 
 #include "prompts.h"
 #include "samrt.h"
@@ -86,4 +87,4 @@ const char *samrt_tracker_checkpoint_name(enum samrt_model_id model);
 }
 #endif
 
-#endif /* SAMRT_TOOLS_TRACKER_H */
+#endif /* SAMRT_HARNESS_BENCH_TRACKER_H */

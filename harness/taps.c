@@ -1,17 +1,28 @@
 /* taps.c - parity tap collection and the safetensors writer (taps.h). Used by `samrt segment
- * --dump-taps` and tests/parity/samrt_taps.c. */
+ * --dump-taps`, `samrt track --dump-taps` and tests/parity/samrt_taps.c. */
 #include "taps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref_util.h"
+#include "half.h"
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
 
 #define TAP_NAME_MAX 64
+
+static int float_dtype(enum samrt_dtype dt) {
+    return dt == SAMRT_DTYPE_F32 || dt == SAMRT_DTYPE_F16 || dt == SAMRT_DTYPE_BF16;
+}
+
+/* Element i of a float array of dtype dt, widened to f32. */
+static float load_f32(enum samrt_dtype dt, const void *p, int64_t i) {
+    if (dt == SAMRT_DTYPE_F32) return ((const float *)p)[i];
+    if (dt == SAMRT_DTYPE_F16) return samrt_f16_to_f32(((const uint16_t *)p)[i]);
+    return samrt_bf16_to_f32(((const uint16_t *)p)[i]);
+}
 
 struct tap {
     char name[TAP_NAME_MAX];
@@ -88,7 +99,7 @@ static int keeps_layout(const char *name) {
 enum samrt_status samrt_taps_hook(void *user, const char *name, const struct samrt_tensor *v) {
     struct samrt_taps *ts = user;
     const size_t es = samrt_dtype_size(v->dtype);
-    SAMRT_CHECK(ref_dtype_ok(v->dtype) && v->n_dims <= 4, SAMRT_E_UNSUPPORTED, "taps: %s is not a float tensor", name);
+    SAMRT_CHECK(float_dtype(v->dtype) && v->n_dims <= 4, SAMRT_E_UNSUPPORTED, "taps: %s is not a float tensor", name);
     int64_t span = 1;
     for (int d = 0; d < v->n_dims; d++) span += (v->ne[d] - 1) * v->s[d];
     uint8_t *raw = malloc((size_t)span * es);
@@ -128,7 +139,7 @@ enum samrt_status samrt_taps_hook(void *user, const char *name, const struct sam
                 for (i[3] = 0; i[3] < out_ne[3]; i[3]++) {
                     const int64_t off =
                         i[0] * s[order[0]] + i[1] * s[order[1]] + i[2] * s[order[2]] + i[3] * s[order[3]];
-                    out[k++] = ref_load(v->dtype, raw, off);
+                    out[k++] = load_f32(v->dtype, raw, off);
                 }
     free(raw);
     return SAMRT_OK;

@@ -11,13 +11,13 @@
  * synchronises the stream first, so a dump is a debugging run, not a timed one.
  *
  *   struct samrt_taps *ts;
- *   samrt_taps_init(e->mem_kind, stream, &ts);
- *   ctx->tap = samrt_taps_hook; ctx->tap_user = ts;   ... run the pass ...
+ *   samrt_taps_init(mem.mem_kind, NULL, &ts);             // mem: samrt_engine_memory's report
+ *   samrt_internal_segment_set_tap(eng, samrt_taps_hook, ts);   ... samrt_engine_segment ...
  *   samrt_taps_write(ts, "samrt_fp32.safetensors", "\"model\":\"sam2.1_tiny\"");
  *   samrt_taps_free(ts);
  */
-#ifndef SAMRT_TOOLS_TAPS_H
-#define SAMRT_TOOLS_TAPS_H
+#ifndef SAMRT_HARNESS_TAPS_H
+#define SAMRT_HARNESS_TAPS_H
 
 #include "tensor.h"
 
@@ -45,4 +45,4 @@ enum samrt_status samrt_taps_write(const struct samrt_taps *ts, const char *path
 }
 #endif
 
-#endif /* SAMRT_TOOLS_TAPS_H */
+#endif /* SAMRT_HARNESS_TAPS_H */

@@ -3,15 +3,16 @@
  * (samrt_engine_init_plan_only: weights from the key table, the model's PLAN passes, the
  * profile's fixed workspace caps), so the total is what samrt_engine_init commits on that
  * platform, to the byte. It then says whether the plan fits the profile's pool and how much
- * headroom is left for the CUDA context, library handles and the host side. */
+ * headroom is left for the CUDA context, library handles and the host side. The plan comes
+ * from samrt_internal_budget (runtime/samrt_internal.h). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
 #include "cli.h"
-#include "engine_impl.h"
+#include "platform.h"
+#include "samrt_internal.h"
 
 static int usage(FILE *f, int code) {
     fprintf(f,
@@ -32,6 +33,60 @@ static int usage(FILE *f, int code) {
 }
 
 static double mib(uint64_t b) { return b / 1048576.0; }
+
+/* What the printers need besides the plan. */
+struct budget_view {
+    enum samrt_model_id model;
+    const struct samrt_engine_params *prm;
+    const struct samrt_internal_budget *b;
+    const struct samrt_memory_report *m;
+    uint64_t n_params;
+    int fits;
+    int64_t headroom;  /* device bytes the arena leaves for context, handles and host side */
+};
+
+static void print_json(const struct budget_view *v) {
+    const struct samrt_platform_profile *pf = v->b->profile;
+    const struct samrt_memory_report *m = v->m;
+    printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"frame\":\"%dx%d\",\"platform\":\"%s\","
+           "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
+           ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
+           ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
+           ",\"headroom_bytes\":%lld,\"fits\":%s}\n",
+           samrt_model_name(v->model), samrt_dtype_name(v->b->precision), v->prm->imgsz, v->prm->max_objects,
+           v->prm->max_frame_width, v->prm->max_frame_height, pf->name,
+           samrt_mem_kind_name(m->mem_kind), v->n_params, m->weights_bytes, m->state_bytes,
+           m->workspace_bytes, m->staging_bytes, m->scratch_bytes, m->arena_bytes, pf->pool_bytes,
+           pf->reserve_bytes, pf->device_bytes, (long long)v->headroom, v->fits ? "true" : "false");
+}
+
+static void print_table(const struct budget_view *v, samrt_engine_t e, int slots) {
+    const struct samrt_platform_profile *pf = v->b->profile;
+    const struct samrt_engine_params *prm = v->prm;
+    const struct samrt_memory_report *m = v->m;
+    printf("model      %s (%" PRIu64 " parameters), %s, input %dx%d, %d object%s, frames up to %dx%d\n",
+           samrt_model_name(v->model), v->n_params, samrt_dtype_name(v->b->precision), prm->imgsz, prm->imgsz,
+           prm->max_objects, prm->max_objects > 1 ? "s" : "", prm->max_frame_width, prm->max_frame_height);
+    printf("platform   %s: %s, %s pool\n", pf->name, pf->description, samrt_mem_kind_name(m->mem_kind));
+    printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
+    static const char *const what[SAMRT_INTERNAL_REGIONS] = {
+        "weights", "per-object state", "workspaces (profile caps)", "I/O staging", "peak activations (scratch)"};
+    for (int r = 0; r < SAMRT_INTERNAL_REGIONS; r++)
+        printf("%-28s %16" PRIu64 " %12.2f\n", what[r], v->b->region_bytes[r], mib(v->b->region_bytes[r]));
+    printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m->arena_bytes, mib(m->arena_bytes));
+    printf("%-28s %16" PRIu64 " %12.2f\n", "profile pool cap", pf->pool_bytes, mib(pf->pool_bytes));
+    if (pf->device_bytes)
+        printf("%-28s %16lld %12.2f  (device %.0f MiB minus arena; the profile reserves %.0f MiB for the CUDA "
+               "context, handles and host side)\n", "headroom", (long long)v->headroom, v->headroom / 1048576.0,
+               mib(pf->device_bytes), mib(pf->reserve_bytes));
+    printf("verdict    %s\n", v->fits ? "fits" : "DOES NOT FIT the profile's pool");
+    for (int i = 0; slots && i < v->b->n_slots; i++) {
+        struct samrt_internal_budget_slot sl;
+        if (samrt_internal_budget_slot(e, i, &sl) != SAMRT_OK) break;
+        printf("  %-9s %12" PRIu64 " %12" PRIu64 "  [%d,%d] %s\n", sl.region, sl.offset, sl.nbytes, sl.t_first,
+               sl.t_last, sl.name ? sl.name : "?");
+    }
+}
 
 int samrt_cmd_budget(int argc, char **argv) {
     static const struct option opts[] = {
@@ -102,54 +157,26 @@ int samrt_cmd_budget(int argc, char **argv) {
         fprintf(stderr, "samrt budget: %s\n", samrt_status_str(st));
         return samrt_exit_code(st);
     }
-    const struct samrt_plan *plan = samrt_engine_plan(e);
-    if (samrt_plan_requested_bytes(plan, SAMRT_REGION_SCRATCH) == 0) {
+    struct samrt_internal_budget b;
+    samrt_internal_budget(e, &b);
+    if (b.scratch_requested_bytes == 0) {
         fprintf(stderr, "samrt budget: %s has no forward pass in this build at %s on %s; only its weights "
                         "could be planned, so no budget is printed\n", samrt_model_name(model),
-                samrt_dtype_name(e->precision), e->profile->name);
+                samrt_dtype_name(b.precision), b.profile->name);
         samrt_engine_free(e);
         return SAMRT_EXIT_UNAVAILABLE;
     }
     struct samrt_memory_report m;
     samrt_engine_memory(e, &m);
-    const struct samrt_platform_profile *pf = e->profile;
-    int fits = m.arena_bytes <= pf->pool_bytes;
+    struct budget_view bv = {model, &prm, &b, &m, 0, 0, 0};
+    samrt_engine_model(e, NULL, &bv.n_params);
+    const struct samrt_platform_profile *pf = b.profile;
+    const int fits = m.arena_bytes <= pf->pool_bytes;
+    bv.fits = fits;
     /* headroom: what the device keeps beyond the arena, for context, handles and host side */
-    int64_t headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)m.arena_bytes : 0;
-    if (json) {
-        printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"frame\":\"%dx%d\",\"platform\":\"%s\","
-               "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
-               ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
-               ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
-               ",\"headroom_bytes\":%lld,\"fits\":%s}\n",
-               samrt_model_name(model), samrt_dtype_name(e->precision), prm.imgsz, prm.max_objects,
-               prm.max_frame_width, prm.max_frame_height, pf->name,
-               samrt_mem_kind_name(m.mem_kind), e->weights.n_params, m.weights_bytes, m.state_bytes,
-               m.workspace_bytes, m.staging_bytes, m.scratch_bytes, m.arena_bytes, pf->pool_bytes,
-               pf->reserve_bytes, pf->device_bytes, (long long)headroom, fits ? "true" : "false");
-    } else {
-        printf("model      %s (%" PRIu64 " parameters), %s, input %dx%d, %d object%s, frames up to %dx%d\n",
-               samrt_model_name(model), e->weights.n_params, samrt_dtype_name(e->precision), prm.imgsz, prm.imgsz,
-               prm.max_objects, prm.max_objects > 1 ? "s" : "", prm.max_frame_width, prm.max_frame_height);
-        printf("platform   %s: %s, %s pool\n", pf->name, pf->description, samrt_mem_kind_name(m.mem_kind));
-        printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
-        static const char *const what[SAMRT_REGION_COUNT] = {
-            "weights", "per-object state", "workspaces (profile caps)", "I/O staging", "peak activations (scratch)"};
-        for (int r = 0; r < SAMRT_REGION_COUNT; r++)
-            printf("%-28s %16" PRIu64 " %12.2f\n", what[r], plan->region_bytes[r], mib(plan->region_bytes[r]));
-        printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m.arena_bytes, mib(m.arena_bytes));
-        printf("%-28s %16" PRIu64 " %12.2f\n", "profile pool cap", pf->pool_bytes, mib(pf->pool_bytes));
-        if (pf->device_bytes)
-            printf("%-28s %16lld %12.2f  (device %.0f MiB minus arena; the profile reserves %.0f MiB for the CUDA "
-                   "context, handles and host side)\n", "headroom", (long long)headroom, headroom / 1048576.0,
-                   mib(pf->device_bytes), mib(pf->reserve_bytes));
-        printf("verdict    %s\n", fits ? "fits" : "DOES NOT FIT the profile's pool");
-        if (slots)
-            for (int i = 0; i < plan->n_slots; i++)
-                printf("  %-9s %12" PRIu64 " %12" PRIu64 "  [%d,%d] %s\n", samrt_region_name(plan->slots[i].region),
-                       plan->slots[i].offset, plan->slots[i].nbytes, plan->slots[i].t_first, plan->slots[i].t_last,
-                       plan->slots[i].name ? plan->slots[i].name : "?");
-    }
+    bv.headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)m.arena_bytes : 0;
+    if (json) print_json(&bv);
+    else print_table(&bv, e, slots);
     samrt_engine_free(e);
     return fits ? SAMRT_EXIT_OK : SAMRT_EXIT_PROBLEM;
 }

@@ -4,7 +4,7 @@
  *   2. writes a small SA-V-layout dataset with `synth` (moving, occluding shapes);
  *   3. streams every video's frames (bounded prefetch) through the model preprocessing
  *      (Pillow-exact bicubic resize + normalisation to 1024x1024): the CUDA kernel when a
- *      GPU is present, otherwise the C reference, timing each frame;
+ *      GPU is present, otherwise the C reference, timing each frame (samrt_internal_prep_*);
  *   4. scores a reference predictor with the SA-V evaluator (J, F, J&F). The predictor is
  *      the "first mask held" baseline (every frame predicts the object's first annotated
  *      mask), so the numbers show how much the shapes move, not model quality. Model-based
@@ -19,12 +19,9 @@
 #include "eval.h"
 #include "image_io.h"
 #include "platform.h"
-#include "resize_normalize.h"
+#include "samrt_internal.h"
 #include "sav.h"
 #include "synth.h"
-#ifdef SAMRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 static int usage(FILE *f, int code) {
     fprintf(f, "usage: samrt demo [--out DIR] [--videos N] [--frames N] [--cpu]\n\n"
@@ -32,81 +29,6 @@ static int usage(FILE *f, int code) {
                "preprocessing (GPU kernel, or the CPU reference without a GPU) -> J&F of a\n"
                "reference predictor. --cpu forces the CPU path. Exit 0 on success.\n");
     return code;
-}
-
-/* Per-frame preprocessing on the GPU; returns total ms over the frames, -1 on failure. */
-struct prep {
-    struct samrt_resize_plan plan;
-    void *tables_host;
-    int use_gpu;
-#ifdef SAMRT_HAVE_CUDA
-    void *tables_dev, *rgb_dev, *out_dev;
-    cudaStream_t stream;
-    cudaEvent_t e0, e1;
-#endif
-    float *out_host;
-};
-
-static enum samrt_status prep_init(struct prep *p, int w, int h, int imgsz, int use_gpu) {
-    memset(p, 0, sizeof *p);
-    SAMRT_TRY(samrt_resize_plan_init(w, h, imgsz, imgsz, &p->plan));
-    p->tables_host = aligned_alloc(16, SAMRT_PAD(p->plan.table_bytes, 16));
-    p->out_host = malloc(sizeof(float) * 3 * (size_t)imgsz * imgsz);
-    if (!p->tables_host || !p->out_host) return SAMRT_E_HOST_MEMORY;
-    SAMRT_TRY(samrt_resize_plan_fill(&p->plan, samrt_sam_mean, samrt_sam_std, p->tables_host, p->plan.table_bytes));
-    p->use_gpu = use_gpu;
-#ifdef SAMRT_HAVE_CUDA
-    if (use_gpu) {
-        SAMRT_CUDA_TRY(cudaStreamCreate(&p->stream));
-        SAMRT_CUDA_TRY(cudaEventCreate(&p->e0));
-        SAMRT_CUDA_TRY(cudaEventCreate(&p->e1));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->tables_dev, p->plan.table_bytes));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->rgb_dev, (size_t)w * h * 3));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->out_dev, sizeof(uint16_t) * 3 * (size_t)imgsz * imgsz));
-        SAMRT_CUDA_TRY(cudaMemcpy(p->tables_dev, p->tables_host, p->plan.table_bytes, cudaMemcpyHostToDevice));
-    }
-#endif
-    return SAMRT_OK;
-}
-
-static void prep_free(struct prep *p) {
-#ifdef SAMRT_HAVE_CUDA
-    if (p->use_gpu) {
-        cudaFree(p->tables_dev);
-        cudaFree(p->rgb_dev);
-        cudaFree(p->out_dev);
-        cudaEventDestroy(p->e0);
-        cudaEventDestroy(p->e1);
-        cudaStreamDestroy(p->stream);
-    }
-#endif
-    free(p->tables_host);
-    free(p->out_host);
-}
-
-/* One frame; *ms gets the time of the preprocessing itself (CUDA events on the GPU). */
-static enum samrt_status prep_frame(struct prep *p, const uint8_t *rgb, double *ms) {
-#ifdef SAMRT_HAVE_CUDA
-    if (p->use_gpu) {
-        size_t bytes = (size_t)p->plan.in_w * p->plan.in_h * 3;
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(p->rgb_dev, rgb, bytes, cudaMemcpyHostToDevice, p->stream));
-        SAMRT_CUDA_TRY(cudaEventRecord(p->e0, p->stream));
-        SAMRT_TRY(samrt_resize_normalize_cuda(&p->plan, p->tables_dev, p->rgb_dev, 3 * p->plan.in_w, p->out_dev,
-                                              SAMRT_DTYPE_BF16, p->stream));
-        SAMRT_CUDA_TRY(cudaEventRecord(p->e1, p->stream));
-        SAMRT_CUDA_TRY(cudaEventSynchronize(p->e1));
-        float f = 0;
-        SAMRT_CUDA_TRY(cudaEventElapsedTime(&f, p->e0, p->e1));
-        *ms = f;
-        return SAMRT_OK;
-    }
-#endif
-    uint64_t t0 = samrt_platform_now_ns();
-    SAMRT_TRY(samrt_resize_normalize_ref(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, samrt_sam_mean,
-                                         samrt_sam_std, p->out_host,
-                                         SAMRT_DTYPE_F32));
-    *ms = (samrt_platform_now_ns() - t0) / 1e6;
-    return SAMRT_OK;
 }
 
 /* Writes the "first mask held" predictions for one video. */
@@ -185,21 +107,21 @@ int samrt_cmd_demo(int argc, char **argv) {
     uint64_t t_loop = samrt_platform_now_ns();
     for (int v = 0; v < sv.n_videos && st == SAMRT_OK; v++) {
         const struct samrt_sav_video *vid = &sv.videos[v];
-        struct prep p;
-        st = prep_init(&p, vid->width, vid->height, 1024, use_gpu);
+        struct samrt_internal_prep *p = NULL;
+        st = samrt_internal_prep_open(vid->width, vid->height, 1024, use_gpu, &p);
         samrt_frame_stream_t fs = NULL;
         if (st == SAMRT_OK) st = samrt_frame_stream_open(vid->jpeg_dir, 2, &fs);
         struct samrt_frame f;
         while (st == SAMRT_OK && (st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
             double ms = 0;
-            st = prep_frame(&p, f.rgb, &ms);
+            st = samrt_internal_prep_frame(p, f.rgb, &ms);
             samrt_frame_stream_release(fs, &f);
             total_ms += ms;
             if (ms > max_ms) max_ms = ms;
             frames++;
         }
         if (fs) samrt_frame_stream_close(fs);
-        prep_free(&p);
+        samrt_internal_prep_close(p);
         if (st == SAMRT_OK) st = write_baseline(vid, pred);
     }
     double wall_ms = (samrt_platform_now_ns() - t_loop) / 1e6;

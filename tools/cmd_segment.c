@@ -18,7 +18,7 @@
 #include "cli.h"
 #include "image_io.h"
 #include "platform.h"
-#include "segment.h"
+#include "samrt_internal.h"
 #include "taps.h"
 
 #define MAX_OBJ 64
@@ -319,20 +319,20 @@ static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const
         v[B_GRAPH * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
     }
     /* eager with events between the stages */
-    if (st == SAMRT_OK) st = samrt_sam2_segment_configure(e, 1, 1);
+    if (st == SAMRT_OK) st = samrt_internal_segment_configure(e, 1, 1);
     for (int i = 0; i < 5 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
     for (int i = 0; i < n && st == SAMRT_OK; i++) {
         const uint64_t t0 = samrt_platform_now_ns();
         st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
         v[B_EAGER * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
-        struct samrt_sam2_segment_times t = {-1, -1, -1, -1};
-        if (st == SAMRT_OK) st = samrt_sam2_segment_times(e, &t);
+        struct samrt_internal_segment_times t = {-1, -1, -1, -1};
+        if (st == SAMRT_OK) st = samrt_internal_segment_times(e, &t);
         v[B_PRE * n + i] = t.preprocess_ms;
         v[B_ENC * n + i] = t.encoder_ms;
         v[B_HEADS * n + i] = t.heads_ms;
         v[B_POST * n + i] = t.postprocess_ms;
     }
-    if (st == SAMRT_OK) st = samrt_sam2_segment_configure(e, 1, 0);
+    if (st == SAMRT_OK) st = samrt_internal_segment_configure(e, 1, 0);
     const uint64_t free_after = device_free_bytes(a->p.device);
     if (st == SAMRT_OK) {
         static const char *names[B_N] = {"preprocess (upload + resize)", "image encoder", "prompt + mask decoder",
@@ -375,8 +375,7 @@ int samrt_cmd_segment(int argc, char **argv) {
     int w = 0, h = 0;
     enum samrt_status st = load_rgb(a.image, &rgb, &w, &h);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
-        struct samrt_sam2_points pts;
-        st = samrt_sam2_points_from_prompt(&a.obj[k], w, h, a.p.imgsz, &pts);
+        st = samrt_internal_check_prompt(&a.obj[k], w, h, a.p.imgsz);
         if (st != SAMRT_OK) fprintf(stderr, "samrt segment: object %d: bad prompt (see above)\n", k + 1);
     }
     if (w > a.p.max_frame_width) a.p.max_frame_width = w;
@@ -396,7 +395,7 @@ int samrt_cmd_segment(int argc, char **argv) {
         struct samrt_memory_report mem;
         samrt_engine_memory(e, &mem);
         st = samrt_taps_init(mem.mem_kind, NULL, &ts);
-        if (st == SAMRT_OK) st = samrt_sam2_segment_set_tap(e, samrt_taps_hook, ts);
+        if (st == SAMRT_OK) st = samrt_internal_segment_set_tap(e, samrt_taps_hook, ts);
     }
     const struct samrt_image img = {rgb, w, h, 3 * w};
     if (st == SAMRT_OK) st = samrt_engine_segment(e, &img, a.obj, a.n_obj, a.pp, res);

@@ -16,7 +16,7 @@
 #include "image_io.h"
 #include "platform.h"
 #include "profile.h"
-#include "tracker.h"
+#include "samrt_internal.h"
 #include "sav.h"
 #include "taps.h"
 
@@ -254,10 +254,10 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
                                    int n_frames, int timed) {
     const size_t npx = (size_t)w * h;
     SAMRT_TRY(samrt_engine_track_begin(r->e, w, h));
-    const struct samrt_sam2_track_options opt = {a->postproc, a->non_overlap, n_frames, a->fill_holes};
-    SAMRT_TRY(samrt_sam2_track_set_options(r->e, &opt));
-    if (r->ts) SAMRT_TRY(samrt_sam2_track_set_tap(r->e, samrt_taps_hook, r->ts));
-    if (r->ts && a->dump_memattn) SAMRT_TRY(samrt_sam2_track_set_tap_memattn(r->e, 1));
+    const struct samrt_internal_track_options opt = {a->postproc, a->non_overlap, n_frames, a->fill_holes};
+    SAMRT_TRY(samrt_internal_track_set_options(r->e, &opt));
+    if (r->ts) SAMRT_TRY(samrt_internal_track_set_tap(r->e, samrt_taps_hook, r->ts));
+    if (r->ts && a->dump_memattn) SAMRT_TRY(samrt_internal_track_set_tap_memattn(r->e, 1));
     for (int i = 0; i < a->p.max_objects; i++) r->res[i].mask = r->masks + npx * (size_t)i;
     enum samrt_status st = SAMRT_OK;
     struct samrt_frame fr;
@@ -326,8 +326,7 @@ int samrt_cmd_track(int argc, char **argv) {
             st = load_mask(&a.obj[k], w, h);
             continue;
         }
-        struct samrt_sam2_points pts;
-        st = samrt_sam2_points_from_prompt(&a.obj[k].p, w, h, a.p.imgsz, &pts);
+        st = samrt_internal_check_prompt(&a.obj[k].p, w, h, a.p.imgsz);
         if (st != SAMRT_OK) fprintf(stderr, "samrt track: object %d: bad prompt (see above)\n", a.obj[k].id);
     }
     if (st == SAMRT_OK) st = samrt_mkdirs(a.out);

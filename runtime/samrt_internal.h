@@ -1,0 +1,124 @@
+/* samrt_internal.h - the one internal door of the samrt program (tools/) and of the bench
+ * (harness/): the few things they need from inside the runtime that users of samrt.h should
+ * not have. Everything else they do goes through samrt.h. The bodies (samrt_internal.c) sit on
+ * the runtime's own headers, so the callers never see the engine struct, the arena or a model
+ * header. Nothing here is a stable API: it follows the runtime.
+ *
+ *   parity taps       samrt_internal_segment_set_tap, samrt_internal_track_set_tap(_memattn)
+ *                     (`samrt segment|track --dump-taps`; harness/taps.h collects the tensors)
+ *   CUDA graphs       samrt_internal_segment_configure, samrt_internal_segment_times
+ *                     (`samrt segment --bench`: graph replay vs eager with stage events)
+ *   track options     samrt_internal_track_set_options (`samrt track --settings`, ...)
+ *   prompt check      samrt_internal_check_prompt (a bad click fails before the weights load)
+ *   budget tables     samrt_internal_budget, samrt_internal_budget_slot (`samrt budget`)
+ *   pool residency    samrt_internal_pool_resident_bytes (`samrt bench`, cpu_peak_rss_MiB)
+ *   preprocessing     samrt_internal_prep_* (`samrt demo`: the model's frame preprocessing
+ *                     alone, timed, with no checkpoint)
+ */
+#ifndef SAMRT_INTERNAL_H
+#define SAMRT_INTERNAL_H
+
+#include "samrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_tensor;            /* core/tensor.h */
+struct samrt_platform_profile;  /* platform/platform.h */
+
+/* ---- parity taps ----------------------------------------------------------------------- */
+
+/* A tap observer: the function type of samrt_tap_fn (ops/ops.h); harness/taps.h's
+ * samrt_taps_hook is one. It receives each tapped tensor under its official name. */
+typedef enum samrt_status (*samrt_internal_tap_fn)(void *user, const char *name, const struct samrt_tensor *t);
+
+/* samrt_engine_segment reports the image encoder's and the segmentation pass's taps to fn
+ * (NULL clears it). SAMRT_E_UNSUPPORTED when the engine has no SAM 2.1 forward pass. */
+enum samrt_status samrt_internal_segment_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user);
+/* samrt_engine_track_push reports every started object's per-frame taps to fn (NULL clears
+ * it); with memattn on, also each tracked frame's memory attention output. */
+enum samrt_status samrt_internal_track_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user);
+enum samrt_status samrt_internal_track_set_tap_memattn(samrt_engine_t e, int on);
+
+/* ---- single-frame segmentation: CUDA graphs and stage times ------------------------------ */
+
+/* use_graph 0 runs every samrt_engine_segment call eagerly (default 1: capture once per key,
+ * replay after); timed 1 runs eagerly with CUDA events between the stages. Host engines
+ * ignore both. */
+enum samrt_status samrt_internal_segment_configure(samrt_engine_t e, int use_graph, int timed);
+/* Device time of the stages of the last timed call, ms. */
+struct samrt_internal_segment_times {
+    float preprocess_ms;   /* frame upload + resize/normalise */
+    float encoder_ms;      /* image encoder */
+    float heads_ms;        /* prompt encoder + mask decoder + selection */
+    float postprocess_ms;  /* mask decode + the download */
+};
+enum samrt_status samrt_internal_segment_times(samrt_engine_t e, struct samrt_internal_segment_times *out);
+
+/* ---- video tracking options ------------------------------------------------------------- */
+
+struct samrt_internal_track_options {
+    enum samrt_postproc postproc;  /* VOS_INFERENCE (default) or NOTEBOOK (docs/tracking.md) */
+    int non_overlap;               /* 1: per pixel only the highest-logit object keeps it */
+    int num_frames;                /* the video's length when known (pointer tpos), 0 = unknown */
+    int fill_hole_area;            /* 0: the profile's (NOTEBOOK 8, VOS_INFERENCE off); > 0: this */
+};
+/* Options of the current video: after samrt_engine_track_begin, before the first push. */
+enum samrt_status samrt_internal_track_set_options(samrt_engine_t e, const struct samrt_internal_track_options *opt);
+
+/* ---- prompts ---------------------------------------------------------------------------- */
+
+/* SAMRT_OK when samrt_engine_segment / samrt_engine_track_prompt would accept the prompt on a
+ * width x height image at model side imgsz; else SAMRT_E_INVALID_ARG with the reason logged.
+ * Needs no engine. */
+enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *p, int width, int height, int imgsz);
+
+/* ---- budget tables ---------------------------------------------------------------------- */
+
+/* The arena's regions, in this order: weights, per-object state, workspaces, I/O staging,
+ * scratch (peak activations). */
+#define SAMRT_INTERNAL_REGIONS 5
+
+struct samrt_internal_budget {
+    enum samrt_dtype precision;                     /* the run precision planned */
+    const struct samrt_platform_profile *profile;   /* the profile planned for (platform.h) */
+    uint64_t region_bytes[SAMRT_INTERNAL_REGIONS];  /* padded bytes per region */
+    uint64_t scratch_requested_bytes;               /* 0: no forward pass was planned */
+    int n_slots;
+};
+struct samrt_internal_budget_slot {
+    const char *name;              /* NULL when unnamed */
+    const char *region;            /* "weights", "state", ... */
+    uint64_t offset, nbytes;       /* from the pool base; requested size */
+    int t_first, t_last;           /* scratch lifetime in plan steps */
+};
+/* The finalized arena plan of an engine (samrt_engine_init or samrt_engine_init_plan_only). */
+enum samrt_status samrt_internal_budget(samrt_engine_t e, struct samrt_internal_budget *out);
+/* Slot i of that plan, 0 <= i < n_slots. */
+enum samrt_status samrt_internal_budget_slot(samrt_engine_t e, int i, struct samrt_internal_budget_slot *out);
+
+/* ---- pool residency --------------------------------------------------------------------- */
+
+/* Bytes of the engine's pool resident in this process's RSS (mincore over the pool): the
+ * pages of a unified or host pool that VmRSS counts; 0 for a device pool or no pool. */
+uint64_t samrt_internal_pool_resident_bytes(samrt_engine_t e);
+
+/* ---- frame preprocessing alone -------------------------------------------------------- */
+
+/* The engine's frame preprocessing (Pillow-exact bicubic resize to side x side and the SAM
+ * normalisation) without an engine: the CUDA kernel into bf16 when use_gpu (a CUDA build with
+ * a device), else the C reference into f32. For width x height RGB8 frames, tightly packed. */
+struct samrt_internal_prep;
+enum samrt_status samrt_internal_prep_open(int width, int height, int side, int use_gpu,
+                                           struct samrt_internal_prep **out);
+/* One frame; *ms gets the time of the preprocessing itself (CUDA events around the kernel,
+ * the upload excluded; the host clock around the reference). */
+enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const uint8_t *rgb, double *ms);
+void samrt_internal_prep_close(struct samrt_internal_prep *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_INTERNAL_H */
