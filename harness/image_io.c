@@ -511,3 +511,20 @@ void samrt_palette_davis(uint8_t rgb[256 * 3]) {
         rgb[3 * k + 2] = (uint8_t)b;
     }
 }
+
+/* ---- the libraries ------------------------------------------------------------------------ */
+
+void samrt_image_io_versions(struct samrt_image_lib_versions *out) {
+    memset(out, 0, sizeof *out);
+    out->libjpeg = JPEG_LIB_VERSION;
+#ifdef LIBJPEG_TURBO_VERSION
+    out->libjpeg_turbo = 1;
+#else
+    /* jconfig.h of libjpeg-turbo defines C_ARITH_CODING_SUPPORTED & co; the version macro
+     * only exists in newer builds. Detect the turbo ABI by its extension API instead. */
+#ifdef JCS_EXTENSIONS
+    out->libjpeg_turbo = 1;
+#endif
+#endif
+    snprintf(out->libpng, sizeof out->libpng, "%s", png_get_libpng_ver(NULL));
+}

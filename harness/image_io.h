@@ -100,6 +100,17 @@ enum samrt_status samrt_png_write_rgb8(const char *path, const uint8_t *rgb, int
 enum samrt_status samrt_png_write_palette8(const char *path, const uint8_t *idx, int width, int height,
                                            const uint8_t *palette_rgb, int n_palette);
 
+/* ---- the libraries ------------------------------------------------------------------------ */
+
+/* The libjpeg and libpng this program is built with (`samrt check`): libsamrt itself takes
+ * RGB8 buffers and links neither. */
+struct samrt_image_lib_versions {
+    int libjpeg;                   /* JPEG_LIB_VERSION, e.g. 80 */
+    int libjpeg_turbo;             /* 1 when the libjpeg-turbo build is linked */
+    char libpng[32];               /* png_get_libpng_ver */
+};
+void samrt_image_io_versions(struct samrt_image_lib_versions *out);
+
 /* The DAVIS / PASCAL-VOC palette (entry 1 = (128,0,0)) that vos_inference.py writes
  * predictions with (eval-spec 1.3): 256 RGB triples. */
 void samrt_palette_davis(uint8_t rgb[256 * 3]);

@@ -1,5 +1,5 @@
-/* common.c - what every platform shares: the profile table, the monotonic clock, RSS from
- * /proc/self/status, and library versions for libjpeg and libpng.
+/* common.c - what every platform shares: the profile table, the monotonic clock and RSS from
+ * /proc/self/status. (libjpeg and libpng are the harness's: harness/image_io.h reports them.)
  *
  * Profile numbers: pool_bytes is what the arena may take; reserve_bytes is kept for the
  * CUDA context (~300-600 MiB), cuDNN/cuBLAS handles and kernels, and on Jetson the OS and
@@ -10,9 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include <jpeglib.h>
-#include <png.h>
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
@@ -103,19 +100,8 @@ int samrt_platform_peak_rss_reset(void) {
     return fclose(f) == 0 && ok;
 }
 
-/* Fills the host-library fields; the CUDA fields are filled by the platform file. */
+/* Fills the host-library fields of samrt_lib_versions; the CUDA fields are filled by the
+ * platform file, which calls this. No host library is linked into libsamrt any more (libjpeg
+ * and libpng moved to the harness), so there is nothing to fill. */
 void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
-void samrt_platform_host_lib_versions(struct samrt_lib_versions *out) {
-    out->libjpeg = JPEG_LIB_VERSION;
-#ifdef LIBJPEG_TURBO_VERSION
-    out->libjpeg_turbo = 1;
-#else
-    /* jconfig.h of libjpeg-turbo defines C_ARITH_CODING_SUPPORTED & co; the version macro
-     * only exists in newer builds. Detect the turbo ABI by its extension API instead. */
-    out->libjpeg_turbo = 0;
-#ifdef JCS_EXTENSIONS
-    out->libjpeg_turbo = 1;
-#endif
-#endif
-    snprintf(out->libpng, sizeof out->libpng, "%s", png_get_libpng_ver(NULL));
-}
+void samrt_platform_host_lib_versions(struct samrt_lib_versions *out) { (void)out; }

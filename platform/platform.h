@@ -38,14 +38,12 @@ enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst,
 /* AUTO -> UNIFIED on integrated GPUs, DEVICE on discrete ones, HOST without CUDA. */
 enum samrt_mem_kind samrt_platform_resolve_mem_kind(enum samrt_mem_kind kind, int ordinal);
 
-/* Library versions, 0 where a library is absent from the build. */
+/* Library versions, 0 where a library is absent from the build. (libjpeg and libpng are
+ * not libsamrt's: harness/image_io.h reports them.) */
 struct samrt_lib_versions {
     int cuda_driver, cuda_runtime;   /* 13000 = 13.0 */
     int cudnn;                       /* 91900 = 9.19.0 (cudnnGetVersion) */
     int cublaslt;                    /* cublasLtGetVersion */
-    int libjpeg;                     /* JPEG_LIB_VERSION, e.g. 80 */
-    int libjpeg_turbo;               /* 1 when the libjpeg-turbo build is linked */
-    char libpng[32];                 /* png_get_libpng_ver */
 };
 void samrt_platform_lib_versions(struct samrt_lib_versions *out);
 

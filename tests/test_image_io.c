@@ -257,6 +257,14 @@ static void test_palette(void) {
     }
 }
 
+/* The libraries `samrt check` reports (moved here from test_platform with the report). */
+static void test_versions(void) {
+    struct samrt_image_lib_versions v;
+    samrt_image_io_versions(&v);
+    CHECK(v.libjpeg >= 62);
+    CHECK(strncmp(v.libpng, "1.6", 3) == 0);
+}
+
 /* Every file of the corpus is refused by info or decode, through both decoders. */
 static void test_bad_corpus(void) {
     char dir[1024];
@@ -329,6 +337,7 @@ int main(void) {
     test_png_write();
     test_files();
     test_palette();
+    test_versions();
     du_quiet(1);   /* the corpus logs one error per file */
     test_bad_corpus();
     test_truncation_sweep();

@@ -64,8 +64,6 @@ int main(void) {
     samrt_platform_mem_free(SAMRT_MEM_HOST, p);
 
     struct samrt_lib_versions v;
-    samrt_platform_lib_versions(&v);
-    CHECK(v.libjpeg >= 62);
-    CHECK(strncmp(v.libpng, "1.6", 3) == 0);
+    samrt_platform_lib_versions(&v);  /* libjpeg / libpng: test_image_io (harness/image_io.h) */
     return check_report("test_platform");
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "image_io.h"
 #include "platform.h"
 
 static int g_failed = 0;
@@ -66,8 +67,6 @@ int samrt_cmd_check(int argc, char **argv) {
         }
         return SAMRT_EXIT_USAGE;
     }
-    struct samrt_lib_versions v;
-    samrt_platform_lib_versions(&v);
     char buf[512];
     printf("samrt %d.%d.%d (%s build)\n", SAMRT_VERSION_MAJOR, SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH,
 #ifdef SAMRT_HAVE_CUDA
@@ -77,6 +76,8 @@ int samrt_cmd_check(int argc, char **argv) {
 #endif
     );
 #ifdef SAMRT_HAVE_CUDA
+    struct samrt_lib_versions v;
+    samrt_platform_lib_versions(&v);
     ver(buf, sizeof buf, v.cuda_driver, 1000, 10);
     line(v.cuda_driver > 0, "CUDA driver", v.cuda_driver > 0 ? buf : "no driver loaded",
          "install the NVIDIA driver (JetPack ships it); in containers pass --gpus all");
@@ -106,9 +107,12 @@ int samrt_cmd_check(int argc, char **argv) {
 #else
     line(1, "CUDA", "not in this build (SAMRT_CUDA=OFF): CPU reference kernels only", NULL);
 #endif
-    snprintf(buf, sizeof buf, "libjpeg API %d%s", v.libjpeg, v.libjpeg_turbo ? " (libjpeg-turbo)" : "");
-    line(v.libjpeg_turbo, "libjpeg-turbo", buf, "apt install libjpeg-turbo8-dev (Ubuntu) / libjpeg62-turbo-dev (Debian)");
-    line(v.libpng[0] != 0, "libpng", v.libpng, "apt install libpng-dev");
+    struct samrt_image_lib_versions iv;
+    samrt_image_io_versions(&iv);
+    snprintf(buf, sizeof buf, "libjpeg API %d%s", iv.libjpeg, iv.libjpeg_turbo ? " (libjpeg-turbo)" : "");
+    line(iv.libjpeg_turbo, "libjpeg-turbo", buf,
+         "apt install libjpeg-turbo8-dev (Ubuntu) / libjpeg62-turbo-dev (Debian)");
+    line(iv.libpng[0] != 0, "libpng", iv.libpng, "apt install libpng-dev");
     int have_nsys = find_nsys(buf, sizeof buf);
     printf("  %s %-22s %s\n", have_nsys ? "\xe2\x9c\x93" : "\xe2\x9c\x97", "nsys (optional)", buf);
     if (!have_nsys)
