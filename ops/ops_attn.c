@@ -10,13 +10,11 @@
 
 #include "attention.h"
 #include "interp.h"
-#include "ops.h"
+#include "ops_impl.h"
 
 /* Any non-NULL address for the pure planning helpers, which reject NULL tensors; PLAN-mode
  * weights have no data yet. */
 #define PLAN_PTR(p) ((p) ? (p) : (void *)(uintptr_t)SAMRT_ALIGN)
-
-static int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
 
 /* q/k/v/o as (B, L, H*d) with channel stride 1: batch and token strides. */
 static enum samrt_status rows3(const struct samrt_tensor *t, int64_t hd, const char *what, int64_t *s_b,

@@ -1,0 +1,41 @@
+/* ops_impl.h - helpers shared by the files of the op layer (ops.c, ops_pointwise.c,
+ * ops_attn.c): the pass mode, the backend test, the uses of an op's tensors and
+ * the end of an op. Internal to ops/: the networks call the entries of ops.h, never
+ * these. */
+#ifndef SAMRT_OPS_IMPL_H
+#define SAMRT_OPS_IMPL_H
+
+#include "ops.h"
+
+static inline int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
+#ifdef SAMRT_HAVE_CUDA
+static inline int cuda(const struct samrt_model_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
+#endif
+
+/* Marks tensors (NULLs skipped) as used by the current step. */
+static inline void use(struct samrt_model_ctx *c, const struct samrt_tensor *a, const struct samrt_tensor *b,
+                       const struct samrt_tensor *d, const struct samrt_tensor *e) {
+    samrt_exec_use(c->ex, a);
+    samrt_exec_use(c->ex, b);
+    samrt_exec_use(c->ex, d);
+    samrt_exec_use(c->ex, e);
+}
+
+/* Wraps an op body: a failure sticks in the exec; the step advances either way. */
+static inline void finish(struct samrt_model_ctx *c, enum samrt_status st) {
+    samrt_ops_fail(c, st);
+    samrt_exec_step(c->ex);
+}
+
+static inline enum samrt_status check_contig(const struct samrt_tensor *t, const char *what) {
+    SAMRT_CHECK(samrt_tensor_is_contiguous(t), SAMRT_E_INVALID_ARG, "ops: %s must be contiguous", what);
+    return SAMRT_OK;
+}
+
+static inline enum samrt_status check_dtype(const struct samrt_tensor *t, enum samrt_dtype dt, const char *what) {
+    SAMRT_CHECK(t->dtype == dt, SAMRT_E_INVALID_ARG, "ops: %s is %s, expected %s", what, samrt_dtype_name(t->dtype),
+                samrt_dtype_name(dt));
+    return SAMRT_OK;
+}
+
+#endif /* SAMRT_OPS_IMPL_H */
