@@ -1,6 +1,6 @@
 /* ops.c - the op layer of ops.h: context, plan table, and the ops that use cuBLASLt / cuDNN
  * plans: linear, conv2d, convt2x2 (norms, pointwise, pooling and copies are in
- * ops_pointwise.c, attention and interp in ops_attn.c).
+ * ops_pointwise.c, attention and interp in ops_attn.c, the SAM 2 ops in ops_sam2.c).
  *
  * Every op follows one pattern: validate shapes (logged, PLAN mode catches every problem at
  * init), obtain the output with samrt_exec_new, mark inputs and output as used by this step,
@@ -98,17 +98,47 @@ enum samrt_status samrt_ops_end(struct samrt_model_ctx *c) {
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+/* Bytes between host and arena on c's backend: for the CUDA backend cudaMemcpyAsync on c's
+ * stream (async) or cudaMemcpy (on the legacy stream, returns when done); memcpy for the CPU. */
+static enum samrt_status copy_bytes(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes,
+                                    int async) {
 #ifdef SAMRT_HAVE_CUDA
     if (c->backend == SAMRT_BACKEND_CUDA) {
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
+        if (async) SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
+        else SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
         return SAMRT_OK;
     }
 #else
     (void)c;
+    (void)async;
 #endif
     memcpy(dst, src, bytes);
     return SAMRT_OK;
+}
+
+enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+    return copy_bytes(c, dst, src, bytes, 1);
+}
+
+enum samrt_status samrt_ops_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+    return copy_bytes(c, dst, src, bytes, 0);
+}
+
+enum samrt_status samrt_ops_sync(const struct samrt_model_ctx *c) {
+#ifdef SAMRT_HAVE_CUDA
+    if (c->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(c->stream));
+#else
+    (void)c;
+#endif
+    return SAMRT_OK;
+}
+
+void samrt_ops_use_gpu_stream(struct samrt_model_ctx *c) {
+#ifdef SAMRT_HAVE_CUDA
+    c->stream = c->backend == SAMRT_BACKEND_CUDA && c->gpu ? c->gpu->stream : NULL;
+#else
+    (void)c;
+#endif
 }
 
 void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st) {
@@ -130,7 +160,7 @@ struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, en
 }
 
 void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t) {
-    if (c->tap && samrt_exec_running(c->ex)) samrt_ops_fail(c, c->tap(c->tap_user, name, t));
+    if (samrt_ops_tapping(c)) samrt_ops_fail(c, c->tap(c->tap_user, name, t));
 }
 
 /* ---- shape helpers --------------------------------------------------------------------------- */

@@ -127,7 +127,20 @@ void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st);
  * for the CUDA backend -- from pageable host memory it returns once the source is staged, so
  * the host buffer is free again -- and memcpy for the CPU backend. */
 enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
+/* Copies arena bytes to host memory and returns once they are there: cudaMemcpy
+ * (cudaMemcpyDefault, on the legacy stream, which orders after the engine's blocking work
+ * stream) for the CUDA backend, memcpy for the CPU backend. For results read back after a
+ * pass (host rows, taps). */
+enum samrt_status samrt_ops_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
+/* Waits until the work enqueued on c's stream is done (CUDA backend); returns at once on the
+ * CPU backend, whose work is done when it returns. */
+enum samrt_status samrt_ops_sync(const struct samrt_model_ctx *c);
+/* Points c's later work at the stream of its GPU context (the engine's work stream); no
+ * stream on the CPU backend. */
+void samrt_ops_use_gpu_stream(struct samrt_model_ctx *c);
 static inline int samrt_ops_ok(const struct samrt_model_ctx *c) { return c->ex->status == SAMRT_OK; }
+/* 1 in a RUN pass without error when a tap observer is set: the taps' views are worth making. */
+static inline int samrt_ops_tapping(const struct samrt_model_ctx *c) { return c->tap && samrt_exec_running(c->ex); }
 
 /* A persistent tensor (weights-derived constants, state, staging) added straight to the plan
  * at setup, outside any pass: *t gets the shape with no data, *slot the slot to resolve with
@@ -232,6 +245,22 @@ struct samrt_op_attn_args {
 struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,
                                        const struct samrt_op_attn_args *a);
+/* Multi-head SDPA where batch item b attends over its first n_keys[b] keys only (the SAM
+ * heads' prompt tokens: each object has its own count). q (B, Lq, n_head*d), k and v (B, T,
+ * n_head*d) with contiguous channels and any token / batch stride; 1 <= n_keys[b] <= T, read
+ * in RUN mode (PLAN mode checks the full length). One batch-1 launch per item, no split, no
+ * workspace. Output (B, Lq, n_head*d) contiguous. */
+struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_model_ctx *c, const char *name,
+                                                  const struct samrt_tensor *q, const struct samrt_tensor *k,
+                                                  const struct samrt_tensor *v, int n_head, int d,
+                                                  const int32_t *n_keys);
+
+/* ---- position encodings ------------------------------------------------------------------- */
+
+/* The 1-D sine encoding of n_pos positions pos (f32, contiguous, >= n_pos values) -> (n_pos,
+ * dim) in the run dtype (kernels/sine_pe.h, get_1d_sine_pe). */
+struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *pos,
+                                        int n_pos, int dim);
 
 /* ---- resampling and data movement --------------------------------------------------------- */
 
@@ -257,6 +286,26 @@ struct samrt_tensor samrt_op_copy(struct samrt_model_ctx *c, const char *name, c
 /* Same into an existing contiguous tensor out (out's shape equals x's). */
 void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
                         const struct samrt_tensor *out);
+
+/* ---- host tables (ops_host.c) -------------------------------------------------------------- */
+
+/* Constants a network computes once at prepare (position encodings, resized embeddings) and
+ * the host side of parity taps: computed on the host with the C references of kernels/
+ * whatever the backend, so a table holds the same values on every backend. Outputs are
+ * host buffers of f32 unless a dtype is given (then rounded once to it). */
+
+/* The 2-D sine encoding of an (h, w) grid as channels-last tokens (h*w, n_feats) in dtype. */
+enum samrt_status samrt_ops_host_sine_pe(enum samrt_dtype dtype, int n_feats, int h, int w, void *out);
+/* The random-Fourier encoding of an (h, w) grid (get_dense_pe) as tokens (h*w, 2*n_feats);
+ * gauss (2, n_feats). */
+enum samrt_status samrt_ops_host_fourier_pe_dense(int n_feats, const float *gauss, int h, int w, float *out);
+/* The random-Fourier encoding of n_points (x, y) coords (+ offset, normalised by img_w,
+ * img_h) -> (n_points, 2*n_feats). */
+enum samrt_status samrt_ops_host_fourier_pe_points(int n_feats, const float *gauss, int n_points, const float *coords,
+                                                   float offset, float img_w, float img_h, float *out);
+/* F.interpolate of n_planes f32 planes (h_in, w_in) -> (h_out, w_out), as samrt_op_interp. */
+enum samrt_status samrt_ops_host_interp(int mode /* enum samrt_interp_mode */, int n_planes, int h_in, int w_in,
+                                        int h_out, int w_out, const float *x, float *y);
 
 #ifdef __cplusplus
 }

@@ -3,9 +3,11 @@
  * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
  * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
  * like any activation. The split count is a pure function of the shapes and the SM count,
- * so the PLAN and RUN passes agree on it, and with it on the workspace size.
+ * so the PLAN and RUN passes agree on it, and with it on the workspace size. The key-prefix
+ * attention (the SAM heads' prompt-token keys) runs one batch-1 launch per batch item.
  * Tests: tests/test_sam2_encoder.c (CPU backend, windowed and global attention with padding
- * and q-pool), tests/test_sam2_encoder_cuda.c (CUDA against the CPU backend). */
+ * and q-pool), tests/test_sam2_encoder_cuda.c (CUDA against the CPU backend),
+ * tests/test_sam2_decoder*.c (key-prefix attention). */
 #include <string.h>
 
 #include "attention.h"
@@ -171,4 +173,60 @@ struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name,
     samrt_ops_fail(c, st);
     samrt_exec_step(c->ex);
     return y;
+}
+
+struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_model_ctx *c, const char *name,
+                                                  const struct samrt_tensor *q, const struct samrt_tensor *k,
+                                                  const struct samrt_tensor *v, int n_head, int d,
+                                                  const int32_t *n_keys) {
+    const int64_t B = q->ne[0];
+    const int64_t ne[3] = {B, q->ne[1], (int64_t)n_head * d};
+    struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
+    use(c, q, k, v, &o);
+    enum samrt_status st = c->ex->status;
+    const int plan = planning(c);
+    const size_t es = samrt_dtype_size(q->dtype);
+    for (int64_t b = 0; st == SAMRT_OK && b < B; b++) {
+        struct samrt_attention_params p;
+        memset(&p, 0, sizeof p);
+        p.dtype = q->dtype;
+        p.n_batch = 1;
+        p.n_head = n_head;
+        p.n_q = (int)q->ne[1];
+        p.n_k = plan ? (int)k->ne[1] : n_keys[b];
+        if (p.n_k < 1 || p.n_k > k->ne[1]) st = SAMRT_E_INVALID_ARG;
+        p.d_qk = p.d_v = d;
+        p.q = (const void *)((uintptr_t)q->data + (uintptr_t)(b * q->s[0]) * es);
+        p.k = (const void *)((uintptr_t)k->data + (uintptr_t)(b * k->s[0]) * es);
+        p.v = (const void *)((uintptr_t)v->data + (uintptr_t)(b * v->s[0]) * es);
+        p.o = (void *)((uintptr_t)o.data + (uintptr_t)(b * o.s[0]) * es);
+        p.s_q_b = q->s[0], p.s_q_h = d, p.s_q_t = q->s[1];
+        p.s_k_b = k->s[0], p.s_k_h = d, p.s_k_t = k->s[1];
+        p.s_v_b = v->s[0], p.s_v_h = d, p.s_v_t = v->s[1];
+        p.s_o_b = o.s[0], p.s_o_h = d, p.s_o_t = o.s[1];
+        p.n_split = 1;
+        if (st != SAMRT_OK) break;
+        if (plan) {  /* one check: every batch item has the same parameters but n_k */
+            if (b > 0) break;
+            st = samrt_attention_check(&p);
+            if (st != SAMRT_OK) SAMRT_LOG_ERROR("attention %s: key-prefix parameters rejected", name ? name : "?");
+#ifdef SAMRT_HAVE_CUDA
+            if (st == SAMRT_OK && cuda(c) && !c->attn_ready && c->gpu) {
+                st = samrt_attention_init_cuda();
+                c->attn_ready = st == SAMRT_OK;
+            }
+#endif
+            continue;
+        }
+        if (!samrt_exec_running(c->ex)) break;
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c)) {
+            st = samrt_attention_cuda(&p, c->stream);
+            continue;
+        }
+#endif
+        st = samrt_attention_ref(&p);
+    }
+    finish(c, st);
+    return o;
 }

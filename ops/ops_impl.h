@@ -1,7 +1,7 @@
 /* ops_impl.h - helpers shared by the files of the op layer (ops.c, ops_pointwise.c,
- * ops_attn.c): the pass mode, the backend test, the uses of an op's tensors and
- * the end of an op. Internal to ops/: the networks call the entries of ops.h, never
- * these. */
+ * ops_attn.c, ops_sam2.c): the pass mode, the backend test, the uses of an op's tensors and
+ * the end of an op. Internal to ops/: the networks call the entries of ops.h and
+ * ops_sam2.h, never these. */
 #ifndef SAMRT_OPS_IMPL_H
 #define SAMRT_OPS_IMPL_H
 
@@ -10,6 +10,14 @@
 static inline int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
 #ifdef SAMRT_HAVE_CUDA
 static inline int cuda(const struct samrt_model_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
+#endif
+
+/* The status of kernel pair fn of kernels/ run on c's backend: fn_cuda(args..., c's stream)
+ * for the CUDA backend, fn_ref(args...) for the CPU backend. */
+#ifdef SAMRT_HAVE_CUDA
+#define OPS_LAUNCH(c, fn, ...) (cuda(c) ? fn##_cuda(__VA_ARGS__, (c)->stream) : fn##_ref(__VA_ARGS__))
+#else
+#define OPS_LAUNCH(c, fn, ...) fn##_ref(__VA_ARGS__)
 #endif
 
 /* Marks tensors (NULLs skipped) as used by the current step. */

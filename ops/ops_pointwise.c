@@ -1,12 +1,13 @@
 /* ops_pointwise.c - the ops of ops.h that need no library plan: LayerNorm (tokens and NCHW),
- * pointwise (unary, scaled add, per-channel affine), pooling (max 2x2, channel mean) and
- * copies. Each validates in PLAN mode, then in RUN mode launches
+ * pointwise (unary, scaled add, per-channel affine), the 1-D sine position encoding, pooling
+ * (max 2x2, channel mean) and copies. Each validates in PLAN mode, then in RUN mode launches
  * the CUDA kernel or runs the C reference of kernels/ (the pattern of ops.c). */
 #include "ops_impl.h"
 
 #include "copy.h"
 #include "layernorm.h"
 #include "pool.h"
+#include "sine_pe.h"
 
 /* ---- norms ------------------------------------------------------------------------------------- */
 
@@ -179,6 +180,19 @@ struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const
                                                 int channels_last, enum samrt_act act) {
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
     finish(c, affine_impl(c, x, scale, bias, residual, channels_last, act, &y));
+    return y;
+}
+
+/* ---- position encodings ------------------------------------------------------------------------ */
+
+struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *pos,
+                                        int n_pos, int dim) {
+    struct samrt_tensor y = samrt_op_new(c, name, c->dtype, 2, SAMRT_SHAPE(n_pos, dim));
+    use(c, pos, &y, NULL, NULL);
+    struct samrt_sine_pe_1d_args a = {c->dtype, n_pos, dim, (const float *)pos->data, y.data};
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) st = OPS_LAUNCH(c, samrt_sine_pe_1d, &a);
+    finish(c, st);
     return y;
 }
 

@@ -211,9 +211,7 @@ enum samrt_status samrt_sam2_track_mask_step(struct samrt_engine *e, struct samr
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_sam2_track_mask *tm = &t->mask;
     struct samrt_model_ctx *c = &tm->ctx;
-#ifdef SAMRT_HAVE_CUDA
-    c->stream = c->backend == SAMRT_BACKEND_CUDA ? e->gpu.stream : NULL;  /* the tracker's stream */
-#endif
+    samrt_ops_use_gpu_stream(c);  /* the tracker's stream: the engine's */
     const size_t n_low = (size_t)tm->low * tm->low;
     for (int k = 0; k < t->n_obj; k++) {
         if (t->obj[k].pending != PENDING_MASK) continue;
@@ -222,10 +220,7 @@ enum samrt_status samrt_sam2_track_mask_step(struct samrt_engine *e, struct samr
         SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_low.data + (size_t)k * n_low, tm->low_rows + (size_t)k * n_low,
                                    sizeof(float) * n_low));
         SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_score.data + k, &score, sizeof score));
-#ifdef SAMRT_HAVE_CUDA
-        /* score lives on this stack frame: the copy must be done before it goes */
-        if (c->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(c->stream));
-#endif
+        SAMRT_TRY(samrt_ops_sync(c));  /* score lives on this stack frame: the copy must be done before it goes */
         is_prompted[k] = 1;
     }
     return SAMRT_OK;

@@ -8,7 +8,7 @@
 #include "track_post.h"
 
 #include "engine_impl.h"
-#include "fill_holes.h"
+#include "ops_sam2.h"
 #include "perceiver.h"
 #include "sam2.h"
 #include "tracker.h"
@@ -48,19 +48,6 @@ const struct samrt_tensor *samrt_sam2_track_post_low(const struct samrt_sam2_tra
     return samrt_sam2_track_fill_area(&t->opt) > 0 ? &t->post.low_fill : &t->cur_low;
 }
 
-static enum samrt_status fill_holes(struct samrt_model_ctx *c, const struct samrt_sam2_tracker *t, int max_area) {
-    const struct samrt_sam2_track_post *p = &t->post;
-    const struct samrt_fill_holes_args a = {(int32_t)t->cur_low.ne[0], (int32_t)t->cur_low.ne[2],
-                                            (int32_t)t->cur_low.ne[3], max_area, (const float *)t->cur_low.data,
-                                            (float *)p->low_fill.data, (int32_t *)p->fill_ws.data};
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) return samrt_fill_holes_cuda(&a, c->stream);
-#else
-    (void)c;
-#endif
-    return samrt_fill_holes_ref(&a);
-}
-
 /* One memory encoder run on the enc pass (RUN mode) from low (K rows) into out. */
 static enum samrt_status encode(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_tensor *low,
                                 int binarize, const struct samrt_tensor *out) {
@@ -80,7 +67,7 @@ enum samrt_status samrt_sam2_track_post_encode(struct samrt_engine *e, struct sa
     struct samrt_model_ctx *c = &t->enc.ctx;
     const int max_area = samrt_sam2_track_fill_area(&t->opt);
     const int binarize = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
-    if (max_area > 0) SAMRT_TRY(fill_holes(c, t, max_area));
+    if (max_area > 0) SAMRT_TRY(samrt_ops_fill_holes(c, &t->cur_low, max_area, &t->post.low_fill, &t->post.fill_ws));
     const struct samrt_tensor *low_p = max_area > 0 ? &t->post.low_fill : &t->cur_low;
     int n_prompted = 0, n_tracked = 0;
     for (int k = 0; k < t->n_obj; k++) {

@@ -21,7 +21,6 @@
 #include "mask_select.h"
 #include "prompt_encoder.h"
 #include "ref_util.h"
-#include "sine_pe.h"
 
 #define D SAMRT_EDGETAM_PERC_DIM
 #define FF SAMRT_EDGETAM_PERC_FF
@@ -148,10 +147,8 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
     p->pos.data = samrt_model_slot(env, p->slot_pos);
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
     enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) {  /* f32 values stored once at pdt, as the other sine PE tables */
-        const struct samrt_sine_pe_args a = {p->pos.dtype, D, p->grid, p->grid, 1, img};
-        st = samrt_sine_pe_ref(&a);
-    }
+    /* f32 values stored once at pdt, as the other sine PE tables */
+    if (st == SAMRT_OK) st = samrt_ops_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, img);
     if (st == SAMRT_OK) st = samrt_model_upload(env, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");

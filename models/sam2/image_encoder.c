@@ -29,7 +29,6 @@
 
 #include "model_env.h"
 #include "interp.h"
-#include "sine_pe.h"
 
 #define HIERA_EPS 1e-6f
 #define NECK_DIM 256
@@ -171,9 +170,7 @@ static enum samrt_status make_pos_embed(const struct samrt_sam2_encoder *enc, co
     SAMRT_CHECK(small && win, SAMRT_E_INVALID_ARG, "sam2 encoder: pos_embed values are required");
     float *big = malloc(sizeof(float) * (size_t)E * side * side);  /* setup only */
     enum samrt_status st = big ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    const struct samrt_interp_desc d = {SAMRT_INTERP_BICUBIC, E, sb, sb, side, side, SAMRT_DTYPE_F32,
-                                        SAMRT_DTYPE_F32};
-    if (st == SAMRT_OK) st = samrt_interp_ref(&d, small, big);
+    if (st == SAMRT_OK) st = samrt_ops_host_interp(SAMRT_INTERP_BICUBIC, E, sb, sb, side, side, small, big);
     if (st == SAMRT_OK) {
         for (int y = 0; y < side; y++)
             for (int x = 0; x < side; x++)
@@ -206,8 +203,8 @@ enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, con
         st = make_pos_embed(enc, pos_embed, pos_embed_window, enc->pos.dtype, host);
         if (st == SAMRT_OK) st = samrt_model_upload(env, enc->pos.data, host, nb_pos);
     }
-    const struct samrt_sine_pe_args pe = {enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], 1, host};
-    if (st == SAMRT_OK) st = samrt_sine_pe_ref(&pe);
+    if (st == SAMRT_OK)
+        st = samrt_ops_host_sine_pe(enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], host);
     if (st == SAMRT_OK) st = samrt_model_upload(env, enc->vision_pos.data, host, nb_vp);
     free(host);
     return st;
@@ -243,7 +240,7 @@ static struct samrt_tensor chan_slice(const struct samrt_tensor *t, int64_t star
 }
 
 static void tap_map(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t, int64_t h, int64_t w) {
-    if (!c->tap || !samrt_exec_running(c->ex)) return;
+    if (!samrt_ops_tapping(c)) return;
     const struct samrt_tensor v = map4(t, h, w);
     samrt_op_tap(c, name, &v);
 }

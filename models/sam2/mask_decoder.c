@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
 #include "ckpt.h"
 #include "conv.h"
 #include "model_env.h"
 #include "interp.h"
+#include "ops_sam2.h"
 #include "ref_util.h"
 
 #define DIM SAMRT_SAM2_DIM
@@ -384,127 +384,6 @@ static struct samrt_tensor token_rows(const struct samrt_tensor *t, int r) {
     return samrt_tensor_view(t, (int64_t)r * t->ne[2], 2, SAMRT_SHAPE(t->ne[0], t->ne[2]), SAMRT_SHAPE(t->s[0], 1));
 }
 
-/* ---- local ops --------------------------------------------------------------------------------- */
-
-/* Multi-head attention whose keys are an object's prompt tokens: object b attends over keys
- * [0, n_keys[b]) only. One batch-1 launch per object (the key counts differ); heads are
- * contiguous inside a token as in ops.h. q (B, Lq, H*d), k/v (B, T, H*d). */
-static struct samrt_tensor attn_token_keys(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
-                                           const struct samrt_tensor *k, const struct samrt_tensor *v, int n_head,
-                                           int d, const int32_t *n_keys) {
-    const int64_t B = q->ne[0];
-    const int64_t ne[3] = {B, q->ne[1], (int64_t)n_head * d};
-    struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
-    samrt_exec_use(c->ex, q);
-    samrt_exec_use(c->ex, k);
-    samrt_exec_use(c->ex, v);
-    samrt_exec_use(c->ex, &o);
-    enum samrt_status st = c->ex->status;
-    const int planning = c->ex->mode == SAMRT_EXEC_PLAN;
-    const size_t es = samrt_dtype_size(q->dtype);
-    for (int64_t b = 0; st == SAMRT_OK && b < B; b++) {
-        struct samrt_attention_params p;
-        memset(&p, 0, sizeof p);
-        p.dtype = q->dtype;
-        p.n_batch = 1;
-        p.n_head = n_head;
-        p.n_q = (int)q->ne[1];
-        p.n_k = planning ? (int)k->ne[1] : n_keys[b];
-        if (p.n_k < 1 || p.n_k > k->ne[1]) st = SAMRT_E_INVALID_ARG;
-        p.d_qk = p.d_v = d;
-        p.q = (const void *)((uintptr_t)q->data + (uintptr_t)(b * q->s[0]) * es);
-        p.k = (const void *)((uintptr_t)k->data + (uintptr_t)(b * k->s[0]) * es);
-        p.v = (const void *)((uintptr_t)v->data + (uintptr_t)(b * v->s[0]) * es);
-        p.o = (void *)((uintptr_t)o.data + (uintptr_t)(b * o.s[0]) * es);
-        p.s_q_b = q->s[0], p.s_q_h = d, p.s_q_t = q->s[1];
-        p.s_k_b = k->s[0], p.s_k_h = d, p.s_k_t = k->s[1];
-        p.s_v_b = v->s[0], p.s_v_h = d, p.s_v_t = v->s[1];
-        p.s_o_b = o.s[0], p.s_o_h = d, p.s_o_t = o.s[1];
-        p.n_split = 1;
-        if (st != SAMRT_OK) break;
-        if (planning) {
-            if (b > 0) break;
-            st = samrt_attention_check(&p);
-            if (st != SAMRT_OK) SAMRT_LOG_ERROR("sam2 heads: %s: attention parameters rejected", name);
-#ifdef SAMRT_HAVE_CUDA
-            if (st == SAMRT_OK && c->backend == SAMRT_BACKEND_CUDA && !c->attn_ready && c->gpu) {
-                st = samrt_attention_init_cuda();
-                c->attn_ready = st == SAMRT_OK;
-            }
-#endif
-            continue;
-        }
-        if (!samrt_exec_running(c->ex)) break;
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) {
-            st = samrt_attention_cuda(&p, c->stream);
-            continue;
-        }
-#endif
-        st = samrt_attention_ref(&p);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
-    return o;
-}
-
-/* The selection / gate step of mask_select.h. */
-/* Reads the heads' f32 state (all_masks, all_iou, score) and the mask tokens of queries (run
- * dtype); writes low_res, result and the pointer token token_out. */
-static void select_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *queries,
-                      const struct samrt_tensor *token_out) {
-    const struct samrt_tensor *masks = &h->all_masks;
-    samrt_exec_use(c->ex, masks);
-    samrt_exec_use(c->ex, &h->all_iou);
-    samrt_exec_use(c->ex, &h->score);
-    samrt_exec_use(c->ex, queries);
-    samrt_exec_use(c->ex, token_out);
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-        struct samrt_sam2_select_args a;
-        memset(&a, 0, sizeof a);
-        a.dtype = c->dtype;
-        a.n_obj = h->cfg.b_max;
-        a.n_pix = (int64_t)h->low * h->low;
-        a.dim = DIM;
-        a.masks = masks->data;
-        a.iou = h->all_iou.data;
-        a.score = h->score.data;
-        a.tokens = (const void *)((uintptr_t)queries->data + 2 * DIM * samrt_dtype_size(c->dtype));
-        a.s_tok_b = queries->s[0];
-        a.delta = SAMRT_SAM2_STABILITY_DELTA;
-        a.thresh = SAMRT_SAM2_STABILITY_THRESH;
-        a.no_obj_score = SAMRT_SAM2_NO_OBJ_SCORE;
-        memcpy(a.mode, h->mode, sizeof a.mode);
-        a.low_res = h->low_res.data;
-        a.result = h->result.data;
-        a.token_out = token_out->data;
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_select_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_sam2_select_ref(&a);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
-}
-
-static void ptr_gate_op(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *ptr) {
-    samrt_exec_use(c->ex, ptr);
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-        const struct samrt_sam2_ptr_gate_args a = {c->dtype, h->cfg.b_max, DIM, ptr->data, h->dw.no_obj_ptr->data,
-                                                   h->result.data, h->obj_ptr.data};
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_ptr_gate_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_sam2_ptr_gate_ref(&a);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
-}
-
 /* ---- forward --------------------------------------------------------------------------------- */
 
 /* One Attention module: projections, SDPA (token keys limited per object when n_keys is
@@ -517,7 +396,7 @@ static struct samrt_tensor attention(struct samrt_model_ctx *c, const struct sam
     struct samrt_tensor v = samrt_op_linear(c, "dec.attn.v", v_in, w->v_w, w->v_b, SAMRT_ACT_NONE, NULL);
     struct samrt_tensor o;
     if (n_keys) {
-        o = attn_token_keys(c, "dec.attn.o", &q, &k, &v, N_HEADS, d_head, n_keys);
+        o = samrt_op_attention_key_prefix(c, "dec.attn.o", &q, &k, &v, N_HEADS, d_head, n_keys);
     } else {
         struct samrt_op_attn_args a;
         memset(&a, 0, sizeof a);
@@ -551,7 +430,7 @@ void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *dat
 
 /* Taps of object 0 (the parity runs prompt one object), in the official layouts. */
 static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
-    if (!c->tap || !samrt_exec_running(c->ex)) return;
+    if (!samrt_ops_tapping(c)) return;
     const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
     struct samrt_tensor t = samrt_tensor_view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SAMRT_SHAPE(1, ns0, DIM),
                                  SAMRT_SHAPE(h->tokens.s[0], DIM, 1));
@@ -566,11 +445,133 @@ static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, cons
     tap4(c, "tap.decoder.image_pe", &t);
 }
 
+/* src = image_embeddings + dense prompt embeddings (B, N, 256), at the transformer's dtype tr
+ * (f32 in bf16 runs: the sum is fp32 under autocast as well). */
+static struct samrt_tensor dense_src(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+                                     const struct samrt_tensor *image) {
+    const int64_t B = h->cfg.b_max, g = h->grid, n = g * g, L = h->low;
+    const enum samrt_dtype tr = h->tr_dtype;
+    struct samrt_tensor keys;
+    if (h->cfg.mask_input) {
+        struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
+        if (samrt_ops_tapping(c)) {
+            struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(DIM * n, n, g, 1));
+            tap4(c, "tap.prompt.dense", &d0);
+            d0 = samrt_tensor_view(&h->mask_in, 0, 4, SAMRT_SHAPE(1, 1, L, L), SAMRT_SHAPE(L * L, L * L, L, 1));
+            tap4(c, "tap.prompt.mask_input", &d0);
+        }
+        struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SAMRT_SHAPE(B, n, DIM), SAMRT_SHAPE(DIM * n, 1, n));
+        struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, tr, NULL);
+        struct samrt_tensor img_b = bcast(image, B);
+        keys = samrt_op_copy(c, "dec.src", &img_b, tr, &dense_tok);
+    } else {
+        struct samrt_tensor img = *image;
+        if (tr != c->dtype) img = samrt_op_copy(c, "dec.image_tr", image, tr, NULL);
+        keys = samrt_op_channel_affine(c, "dec.src", &img, NULL, h->no_mask_embed_tr, NULL, 1);
+        if (keys.ne[0] != B) {
+            struct samrt_tensor kb = bcast(&keys, B);
+            keys = samrt_op_copy(c, "dec.src_b", &kb, tr, NULL);
+        }
+    }
+    return keys;
+}
+
+/* TwoWayTransformer: two TwoWayAttentionBlocks, then the final token-to-image attention. The
+ * queries are the prompt tokens, which are also their PE; the keys are src, with the dense PE.
+ * Returns the queries; *keys becomes the transformer's keys. */
+static struct samrt_tensor twoway_transformer(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+                                              struct samrt_tensor *keys, const int32_t *n_keys) {
+    const struct samrt_sam2_decoder_weights *tw = &h->tw;
+    const enum samrt_dtype tr = h->tr_dtype;
+    const struct samrt_tensor pe_b = bcast(&h->image_pe, h->cfg.b_max);
+    const struct samrt_tensor *qpe = &h->tokens;
+    struct samrt_tensor queries = h->tokens, q, k, a;
+    for (int l = 0; l < 2; l++) {
+        const struct samrt_sam2_twoway_layer_weights *Lw = &tw->layer[l];
+        if (l == 0) {  /* skip_first_layer_pe: the self-attention output replaces the queries */
+            a = attention(c, &Lw->self_attn, &queries, &queries, &queries, DIM / N_HEADS, n_keys);
+            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], NULL, LN_EPS, NULL);
+        } else {
+            q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+            a = attention(c, &Lw->self_attn, &q, &q, &queries, DIM / N_HEADS, n_keys);
+            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], &queries, LN_EPS, NULL);
+        }
+        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+        k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, keys);
+        a = attention(c, &Lw->t2i, &q, &k, keys, CROSS_DIM / N_HEADS, NULL);
+        queries = samrt_op_layernorm(c, "dec.norm2", &a, Lw->norm_w[1], Lw->norm_b[1], &queries, LN_EPS, NULL);
+        a = samrt_op_linear(c, "dec.mlp0", &queries, Lw->mlp_w[0], Lw->mlp_b[0], SAMRT_ACT_RELU, NULL);
+        a = samrt_op_linear(c, "dec.mlp1", &a, Lw->mlp_w[1], Lw->mlp_b[1], SAMRT_ACT_NONE, NULL);
+        queries = samrt_op_layernorm(c, "dec.norm3", &a, Lw->norm_w[2], Lw->norm_b[2], &queries, LN_EPS, NULL);
+        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+        a = attention(c, &Lw->i2t, &k, &q, &queries, CROSS_DIM / N_HEADS, n_keys);  /* keys unchanged: k reused */
+        *keys = samrt_op_layernorm(c, "dec.norm4", &a, Lw->norm_w[3], Lw->norm_b[3], keys, LN_EPS, NULL);
+    }
+    q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
+    k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, keys);
+    a = attention(c, &tw->final_attn, &q, &k, keys, CROSS_DIM / N_HEADS, NULL);
+    return samrt_op_layernorm(c, "dec.norm_final", &a, tw->norm_final_w, tw->norm_final_b, &queries, LN_EPS, NULL);
+}
+
+/* output_upscaling of the keys (B, g*g, 256) with the high-resolution features (NHWC) ->
+ * (B, L*L, 32), at tr as well: in bf16 runs the whole decoder computes in f32 (the
+ * high-resolution features arrive in bf16). */
+static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *keys,
+                                   const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1) {
+    const struct samrt_sam2_decoder_weights *tw = &h->tw;
+    const enum samrt_dtype tr = h->tr_dtype;
+    const int64_t B = h->cfg.b_max, g = h->grid, n = g * g, L = h->low;
+    struct samrt_tensor x = samrt_tensor_view(keys, 0, 4, SAMRT_SHAPE(B, g, g, DIM), SAMRT_SHAPE(n * DIM, g * DIM, DIM, 1));
+    struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
+    struct samrt_tensor f = bcast(feat_s1, B);
+    u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);                      /* (B, 4n, 64) */
+    u = samrt_op_layernorm(c, "dec.up_ln", &u, tw->up_ln_w, tw->up_ln_b, NULL, LN2D_EPS, NULL);
+    u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    x = samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(B, 2 * g, 2 * g, UP0_DIM), SAMRT_SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
+    u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
+    f = bcast(feat_s0, B);
+    u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
+    u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    if (samrt_ops_tapping(c)) {
+        struct samrt_tensor t =
+            samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(1, UP1_DIM, L, L), SAMRT_SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
+        tap4(c, "tap.decoder.upscaled", &t);
+    }
+    return u;
+}
+
+/* The hypernetworks on the mask tokens and masks = hyper_in @ upscaled, into h->all_masks. */
+static void mask_logits(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *queries,
+                        const struct samrt_tensor *u) {
+    const struct samrt_sam2_decoder_weights *tw = &h->tw;
+    const int64_t B = h->cfg.b_max, L = h->low;
+    /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
+    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", h->tr_dtype, 3, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
+    for (int kk = 0; kk < SAMRT_SAM2_N_MASK_TOKENS; kk++) {
+        struct samrt_tensor tok = token_rows(queries, 2 + kk);
+        struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, tw->hyper[kk].w[0], tw->hyper[kk].b[0],
+                                                SAMRT_ACT_RELU, NULL);
+        y = samrt_op_linear(c, "dec.hyper.1", &y, tw->hyper[kk].w[1], tw->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
+        struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SAMRT_SHAPE(B, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
+        samrt_op_linear_into(c, &y, tw->hyper[kk].w[2], tw->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
+    }
+    /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
+    const struct samrt_tensor masks = h->all_masks;
+    for (int64_t b = 0; b < B; b++) {
+        struct samrt_tensor hx = samrt_tensor_view(&hyp, b * UP1_DIM, 2, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
+                                      SAMRT_SHAPE(B * UP1_DIM, 1));
+        struct samrt_tensor ub = samrt_tensor_view(u, b * L * L * UP1_DIM, 2, SAMRT_SHAPE((int64_t)L * L, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
+        struct samrt_tensor mb = samrt_tensor_view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
+                                      SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SAMRT_SHAPE((int64_t)L * L, 1));
+        samrt_op_linear_into(c, &hx, &ub, NULL, SAMRT_ACT_NONE, NULL, &mb);
+    }
+}
+
 void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
                               const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1) {
-    const struct samrt_sam2_decoder_weights *w = &h->dw;
+    const struct samrt_sam2_decoder_weights *w = &h->dw, *tw = &h->tw;
     const int64_t B = h->cfg.b_max, T = h->t_max, g = h->grid, n = g * g, L = h->low;
-    const enum samrt_dtype dt = c->dtype;
+    const enum samrt_dtype dt = c->dtype, tr = h->tr_dtype;
     int32_t n_keys[SAMRT_SAM2_MAX_OBJ];
     for (int64_t b = 0; b < B; b++) n_keys[b] = SAMRT_SAM2_N_OUT_TOKENS + h->n_sparse[b];
     if (c->ex->mode == SAMRT_EXEC_PLAN) {
@@ -587,107 +588,16 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     }
     tap_maps(c, h, image);
 
-    /* src = image_embeddings + dense prompt embeddings (B, N, 256), at the transformer's
-     * dtype tr (f32 in bf16 runs: the sum is fp32 under autocast as well) */
-    const enum samrt_dtype tr = h->tr_dtype;
-    const struct samrt_sam2_decoder_weights *tw = &h->tw;
-    struct samrt_tensor keys;
-    if (h->cfg.mask_input) {
-        struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
-        if (c->tap && samrt_exec_running(c->ex)) {
-            struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(DIM * n, n, g, 1));
-            tap4(c, "tap.prompt.dense", &d0);
-            d0 = samrt_tensor_view(&h->mask_in, 0, 4, SAMRT_SHAPE(1, 1, L, L), SAMRT_SHAPE(L * L, L * L, L, 1));
-            tap4(c, "tap.prompt.mask_input", &d0);
-        }
-        struct samrt_tensor dv = samrt_tensor_view(&dense, 0, 3, SAMRT_SHAPE(B, n, DIM), SAMRT_SHAPE(DIM * n, 1, n));
-        struct samrt_tensor dense_tok = samrt_op_copy(c, "dec.dense_tokens", &dv, tr, NULL);
-        struct samrt_tensor img_b = bcast(image, B);
-        keys = samrt_op_copy(c, "dec.src", &img_b, tr, &dense_tok);
-    } else {
-        struct samrt_tensor img = *image;
-        if (tr != dt) img = samrt_op_copy(c, "dec.image_tr", image, tr, NULL);
-        keys = samrt_op_channel_affine(c, "dec.src", &img, NULL, h->no_mask_embed_tr, NULL, 1);
-        if (keys.ne[0] != B) {
-            struct samrt_tensor kb = bcast(&keys, B);
-            keys = samrt_op_copy(c, "dec.src_b", &kb, tr, NULL);
-        }
-    }
-    const struct samrt_tensor pe_b = bcast(&h->image_pe, B);
-    const struct samrt_tensor *qpe = &h->tokens;
-
-    /* two-way transformer */
-    struct samrt_tensor queries = h->tokens, q, k, a;
-    for (int l = 0; l < 2; l++) {
-        const struct samrt_sam2_twoway_layer_weights *Lw = &tw->layer[l];
-        if (l == 0) {  /* skip_first_layer_pe: the self-attention output replaces the queries */
-            a = attention(c, &Lw->self_attn, &queries, &queries, &queries, DIM / N_HEADS, n_keys);
-            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], NULL, LN_EPS, NULL);
-        } else {
-            q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-            a = attention(c, &Lw->self_attn, &q, &q, &queries, DIM / N_HEADS, n_keys);
-            queries = samrt_op_layernorm(c, "dec.norm1", &a, Lw->norm_w[0], Lw->norm_b[0], &queries, LN_EPS, NULL);
-        }
-        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-        k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, &keys);
-        a = attention(c, &Lw->t2i, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
-        queries = samrt_op_layernorm(c, "dec.norm2", &a, Lw->norm_w[1], Lw->norm_b[1], &queries, LN_EPS, NULL);
-        a = samrt_op_linear(c, "dec.mlp0", &queries, Lw->mlp_w[0], Lw->mlp_b[0], SAMRT_ACT_RELU, NULL);
-        a = samrt_op_linear(c, "dec.mlp1", &a, Lw->mlp_w[1], Lw->mlp_b[1], SAMRT_ACT_NONE, NULL);
-        queries = samrt_op_layernorm(c, "dec.norm3", &a, Lw->norm_w[2], Lw->norm_b[2], &queries, LN_EPS, NULL);
-        q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-        a = attention(c, &Lw->i2t, &k, &q, &queries, CROSS_DIM / N_HEADS, n_keys);  /* keys unchanged: k reused */
-        keys = samrt_op_layernorm(c, "dec.norm4", &a, Lw->norm_w[3], Lw->norm_b[3], &keys, LN_EPS, NULL);
-    }
-    q = samrt_op_add(c, "dec.q_pe", &queries, qpe);
-    k = samrt_op_copy(c, "dec.k_pe", &pe_b, tr, &keys);
-    a = attention(c, &tw->final_attn, &q, &k, &keys, CROSS_DIM / N_HEADS, NULL);
-    queries = samrt_op_layernorm(c, "dec.norm_final", &a, tw->norm_final_w, tw->norm_final_b, &queries, LN_EPS, NULL);
-    if (c->tap && samrt_exec_running(c->ex)) {
+    struct samrt_tensor keys = dense_src(h, c, image);
+    struct samrt_tensor queries = twoway_transformer(h, c, &keys, n_keys);
+    if (samrt_ops_tapping(c)) {
         struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SAMRT_SHAPE(1, n_keys[0], DIM), SAMRT_SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.hs", &t);
         t = samrt_tensor_view(&keys, 0, 3, SAMRT_SHAPE(1, n, DIM), SAMRT_SHAPE(n * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.src", &t);
     }
-    /* output upscaling with the high-resolution features (NHWC), at tr as well: in bf16 runs
-     * the whole decoder computes in f32 (the high-resolution features arrive in bf16) */
-    struct samrt_tensor x = samrt_tensor_view(&keys, 0, 4, SAMRT_SHAPE(B, g, g, DIM), SAMRT_SHAPE(n * DIM, g * DIM, DIM, 1));
-    struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
-    struct samrt_tensor f = bcast(feat_s1, B);
-    u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);                      /* (B, 4n, 64) */
-    u = samrt_op_layernorm(c, "dec.up_ln", &u, tw->up_ln_w, tw->up_ln_b, NULL, LN2D_EPS, NULL);
-    u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    x = samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(B, 2 * g, 2 * g, UP0_DIM), SAMRT_SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
-    u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
-    f = bcast(feat_s0, B);
-    u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
-    u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    if (c->tap && samrt_exec_running(c->ex)) {
-        struct samrt_tensor t =
-            samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(1, UP1_DIM, L, L), SAMRT_SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
-        tap4(c, "tap.decoder.upscaled", &t);
-    }
-
-    /* hypernetworks: H (4, B, 32), row k*B + b = MLP_k(mask token k of object b) */
-    struct samrt_tensor hyp = samrt_op_new(c, "dec.hyper", tr, 3, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, B, UP1_DIM));
-    for (int kk = 0; kk < SAMRT_SAM2_N_MASK_TOKENS; kk++) {
-        struct samrt_tensor tok = token_rows(&queries, 2 + kk);
-        struct samrt_tensor y = samrt_op_linear(c, "dec.hyper.0", &tok, tw->hyper[kk].w[0], tw->hyper[kk].b[0],
-                                                SAMRT_ACT_RELU, NULL);
-        y = samrt_op_linear(c, "dec.hyper.1", &y, tw->hyper[kk].w[1], tw->hyper[kk].b[1], SAMRT_ACT_RELU, NULL);
-        struct samrt_tensor out = samrt_tensor_view(&hyp, (int64_t)kk * B * UP1_DIM, 2, SAMRT_SHAPE(B, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
-        samrt_op_linear_into(c, &y, tw->hyper[kk].w[2], tw->hyper[kk].b[2], SAMRT_ACT_NONE, NULL, &out);
-    }
-    /* masks[b] (4, L*L) = H[:, b, :] (4, 32) x upscaled[b] (L*L, 32)^T, in f32 */
-    const struct samrt_tensor masks = h->all_masks;
-    for (int64_t b = 0; b < B; b++) {
-        struct samrt_tensor hx = samrt_tensor_view(&hyp, b * UP1_DIM, 2, SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, UP1_DIM),
-                                      SAMRT_SHAPE(B * UP1_DIM, 1));
-        struct samrt_tensor ub = samrt_tensor_view(&u, b * L * L * UP1_DIM, 2, SAMRT_SHAPE((int64_t)L * L, UP1_DIM), SAMRT_SHAPE(UP1_DIM, 1));
-        struct samrt_tensor mb = samrt_tensor_view(&masks, b * SAMRT_SAM2_N_MASK_TOKENS * L * L, 2,
-                                      SAMRT_SHAPE(SAMRT_SAM2_N_MASK_TOKENS, (int64_t)L * L), SAMRT_SHAPE((int64_t)L * L, 1));
-        samrt_op_linear_into(c, &hx, &ub, NULL, SAMRT_ACT_NONE, NULL, &mb);
-    }
+    const struct samrt_tensor u = upscale(h, c, &keys, feat_s0, feat_s1);
+    mask_logits(h, c, &queries, &u);
 
     /* IoU (sigmoid) and object-score heads */
     struct samrt_tensor tok = token_rows(&queries, 1);
@@ -697,9 +607,9 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     struct samrt_tensor score = mlp3(c, &tw->obj_head, &tok);
     samrt_op_copy_into(c, &iou, NULL, &h->all_iou);
     samrt_op_copy_into(c, &score, NULL, &h->score);
-    if (c->tap && samrt_exec_running(c->ex)) {
+    if (samrt_ops_tapping(c)) {
         const int64_t nb = 1;
-        struct samrt_tensor t = samrt_tensor_view(&masks, 0, 4, SAMRT_SHAPE(nb, 4, L, L), SAMRT_SHAPE(4 * L * L, L * L, L, 1));
+        struct samrt_tensor t = samrt_tensor_view(&h->all_masks, 0, 4, SAMRT_SHAPE(nb, 4, L, L), SAMRT_SHAPE(4 * L * L, L * L, L, 1));
         tap4(c, "tap.decoder.all_masks", &t);
         t = samrt_tensor_view(&iou, 0, 2, SAMRT_SHAPE(nb, 4), SAMRT_SHAPE(4, 1));
         samrt_op_tap(c, "tap.decoder.all_iou", &t);
@@ -718,25 +628,15 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
      * run dtype, so the selection reads the tokens at that dtype */
     struct samrt_tensor sam_token = samrt_op_new(c, "dec.sam_token", dt, 2, SAMRT_SHAPE(B, DIM));
     if (tr != dt) queries = samrt_op_copy(c, "dec.queries_rt", &queries, dt, NULL);
-    select_op(c, h, &queries, &sam_token);
+    const struct samrt_tensor mask_tokens =  /* tokens 2..5 */
+        samrt_tensor_view(&queries, 2 * DIM, 3, SAMRT_SHAPE(B, SAMRT_SAM2_N_MASK_TOKENS, DIM), SAMRT_SHAPE(queries.s[0], DIM, 1));
+    samrt_op_sam2_select(c, &h->all_masks, &h->all_iou, &h->score, &mask_tokens, h->mode, &h->low_res, &h->result,
+                         &sam_token);
     struct samrt_tensor ptr = mlp3(c, &w->obj_ptr_proj, &sam_token);
-    ptr_gate_op(c, h, &ptr);
+    samrt_op_sam2_ptr_gate(c, &ptr, w->no_obj_ptr, &h->result, &h->obj_ptr);
 }
 
 /* ---- selection taps (after the pass) ----------------------------------------------------------- */
-
-enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-        return SAMRT_OK;
-    }
-#else
-    (void)c;
-#endif
-    memcpy(dst, src, bytes);
-    return SAMRT_OK;
-}
 
 enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
     if (!c->tap) return SAMRT_OK;
@@ -745,12 +645,12 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
     float *buf = malloc(sizeof(float) * (size_t)(4 * P + 3 * P + P + S * S));  /* debug path only */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: no host memory for the taps");
     float *all = buf, *sel = all + 4 * P, *low = sel + 3 * P, *high = low + P;
-    enum samrt_status st = samrt_sam2_fetch(c, all, h->all_masks.data, sizeof(float) * (size_t)(4 * P));
-    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, iou, h->all_iou.data, sizeof iou);
-    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, &score, h->score.data, sizeof score);
-    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, res, h->result.data, sizeof res);
-    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, low, h->low_res.data, sizeof(float) * (size_t)P);
-    if (st == SAMRT_OK) st = samrt_sam2_fetch(c, ptr, h->obj_ptr.data, sizeof ptr);
+    enum samrt_status st = samrt_ops_fetch(c, all, h->all_masks.data, sizeof(float) * (size_t)(4 * P));
+    if (st == SAMRT_OK) st = samrt_ops_fetch(c, iou, h->all_iou.data, sizeof iou);
+    if (st == SAMRT_OK) st = samrt_ops_fetch(c, &score, h->score.data, sizeof score);
+    if (st == SAMRT_OK) st = samrt_ops_fetch(c, res, h->result.data, sizeof res);
+    if (st == SAMRT_OK) st = samrt_ops_fetch(c, low, h->low_res.data, sizeof(float) * (size_t)P);
+    if (st == SAMRT_OK) st = samrt_ops_fetch(c, ptr, h->obj_ptr.data, sizeof ptr);
     if (st == SAMRT_OK) {
         /* MaskDecoder.forward's selection: masks 1..3 (multimask), mask 0, or the dynamic choice */
         const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI, m = multi ? 3 : 1;
@@ -766,9 +666,7 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
         for (int64_t i = 0; i < m * P; i++) sel[i] = score > 0.0f ? sel[i] : SAMRT_SAM2_NO_OBJ_SCORE;
         samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SAMRT_SHAPE(1, m, L, L));
         samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SAMRT_SHAPE(1, 1, L, L));
-        const struct samrt_interp_desc d = {SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S,
-                                            SAMRT_DTYPE_F32, SAMRT_DTYPE_F32};
-        st = samrt_interp_ref(&d, low, high);
+        st = samrt_ops_host_interp(SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S, low, high);
         if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SAMRT_SHAPE(1, 1, S, S));
         samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SAMRT_SHAPE(1, DIM));
         samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SAMRT_SHAPE(1, 1));

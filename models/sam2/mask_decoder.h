@@ -158,8 +158,9 @@ enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const str
 void samrt_sam2_heads_free(struct samrt_sam2_heads *h);
 
 /* Builds the query tokens of n_obj objects (pts[b]) on the host and copies them into
- * h->tokens on c's stream (CUDA backend: cudaMemcpyAsync from the host buffer, which must not
- * change until the stream reaches the copy: the next set_prompts call syncs first). Object
+ * h->tokens on c's stream (samrt_ops_memcpy: on the CUDA backend an asynchronous copy from the
+ * host buffer, which must not change until the stream reaches the copy: the next set_prompts
+ * call syncs first). Object
  * slots n_obj .. B-1 get the no-prompt tokens. dynamic: 1 for the notebook settings
  * (single-mask prompts use the stability fallback). */
 enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
@@ -182,9 +183,12 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
 /* Taps host f32 data (a 4-D array in NCHW order is passed channels-last, as every 4-D tap). */
 void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne);
 
-/* Arena bytes -> host memory (cudaMemcpy on the CUDA backend, memcpy on the CPU backend),
- * for results read after a stream sync. */
-enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
+/* Arena bytes -> host memory, for results read after a pass: samrt_ops_fetch (ops.h) under
+ * the name its callers in runtime/ and tests/ use. */
+static inline enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src,
+                                                 size_t bytes) {
+    return samrt_ops_fetch(c, dst, src, bytes);
+}
 
 #ifdef __cplusplus
 }

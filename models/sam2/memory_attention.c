@@ -24,7 +24,6 @@
 #include "prompt_encoder.h"
 #include "ref_util.h"
 #include "rope.h"
-#include "sine_pe.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM
@@ -169,8 +168,7 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     if (st == SAMRT_OK) {
         /* latents: position 0 (the perceiver's zeros); grid tokens: the sine PE of the grid */
         memset(pos, 0, sizeof(float) * (size_t)(lat * MEM_DIM));
-        struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, (int)mg, (int)mg, 1, pos + lat * MEM_DIM};
-        st = samrt_sine_pe_ref(&a);
+        st = samrt_ops_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, (int)mg, (int)mg, pos + lat * MEM_DIM);
     }
     if (st == SAMRT_OK) {
         round_into(&ma->mem_pos, tmp, pos, n * MEM_DIM);
@@ -255,35 +253,16 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
     return samrt_ops_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
 }
 
-/* ---- views and local ops --------------------------------------------------------------------- */
-
+/* ---- views ----------------------------------------------------------------------------------- */
 
 /* Contiguous (rows, cols) block of a contiguous tensor, starting at element off. */
 static struct samrt_tensor block2(const struct samrt_tensor *t, int64_t off, int64_t rows, int64_t cols) {
     return samrt_tensor_view(t, off, 2, SAMRT_SHAPE(rows, cols), SAMRT_SHAPE(cols, 1));
 }
 
-/* sine1d of the first n_ptr staged distances -> (n_ptr, 256) run dtype (sine_pe.h). */
-static struct samrt_tensor sine1d_op(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr) {
-    struct samrt_tensor env = samrt_op_new(c, "memattn.ptr_sine", c->dtype, 2, SAMRT_SHAPE(n_ptr, DIM));
-    samrt_exec_use(c->ex, &ma->ptr_p);
-    samrt_exec_use(c->ex, &env);
-    struct samrt_sine_pe_1d_args a = {c->dtype, n_ptr, DIM, (const float *)ma->ptr_p.data, env.data};
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sine_pe_1d_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_sine_pe_1d_ref(&a);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
-    return env;
-}
-
 struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr) {
-    struct samrt_tensor env = sine1d_op(c, ma, n_ptr);
+    /* sine1d of the first n_ptr staged distances */
+    struct samrt_tensor env = samrt_op_sine_pe_1d(c, "memattn.ptr_sine", &ma->ptr_p, n_ptr, DIM);
     return samrt_op_linear(c, "memattn.ptr_pos", &env, ma->w.tpos_w, ma->w.tpos_b, SAMRT_ACT_NONE, NULL);
 }
 

@@ -1,6 +1,6 @@
 /* memory_encoder.c - SAM 2.1's memory encoder over the op layer (memory_encoder.h): binding,
- * the constant position encoding, the forward pass, and the reference of the final store
- * (no-object embedding + bf16 rounding; its CUDA twin is memory_encoder.cu).
+ * the constant position encoding and the forward pass, ending in the final store (no-object
+ * embedding + bf16 rounding, samrt_op_sam2_mem_store of ops/ops_sam2.h).
  *
  * Choices that are not obvious:
  *   - The mask downsampler runs NCHW (a 1-channel 1024x1024 input: channels-last would waste
@@ -21,12 +21,9 @@
 #include <string.h>
 
 #include "model_env.h"
-#include "half.h"
-#include "mask_decode.h"
-#include "mask_select.h"
+#include "ops_sam2.h"
 #include "prompt_encoder.h"
 #include "ref_util.h"
-#include "sine_pe.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM
@@ -108,79 +105,10 @@ enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const 
     const uint64_t bytes = samrt_tensor_nbytes(&me->pos);
     float *tmp = malloc(bytes);  /* setup only */
     SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "memory encoder: out of host memory");
-    struct samrt_sine_pe_args a = {SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, 1, tmp};
-    enum samrt_status st = samrt_sine_pe_ref(&a);
+    enum samrt_status st = samrt_ops_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, tmp);
     if (st == SAMRT_OK) st = samrt_model_upload(env, me->pos.data, tmp, bytes);
     free(tmp);
     return st;
-}
-
-/* ---- local ops ------------------------------------------------------------------------------- */
-
-static int running(const struct samrt_model_ctx *c) { return samrt_exec_running(c->ex); }
-
-/* low_res (B, 1, l, l) f32 -> mask input (B, 1, S, S) run dtype (mask_decode.h memory path). */
-static struct samrt_tensor mask_input_op(struct samrt_model_ctx *c, const struct samrt_sam2_memenc *me,
-                                         const struct samrt_tensor *low_res, int binarize) {
-    const int64_t B = me->cfg.b_max, S = me->cfg.model_side;
-    struct samrt_tensor m = samrt_op_new(c, "memenc.mask_input", c->dtype, 4, SAMRT_SHAPE(B, 1, S, S));
-    samrt_exec_use(c->ex, low_res);
-    samrt_exec_use(c->ex, &m);
-    const struct samrt_mask_mem_desc d = {(int)B, me->low, me->low, (int)S, (int)S, binarize != 0,
-                                          SAMRT_SAM2_MEM_SCALE, SAMRT_SAM2_MEM_BIAS, SAMRT_DTYPE_F32, c->dtype};
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && c->ex->mode == SAMRT_EXEC_PLAN) {
-        const int ok = low_res->dtype == SAMRT_DTYPE_F32 && samrt_tensor_is_contiguous(low_res) &&
-                       samrt_tensor_nelements(low_res) == B * me->low * me->low;
-        if (!ok || samrt_mask_decode_mem_check(&d) != SAMRT_OK) {
-            SAMRT_LOG_ERROR("memory encoder: low_res must be contiguous f32 (%lld, 1, %d, %d)", (long long)B,
-                            me->low, me->low);
-            st = SAMRT_E_INVALID_ARG;
-        }
-    }
-    if (st == SAMRT_OK && running(c)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA)
-            st = samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream);
-        else
-#endif
-            st = samrt_mask_decode_mem_input_ref(&d, low_res->data, m.data);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
-    return m;
-}
-
-/* out = bf16(x + absent * no_obj) (memory_encoder.h). */
-static void store_op(struct samrt_model_ctx *c, const struct samrt_sam2_memenc *me, const struct samrt_tensor *x,
-                     const struct samrt_tensor *score, const struct samrt_tensor *out) {
-    samrt_exec_use(c->ex, x);
-    samrt_exec_use(c->ex, score);
-    samrt_exec_use(c->ex, out);
-    const int64_t B = me->cfg.b_max, n = (int64_t)me->grid * me->grid;
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && c->ex->mode == SAMRT_EXEC_PLAN) {
-        const int ok = out->dtype == SAMRT_DTYPE_BF16 && samrt_tensor_is_contiguous(out) &&
-                       samrt_tensor_nelements(out) == B * n * MEM_DIM && score->dtype == SAMRT_DTYPE_F32 &&
-                       samrt_tensor_is_contiguous(score) && samrt_tensor_nelements(score) == B;
-        if (!ok) {
-            SAMRT_LOG_ERROR("memory encoder: out must be contiguous bf16 (%lld, %lld, %d), score f32 (%lld, 1)",
-                            (long long)B, (long long)n, MEM_DIM, (long long)B);
-            st = SAMRT_E_INVALID_ARG;
-        }
-    }
-    const struct samrt_sam2_mem_store_args a = {c->dtype, (int)B, n, MEM_DIM, x->data, (const float *)score->data,
-                                                me->w.no_obj_spatial ? me->w.no_obj_spatial->data : NULL,
-                                                (uint16_t *)out->data};
-    if (st == SAMRT_OK && running(c)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_sam2_mem_store_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_sam2_mem_store_ref(&a);
-    }
-    samrt_ops_fail(c, st);
-    samrt_exec_step(c->ex);
 }
 
 /* ---- forward --------------------------------------------------------------------------------- */
@@ -214,7 +142,9 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
     struct samrt_tensor proj = samrt_op_linear(c, "memenc.pix_feat_proj", &pix, w->pix_w, w->pix_b, SAMRT_ACT_NONE,
                                                NULL);
     /* 1. mask input */
-    struct samrt_tensor m = mask_input_op(c, me, low_res, binarize);
+    struct samrt_tensor m = samrt_op_sam2_mem_input(c, "memenc.mask_input", low_res, (int)B, me->low,
+                                                    me->cfg.model_side, binarize, SAMRT_SAM2_MEM_SCALE,
+                                                    SAMRT_SAM2_MEM_BIAS);
     samrt_op_tap(c, "tap.memenc.mask_input", &m);
     /* 2. mask downsampler, NCHW */
     for (int i = 0; i < 4; i++) {
@@ -257,5 +187,5 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
     struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
-    store_op(c, me, &f, score, out);  /* 6-7. no-object embedding and the bf16 store */
+    samrt_op_sam2_mem_store(c, &f, score, me->w.no_obj_spatial, out);  /* 6-7. no-object embedding, bf16 store */
 }

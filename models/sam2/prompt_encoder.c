@@ -9,7 +9,6 @@
 
 #include "ckpt.h"
 #include "model_env.h"
-#include "fourier_pe.h"
 #include "ref_util.h"
 
 /* ---- prompts ----------------------------------------------------------------------------------- */
@@ -103,9 +102,8 @@ int samrt_sam2_sparse_ref(const struct samrt_sam2_prompt_tables *t, const struct
      * kernel adds the offset to every point, so give it -0.5. Its PE is discarded anyway. */
     coords[2 * pts->n] = -0.5f;
     coords[2 * pts->n + 1] = -0.5f;
-    struct samrt_fourier_pe_points_args a = {SAMRT_DTYPE_F32, SAMRT_SAM2_PE_FEATS, t->gauss, n, coords, 0.5f,
-                                             (float)model_side, (float)model_side, out};
-    samrt_fourier_pe_points_ref(&a);
+    (void)samrt_ops_host_fourier_pe_points(SAMRT_SAM2_PE_FEATS, t->gauss, n, coords, 0.5f, (float)model_side,
+                                           (float)model_side, out);
     for (int i = 0; i < n; i++) {
         const int label = i < pts->n ? pts->label[i] : SAMRT_SAM2_LABEL_PAD;
         float *row = out + (int64_t)i * SAMRT_SAM2_DIM;
@@ -146,8 +144,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
 }
 
 enum samrt_status samrt_sam2_dense_pe_ref(const struct samrt_sam2_prompt_tables *t, int grid, float *out) {
-    struct samrt_fourier_pe_dense_args a = {SAMRT_DTYPE_F32, SAMRT_SAM2_PE_FEATS, t->gauss, grid, grid, 1, out};
-    return samrt_fourier_pe_dense_ref(&a);
+    return samrt_ops_host_fourier_pe_dense(SAMRT_SAM2_PE_FEATS, t->gauss, grid, grid, out);
 }
 
 /* ---- dense path ---------------------------------------------------------------------------- */
