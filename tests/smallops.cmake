@@ -7,3 +7,6 @@ foreach(op layernorm elementwise pool sine_pe fourier_pe)
     samrt_add_test(test_${op}_cuda SOURCES test_${op}_cuda.c LABELS cuda)
   endif()
 endforeach()
+# The op entries that moved out of the networks (ops/ops_sam2.h, the key-prefix attention, the
+# 1-D sine encoding, the host tables), against their kernels' references on the CPU backend.
+samrt_add_test(test_ops_sam2 SOURCES test_ops_sam2.c LABELS cpu)
