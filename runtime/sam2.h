@@ -14,6 +14,7 @@
 
 #include "image_encoder.h"
 #include "segment.h"
+#include "staging.h"
 #include "tracker.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,7 @@ struct samrt_sam2 {
     struct samrt_exec ex_enc;          /* the image encoder's pass */
     struct samrt_model_ctx ctx_enc;
     int enc_ready;                     /* planned and prepared */
+    struct samrt_staging stage;        /* frame in, results out: the slots both passes use (staging.h) */
     struct samrt_sam2_segment seg;     /* prompt encoder + mask decoder pass (segment.h) */
     struct samrt_sam2_tracker trk;     /* video tracking state (tracker.h) */
     int step_base;                     /* PLAN step counter shared by the parts */

@@ -13,6 +13,7 @@
 #include "mask_decode.h"
 #include "resize_normalize.h"
 #include "sam2.h"
+#include "staging.h"
 
 
 /* pix_feat_with_mem = vision features + no_mem_embed (an initial conditioning frame with
@@ -24,35 +25,6 @@ static void segment_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     samrt_sam2_heads_forward(h, c, &pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
-/* The staging slots of CUDA engines (plan-only budgets too, so they count them): the frame,
- * the resize tables for the worst accepted frame (table sizes grow with the input sides),
- * the output block and one logits plane. */
-static enum samrt_status plan_staging(struct samrt_engine *e, struct samrt_sam2 *m) {
-    struct samrt_sam2_segment *s = &m->seg;
-    const int W = e->params.max_frame_width, H = e->params.max_frame_height;
-    SAMRT_CHECK(W >= 1 && W <= SAMRT_RESIZE_MAX_SIDE && H >= 1 && H <= SAMRT_RESIZE_MAX_SIDE, SAMRT_E_INVALID_ARG,
-                "segment: max frame %dx%d; each side must be in [1, %d]", W, H, SAMRT_RESIZE_MAX_SIDE);
-    s->max_w = W;
-    s->max_h = H;
-    struct samrt_resize_plan big;
-    SAMRT_TRY(samrt_resize_plan_init(W, H, e->params.imgsz, e->params.imgsz, &big));
-    s->tables_cap = SAMRT_PAD(big.table_bytes, 16);
-    s->slot_rgb = s->slot_tables = s->slot_out = s->slot_logits = -1;
-    if (e->mem_kind == SAMRT_MEM_HOST) return SAMRT_OK;
-    const int64_t B = s->heads.cfg.b_max, px = (int64_t)W * H;
-    s->out_hdr = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16) +
-                 SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
-    struct samrt_model_ctx *c = &s->ctx;
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &s->rgb,
-                                   &s->slot_rgb));
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SAMRT_SHAPE((int64_t)s->tables_cap), &s->tables, &s->slot_tables));
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SAMRT_SHAPE((int64_t)s->out_hdr + B * px), &s->out, &s->slot_out));
-    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px), &s->logits,
-                                &s->slot_logits);
-}
-
 enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, e->params.max_objects, SAMRT_SAM2_MAX_POINTS, 0,
@@ -60,7 +32,9 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &s->ctx, &s->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&s->heads, &s->ctx));
-    SAMRT_TRY(plan_staging(e, m));
+    /* the staging slots of device engines (plan-only budgets too, so they count them) */
+    SAMRT_TRY(samrt_staging_plan(&m->stage, &s->ctx, e->params.max_frame_width, e->params.max_frame_height,
+                                 e->params.imgsz, s->heads.cfg.b_max, e->mem_kind != SAMRT_MEM_HOST));
     samrt_ops_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
     segment_forward(m, &s->ctx);
     return samrt_ops_end(&s->ctx);
@@ -76,18 +50,10 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     const size_t n_low = (size_t)samrt_tensor_nelements(&s->heads.low_res);
     s->low_host = malloc(sizeof(float) * n_low);
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
-    s->tables_host = aligned_alloc(16, s->tables_cap);
-    SAMRT_CHECK(s->low_host && s->res_host && s->tables_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    SAMRT_CHECK(s->low_host && s->res_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    SAMRT_TRY(samrt_staging_prepare(&m->stage, &e->arena));
     s->use_graph = 1;
-    s->tables_w = s->tables_h = 0;
     if (e->mem_kind != SAMRT_MEM_HOST) {
-        const struct samrt_arena *a = &e->arena;
-        s->rgb.data = samrt_arena_ptr(a, s->slot_rgb);
-        s->tables.data = samrt_arena_ptr(a, s->slot_tables);
-        s->out.data = samrt_arena_ptr(a, s->slot_out);
-        s->logits.data = samrt_arena_ptr(a, s->slot_logits);
-        s->out_host = malloc((size_t)samrt_tensor_nbytes(&s->out));
-        SAMRT_CHECK(s->out_host != NULL, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
 #ifdef SAMRT_HAVE_CUDA
         for (int i = 0; i < 5; i++) SAMRT_CUDA_TRY(cudaEventCreate(&s->ev[i]));
 #endif
@@ -108,13 +74,10 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     memset(s->ev, 0, sizeof s->ev);
 #endif
     s->n_graphs = 0;
-    free(s->out_host);
-    s->out_host = NULL;
+    samrt_staging_free(&m->stage);
     free(s->low_host);
     free(s->res_host);
-    free(s->tables_host);
     s->low_host = s->res_host = NULL;
-    s->tables_host = NULL;
     s->ready = 0;
 }
 
@@ -142,17 +105,6 @@ enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_
 }
 
 /* ---- host engines: the C references ------------------------------------------------------------ */
-
-/* Pillow-exact resize to the model side and normalisation, into the encoder's input slot. */
-static enum samrt_status preprocess_host(struct samrt_sam2 *m, const struct samrt_image *img) {
-    struct samrt_sam2_segment *s = &m->seg;
-    const int side = m->enc.imgsz;
-    struct samrt_resize_plan plan;
-    SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
-    SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
-    return samrt_resize_normalize_ref(&plan, s->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
-                                      samrt_sam_std, m->enc.input.data, m->enc.input.dtype);
-}
 
 /* Object 0's prompt and stored-output taps (the official names of dump_taps.py); low_host
  * and res_host hold the heads' results. */
@@ -201,7 +153,7 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
                                       int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_model_ctx *c = &s->ctx;
-    SAMRT_TRY(preprocess_host(m, img));
+    SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input));
     SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
@@ -244,8 +196,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
                                        int n, int timed, cudaStream_t stream) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_model_ctx *c = &s->ctx;
-    SAMRT_TRY(samrt_resize_normalize_cuda(rp, s->tables.data, s->rgb.data, 3 * (size_t)rp->in_w, m->enc.input.data,
-                                          m->enc.input.dtype, stream));
+    SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
     EV(1);
     SAMRT_TRY(samrt_sam2_encode_image(e, stream));
     EV(2);
@@ -256,12 +207,11 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     EV(3);
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
-    uint8_t *blk = s->out.data;
-    const size_t off_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)s->heads.cfg.b_max, 16);
-    SAMRT_TRY(samrt_mask_decode_cuda(&d, s->heads.low_res.data, blk + s->out_hdr, (struct samrt_mask_stats *)blk,
-                                     NULL, stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(blk + off_res, s->heads.result.data, sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n,
-                                   cudaMemcpyDeviceToDevice, stream));
+    const struct samrt_staging *st = &m->stage;
+    SAMRT_TRY(samrt_mask_decode_cuda(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st), NULL,
+                                     stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(samrt_staging_results(st), s->heads.result.data,
+                                   sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n, cudaMemcpyDeviceToDevice, stream));
     return SAMRT_OK;
 }
 
@@ -318,42 +268,23 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
 }
 
 /* The optional f32 logits of object i at frame size into dst (host), through the logits slot. */
-static enum samrt_status download_logits(struct samrt_sam2_segment *s, int i, int w, int h, float *dst,
-                                         cudaStream_t stream) {
+static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int h, float *dst, cudaStream_t stream) {
+    const struct samrt_sam2_segment *s = &m->seg;
+    const struct samrt_staging *st = &m->stage;
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {1, L, L, h, w, SAMRT_DTYPE_F32};
     const size_t px = (size_t)w * (size_t)h;
     SAMRT_TRY(samrt_mask_decode_cuda(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
-                                     (uint8_t *)s->out.data + s->out_hdr + px * i, NULL, s->logits.data, stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, s->logits.data, sizeof(float) * px, cudaMemcpyDeviceToHost, stream));
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_sam2_stage_frame(struct samrt_sam2 *m, const struct samrt_image *img, struct samrt_resize_plan *rp,
-                                     cudaStream_t stream) {
-    struct samrt_sam2_segment *s = &m->seg;
-    const int w = img->width, h = img->height;
-    SAMRT_TRY(samrt_resize_plan_init(w, h, m->enc.imgsz, m->enc.imgsz, rp));
-    SAMRT_CHECK(rp->tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range", w, h);
-    if (s->tables_w != w || s->tables_h != h) {  /* a new frame size: its tables, once */
-        s->tables_w = s->tables_h = 0;
-        SAMRT_TRY(samrt_resize_plan_fill(rp, samrt_sam_mean, samrt_sam_std, s->tables_host, s->tables_cap));
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(s->tables.data, s->tables_host, rp->table_bytes, cudaMemcpyHostToDevice, stream));
-        s->tables_w = w;
-        s->tables_h = h;
-    }
-    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(s->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
-                                     (size_t)h, cudaMemcpyHostToDevice, stream));
+                                     samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, st->logits.data, sizeof(float) * px, cudaMemcpyDeviceToHost, stream));
     return SAMRT_OK;
 }
 
 static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
-    struct samrt_sam2_segment *s = &m->seg;
     cudaStream_t stream = e->gpu.stream;
     struct samrt_resize_plan rp;
-    SAMRT_TRY(samrt_sam2_stage_frame(m, img, &rp, stream));
-    SAMRT_TRY(samrt_resize_normalize_cuda(&rp, s->tables.data, s->rgb.data, 3 * (size_t)img->width, m->enc.input.data,
-                                          m->enc.input.dtype, stream));
+    SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
+    SAMRT_TRY(samrt_staging_resize(&m->stage, &rp, &m->enc.input, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));  /* the frame buffer is the caller's */
     return SAMRT_OK;
 }
@@ -367,7 +298,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     const int timed = s->timed && !taps;
     struct samrt_resize_plan rp;
     EV(0);
-    SAMRT_TRY(samrt_sam2_stage_frame(m, img, &rp, stream));
+    SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
     c->stream = stream;
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed) {
@@ -380,20 +311,22 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     } else {
         SAMRT_TRY(enqueue_frame(e, m, &rp, n, timed, stream));
     }
-    const size_t px = (size_t)w * (size_t)h, off_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)s->heads.cfg.b_max, 16);
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(s->out_host, s->out.data, s->out_hdr + px * (size_t)n, cudaMemcpyDeviceToHost, stream));
+    const struct samrt_staging *sg = &m->stage;
+    const size_t px = (size_t)w * (size_t)h;
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(sg->out_host, sg->out.data, sg->out_hdr + px * (size_t)n, cudaMemcpyDeviceToHost,
+                                   stream));
     EV(4);
     for (int i = 0; i < n; i++)
-        if (out[i].logits) SAMRT_TRY(download_logits(s, i, w, h, out[i].logits, stream));
+        if (out[i].logits) SAMRT_TRY(download_logits(m, i, w, h, out[i].logits, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));
-    const uint8_t *blk = s->out_host;
+    const uint8_t *blk = sg->out_host;
     for (int i = 0; i < n; i++) {
         struct samrt_mask_stats st;
         float res[SAMRT_SAM2_RES_COLS];
         memcpy(&st, blk + sizeof st * (size_t)i, sizeof st);
-        memcpy(res, blk + off_res + sizeof res * (size_t)i, sizeof res);
+        memcpy(res, blk + sg->out_res + sizeof res * (size_t)i, sizeof res);
         fill_result(&out[i], res, &st);
-        memcpy(out[i].mask, blk + s->out_hdr + px * (size_t)i, px);
+        memcpy(out[i].mask, blk + sg->out_hdr + px * (size_t)i, px);
     }
     if (timed) {
         float *t[4] = {&s->times.preprocess_ms, &s->times.encoder_ms, &s->times.heads_ms, &s->times.postprocess_ms};
@@ -405,7 +338,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
         tap_logits = malloc(sizeof(float) * px);  /* debug path only */
         SAMRT_CHECK(tap_logits != NULL, SAMRT_E_HOST_MEMORY, "segment: no host memory for the taps");
     }
-    enum samrt_status st = tap_logits == out[0].logits ? SAMRT_OK : download_logits(s, 0, w, h, tap_logits, stream);
+    enum samrt_status st = tap_logits == out[0].logits ? SAMRT_OK : download_logits(m, 0, w, h, tap_logits, stream);
     if (st == SAMRT_OK && cudaStreamSynchronize(stream) != cudaSuccess) st = SAMRT_E_CUDA;
     if (st == SAMRT_OK) st = fetch_results(s, n);
     if (st == SAMRT_OK) st = segment_taps(s, tap_logits, w, h);
@@ -429,9 +362,9 @@ static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_i
                 samrt_dtype_name(e->precision), samrt_mem_kind_name(e->mem_kind));
     SAMRT_CHECK(img->rgb && img->width > 0 && img->height > 0 && img->stride >= 3 * img->width,
                 SAMRT_E_INVALID_ARG, "segment: bad image (%dx%d, stride %d)", img->width, img->height, img->stride);
-    SAMRT_CHECK(img->width <= m->seg.max_w && img->height <= m->seg.max_h, SAMRT_E_INVALID_ARG,
+    SAMRT_CHECK(img->width <= m->stage.max_w && img->height <= m->stage.max_h, SAMRT_E_INVALID_ARG,
                 "segment: a %dx%d image is larger than the engine's max frame %dx%d (params max_frame_width, "
-                "max_frame_height)", img->width, img->height, m->seg.max_w, m->seg.max_h);
+                "max_frame_height)", img->width, img->height, m->stage.max_w, m->stage.max_h);
     SAMRT_CHECK(n >= 1 && n <= m->seg.heads.cfg.b_max, SAMRT_E_INVALID_ARG,
                 "segment: %d objects; this engine segments 1 .. %d at once (max_objects)", n,
                 m->seg.heads.cfg.b_max);
@@ -467,7 +400,8 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
 }
 
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
-    if (m->seg.ctx.backend != SAMRT_BACKEND_CUDA) return preprocess_host(m, img);
+    if (m->seg.ctx.backend != SAMRT_BACKEND_CUDA)
+        return samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input);
 #ifdef SAMRT_HAVE_CUDA
     return preprocess_cuda(e, m, img);
 #else

@@ -8,22 +8,21 @@
  *     (mask_decoder.h) --> low-res logits --> bilinear to the frame size, threshold > 0, area
  *     and box (mask_decode.h) --> one download --> caller buffers.
  *
- * CUDA engines run all of it on the engine's stream, from arena staging slots sized for the
- * largest frame the engine accepts (params max_frame_width x max_frame_height): the RGB8
- * frame, the resize tables (refilled when the frame size changes), the output block
- * [stats | result rows | u8 masks] that comes back in ONE cudaMemcpyAsync, and one f32
- * logits plane for the optional logits output and the taps. The sequence from the resize
- * kernel to the mask decode is captured into a CUDA graph on the first call for a key and
- * replayed after. The key holds everything that is baked into launch parameters: frame
- * size, object count, post-processing profile and each object's sparse-token count and mask
- * mode (the heads' prompt-key attentions launch per object with its own key count, and the
- * selection takes the modes by value); the prompt VALUES are not in the key, they reach the
- * graph through the tokens staging slot, uploaded before the replay. A key's first call runs
- * eagerly (module loading and library warm-up stay outside any capture); its second call
- * captures. Host pools (CPU
- * backend) keep the C references; both paths are bit-exact with each other's kernels.
- * Nothing is allocated per call once a key has its graph (only the tap path of parity dumps
- * allocates).
+ * CUDA engines run all of it on the engine's stream, from the engine's frame staging
+ * (staging.h: arena slots owned by struct samrt_sam2) sized for the largest frame it accepts
+ * (params max_frame_width x max_frame_height): the RGB8 frame, the resize tables (refilled
+ * when the frame size changes), the output block [stats | result rows | u8 masks] that comes
+ * back in ONE cudaMemcpyAsync, and one f32 logits plane for the optional logits output and the
+ * taps. The sequence from the resize kernel to the mask decode is captured into a CUDA graph
+ * on the first call for a key and replayed after. The key holds everything that is baked into
+ * launch parameters: frame size, object count, post-processing profile and each object's
+ * sparse-token count and mask mode (the heads' prompt-key attentions launch per object with
+ * its own key count, and the selection takes the modes by value); the prompt VALUES are not in
+ * the key, they reach the graph through the tokens staging slot, uploaded before the replay. A
+ * key's first call runs eagerly (module loading and library warm-up stay outside any capture);
+ * its second call captures. Host pools (CPU backend) keep the C references; both paths are
+ * bit-exact with each other's kernels. Nothing is allocated per call once a key has its graph
+ * (only the tap path of parity dumps allocates).
  *
  * Lifecycle, called from runtime/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
  * samrt_sam2_segment_prepare after the weights are loaded, samrt_sam2_segment_free.
@@ -42,7 +41,6 @@ extern "C" {
 struct samrt_engine;
 struct samrt_ckpt;
 struct samrt_sam2;
-struct samrt_resize_plan;
 
 #define SAMRT_SAM2_SEG_GRAPHS 4  /* cached graph keys; the oldest is replaced */
 
@@ -70,15 +68,6 @@ struct samrt_sam2_segment {
     struct samrt_sam2_points pts[SAMRT_SAM2_MAX_OBJ];  /* per call: the objects' prompts */
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
-    void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned */
-    size_t tables_cap;
-    /* CUDA engines: staging slots (views resolved at prepare) */
-    int max_w, max_h;            /* largest accepted frame */
-    size_t out_hdr;              /* bytes before the masks in the output block */
-    struct samrt_tensor rgb, tables, out, logits;
-    int slot_rgb, slot_tables, slot_out, slot_logits;
-    void *out_host;              /* host copy of the output block (prepare) */
-    int tables_w, tables_h;      /* the frame size the tables slot holds; 0 = none */
     int use_graph, timed;        /* samrt_sam2_segment_configure */
     struct samrt_sam2_segment_times times;
     int n_graphs, next_graph;
@@ -105,15 +94,6 @@ enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_
 /* Pillow-exact resize of img to the model side and normalisation into the encoder's input
  * slot (host reference; uploaded for GPU pools). Allocates nothing. */
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img);
-
-#ifdef SAMRT_HAVE_CUDA
-/* CUDA engines: the resize plan of img into *rp, its tables in their staging slot (refilled
- * only when the frame size changes) and the frame in its staging slot, uploaded on `stream`
- * (the resize kernel itself is the caller's: segmentation and the tracker launch it inside
- * their graphs). */
-enum samrt_status samrt_sam2_stage_frame(struct samrt_sam2 *m, const struct samrt_image *img,
-                                         struct samrt_resize_plan *rp, cudaStream_t stream);
-#endif
 
 /* Sets (fn non-NULL) or clears the tap observer of the encoder's and the segmentation pass's
  * op contexts, for parity dumps. Besides the passes' own taps, samrt_engine_segment then

@@ -114,9 +114,9 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(width > 0 && height > 0 && width <= SAMRT_RESIZE_MAX_SIDE && height <= SAMRT_RESIZE_MAX_SIDE,
                 SAMRT_E_INVALID_ARG, "track_begin: frame size %dx%d out of range", width, height);
-    SAMRT_CHECK(width <= e->sam2->seg.max_w && height <= e->sam2->seg.max_h, SAMRT_E_INVALID_ARG,
+    SAMRT_CHECK(width <= e->sam2->stage.max_w && height <= e->sam2->stage.max_h, SAMRT_E_INVALID_ARG,
                 "track_begin: %dx%d frames are larger than the engine's max frame %dx%d (params max_frame_width, "
-                "max_frame_height)", width, height, e->sam2->seg.max_w, e->sam2->seg.max_h);
+                "max_frame_height)", width, height, e->sam2->stage.max_w, e->sam2->stage.max_h);
     free_video(t);
     const size_t n_pix = (size_t)width * (size_t)height;
     t->logits_host = malloc(sizeof(float) * n_pix * (size_t)t->k_max);

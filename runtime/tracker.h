@@ -31,8 +31,8 @@
  *      (notebook: hole filling and binarised prompted memories, track_post.h);
  *   5. bilinear to the frame size, optional non-overlap (highest logit per pixel), threshold
  *      > 0, area and box per object: on CUDA engines one kernel (mask_decode.h) on the stream
- *      after the frame's graph, into the segmentation pass's output block (seg.out, planned
- *      for max_objects masks of the largest frame), then the masks and stats come to the host
+ *      after the frame's graph, into the staging output block (staging.h, planned for
+ *      max_objects masks of the largest frame), then the masks and stats come to the host
  *      (one sync); on the host (C references) for CPU engines, tap dumps (they need the f32
  *      video-size logits) and when forced (samrt_sam2_track_set_host_decode,
  *      SAMRT_TRACK_HOST_DECODE=1).

@@ -45,6 +45,7 @@
 #include "platform.h"
 #include "resize_normalize.h"
 #include "sam2.h"
+#include "staging.h"
 #include "track_rows.h"
 
 
@@ -412,16 +413,10 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     set_stream(ch, stream);
     set_stream(&t->enc.ctx, stream);
     if (key->encode) {
-#ifdef SAMRT_HAVE_CUDA
-        if (rp) {
-            const struct samrt_sam2_segment *s = &m->seg;
-            SAMRT_TRY(samrt_resize_normalize_cuda(rp, s->tables.data, s->rgb.data, 3 * (size_t)rp->in_w,
-                                                  m->enc.input.data, m->enc.input.dtype, (cudaStream_t)stream));
+        if (rp) {  /* device engines: the staged frame's resize (host engines preprocessed it) */
+            SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
             SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_PRE));
         }
-#else
-        (void)rp;
-#endif
         SAMRT_TRY(samrt_sam2_encode_image(e, stream));
         SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_ENC));
     }
@@ -568,20 +563,19 @@ static void stage_times(struct samrt_sam2_tracker *t, const struct samrt_model_c
 /* The frame's masks on the device: every started object's low-res logits (hole-filled when
  * the profile fills) -> frame-size u8 masks and area / box, under the non-overlap rule when
  * it is on (obj_idx order decides ties, as tracker.c's host path), in one kernel. They land in
- * the segmentation pass's output block (seg.out: stats first, masks at out_hdr; planned for
- * max_objects masks of the largest accepted frame, and free here: a prompted frame's
- * segmentation call has downloaded its results before the step runs), so the plan does not
- * change. Then both downloads, in stream order. */
+ * the staging output block (staging.h: planned for max_objects masks of the largest accepted
+ * frame; the engine's stream orders its users), so the plan does not change. Then both
+ * downloads, in stream order. */
 static enum samrt_status decode_frame(struct samrt_sam2 *m, cudaStream_t s) {
     struct samrt_sam2_tracker *t = &m->trk;
-    const struct samrt_sam2_segment *sg = &m->seg;
-    const int n = t->n_obj, L = sg->heads.low;
+    const struct samrt_staging *sg = &m->stage;
+    const int n = t->n_obj, L = m->seg.heads.low;
     const size_t px = (size_t)t->width * (size_t)t->height;
-    SAMRT_CHECK(n <= sg->heads.cfg.b_max && sg->out_hdr + (size_t)n * px <= (size_t)samrt_tensor_nbytes(&sg->out),
-                SAMRT_E_UNSUPPORTED, "track: %d masks of %dx%d do not fit the output block", n, t->width, t->height);
+    SAMRT_CHECK(samrt_staging_out_fits(sg, n, px), SAMRT_E_UNSUPPORTED,
+                "track: %d masks of %dx%d do not fit the output block", n, t->width, t->height);
     const struct samrt_mask_decode_desc d = {n, L, L, t->height, t->width, SAMRT_DTYPE_F32};
-    struct samrt_mask_stats *stats = (struct samrt_mask_stats *)sg->out.data;
-    uint8_t *masks = (uint8_t *)sg->out.data + sg->out_hdr;
+    struct samrt_mask_stats *stats = samrt_staging_stats(sg);
+    uint8_t *masks = samrt_staging_masks(sg);
     const void *low = samrt_sam2_track_post_low(t)->data;
     SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_mask_decode_non_overlap_cuda(&d, low, masks, stats, s)
                                           : samrt_mask_decode_cuda(&d, low, masks, stats, NULL, s));
@@ -621,7 +615,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
 #ifdef SAMRT_HAVE_CUDA
     cudaStream_t s = e->gpu.stream;
     struct samrt_resize_plan plan;
-    if (img) SAMRT_TRY(samrt_sam2_stage_frame(m, img, &plan, s));  /* frame upload; its resize is in the graph */
+    if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, s));  /* its resize is in the graph */
     SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
     SAMRT_TRY(set_no_prompts(m, ch));
     SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_H2D));
@@ -632,7 +626,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
                                                                 : enqueue_frame(e, m, rp, stream));
     /* the masks on the device unless a tap observer needs the host's f32 logits or the host
      * decode is forced; nothing to decode before the first object */
-    if (t->n_obj > 0 && m->seg.out.data && !t->tap && !t->host_decode && !t->host_decode_env) {
+    if (t->n_obj > 0 && m->stage.out.data && !t->tap && !t->host_decode && !t->host_decode_env) {
         SAMRT_TRY(decode_frame(m, s));
         t->dev_decoded = 1;
     } else {

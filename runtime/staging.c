@@ -1,0 +1,109 @@
+/* staging.c - frame staging of a SAM 2 family engine (staging.h): the slots that carry a
+ * frame in (RGB8 frame, resize tables) and the results out (the output block, one logits
+ * plane), planned once for the largest accepted frame, and the upload / resize of a frame.
+ * One piece for segment.c and tracker_run.c, so neither reads the other's private state. */
+#include "staging.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mask_decoder.h"
+
+enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_model_ctx *c, int max_w, int max_h,
+                                     int side, int b_max, int device) {
+    const int W = max_w, H = max_h;
+    SAMRT_CHECK(W >= 1 && W <= SAMRT_RESIZE_MAX_SIDE && H >= 1 && H <= SAMRT_RESIZE_MAX_SIDE, SAMRT_E_INVALID_ARG,
+                "segment: max frame %dx%d; each side must be in [1, %d]", W, H, SAMRT_RESIZE_MAX_SIDE);
+    st->max_w = W;
+    st->max_h = H;
+    st->b_max = b_max;
+    struct samrt_resize_plan big;  /* table sizes grow with the input sides */
+    SAMRT_TRY(samrt_resize_plan_init(W, H, side, side, &big));
+    st->tables_cap = SAMRT_PAD(big.table_bytes, 16);
+    st->slot_rgb = st->slot_tables = st->slot_out = st->slot_logits = -1;
+    if (!device) return SAMRT_OK;
+    const int64_t B = b_max, px = (int64_t)W * H;
+    st->out_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16);
+    st->out_hdr = st->out_res + SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &st->rgb,
+                                   &st->slot_rgb));
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                   SAMRT_SHAPE((int64_t)st->tables_cap), &st->tables, &st->slot_tables));
+    SAMRT_TRY(samrt_ops_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                   SAMRT_SHAPE((int64_t)st->out_hdr + B * px), &st->out, &st->slot_out));
+    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px),
+                                &st->logits, &st->slot_logits);
+}
+
+enum samrt_status samrt_staging_prepare(struct samrt_staging *st, const struct samrt_arena *a) {
+    st->tables_host = aligned_alloc(16, st->tables_cap);
+    SAMRT_CHECK(st->tables_host != NULL, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    st->tables_w = st->tables_h = 0;
+    if (st->slot_out < 0) return SAMRT_OK;  /* host engine */
+    st->rgb.data = samrt_arena_ptr(a, st->slot_rgb);
+    st->tables.data = samrt_arena_ptr(a, st->slot_tables);
+    st->out.data = samrt_arena_ptr(a, st->slot_out);
+    st->logits.data = samrt_arena_ptr(a, st->slot_logits);
+    st->out_host = malloc((size_t)samrt_tensor_nbytes(&st->out));
+    SAMRT_CHECK(st->out_host != NULL, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
+    return SAMRT_OK;
+}
+
+void samrt_staging_free(struct samrt_staging *st) {
+    free(st->out_host);
+    free(st->tables_host);
+    st->out_host = NULL;
+    st->tables_host = NULL;
+}
+
+enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const struct samrt_image *img, int side,
+                                                const struct samrt_tensor *input) {
+    struct samrt_resize_plan plan;
+    SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
+    SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, st->tables_host, st->tables_cap));
+    return samrt_resize_normalize_ref(&plan, st->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
+                                      samrt_sam_std, input->data, input->dtype);
+}
+
+int samrt_staging_out_fits(const struct samrt_staging *st, int n, size_t n_pix) {
+    return n <= st->b_max && st->out_hdr + (size_t)n * n_pix <= (size_t)samrt_tensor_nbytes(&st->out);
+}
+
+#ifdef SAMRT_HAVE_CUDA
+enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
+                                       struct samrt_resize_plan *rp, void *stream) {
+    const int w = img->width, h = img->height;
+    SAMRT_TRY(samrt_resize_plan_init(w, h, side, side, rp));
+    SAMRT_CHECK(rp->tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range",
+                w, h);
+    if (st->tables_w != w || st->tables_h != h) {  /* a new frame size: its tables, once */
+        st->tables_w = st->tables_h = 0;
+        SAMRT_TRY(samrt_resize_plan_fill(rp, samrt_sam_mean, samrt_sam_std, st->tables_host, st->tables_cap));
+        SAMRT_CUDA_TRY(cudaMemcpyAsync(st->tables.data, st->tables_host, rp->table_bytes, cudaMemcpyHostToDevice,
+                                       (cudaStream_t)stream));
+        st->tables_w = w;
+        st->tables_h = h;
+    }
+    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(st->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
+                                     (size_t)h, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
+                                       const struct samrt_tensor *input, void *stream) {
+    return samrt_resize_normalize_cuda(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
+                                       input->dtype, (cudaStream_t)stream);
+}
+#else
+enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
+                                       struct samrt_resize_plan *rp, void *stream) {
+    (void)st, (void)img, (void)side, (void)rp, (void)stream;
+    return SAMRT_E_UNSUPPORTED;
+}
+
+enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
+                                       const struct samrt_tensor *input, void *stream) {
+    (void)st, (void)rp, (void)input, (void)stream;
+    return SAMRT_E_UNSUPPORTED;
+}
+#endif

@@ -1,0 +1,88 @@
+/* staging.h - frame staging of a SAM 2 family engine: what carries a frame in and the
+ * results out, shared by single-frame segmentation (segment.c) and the tracker
+ * (tracker_run.c), owned by struct samrt_sam2 (sam2.h).
+ *
+ * Device engines (GPU-visible pools) get four arena STAGING slots, sized for the largest
+ * frame the engine accepts (params max_frame_width x max_frame_height) and max_objects rows:
+ *   rgb      the RGB8 frame, uploaded on the stream (3 * w bytes per row, packed)
+ *   tables   the Pillow-exact resize tables (resize_normalize.h), refilled only when the frame
+ *            size changes
+ *   out      the output block [stats | result rows | u8 masks]: mask_decode.h's stats for
+ *            b_max objects, then b_max rows of SAMRT_SAM2_RES_COLS f32 (at out_res), then the
+ *            frame-size masks (at out_hdr); it comes back in ONE download
+ *   logits   one f32 plane of the largest frame (segment.c's optional logits output, taps)
+ * Host engines get no slots: they resize straight from the caller's frame with the host copy
+ * of the tables (samrt_staging_preprocess_host).
+ *
+ * One engine, one stream: the users of the slots (a segmentation call, a tracked frame) are
+ * ordered by the engine's stream, and each downloads what it needs from the output block
+ * before it returns, so the next user may overwrite it. Allocates nothing after prepare.
+ *
+ * Lifecycle: samrt_staging_plan (from segment.c's plan, at the same point of the arena plan
+ * as before the extraction), samrt_staging_prepare after commit, samrt_staging_free. */
+#ifndef SAMRT_RUNTIME_STAGING_H
+#define SAMRT_RUNTIME_STAGING_H
+
+#include "mask_decode.h"
+#include "ops.h"
+#include "resize_normalize.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct samrt_staging {
+    int max_w, max_h;            /* largest accepted frame */
+    int b_max;                   /* object rows of the output block */
+    size_t tables_cap;           /* bytes of the largest frame's resize tables, 16-byte padded */
+    size_t out_res;              /* offset of the result rows in the output block */
+    size_t out_hdr;              /* bytes before the masks in the output block */
+    struct samrt_tensor rgb, tables, out, logits;  /* device engines: the slots (views at prepare) */
+    int slot_rgb, slot_tables, slot_out, slot_logits;  /* -1 on host engines */
+    void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned (prepare) */
+    void *out_host;              /* device engines: host copy of the output block (prepare) */
+    int tables_w, tables_h;      /* the frame size the tables slot holds; 0 = none */
+};
+
+/* Checks the max frame (each side in [1, SAMRT_RESIZE_MAX_SIDE]) and, on device engines,
+ * adds the four slots through c (samrt_ops_persistent, names "seg.rgb", "seg.resize_tables",
+ * "seg.out", "seg.logits"). side: the model side the frames are resized to. */
+enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_model_ctx *c, int max_w, int max_h,
+                                     int side, int b_max, int device);
+/* After commit: the slots' views and the host buffers. */
+enum samrt_status samrt_staging_prepare(struct samrt_staging *st, const struct samrt_arena *a);
+void samrt_staging_free(struct samrt_staging *st);
+
+/* Host engines: Pillow-exact resize of img to side x side and normalisation into input
+ * (NCHW, input->dtype), with the host tables. */
+enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const struct samrt_image *img, int side,
+                                                const struct samrt_tensor *input);
+
+/* Device engines: the resize plan of img into *rp, its tables into the tables slot (only when
+ * the frame size changed) and the frame into the rgb slot, uploaded on `stream` (the engine's;
+ * pageable host memory: the call returns once the frame is staged). */
+enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
+                                       struct samrt_resize_plan *rp, void *stream);
+/* Device engines: the resize kernel from the rgb and tables slots into input, on `stream`
+ * (safe inside graph capture). rp: from samrt_staging_upload. */
+enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
+                                       const struct samrt_tensor *input, void *stream);
+
+/* The output block's parts (device pointers): n objects' stats, result rows, masks. */
+static inline struct samrt_mask_stats *samrt_staging_stats(const struct samrt_staging *st) {
+    return (struct samrt_mask_stats *)st->out.data;
+}
+static inline float *samrt_staging_results(const struct samrt_staging *st) {
+    return (float *)(void *)((uint8_t *)st->out.data + st->out_res);
+}
+static inline uint8_t *samrt_staging_masks(const struct samrt_staging *st) {
+    return (uint8_t *)st->out.data + st->out_hdr;
+}
+/* 1 when n masks of n_pix pixels fit the output block (a device engine's). */
+int samrt_staging_out_fits(const struct samrt_staging *st, int n, size_t n_pix);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_RUNTIME_STAGING_H */
