@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine_impl.h"
+#include "graph_cache.h"
 #include "mask_decode.h"
 #include "resize_normalize.h"
 #include "sam2.h"
@@ -52,6 +53,7 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
     SAMRT_CHECK(s->low_host && s->res_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
     SAMRT_TRY(samrt_staging_prepare(&m->stage, &e->arena));
+    SAMRT_TRY(samrt_graph_cache_init(&s->graphs, "segment", SAMRT_SAM2_SEG_GRAPHS, sizeof(struct samrt_sam2_seg_key)));
     s->use_graph = 1;
     if (e->mem_kind != SAMRT_MEM_HOST) {
 #ifdef SAMRT_HAVE_CUDA
@@ -66,14 +68,12 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     samrt_model_ctx_free(&s->ctx);
     samrt_sam2_heads_free(&s->heads);
+    samrt_graph_cache_free(&s->graphs);
 #ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < s->n_graphs; i++)
-        if (s->graphs[i]) cudaGraphExecDestroy(s->graphs[i]);
     for (int i = 0; i < 5; i++)
         if (s->ev[i]) cudaEventDestroy(s->ev[i]);
     memset(s->ev, 0, sizeof s->ev);
 #endif
-    s->n_graphs = 0;
     samrt_staging_free(&m->stage);
     free(s->low_host);
     free(s->res_host);
@@ -215,56 +215,27 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     return SAMRT_OK;
 }
 
-static int key_equal(const struct samrt_sam2_seg_key *a, const struct samrt_sam2_seg_key *b) {
-    if (a->width != b->width || a->height != b->height || a->n_obj != b->n_obj || a->postproc != b->postproc) return 0;
-    return !memcmp(a->n_sparse, b->n_sparse, sizeof(int32_t) * (size_t)a->n_obj) &&
-           !memcmp(a->mode, b->mode, (size_t)a->n_obj);
+/* The graph path (graph_cache.h): the call's work between the uploads and the download. */
+struct graph_call {
+    struct samrt_engine *e;
+    struct samrt_sam2 *m;
+    const struct samrt_resize_plan *rp;
+    int n;
+    cudaStream_t stream;
+};
+
+static enum samrt_status enqueue_call(void *user, int capturing) {
+    const struct graph_call *g = user;
+    (void)capturing;
+    return enqueue_frame(g->e, g->m, g->rp, g->n, 0, g->stream);
 }
 
-/* The graph path: a key's first call runs eagerly (it also loads every kernel module and warms
- * the libraries outside any capture), its second call captures the graph and launches it,
- * later calls replay it. */
 static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
                                    const struct samrt_sam2_seg_key *key, cudaStream_t stream) {
-    struct samrt_sam2_segment *s = &m->seg;
-    int slot = -1;
-    for (int i = 0; i < s->n_graphs && slot < 0; i++)
-        if (key_equal(&s->keys[i], key)) slot = i;
-    if (slot >= 0 && s->graphs[slot]) {
-        SAMRT_CUDA_TRY(cudaGraphLaunch(s->graphs[slot], stream));
-        return SAMRT_OK;
-    }
-    if (slot < 0) {  /* a new key: remember it, run eagerly */
-        slot = s->n_graphs;
-        if (slot == SAMRT_SAM2_SEG_GRAPHS) {  /* full: replace the oldest */
-            slot = s->next_graph;
-            s->next_graph = (slot + 1) % SAMRT_SAM2_SEG_GRAPHS;
-            if (s->graphs[slot]) cudaGraphExecDestroy(s->graphs[slot]);
-        } else {
-            s->n_graphs++;
-        }
-        s->graphs[slot] = NULL;
-        s->keys[slot] = *key;
-        return enqueue_frame(e, m, rp, key->n_obj, 0, stream);
-    }
-    SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    enum samrt_status st = enqueue_frame(e, m, rp, key->n_obj, 0, stream);
-    cudaGraph_t g = NULL;
-    const cudaError_t ce = cudaStreamEndCapture(stream, &g);
-    if (st == SAMRT_OK && ce != cudaSuccess) {
-        SAMRT_LOG_ERROR("segment: graph capture failed: %s", cudaGetErrorString(ce));
-        st = SAMRT_E_CUDA;
-    }
-    cudaGraphExec_t x = NULL;
-    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
-        SAMRT_LOG_ERROR("segment: cudaGraphInstantiate failed: %s", cudaGetErrorString(cudaGetLastError()));
-        st = SAMRT_E_CUDA;
-    }
-    if (g) cudaGraphDestroy(g);
-    SAMRT_TRY(st);
-    s->graphs[slot] = x;
-    SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
-    return SAMRT_OK;
+    struct graph_call call = {e, m, rp, key->n_obj, stream};
+    int slot;
+    enum samrt_graph_how how;
+    return samrt_graph_cache_run(&m->seg.graphs, key, stream, enqueue_call, &call, &slot, &how);
 }
 
 /* The optional f32 logits of object i at frame size into dst (host), through the logits slot. */

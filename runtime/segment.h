@@ -14,7 +14,7 @@
  * when the frame size changes), the output block [stats | result rows | u8 masks] that comes
  * back in ONE cudaMemcpyAsync, and one f32 logits plane for the optional logits output and the
  * taps. The sequence from the resize kernel to the mask decode is captured into a CUDA graph
- * on the first call for a key and replayed after. The key holds everything that is baked into
+ * per key (graph_cache.h) and replayed after. The key holds everything that is baked into
  * launch parameters: frame size, object count, post-processing profile and each object's
  * sparse-token count and mask mode (the heads' prompt-key attentions launch per object with
  * its own key count, and the selection takes the modes by value); the prompt VALUES are not in
@@ -31,6 +31,7 @@
 #ifndef SAMRT_SAM2_SEGMENT_H
 #define SAMRT_SAM2_SEGMENT_H
 
+#include "graph_cache.h"
 #include "mask_decoder.h"
 #include "ops.h"
 
@@ -70,10 +71,8 @@ struct samrt_sam2_segment {
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
     int use_graph, timed;        /* samrt_sam2_segment_configure */
     struct samrt_sam2_segment_times times;
-    int n_graphs, next_graph;
-    struct samrt_sam2_seg_key keys[SAMRT_SAM2_SEG_GRAPHS];
+    struct samrt_graph_cache graphs;  /* keyed by struct samrt_sam2_seg_key (graph_cache.h) */
 #ifdef SAMRT_HAVE_CUDA
-    cudaGraphExec_t graphs[SAMRT_SAM2_SEG_GRAPHS];
     cudaEvent_t ev[5];
 #endif
 };

@@ -48,6 +48,7 @@
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
 
+#include "graph_cache.h"
 #include "mask_decode.h"
 #include "memory_attention.h"
 #include "mask_select.h"
@@ -154,14 +155,11 @@ struct samrt_sam2_tracker {
     int host_decode;                     /* 1: decode on the host (samrt_sam2_track_set_host_decode) */
     int host_decode_env;                 /* SAMRT_TRACK_HOST_DECODE=1 at track_begin */
     struct samrt_sam2_track_key key;     /* of the frame being run */
-    int n_graphs, next_graph, n_captures;/* n_captures: graphs instantiated so far */
-    struct samrt_sam2_track_key keys[SAMRT_TRACK_GRAPHS];
-    unsigned graph_marks[SAMRT_TRACK_GRAPHS];  /* the marks each graph records */
+    struct samrt_graph_cache graphs;     /* keyed by the frame key; tags: the marks each graph records */
     unsigned marks;                      /* marks recorded for the current frame (bit i) */
     int capturing;                       /* 1 while run_graph captures the frame's graph */
     uint64_t mark_ns[SAMRT_TRACK_N_MARKS];     /* CPU backend */
 #ifdef SAMRT_HAVE_CUDA
-    cudaGraphExec_t graphs[SAMRT_TRACK_GRAPHS];
     cudaEvent_t ev[SAMRT_TRACK_N_MARKS];
 #endif
 

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "engine_impl.h"
+#include "graph_cache.h"
 #include "perceiver.h"
 #include "platform.h"
 #include "resize_normalize.h"
@@ -218,6 +219,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
         if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
     pass_workspaces(e, &t->heads.ctx);
     pass_workspaces(e, &t->enc.ctx);
+    SAMRT_TRY(samrt_graph_cache_init(&t->graphs, "track", SAMRT_TRACK_GRAPHS, sizeof t->key));
 #ifdef SAMRT_HAVE_CUDA
     if (t->heads.ctx.backend == SAMRT_BACKEND_CUDA)
         for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++) SAMRT_CUDA_TRY(cudaEventCreate(&t->ev[i]));
@@ -238,15 +240,12 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
 }
 
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
+    samrt_graph_cache_free(&t->graphs);
 #ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < t->n_graphs; i++)
-        if (t->graphs[i]) cudaGraphExecDestroy(t->graphs[i]);
     for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++)
         if (t->ev[i]) cudaEventDestroy(t->ev[i]);
-    memset(t->graphs, 0, sizeof t->graphs);
     memset(t->ev, 0, sizeof t->ev);
 #endif
-    t->n_graphs = t->next_graph = 0;
     if (t->ma) {
         for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
             if (t->ma[i].planned) samrt_model_ctx_free(&t->ma[i].ctx);
@@ -461,54 +460,35 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
 }
 
 #ifdef SAMRT_HAVE_CUDA
-/* The graph path (segment.c's rule): a key's first frame runs eagerly, its second captures
- * the graph and launches it, later frames replay it. */
+/* The graph path (graph_cache.h, segment.c's rule): a key's first frame runs eagerly, its
+ * second captures the graph and launches it, later frames replay it. The marks a graph
+ * records (its event record nodes) are the entry's tag: a replay records them again. */
+struct graph_call {
+    struct samrt_engine *e;
+    struct samrt_sam2 *m;
+    const struct samrt_resize_plan *rp;
+    void *stream;
+};
+
+static enum samrt_status enqueue_call(void *user, int capturing) {
+    const struct graph_call *g = user;
+    struct samrt_sam2_tracker *t = &g->m->trk;
+    t->capturing = capturing;
+    const enum samrt_status st = enqueue_frame(g->e, g->m, g->rp, g->stream);
+    t->capturing = 0;
+    return st;
+}
+
 static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
                                    cudaStream_t stream) {
     struct samrt_sam2_tracker *t = &m->trk;
-    int slot = -1;
-    for (int i = 0; i < t->n_graphs && slot < 0; i++)
-        if (!memcmp(&t->keys[i], &t->key, sizeof t->key)) slot = i;
-    if (slot >= 0 && t->graphs[slot]) {
-        SAMRT_CUDA_TRY(cudaGraphLaunch(t->graphs[slot], stream));
-        t->marks |= t->graph_marks[slot];
-        return SAMRT_OK;
-    }
-    if (slot < 0) {  /* a new key: remember it, run eagerly */
-        slot = t->n_graphs;
-        if (slot == SAMRT_TRACK_GRAPHS) {  /* full: replace the oldest */
-            slot = t->next_graph;
-            t->next_graph = (slot + 1) % SAMRT_TRACK_GRAPHS;
-            if (t->graphs[slot]) cudaGraphExecDestroy(t->graphs[slot]);
-        } else {
-            t->n_graphs++;
-        }
-        t->graphs[slot] = NULL;
-        t->keys[slot] = t->key;
-        return enqueue_frame(e, m, rp, stream);
-    }
+    struct graph_call call = {e, m, rp, stream};
     const unsigned before = t->marks;
-    SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    t->capturing = 1;
-    enum samrt_status st = enqueue_frame(e, m, rp, stream);
-    t->capturing = 0;
-    cudaGraph_t g = NULL;
-    const cudaError_t ce = cudaStreamEndCapture(stream, &g);
-    if (st == SAMRT_OK && ce != cudaSuccess) {
-        SAMRT_LOG_ERROR("track: graph capture failed: %s", cudaGetErrorString(ce));
-        st = SAMRT_E_CUDA;
-    }
-    cudaGraphExec_t x = NULL;
-    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
-        SAMRT_LOG_ERROR("track: cudaGraphInstantiate failed: %s", cudaGetErrorString(cudaGetLastError()));
-        st = SAMRT_E_CUDA;
-    }
-    if (g) cudaGraphDestroy(g);
-    SAMRT_TRY(st);
-    t->graphs[slot] = x;
-    t->graph_marks[slot] = t->marks & ~before;
-    t->n_captures++;
-    SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
+    int slot;
+    enum samrt_graph_how how;
+    SAMRT_TRY(samrt_graph_cache_run(&t->graphs, &t->key, stream, enqueue_call, &call, &slot, &how));
+    if (how == SAMRT_GRAPH_REPLAYED) t->marks |= t->graphs.tag[slot];
+    if (how == SAMRT_GRAPH_CAPTURED) t->graphs.tag[slot] = t->marks & ~before;
     return SAMRT_OK;
 }
 #endif

@@ -146,11 +146,11 @@ static void eager_vs_graph(const char *model, const char *ckpt, enum samrt_dtype
             stage_checks(eg, f);
         }
         CHECK_EQ_INT(f, N_FRAMES);
-        CHECK_EQ_INT(te->n_captures, 0);
-        CHECK(tg->n_captures >= 2 && tg->n_captures <= N_FRAMES / 2);  /* the steady keys, each once */
-        CHECK(tg->n_graphs <= SAMRT_TRACK_GRAPHS);
+        CHECK_EQ_INT(te->graphs.n_captures, 0);
+        CHECK(tg->graphs.n_captures >= 2 && tg->graphs.n_captures <= N_FRAMES / 2);  /* the steady keys, each once */
+        CHECK(tg->graphs.n <= SAMRT_TRACK_GRAPHS);
         printf("%s %s side %d: %d frames, eager vs graph: %d differences; graphs captured %d (cached %d)\n", model,
-               samrt_dtype_name(dt), side, f, n_diff, tg->n_captures, tg->n_graphs);
+               samrt_dtype_name(dt), side, f, n_diff, tg->graphs.n_captures, tg->graphs.n);
     }
     samrt_engine_free(ee);
     samrt_engine_free(eg);
