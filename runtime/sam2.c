@@ -1,12 +1,12 @@
-/* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 and EdgeTAM checkpoints and the
- * internal run entries of sam2.h. EdgeTAM shares everything but the image trunk (the
- * encoder's trunk kind) and the tracker's memory path (tracker.h: the perceiver's memory
- * tokens, the 2-layer memory attention); SAM 2.1 and EdgeTAM engines both segment and track,
- * SAM 2.0 engines segment only (their track calls return SAMRT_E_UNSUPPORTED).
- * Backend choice: the CUDA backend when the arena is GPU-visible memory,
- * the CPU reference backend for host pools (CPU builds and tests), which runs f32 only: a
- * host engine at another precision keeps its weights but plans no forward pass (its run
- * entries return SAMRT_E_UNSUPPORTED). */
+/* sam2.c - the model hooks of hooks.h for SAM 2 / 2.1 and EdgeTAM checkpoints, the internal run
+ * entries of sam2.h and samrt_engine_stage_times (the last tracked frame or timed segmentation
+ * call, from the engine's stage clock: stage_clock.h). EdgeTAM shares everything but the image
+ * trunk (the encoder's trunk kind) and the tracker's memory path (tracker.h: the perceiver's
+ * memory tokens, the 2-layer memory attention); SAM 2.1 and EdgeTAM engines both segment and
+ * track, SAM 2.0 engines segment only (their track calls return SAMRT_E_UNSUPPORTED). Backend
+ * choice: the CUDA backend when the arena is GPU-visible memory, the CPU reference backend for
+ * host pools (CPU builds and tests), which runs f32 only: a host engine at another precision
+ * keeps its weights but plans no forward pass (its run entries return SAMRT_E_UNSUPPORTED). */
 #include "sam2.h"
 
 #include <stdlib.h>
@@ -92,6 +92,8 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
     if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
     m->enc_ready = 1;
+    SAMRT_TRY(samrt_stage_clock_init(&m->clock, e->mem_kind != SAMRT_MEM_HOST));
+    samrt_stage_times_none(&m->times);
     SAMRT_TRY(samrt_sam2_segment_prepare(e, m, ck));
     return samrt_sam2_tracker_prepare(e, m, ck);
 }
@@ -100,6 +102,7 @@ void samrt_model_free(struct samrt_engine *e) {
     if (!e->sam2) return;
     samrt_sam2_tracker_free(e->sam2);
     samrt_sam2_segment_free(e->sam2);
+    samrt_stage_clock_free(&e->sam2->clock);  /* after the graphs that record its events */
     samrt_model_ctx_free(&e->sam2->ctx_enc);
     free(e->sam2);
     e->sam2 = NULL;
@@ -120,4 +123,13 @@ enum samrt_status samrt_sam2_encode_image(struct samrt_engine *e, void *stream) 
     enum samrt_status st = samrt_ops_end(c);
     if (st != SAMRT_OK) e->failed = 1;
     return st;
+}
+
+enum samrt_status samrt_engine_stage_times(samrt_engine_t e, struct samrt_stage_times *out) {
+    SAMRT_CHECK(e && out, SAMRT_E_INVALID_ARG, "stage_times: engine and out are required");
+    if (e->failed) return SAMRT_E_BAD_STATE;
+    const struct samrt_sam2 *m = samrt_sam2_of(e);
+    SAMRT_CHECK(m && m->seg.ready, SAMRT_E_UNSUPPORTED, "stage_times: this engine has no SAM 2 forward pass");
+    *out = m->times;
+    return SAMRT_OK;
 }

@@ -14,6 +14,7 @@
 
 #include "image_encoder.h"
 #include "segment.h"
+#include "stage_clock.h"
 #include "staging.h"
 #include "tracker.h"
 
@@ -29,6 +30,8 @@ struct samrt_sam2 {
     struct samrt_staging stage;        /* frame in, results out: the slots both passes use (staging.h) */
     struct samrt_sam2_segment seg;     /* prompt encoder + mask decoder pass (segment.h) */
     struct samrt_sam2_tracker trk;     /* video tracking state (tracker.h) */
+    struct samrt_stage_clock clock;    /* stage marks of the running call (stage_clock.h) */
+    struct samrt_stage_times times;    /* of the last tracked frame or timed segmentation call */
     int step_base;                     /* PLAN step counter shared by the parts */
 };
 

@@ -14,6 +14,7 @@
 #include "mask_decode.h"
 #include "resize_normalize.h"
 #include "sam2.h"
+#include "stage_clock.h"
 #include "staging.h"
 
 
@@ -55,11 +56,6 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     SAMRT_TRY(samrt_staging_prepare(&m->stage, &e->arena));
     SAMRT_TRY(samrt_graph_cache_init(&s->graphs, "segment", SAMRT_SAM2_SEG_GRAPHS, sizeof(struct samrt_sam2_seg_key)));
     s->use_graph = 1;
-    if (e->mem_kind != SAMRT_MEM_HOST) {
-#ifdef SAMRT_HAVE_CUDA
-        for (int i = 0; i < 5; i++) SAMRT_CUDA_TRY(cudaEventCreate(&s->ev[i]));
-#endif
-    }
     s->ready = 1;
     return SAMRT_OK;
 }
@@ -69,11 +65,6 @@ void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     samrt_model_ctx_free(&s->ctx);
     samrt_sam2_heads_free(&s->heads);
     samrt_graph_cache_free(&s->graphs);
-#ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < 5; i++)
-        if (s->ev[i]) cudaEventDestroy(s->ev[i]);
-    memset(s->ev, 0, sizeof s->ev);
-#endif
     samrt_staging_free(&m->stage);
     free(s->low_host);
     free(s->res_host);
@@ -100,7 +91,9 @@ enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_g
 enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out) {
     struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_CHECK(m && m->seg.ready && out, SAMRT_E_UNSUPPORTED, "segment: the engine has no SAM 2.1 forward pass");
-    *out = m->seg.times;
+    const struct samrt_stage_times *t = &m->times;
+    *out = (struct samrt_sam2_segment_times){t->preprocess_ms, t->image_encoder_ms, t->prompt_and_mask_decoder_ms,
+                                             t->postprocess_ms};
     return SAMRT_OK;
 }
 
@@ -185,9 +178,10 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
 /* ---- CUDA engines: staging slots, the engine stream, graphs --------------------------------------- */
 
 #ifdef SAMRT_HAVE_CUDA
-#define EV(i)                                                                    \
-    do {                                                                         \
-        if (timed) SAMRT_CUDA_TRY(cudaEventRecord(s->ev[i], stream));            \
+/* Stage mark i of a timed call on the engine's stage clock (stage_clock.h). */
+#define MARK(i)                                                                              \
+    do {                                                                                     \
+        if (timed) SAMRT_TRY(samrt_stage_clock_mark(&m->clock, SAMRT_STAGE_MK_##i, stream)); \
     } while (0)
 
 /* Everything between the uploads and the download, on `stream`: the part a graph captures.
@@ -197,14 +191,14 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_model_ctx *c = &s->ctx;
     SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
-    EV(1);
+    MARK(PRE);
     SAMRT_TRY(samrt_sam2_encode_image(e, stream));
-    EV(2);
+    MARK(ENC);
     c->stream = stream;
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     segment_forward(m, c);
     SAMRT_TRY(samrt_ops_end(c));
-    EV(3);
+    MARK(HEADS);
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
     const struct samrt_staging *st = &m->stage;
@@ -268,7 +262,8 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     const int w = img->width, h = img->height, taps = c->tap != NULL || m->ctx_enc.tap != NULL;
     const int timed = s->timed && !taps;
     struct samrt_resize_plan rp;
-    EV(0);
+    if (timed) samrt_stage_clock_reset(&m->clock);
+    MARK(START);
     SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
     c->stream = stream;
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
@@ -286,7 +281,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     const size_t px = (size_t)w * (size_t)h;
     SAMRT_CUDA_TRY(cudaMemcpyAsync(sg->out_host, sg->out.data, sg->out_hdr + px * (size_t)n, cudaMemcpyDeviceToHost,
                                    stream));
-    EV(4);
+    MARK(POST);  /* the mask decode and the download: postprocess */
     for (int i = 0; i < n; i++)
         if (out[i].logits) SAMRT_TRY(download_logits(m, i, w, h, out[i].logits, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -299,10 +294,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
         fill_result(&out[i], res, &st);
         memcpy(out[i].mask, blk + sg->out_hdr + px * (size_t)i, px);
     }
-    if (timed) {
-        float *t[4] = {&s->times.preprocess_ms, &s->times.encoder_ms, &s->times.heads_ms, &s->times.postprocess_ms};
-        for (int i = 0; i < 4; i++) SAMRT_CUDA_TRY(cudaEventElapsedTime(t[i], s->ev[i], s->ev[i + 1]));
-    }
+    if (timed) samrt_stage_clock_read(&m->clock, &m->times);
     if (!taps) return SAMRT_OK;
     float *tap_logits = out[0].logits;
     if (!tap_logits) {
@@ -316,7 +308,7 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     if (tap_logits != out[0].logits) free(tap_logits);
     return st;
 }
-#undef EV
+#undef MARK
 #endif
 
 /* ---- the call: samrt_sam2_segment, and samrt_engine_segment over it ---------------------------- */

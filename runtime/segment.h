@@ -52,7 +52,8 @@ struct samrt_sam2_seg_key {
     uint8_t mode[SAMRT_SAM2_MAX_OBJ];
 };
 
-/* Device time of the stages of the last eager timed call (samrt_sam2_segment_configure). */
+/* Compatibility view of the engine's stage times (samrt_engine_stage_times, the one stage-timing
+ * system) for runtime/samrt_internal.c; remove once it reads struct samrt_stage_times. */
 struct samrt_sam2_segment_times {
     float preprocess_ms;   /* frame upload + resize/normalise */
     float encoder_ms;      /* image encoder */
@@ -70,11 +71,7 @@ struct samrt_sam2_segment {
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
     int use_graph, timed;        /* samrt_sam2_segment_configure */
-    struct samrt_sam2_segment_times times;
     struct samrt_graph_cache graphs;  /* keyed by struct samrt_sam2_seg_key (graph_cache.h) */
-#ifdef SAMRT_HAVE_CUDA
-    cudaEvent_t ev[5];
-#endif
 };
 
 /* Binds the heads' weights, adds their slots and runs the PLAN pass of the segmentation pass
@@ -103,8 +100,12 @@ enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_f
 
 /* Benchmarks and tests (CUDA engines; a host engine ignores both): use_graph 0 runs every
  * call eagerly (default 1: capture once per key, replay after); timed 1 runs eagerly with
- * CUDA events between the stages, read back with samrt_sam2_segment_times. */
+ * the stage clock's events between the stages (stage_clock.h), read back with the public
+ * samrt_engine_stage_times: preprocess (upload + resize), image_encoder, prompt_and_mask_decoder
+ * (the SAM heads pass), postprocess (mask decode + download); the other stages -1. */
 enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_graph, int timed);
+/* The compatibility view above: preprocess_ms, image_encoder_ms, prompt_and_mask_decoder_ms and
+ * postprocess_ms of samrt_engine_stage_times. */
 enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out);
 
 #ifdef __cplusplus

@@ -20,6 +20,7 @@
 #include "perceiver.h"
 #include "resize_normalize.h"
 #include "sam2.h"
+#include "stage_clock.h"
 
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
@@ -135,8 +136,7 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     t->opt.fill_hole_area = 0;
     const char *hd = getenv("SAMRT_TRACK_HOST_DECODE");
     t->host_decode_env = hd && strcmp(hd, "1") == 0;
-    const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
-    t->times = none;
+    samrt_stage_times_none(&e->sam2->times);
     return SAMRT_OK;
 }
 
@@ -369,9 +369,9 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     /* the step's device stages (tracker_run.c), plus host clocks: a device frame's copy to the
      * host joins h2d, a prompted frame's segmentation call (its own graph: upload, resize,
      * encoder, heads, mask decode, download) joins prompt_and_mask_decoder */
-    if (frame_on_device) add_ms(&t->times.h2d_ms, t1 - t0);
-    if (n_prompted) add_ms(&t->times.prompt_and_mask_decoder_ms, t2 - t1);
-    add_ms(&t->times.postprocess_ms, t4 - t3);  /* after the device decode's time, if any */
+    if (frame_on_device) add_ms(&m->times.h2d_ms, t1 - t0);
+    if (n_prompted) add_ms(&m->times.prompt_and_mask_decoder_ms, t2 - t1);
+    add_ms(&m->times.postprocess_ms, t4 - t3);  /* after the device decode's time, if any */
     t->frame++;
     return SAMRT_OK;
 }
@@ -447,13 +447,5 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked) {
                        SAMRT_SHAPE(1, t->mem_tok, 64)));
     else if (f == 0)
         SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(1, g, g, 64)));
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_engine_stage_times(samrt_engine_t e, struct samrt_stage_times *out) {
-    struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
-    SAMRT_CHECK(out != NULL, SAMRT_E_INVALID_ARG, "stage_times: out is NULL");
-    *out = t->times;
     return SAMRT_OK;
 }

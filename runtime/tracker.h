@@ -105,9 +105,6 @@ struct samrt_sam2_track_key {
     uint8_t n_mem[SAMRT_SAM2_MAX_OBJ];   /* tracked: memories S and pointers P attended to */
     uint8_t n_ptr[SAMRT_SAM2_MAX_OBJ];
 };
-/* Device-time marks of a frame, in stream order (CUDA events; host clocks on the CPU backend). */
-enum { SAMRT_TRACK_MK_START, SAMRT_TRACK_MK_H2D, SAMRT_TRACK_MK_PRE, SAMRT_TRACK_MK_ENC, SAMRT_TRACK_MK_MA,
-       SAMRT_TRACK_MK_HEADS, SAMRT_TRACK_MK_MEMENC, SAMRT_TRACK_MK_POST, SAMRT_TRACK_MK_D2H, SAMRT_TRACK_N_MARKS };
 
 /* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
  * attention has no key mask, so each count is its own fixed-shape pass). P >= S always: every
@@ -155,13 +152,7 @@ struct samrt_sam2_tracker {
     int host_decode;                     /* 1: decode on the host (samrt_sam2_track_set_host_decode) */
     int host_decode_env;                 /* SAMRT_TRACK_HOST_DECODE=1 at track_begin */
     struct samrt_sam2_track_key key;     /* of the frame being run */
-    struct samrt_graph_cache graphs;     /* keyed by the frame key; tags: the marks each graph records */
-    unsigned marks;                      /* marks recorded for the current frame (bit i) */
-    int capturing;                       /* 1 while run_graph captures the frame's graph */
-    uint64_t mark_ns[SAMRT_TRACK_N_MARKS];     /* CPU backend */
-#ifdef SAMRT_HAVE_CUDA
-    cudaEvent_t ev[SAMRT_TRACK_N_MARKS];
-#endif
+    struct samrt_graph_cache graphs;     /* keyed by the frame key; tags: the stage marks each graph records */
 
     /* video */
     int width, height;                   /* 0: no video begun */
@@ -172,7 +163,6 @@ struct samrt_sam2_tracker {
     float *logits_host;                  /* (K, height, width) f32 video-res logits (track_begin) */
     uint8_t *masks_host;                 /* (K, height, width) masks (track_begin) */
     uint8_t *frame_host;                 /* height * width * 3: device frames come here (GPU pools) */
-    struct samrt_stage_times times;      /* of the last frame */
     samrt_tap_fn tap;                    /* parity dumps: every object's per-frame taps (NULL: none) */
     void *tap_user;
     int tap_memattn;                     /* the tap also gets memattn.out (tracked frames) */
@@ -189,15 +179,15 @@ void samrt_sam2_tracker_free(struct samrt_sam2 *m);
  * non_overlap is a separate switch under either profile. */
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
 
-/* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work
- * for the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
- * results sit in batch rows 0..n_prompted-1) and every other started object (tracked).
- * img: the frame when no object is prompted on it (the step preprocesses and encodes it);
- * NULL when the segmentation pass already encoded it. Leaves the frame's scores in score_host
- * and either (dev_decoded: CUDA engines without a tap observer or a forced host decode)
- * the frame-size masks and stats of the t->n_obj objects in masks_host / stats_host, or the
- * low-res logits in low_host, rows by object, for the caller's host decode; the device-time
- * stages in t->times (the caller adds its host post-processing). CUDA engines replay one
+/* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work for
+ * the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
+ * results sit in batch rows 0..n_prompted-1) and every other started object (tracked). img: the
+ * frame when no object is prompted on it (the step preprocesses and encodes it); NULL when the
+ * segmentation pass already encoded it. Leaves the frame's scores in score_host and either
+ * (dev_decoded: CUDA engines without a tap observer or a forced host decode) the frame-size
+ * masks and stats of the t->n_obj objects in masks_host / stats_host, or the low-res logits in
+ * low_host, rows by object, for the caller's host decode; the device-time stages in m->times
+ * (the engine's stage clock; the caller adds its host post-processing). CUDA engines replay one
  * graph per frame key unless samrt_sam2_segment_configure turned graphs off (then every frame
  * runs eagerly). */
 enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct samrt_sam2 *m);

@@ -31,9 +31,10 @@
  * object's counts, too many to instantiate ahead. Instantiation allocates driver memory
  * outside the arena (at most SAMRT_TRACK_GRAPHS live graphs; docs/tracking.md).
  *
- * Stage times: CUDA events recorded between the stages, inside the graph as event record
- * nodes (cudaEventRecordExternal), so a replayed frame is timed without splitting its graph;
- * host clocks at the same points on the CPU backend.
+ * Stage times: marks on the engine's stage clock (stage_clock.h) between the stages: CUDA
+ * events, inside the graph as event record nodes (cudaEventRecordExternal), so a replayed
+ * frame is timed without splitting its graph; host clocks at the same points on the CPU
+ * backend.
  * Tests: tests/test_sam2_track.c (CPU), tests/test_sam2_track_graph_cuda.c (graph = eager). */
 #include "tracker.h"
 
@@ -46,6 +47,7 @@
 #include "platform.h"
 #include "resize_normalize.h"
 #include "sam2.h"
+#include "stage_clock.h"
 #include "staging.h"
 #include "track_rows.h"
 
@@ -220,10 +222,6 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     pass_workspaces(e, &t->heads.ctx);
     pass_workspaces(e, &t->enc.ctx);
     SAMRT_TRY(samrt_graph_cache_init(&t->graphs, "track", SAMRT_TRACK_GRAPHS, sizeof t->key));
-#ifdef SAMRT_HAVE_CUDA
-    if (t->heads.ctx.backend == SAMRT_BACKEND_CUDA)
-        for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++) SAMRT_CUDA_TRY(cudaEventCreate(&t->ev[i]));
-#endif
     /* unused object rows of pix must hold finite values: the batched heads read them */
     void *zero = calloc(1, samrt_tensor_nbytes(&t->pix));
     const size_t n_low = (size_t)samrt_tensor_nelements(&t->cur_low);
@@ -241,11 +239,6 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
 
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
     samrt_graph_cache_free(&t->graphs);
-#ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < SAMRT_TRACK_N_MARKS; i++)
-        if (t->ev[i]) cudaEventDestroy(t->ev[i]);
-    memset(t->ev, 0, sizeof t->ev);
-#endif
     if (t->ma) {
         for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
             if (t->ma[i].planned) samrt_model_ctx_free(&t->ma[i].ctx);
@@ -339,23 +332,9 @@ static void set_stream(struct samrt_model_ctx *c, void *stream) {
 #endif
 }
 
-static enum samrt_status mark(struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c, int i) {
-    t->marks |= 1u << i;
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        /* inside a capture the mark becomes an event record node of the frame's graph; the
-         * External flag is refused on a stream that is not capturing (the eager frames) */
-        if (t->capturing)
-            SAMRT_CUDA_TRY(cudaEventRecordWithFlags(t->ev[i], c->stream, cudaEventRecordExternal));
-        else
-            SAMRT_CUDA_TRY(cudaEventRecord(t->ev[i], c->stream));
-        return SAMRT_OK;
-    }
-#else
-    (void)c;
-#endif
-    t->mark_ns[i] = samrt_platform_now_ns();
-    return SAMRT_OK;
+/* Stage mark i of the frame on the engine's clock (stage_clock.h). */
+static enum samrt_status mark(struct samrt_sam2 *m, int i, void *stream) {
+    return samrt_stage_clock_mark(&m->clock, i, stream);
 }
 
 static enum samrt_status copy_rows(const struct samrt_model_ctx *c, void *dst, int64_t n_dst, const void *src,
@@ -414,10 +393,10 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     if (key->encode) {
         if (rp) {  /* device engines: the staged frame's resize (host engines preprocessed it) */
             SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
-            SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_PRE));
+            SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
         }
         SAMRT_TRY(samrt_sam2_encode_image(e, stream));
-        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_ENC));
+        SAMRT_TRY(mark(m, SAMRT_STAGE_MK_ENC, stream));
     }
     int n_prompted = 0, n_tracked = 0, n_seg = 0, n_mask = 0;
     int is_prompted[SAMRT_SAM2_MAX_OBJ] = {0};
@@ -434,13 +413,13 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         n_tracked++;
     }
     if (n_tracked > 0) {
-        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_MA));
+        SAMRT_TRY(mark(m, SAMRT_STAGE_MK_MA, stream));
         samrt_ops_begin(ch, SAMRT_EXEC_RUN, &e->arena);
         heads_forward(m, ch);
         SAMRT_TRY(samrt_ops_end(ch));
         for (int k = 0; k < key->n_obj; k++)
             if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
-        SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_HEADS));
+        SAMRT_TRY(mark(m, SAMRT_STAGE_MK_HEADS, stream));
     }
     if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
         SAMRT_TRY(samrt_sam2_track_post_encode(e, m, is_prompted, &t->mem_new));
@@ -456,7 +435,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
                         cond_pairs(t->tab.data, t), n_prompted));
     SAMRT_TRY(copy_rows(ch, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
                         scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
-    return mark(t, ch, SAMRT_TRACK_MK_MEMENC);
+    return mark(m, SAMRT_STAGE_MK_MEMENC, stream);
 }
 
 #ifdef SAMRT_HAVE_CUDA
@@ -472,10 +451,10 @@ struct graph_call {
 
 static enum samrt_status enqueue_call(void *user, int capturing) {
     const struct graph_call *g = user;
-    struct samrt_sam2_tracker *t = &g->m->trk;
-    t->capturing = capturing;
+    struct samrt_stage_clock *k = &g->m->clock;
+    k->capturing = capturing;
     const enum samrt_status st = enqueue_frame(g->e, g->m, g->rp, g->stream);
-    t->capturing = 0;
+    k->capturing = 0;
     return st;
 }
 
@@ -483,12 +462,12 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
                                    cudaStream_t stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct graph_call call = {e, m, rp, stream};
-    const unsigned before = t->marks;
+    const unsigned before = m->clock.marks;
     int slot;
     enum samrt_graph_how how;
     SAMRT_TRY(samrt_graph_cache_run(&t->graphs, &t->key, stream, enqueue_call, &call, &slot, &how));
-    if (how == SAMRT_GRAPH_REPLAYED) t->marks |= t->graphs.tag[slot];
-    if (how == SAMRT_GRAPH_CAPTURED) t->graphs.tag[slot] = t->marks & ~before;
+    if (how == SAMRT_GRAPH_REPLAYED) m->clock.marks |= t->graphs.tag[slot];
+    if (how == SAMRT_GRAPH_CAPTURED) t->graphs.tag[slot] = m->clock.marks & ~before;
     return SAMRT_OK;
 }
 #endif
@@ -503,40 +482,6 @@ static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_model
     struct samrt_sam2_points none[SAMRT_SAM2_MAX_OBJ];
     for (int k = 0; k < t->k_max; k++) samrt_sam2_points_none(&none[k]);
     return samrt_sam2_heads_set_prompts(&m->seg.heads, c, none, t->k_max, t->key.dynamic);
-}
-
-/* Milliseconds between marks a and b of this frame; -1 when the clock cannot say. */
-static float mark_ms(const struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c, int a, int b) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        float ms = -1.0f;
-        if (cudaEventElapsedTime(&ms, t->ev[a], t->ev[b]) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return -1.0f;
-        }
-        return ms;
-    }
-#else
-    (void)c;
-#endif
-    return (float)((double)(t->mark_ns[b] - t->mark_ns[a]) * 1e-6);
-}
-
-/* Every stage is the time from the previous recorded mark to its own; stages without a mark
- * this frame stay -1. The caller adds its host post-processing to postprocess. */
-static void stage_times(struct samrt_sam2_tracker *t, const struct samrt_model_ctx *c) {
-    struct samrt_stage_times *s = &t->times;
-    float *at[SAMRT_TRACK_N_MARKS] = {NULL, &s->h2d_ms, &s->preprocess_ms, &s->image_encoder_ms,
-                                      &s->memory_attention_ms, &s->prompt_and_mask_decoder_ms,
-                                      &s->memory_encoder_ms, &s->postprocess_ms, &s->d2h_ms};
-    const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
-    *s = none;
-    int prev = SAMRT_TRACK_MK_START;
-    for (int i = SAMRT_TRACK_MK_START + 1; i < SAMRT_TRACK_N_MARKS; i++) {
-        if (!(t->marks & (1u << i))) continue;
-        *at[i] = mark_ms(t, c, prev, i);
-        prev = i;
-    }
 }
 
 #ifdef SAMRT_HAVE_CUDA
@@ -559,7 +504,7 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, cudaStream_t s) {
     const void *low = samrt_sam2_track_post_low(t)->data;
     SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_mask_decode_non_overlap_cuda(&d, low, masks, stats, s)
                                           : samrt_mask_decode_cuda(&d, low, masks, stats, NULL, s));
-    SAMRT_TRY(mark(t, &t->heads.ctx, SAMRT_TRACK_MK_POST));
+    SAMRT_TRY(mark(m, SAMRT_STAGE_MK_POST, s));
     SAMRT_CUDA_TRY(cudaMemcpyAsync(t->masks_host, masks, (size_t)n * px, cudaMemcpyDeviceToHost, s));
     SAMRT_CUDA_TRY(cudaMemcpyAsync(t->stats_host, stats, sizeof *stats * (size_t)n, cudaMemcpyDeviceToHost, s));
     return SAMRT_OK;
@@ -575,19 +520,19 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     if (ch->backend == SAMRT_BACKEND_CUDA) stream = e->gpu.stream;
 #endif
     set_stream(ch, stream);
-    t->marks = 0;
+    samrt_stage_clock_reset(&m->clock);
     t->dev_decoded = 0;
     SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
-    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_START));
+    SAMRT_TRY(mark(m, SAMRT_STAGE_MK_START, stream));
     if (ch->backend != SAMRT_BACKEND_CUDA) {  /* host engines: the same sequence, run in place */
         if (img) {
             SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
-            SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_PRE));
+            SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
         }
         SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
         SAMRT_TRY(set_no_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
-        stage_times(t, ch);
+        samrt_stage_clock_read(&m->clock, &m->times);
         SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
                                    samrt_tensor_nbytes(&t->cur_low)));
         return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
@@ -598,7 +543,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, s));  /* its resize is in the graph */
     SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
     SAMRT_TRY(set_no_prompts(m, ch));
-    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_H2D));
+    SAMRT_TRY(mark(m, SAMRT_STAGE_MK_H2D, stream));
     const struct samrt_resize_plan *rp = img ? &plan : NULL;
     int has_mask = 0;
     for (int k = 0; k < t->key.n_obj; k++) has_mask |= t->key.role[k] == ROLE_MASK;
@@ -615,9 +560,9 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     }
     SAMRT_CUDA_TRY(cudaMemcpyAsync(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max,
                                    cudaMemcpyDeviceToHost, s));
-    SAMRT_TRY(mark(t, ch, SAMRT_TRACK_MK_D2H));
+    SAMRT_TRY(mark(m, SAMRT_STAGE_MK_D2H, stream));
     SAMRT_CUDA_TRY(cudaStreamSynchronize(s));
-    stage_times(t, ch);
+    samrt_stage_clock_read(&m->clock, &m->times);
     return SAMRT_OK;
 #else
     return SAMRT_E_UNSUPPORTED;

@@ -196,11 +196,13 @@ static void graph_checks(samrt_engine_t e) {
     /* the timed eager mode: same bits, positive stage times */
     CHECK_STATUS(samrt_sam2_segment_configure(e, 1, 1), SAMRT_OK);
     if (segment2(e, le[0], me[0], re[0], "timed") == SAMRT_OK) check_same(rg[0], re[0], 2, "timed vs graph");
-    struct samrt_sam2_segment_times t;
-    CHECK_STATUS(samrt_sam2_segment_times(e, &t), SAMRT_OK);
+    struct samrt_stage_times t;
+    CHECK_STATUS(samrt_engine_stage_times(e, &t), SAMRT_OK);
     printf("stage times: preprocess %.3f encoder %.3f heads %.3f postprocess %.3f ms\n", t.preprocess_ms,
-           t.encoder_ms, t.heads_ms, t.postprocess_ms);
-    CHECK(t.preprocess_ms > 0 && t.encoder_ms > 0 && t.heads_ms > 0 && t.postprocess_ms > 0);
+           t.image_encoder_ms, t.prompt_and_mask_decoder_ms, t.postprocess_ms);
+    CHECK(t.preprocess_ms > 0 && t.image_encoder_ms > 0 && t.prompt_and_mask_decoder_ms > 0 && t.postprocess_ms > 0);
+    /* the stages a segmentation call does not have (or times inside another) stay -1 */
+    CHECK(t.h2d_ms == -1.0f && t.memory_attention_ms == -1.0f && t.memory_encoder_ms == -1.0f && t.d2h_ms == -1.0f);
     CHECK_STATUS(samrt_sam2_segment_configure(e, 1, 0), SAMRT_OK);
 }
 
