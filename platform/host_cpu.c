@@ -1,6 +1,8 @@
 /* host_cpu.c - the platform for CPU-only builds (SAMRT_CUDA=OFF): host memory pools, no
- * devices, NVTX compiled out. */
+ * devices, NVTX compiled out, and stream.h's host work queue (copies complete at once, events
+ * read the monotonic clock, no graphs). */
 #include "platform.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,3 +57,80 @@ void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
 
 void samrt_nvtx_push(const char *name) { (void)name; }
 void samrt_nvtx_pop(void) {}
+
+/* ---- stream.h: the host's work queue: copies complete at once, events read the clock ------ */
+
+enum samrt_status samrt_stream_copy(void *dst, const void *src, size_t bytes, enum samrt_copy_dir dir,
+                                    samrt_stream *s) {
+    (void)dir, (void)s;
+    memcpy(dst, src, bytes);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_platform_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                         size_t height, enum samrt_copy_dir dir) {
+    (void)dir;
+    for (size_t y = 0; y < height; y++) memcpy((char *)dst + y * dpitch, (const char *)src + y * spitch, width);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_stream_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                       size_t height, enum samrt_copy_dir dir, samrt_stream *s) {
+    (void)s;
+    return samrt_platform_copy_2d(dst, dpitch, src, spitch, width, height, dir);
+}
+
+enum samrt_status samrt_stream_sync(samrt_stream *s) {
+    (void)s;
+    return SAMRT_OK;
+}
+
+/* The host has no streams: a stream of one's own is a token that is never dereferenced. */
+static char host_stream_token;
+
+enum samrt_status samrt_stream_create(samrt_stream **out) {
+    *out = (samrt_stream *)(void *)&host_stream_token;
+    return SAMRT_OK;
+}
+
+void samrt_stream_destroy(samrt_stream *s) { (void)s; }
+
+struct samrt_event {
+    uint64_t ns;  /* the clock at the last record */
+};
+
+enum samrt_status samrt_event_create(samrt_event **out) {
+    *out = calloc(1, sizeof **out);
+    SAMRT_CHECK(*out != NULL, SAMRT_E_HOST_MEMORY, "event: out of host memory");
+    return SAMRT_OK;
+}
+
+void samrt_event_destroy(samrt_event *ev) { free(ev); }
+
+enum samrt_status samrt_event_record(samrt_event *ev, samrt_stream *s, int capturing) {
+    (void)s, (void)capturing;
+    ev->ns = samrt_platform_now_ns();
+    return SAMRT_OK;
+}
+
+float samrt_event_elapsed_ms(samrt_event *a, samrt_event *b) { return (float)((double)(b->ns - a->ns) * 1e-6); }
+
+enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
+    (void)s;
+    SAMRT_LOG_ERROR("graph capture needs a CUDA build");
+    return SAMRT_E_UNSUPPORTED;
+}
+
+enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st, const char *what,
+                                           samrt_graph **out) {
+    (void)s, (void)what;
+    *out = NULL;
+    return st == SAMRT_OK ? SAMRT_E_UNSUPPORTED : st;
+}
+
+enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s) {
+    (void)g, (void)s;
+    return SAMRT_E_UNSUPPORTED;
+}
+
+void samrt_graph_destroy(samrt_graph *g) { (void)g; }

@@ -1,8 +1,10 @@
 /* host_cuda.c - the platform for CUDA builds, discrete and integrated (Jetson) alike: the
  * device query, pools from cudaMalloc / cudaMallocManaged / aligned host memory, library
- * versions, and NVTX3 ranges. Integrated GPUs default to one managed pool: CPU and GPU
- * share DRAM there, and a managed pool is counted once (docs/memory.md). */
+ * versions, NVTX3 ranges, and stream.h's CUDA streams, events, graphs and copies. Integrated
+ * GPUs default to one managed pool: CPU and GPU share DRAM there, and a managed pool is
+ * counted once (docs/memory.md). */
 #include "platform.h"
+#include "stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -134,3 +136,110 @@ void samrt_nvtx_pop(void) { nvtxRangePop(); }
 void samrt_nvtx_push(const char *name) { (void)name; }
 void samrt_nvtx_pop(void) {}
 #endif
+
+/* ---- stream.h: streams, events, graphs, copies -------------------------------------------- */
+
+static enum cudaMemcpyKind copy_kind(enum samrt_copy_dir dir) {
+    return dir == SAMRT_COPY_H2D ? cudaMemcpyHostToDevice
+           : dir == SAMRT_COPY_D2H ? cudaMemcpyDeviceToHost
+                                   : cudaMemcpyDeviceToDevice;
+}
+
+enum samrt_status samrt_stream_copy(void *dst, const void *src, size_t bytes, enum samrt_copy_dir dir,
+                                    samrt_stream *s) {
+    SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, copy_kind(dir), (cudaStream_t)s));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_stream_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                       size_t height, enum samrt_copy_dir dir, samrt_stream *s) {
+    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, copy_kind(dir), (cudaStream_t)s));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_platform_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                         size_t height, enum samrt_copy_dir dir) {
+    SAMRT_CUDA_TRY(cudaMemcpy2D(dst, dpitch, src, spitch, width, height, copy_kind(dir)));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_stream_sync(samrt_stream *s) {
+    SAMRT_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)s));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_stream_create(samrt_stream **out) {
+    cudaStream_t s = NULL;
+    *out = NULL;
+    SAMRT_CUDA_TRY(cudaStreamCreate(&s));
+    *out = (samrt_stream *)s;
+    return SAMRT_OK;
+}
+
+void samrt_stream_destroy(samrt_stream *s) {
+    if (s) cudaStreamDestroy((cudaStream_t)s);
+}
+
+enum samrt_status samrt_event_create(samrt_event **out) {
+    cudaEvent_t ev = NULL;
+    *out = NULL;
+    SAMRT_CUDA_TRY(cudaEventCreate(&ev));
+    *out = (samrt_event *)ev;
+    return SAMRT_OK;
+}
+
+void samrt_event_destroy(samrt_event *ev) {
+    if (ev) cudaEventDestroy((cudaEvent_t)ev);
+}
+
+enum samrt_status samrt_event_record(samrt_event *ev, samrt_stream *s, int capturing) {
+    /* inside a capture the record becomes an event record node of the graph; the External
+     * flag is refused on a stream that is not capturing */
+    if (capturing)
+        SAMRT_CUDA_TRY(cudaEventRecordWithFlags((cudaEvent_t)ev, (cudaStream_t)s, cudaEventRecordExternal));
+    else
+        SAMRT_CUDA_TRY(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)s));
+    return SAMRT_OK;
+}
+
+float samrt_event_elapsed_ms(samrt_event *a, samrt_event *b) {
+    float ms = -1.0f;
+    if (cudaEventElapsedTime(&ms, (cudaEvent_t)a, (cudaEvent_t)b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1.0f;
+    }
+    return ms;
+}
+
+enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
+    SAMRT_CUDA_TRY(cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeThreadLocal));
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st, const char *what,
+                                           samrt_graph **out) {
+    *out = NULL;
+    cudaGraph_t g = NULL;
+    const cudaError_t ce = cudaStreamEndCapture((cudaStream_t)s, &g);
+    if (st == SAMRT_OK && ce != cudaSuccess) {
+        SAMRT_LOG_ERROR("%s: graph capture failed: %s", what, cudaGetErrorString(ce));
+        st = SAMRT_E_CUDA;
+    }
+    cudaGraphExec_t x = NULL;
+    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
+        SAMRT_LOG_ERROR("%s: cudaGraphInstantiate failed: %s", what, cudaGetErrorString(cudaGetLastError()));
+        st = SAMRT_E_CUDA;
+    }
+    if (g) cudaGraphDestroy(g);
+    if (st == SAMRT_OK) *out = (samrt_graph *)x;
+    return st;
+}
+
+enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s) {
+    SAMRT_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)g, (cudaStream_t)s));
+    return SAMRT_OK;
+}
+
+void samrt_graph_destroy(samrt_graph *g) {
+    if (g) cudaGraphExecDestroy((cudaGraphExec_t)g);
+}

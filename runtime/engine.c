@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "ckpt.h"
 #include "hooks.h"
 #include "keys.h"
@@ -254,9 +255,7 @@ const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e) { retur
 void samrt_engine_free(samrt_engine_t e) {
     if (!e) return;
     samrt_model_free(e);
-#ifdef SAMRT_HAVE_CUDA
-    samrt_gpu_ctx_free(&e->gpu);
-#endif
+    samrt_backend_close(e);  /* after every pass that borrowed the GPU context */
     if (e->pool) samrt_platform_mem_free(e->mem_kind, e->pool);
     samrt_weights_free(&e->weights);
     free(e->slots);

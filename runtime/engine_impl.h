@@ -5,7 +5,6 @@
 #define SAMRT_ENGINE_IMPL_H
 
 #include "arena.h"
-#include "gpu_ctx.h"
 #include "model_env.h"
 #include "platform.h"
 #include "samrt_impl.h"
@@ -18,6 +17,7 @@ extern "C" {
 
 struct samrt_sam2;
 struct samrt_ckpt;
+struct samrt_gpu_ctx;
 
 struct samrt_engine {
     struct samrt_engine_params params;
@@ -35,12 +35,15 @@ struct samrt_engine {
     int slot_ws_cublaslt, slot_ws_cudnn;  /* workspaces (-1 when absent) */
     int failed;                      /* set after a run failure; the engine refuses work */
     int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
-#ifdef SAMRT_HAVE_CUDA
-    struct samrt_gpu_ctx gpu;        /* cuBLASLt / cuDNN handles, made by runtime/hooks.h planning (GPU pools) */
-#endif
+    struct samrt_gpu_ctx *gpu;       /* device engines: the GPU context (cuBLASLt / cuDNN handles, the
+                                        stream), made by runtime/hooks.h planning (backend.c); else NULL */
     struct samrt_sam2 *sam2;         /* SAM 2 model state (runtime/sam2.h); NULL otherwise */
     struct samrt_model_env env;      /* what the networks see of this engine (samrt_engine_env) */
 };
+
+/* 1 on device engines (a GPU-visible pool; plan-only budgets of such a profile too): their
+ * passes run on the CUDA backend, on the engine's stream (runtime/backend.h). 0 on host engines. */
+static inline int samrt_engine_on_device(const struct samrt_engine *e) { return e->mem_kind != SAMRT_MEM_HOST; }
 
 /* The arena plan (finalized), for budget tables. */
 const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e);

@@ -1,14 +1,10 @@
-/* graph_cache.c - the runtime's CUDA graph cache (graph_cache.h): a key's first call eager,
+/* graph_cache.c - the runtime's graph cache (graph_cache.h): a key's first call eager,
  * its second captured and launched, later calls replayed; the oldest key makes room. Written
  * once for segment.c and tracker_run.c, which had each their own copy of this logic. */
 #include "graph_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef SAMRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 enum samrt_status samrt_graph_cache_init(struct samrt_graph_cache *gc, const char *what, int cap, size_t key_bytes) {
     memset(gc, 0, sizeof *gc);
@@ -22,16 +18,8 @@ enum samrt_status samrt_graph_cache_init(struct samrt_graph_cache *gc, const cha
     return SAMRT_OK;
 }
 
-static void destroy_graph(void *g) {
-#ifdef SAMRT_HAVE_CUDA
-    if (g) cudaGraphExecDestroy((cudaGraphExec_t)g);
-#else
-    (void)g;
-#endif
-}
-
 void samrt_graph_cache_free(struct samrt_graph_cache *gc) {
-    for (int i = 0; i < gc->n; i++) destroy_graph(gc->graphs[i]);
+    for (int i = 0; i < gc->n; i++) samrt_graph_destroy(gc->graphs[i]);
     memset(gc->graphs, 0, sizeof gc->graphs);
     free(gc->keys);
     gc->keys = NULL;
@@ -40,33 +28,19 @@ void samrt_graph_cache_free(struct samrt_graph_cache *gc) {
 
 static unsigned char *key_at(const struct samrt_graph_cache *gc, int i) { return gc->keys + (size_t)i * gc->key_bytes; }
 
-#ifdef SAMRT_HAVE_CUDA
 /* The key's second call: capture, instantiate, launch. */
-static enum samrt_status capture(struct samrt_graph_cache *gc, int slot, cudaStream_t stream,
+static enum samrt_status capture(struct samrt_graph_cache *gc, int slot, samrt_stream *stream,
                                  samrt_graph_enqueue_fn enqueue, void *user) {
-    SAMRT_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    enum samrt_status st = enqueue(user, 1);
-    cudaGraph_t g = NULL;
-    const cudaError_t ce = cudaStreamEndCapture(stream, &g);
-    if (st == SAMRT_OK && ce != cudaSuccess) {
-        SAMRT_LOG_ERROR("%s: graph capture failed: %s", gc->what, cudaGetErrorString(ce));
-        st = SAMRT_E_CUDA;
-    }
-    cudaGraphExec_t x = NULL;
-    if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
-        SAMRT_LOG_ERROR("%s: cudaGraphInstantiate failed: %s", gc->what, cudaGetErrorString(cudaGetLastError()));
-        st = SAMRT_E_CUDA;
-    }
-    if (g) cudaGraphDestroy(g);
-    SAMRT_TRY(st);
-    gc->graphs[slot] = x;
+    SAMRT_TRY(samrt_stream_capture_begin(stream));
+    const enum samrt_status st = enqueue(user, 1);
+    samrt_graph *g = NULL;
+    SAMRT_TRY(samrt_stream_capture_end(stream, st, gc->what, &g));  /* ends the capture whatever st is */
+    gc->graphs[slot] = g;
     gc->n_captures++;
-    SAMRT_CUDA_TRY(cudaGraphLaunch(x, stream));
-    return SAMRT_OK;
+    return samrt_graph_launch(g, stream);
 }
-#endif
 
-enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void *key, void *stream,
+enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void *key, samrt_stream *stream,
                                         samrt_graph_enqueue_fn enqueue, void *user, int *slot_out,
                                         enum samrt_graph_how *how) {
     int slot = -1;
@@ -74,19 +48,16 @@ enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void
         if (!memcmp(key_at(gc, i), key, gc->key_bytes)) slot = i;
     *slot_out = slot;
     *how = SAMRT_GRAPH_EAGER;
-#ifdef SAMRT_HAVE_CUDA
     if (slot >= 0 && gc->graphs[slot]) {
         *how = SAMRT_GRAPH_REPLAYED;
-        SAMRT_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)gc->graphs[slot], (cudaStream_t)stream));
-        return SAMRT_OK;
+        return samrt_graph_launch(gc->graphs[slot], stream);
     }
-#endif
     if (slot < 0) {  /* a new key: remember it, run eagerly */
         slot = gc->n;
         if (slot == gc->cap) {  /* full: replace the oldest */
             slot = gc->next;
             gc->next = (slot + 1) % gc->cap;
-            destroy_graph(gc->graphs[slot]);
+            samrt_graph_destroy(gc->graphs[slot]);
         } else {
             gc->n++;
         }
@@ -95,11 +66,6 @@ enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void
         *slot_out = slot;
         return enqueue(user, 0);
     }
-#ifdef SAMRT_HAVE_CUDA
     *how = SAMRT_GRAPH_CAPTURED;
-    return capture(gc, slot, (cudaStream_t)stream, enqueue, user);
-#else
-    (void)stream;
-    return enqueue(user, 0);  /* no graphs without CUDA: every call runs eagerly */
-#endif
+    return capture(gc, slot, stream, enqueue, user);
 }

@@ -1,5 +1,6 @@
-/* graph_cache.h - the one rule by which the runtime turns repeated work into CUDA graphs,
- * shared by single-frame segmentation (segment.c) and the tracker (tracker_run.c).
+/* graph_cache.h - the one rule by which the runtime turns repeated work into graphs (CUDA
+ * graphs, through platform/stream.h), shared by single-frame segmentation (segment.c) and the
+ * tracker (tracker_run.c).
  *
  * The caller names its call by a key: the bytes of everything baked into launch parameters
  * or node order (frame size, object count and roles, ...; built with memset first, so padding
@@ -20,6 +21,7 @@
 #define SAMRT_RUNTIME_GRAPH_CACHE_H
 
 #include "samrt_impl.h"
+#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,7 +46,7 @@ struct samrt_graph_cache {
     int n_captures;                        /* graphs instantiated so far */
     unsigned char *keys;                   /* cap * key_bytes (host heap, init) */
     unsigned tag[SAMRT_GRAPH_CACHE_MAX];   /* a word of the caller's per entry (set after capture) */
-    void *graphs[SAMRT_GRAPH_CACHE_MAX];   /* instantiated graphs; NULL: not captured yet */
+    samrt_graph *graphs[SAMRT_GRAPH_CACHE_MAX];  /* instantiated graphs; NULL: not captured yet */
 };
 
 enum samrt_status samrt_graph_cache_init(struct samrt_graph_cache *gc, const char *what, int cap, size_t key_bytes);
@@ -55,7 +57,7 @@ void samrt_graph_cache_free(struct samrt_graph_cache *gc);
  * eagerly (a new key) or captures it (the key's second call) as above. *slot: the key's entry,
  * *how: which of the three happened. A failed capture leaves the key without a graph: its
  * next call captures again. */
-enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void *key, void *stream,
+enum samrt_status samrt_graph_cache_run(struct samrt_graph_cache *gc, const void *key, samrt_stream *stream,
                                         samrt_graph_enqueue_fn enqueue, void *user, int *slot,
                                         enum samrt_graph_how *how);
 

@@ -4,14 +4,16 @@
  * trunk (the encoder's trunk kind) and the tracker's memory path (tracker.h: the perceiver's
  * memory tokens, the 2-layer memory attention); SAM 2.1 and EdgeTAM engines both segment and
  * track, SAM 2.0 engines segment only (their track calls return SAMRT_E_UNSUPPORTED). Backend
- * choice: the CUDA backend when the arena is GPU-visible memory, the CPU reference backend for
- * host pools (CPU builds and tests), which runs f32 only: a host engine at another precision
- * keeps its weights but plans no forward pass (its run entries return SAMRT_E_UNSUPPORTED). */
+ * choice (backend.c): the CUDA backend when the arena is GPU-visible memory, the CPU reference
+ * backend for host pools (CPU builds and tests), which runs f32 only: a host engine at another
+ * precision keeps its weights but plans no forward pass (its run entries return
+ * SAMRT_E_UNSUPPORTED). */
 #include "sam2.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "ckpt.h"
 #include "engine_impl.h"
 #include "hooks.h"
@@ -19,15 +21,7 @@
 struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->sam2 : NULL; }
 
 enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
-    const int gpu = e->mem_kind != SAMRT_MEM_HOST;
-#ifdef SAMRT_HAVE_CUDA
-    /* plan-only engines (samrt budget) size the same plan without touching a GPU */
-    SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision,
-                                   gpu && !e->plan_only ? &e->gpu : NULL, ex, &e->plan));
-#else
-    SAMRT_TRY(samrt_model_ctx_init(c, gpu ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, e->precision, NULL, ex,
-                                   &e->plan));
-#endif
+    SAMRT_TRY(samrt_backend_ctx_init(e, c, ex));  /* backend.h: the engine's backend, precision, plan */
     /* plans are chosen to fit the arena's workspace slots (the profile's caps) */
     if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->plan.slots[e->slot_ws_cublaslt].nbytes;
     if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->plan.slots[e->slot_ws_cudnn].nbytes;
@@ -46,9 +40,7 @@ enum samrt_status samrt_model_plan(struct samrt_engine *e) {
     e->sam2 = calloc(1, sizeof *e->sam2);
     SAMRT_CHECK(e->sam2 != NULL, SAMRT_E_HOST_MEMORY, "sam2: out of host memory");
     struct samrt_sam2 *m = e->sam2;
-#ifdef SAMRT_HAVE_CUDA
-    if (e->mem_kind != SAMRT_MEM_HOST && !e->plan_only) SAMRT_TRY(samrt_gpu_ctx_init(e->params.device, &e->gpu));
-#endif
+    SAMRT_TRY(samrt_backend_open(e));  /* device engines: the GPU context and the engine's stream */
     SAMRT_TRY(samrt_sam2_encoder_bind(&m->enc, samrt_sam2_config_get(e->model), e->params.imgsz, samrt_engine_env(e), NULL));
     /* EdgeTAM's trunk runs on the BatchNorm-folded copy that its prepare builds from the
      * checkpoint (models/edgetam/repvit.c); of its tensors only the squeeze-excite layers are
@@ -113,11 +105,7 @@ enum samrt_status samrt_sam2_encode_image(struct samrt_engine *e, void *stream) 
     struct samrt_sam2 *m = e->sam2;
     if (!m || !m->enc_ready) return SAMRT_E_UNSUPPORTED;
     struct samrt_model_ctx *c = &m->ctx_enc;
-#ifdef SAMRT_HAVE_CUDA
-    c->stream = (cudaStream_t)stream;
-#else
-    (void)stream;
-#endif
+    samrt_backend_set_stream(c, (samrt_stream *)stream);
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     samrt_sam2_encoder_forward(&m->enc, c);
     enum samrt_status st = samrt_ops_end(c);

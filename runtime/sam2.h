@@ -43,8 +43,8 @@ struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e);
 enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex);
 
 /* Runs the image encoder on the preprocessed input slot (enc.input, NCHW run dtype).
- * stream: a cudaStream_t on the CUDA backend (may be captured into a graph), NULL on the CPU
- * backend. Taps set on ctx_enc are honoured (never while capturing). Allocates nothing. */
+ * stream: a samrt_stream (platform/stream.h; on CUDA builds any cudaStream_t) on device
+ * engines (may be captured into a graph), NULL on host engines. Taps set on ctx_enc are honoured (never while capturing). Allocates nothing. */
 enum samrt_status samrt_sam2_encode_image(struct samrt_engine *e, void *stream);
 
 #ifdef __cplusplus

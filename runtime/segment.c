@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "engine_impl.h"
 #include "graph_cache.h"
 #include "mask_decode.h"
@@ -175,9 +176,8 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
     return st;
 }
 
-/* ---- CUDA engines: staging slots, the engine stream, graphs --------------------------------------- */
+/* ---- device engines: staging slots, the engine stream, graphs ------------------------------------- */
 
-#ifdef SAMRT_HAVE_CUDA
 /* Stage mark i of a timed call on the engine's stage clock (stage_clock.h). */
 #define MARK(i)                                                                              \
     do {                                                                                     \
@@ -187,14 +187,14 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
 /* Everything between the uploads and the download, on `stream`: the part a graph captures.
  * Allocates nothing, syncs nothing, reads no pageable host memory. */
 static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
-                                       int n, int timed, cudaStream_t stream) {
+                                       int n, int timed, samrt_stream *stream) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_model_ctx *c = &s->ctx;
     SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
     MARK(PRE);
     SAMRT_TRY(samrt_sam2_encode_image(e, stream));
     MARK(ENC);
-    c->stream = stream;
+    samrt_backend_set_stream(c, stream);
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     segment_forward(m, c);
     SAMRT_TRY(samrt_ops_end(c));
@@ -202,11 +202,10 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
     const struct samrt_staging *st = &m->stage;
-    SAMRT_TRY(samrt_mask_decode_cuda(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st), NULL,
-                                     stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(samrt_staging_results(st), s->heads.result.data,
-                                   sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n, cudaMemcpyDeviceToDevice, stream));
-    return SAMRT_OK;
+    SAMRT_TRY(samrt_backend_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
+                                        NULL, stream));
+    return samrt_stream_copy(samrt_staging_results(st), s->heads.result.data,
+                             sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n, SAMRT_COPY_D2D, stream);
 }
 
 /* The graph path (graph_cache.h): the call's work between the uploads and the download. */
@@ -215,7 +214,7 @@ struct graph_call {
     struct samrt_sam2 *m;
     const struct samrt_resize_plan *rp;
     int n;
-    cudaStream_t stream;
+    samrt_stream *stream;
 };
 
 static enum samrt_status enqueue_call(void *user, int capturing) {
@@ -225,7 +224,7 @@ static enum samrt_status enqueue_call(void *user, int capturing) {
 }
 
 static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
-                                   const struct samrt_sam2_seg_key *key, cudaStream_t stream) {
+                                   const struct samrt_sam2_seg_key *key, samrt_stream *stream) {
     struct graph_call call = {e, m, rp, key->n_obj, stream};
     int slot;
     enum samrt_graph_how how;
@@ -233,39 +232,38 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
 }
 
 /* The optional f32 logits of object i at frame size into dst (host), through the logits slot. */
-static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int h, float *dst, cudaStream_t stream) {
+static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int h, float *dst, samrt_stream *stream) {
     const struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_staging *st = &m->stage;
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {1, L, L, h, w, SAMRT_DTYPE_F32};
     const size_t px = (size_t)w * (size_t)h;
-    SAMRT_TRY(samrt_mask_decode_cuda(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
-                                     samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, st->logits.data, sizeof(float) * px, cudaMemcpyDeviceToHost, stream));
-    return SAMRT_OK;
+    SAMRT_TRY(samrt_backend_mask_decode(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
+                                        samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
+    return samrt_stream_copy(dst, st->logits.data, sizeof(float) * px, SAMRT_COPY_D2H, stream);
 }
 
-static enum samrt_status preprocess_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
-    cudaStream_t stream = e->gpu.stream;
+static enum samrt_status preprocess_device(struct samrt_engine *e, struct samrt_sam2 *m,
+                                           const struct samrt_image *img) {
+    samrt_stream *stream = samrt_backend_stream(e);
     struct samrt_resize_plan rp;
     SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
     SAMRT_TRY(samrt_staging_resize(&m->stage, &rp, &m->enc.input, stream));
-    SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));  /* the frame buffer is the caller's */
-    return SAMRT_OK;
+    return samrt_stream_sync(stream);  /* the frame buffer is the caller's */
 }
 
-static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
-                                      int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
+static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
+                                        int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_model_ctx *c = &s->ctx;
-    cudaStream_t stream = e->gpu.stream;
+    samrt_stream *stream = samrt_backend_stream(e);
     const int w = img->width, h = img->height, taps = c->tap != NULL || m->ctx_enc.tap != NULL;
     const int timed = s->timed && !taps;
     struct samrt_resize_plan rp;
     if (timed) samrt_stage_clock_reset(&m->clock);
     MARK(START);
     SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
-    c->stream = stream;
+    samrt_backend_set_stream(c, stream);
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed) {
         struct samrt_sam2_seg_key key;
@@ -279,12 +277,11 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
     }
     const struct samrt_staging *sg = &m->stage;
     const size_t px = (size_t)w * (size_t)h;
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(sg->out_host, sg->out.data, sg->out_hdr + px * (size_t)n, cudaMemcpyDeviceToHost,
-                                   stream));
+    SAMRT_TRY(samrt_stream_copy(sg->out_host, sg->out.data, sg->out_hdr + px * (size_t)n, SAMRT_COPY_D2H, stream));
     MARK(POST);  /* the mask decode and the download: postprocess */
     for (int i = 0; i < n; i++)
         if (out[i].logits) SAMRT_TRY(download_logits(m, i, w, h, out[i].logits, stream));
-    SAMRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    SAMRT_TRY(samrt_stream_sync(stream));
     const uint8_t *blk = sg->out_host;
     for (int i = 0; i < n; i++) {
         struct samrt_mask_stats st;
@@ -302,14 +299,13 @@ static enum samrt_status segment_cuda(struct samrt_engine *e, struct samrt_sam2 
         SAMRT_CHECK(tap_logits != NULL, SAMRT_E_HOST_MEMORY, "segment: no host memory for the taps");
     }
     enum samrt_status st = tap_logits == out[0].logits ? SAMRT_OK : download_logits(m, 0, w, h, tap_logits, stream);
-    if (st == SAMRT_OK && cudaStreamSynchronize(stream) != cudaSuccess) st = SAMRT_E_CUDA;
+    if (st == SAMRT_OK) st = samrt_stream_sync(stream);
     if (st == SAMRT_OK) st = fetch_results(s, n);
     if (st == SAMRT_OK) st = segment_taps(s, tap_logits, w, h);
     if (tap_logits != out[0].logits) free(tap_logits);
     return st;
 }
 #undef MARK
-#endif
 
 /* ---- the call: samrt_sam2_segment, and samrt_engine_segment over it ---------------------------- */
 
@@ -346,14 +342,10 @@ enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_
     struct samrt_sam2_segment *s = &m->seg;
     for (int i = 0; i < n; i++)
         SAMRT_TRY(samrt_sam2_points_from_prompt(&prompts[i], img->width, img->height, m->enc.imgsz, &s->pts[i]));
-    if (s->ctx.backend != SAMRT_BACKEND_CUDA) return segment_host(e, m, img, n, pp, out);
-#ifdef SAMRT_HAVE_CUDA
-    enum samrt_status st = segment_cuda(e, m, img, n, pp, out);
+    if (!samrt_engine_on_device(e)) return segment_host(e, m, img, n, pp, out);
+    enum samrt_status st = segment_device(e, m, img, n, pp, out);
     if (st == SAMRT_E_CUDA) e->failed = 1;  /* the stream's state is unknown */
     return st;
-#else
-    return SAMRT_E_UNSUPPORTED;
-#endif
 }
 
 enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
@@ -363,11 +355,6 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
 }
 
 enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
-    if (m->seg.ctx.backend != SAMRT_BACKEND_CUDA)
-        return samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input);
-#ifdef SAMRT_HAVE_CUDA
-    return preprocess_cuda(e, m, img);
-#else
-    return SAMRT_E_UNSUPPORTED;
-#endif
+    if (!samrt_engine_on_device(e)) return samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input);
+    return preprocess_device(e, m, img);
 }

@@ -12,7 +12,7 @@
  * (staging.h: arena slots owned by struct samrt_sam2) sized for the largest frame it accepts
  * (params max_frame_width x max_frame_height): the RGB8 frame, the resize tables (refilled
  * when the frame size changes), the output block [stats | result rows | u8 masks] that comes
- * back in ONE cudaMemcpyAsync, and one f32 logits plane for the optional logits output and the
+ * back in ONE download, and one f32 logits plane for the optional logits output and the
  * taps. The sequence from the resize kernel to the mask decode is captured into a CUDA graph
  * per key (graph_cache.h) and replayed after. The key holds everything that is baked into
  * launch parameters: frame size, object count, post-processing profile and each object's

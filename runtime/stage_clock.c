@@ -7,10 +7,6 @@
 
 #include "platform.h"
 
-#ifdef SAMRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
-
 void samrt_stage_times_none(struct samrt_stage_times *out) {
     const struct samrt_stage_times none = {-1, -1, -1, -1, -1, -1, -1, -1};
     *out = none;
@@ -19,58 +15,26 @@ void samrt_stage_times_none(struct samrt_stage_times *out) {
 enum samrt_status samrt_stage_clock_init(struct samrt_stage_clock *k, int device) {
     memset(k, 0, sizeof *k);
     k->device = device;
-#ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < SAMRT_STAGE_N_MARKS && device; i++) {
-        cudaEvent_t ev = NULL;
-        SAMRT_CUDA_TRY(cudaEventCreate(&ev));
-        k->ev[i] = ev;
-    }
-#else
-    SAMRT_CHECK(!device, SAMRT_E_UNSUPPORTED, "stage clock: device events need a CUDA build");
-#endif
+    for (int i = 0; i < SAMRT_STAGE_N_MARKS && device; i++) SAMRT_TRY(samrt_event_create(&k->ev[i]));
     return SAMRT_OK;
 }
 
 void samrt_stage_clock_free(struct samrt_stage_clock *k) {
-#ifdef SAMRT_HAVE_CUDA
-    for (int i = 0; i < SAMRT_STAGE_N_MARKS; i++)
-        if (k->ev[i]) cudaEventDestroy((cudaEvent_t)k->ev[i]);
-#endif
+    for (int i = 0; i < SAMRT_STAGE_N_MARKS; i++) samrt_event_destroy(k->ev[i]);
     memset(k->ev, 0, sizeof k->ev);
 }
 
-enum samrt_status samrt_stage_clock_mark(struct samrt_stage_clock *k, int i, void *stream) {
+enum samrt_status samrt_stage_clock_mark(struct samrt_stage_clock *k, int i, samrt_stream *stream) {
     k->marks |= 1u << i;
-#ifdef SAMRT_HAVE_CUDA
-    if (k->device) {
-        /* inside a capture the mark becomes an event record node of the graph; the External
-         * flag is refused on a stream that is not capturing (eager calls) */
-        if (k->capturing)
-            SAMRT_CUDA_TRY(cudaEventRecordWithFlags((cudaEvent_t)k->ev[i], (cudaStream_t)stream,
-                                                    cudaEventRecordExternal));
-        else
-            SAMRT_CUDA_TRY(cudaEventRecord((cudaEvent_t)k->ev[i], (cudaStream_t)stream));
-        return SAMRT_OK;
-    }
-#else
-    (void)stream;
-#endif
+    /* inside a capture the mark becomes an event record node of the graph */
+    if (k->device) return samrt_event_record(k->ev[i], stream, k->capturing);
     k->ns[i] = samrt_platform_now_ns();
     return SAMRT_OK;
 }
 
 /* Milliseconds between marks a and b; -1 when the clock cannot say. */
 static float mark_ms(const struct samrt_stage_clock *k, int a, int b) {
-#ifdef SAMRT_HAVE_CUDA
-    if (k->device) {
-        float ms = -1.0f;
-        if (cudaEventElapsedTime(&ms, (cudaEvent_t)k->ev[a], (cudaEvent_t)k->ev[b]) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return -1.0f;
-        }
-        return ms;
-    }
-#endif
+    if (k->device) return samrt_event_elapsed_ms(k->ev[a], k->ev[b]);
     return (float)((double)(k->ns[b] - k->ns[a]) * 1e-6);
 }
 

@@ -3,8 +3,8 @@
  * samrt_engine_stage_times). Segmentation (segment.c, its timed eager calls) and the tracker
  * (tracker_run.c, every frame) record into the one clock of their engine (struct samrt_sam2).
  *
- * Device engines record events on the engine's stream; inside a graph capture a mark becomes
- * an event record node of the graph (cudaEventRecordExternal), so a replayed graph records its
+ * Device engines record events on the engine's stream (platform/stream.h); inside a graph
+ * capture a mark becomes an event record node of the graph, so a replayed graph records its
  * marks again without being split. Host engines read the monotonic clock at the same points.
  *
  *   samrt_stage_clock_reset(&k);
@@ -15,6 +15,7 @@
 #define SAMRT_RUNTIME_STAGE_CLOCK_H
 
 #include "samrt_impl.h"
+#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ struct samrt_stage_clock {
     int capturing;                       /* 1 while the marks go into a graph being captured */
     unsigned marks;                      /* marks recorded for the current call (bit i) */
     uint64_t ns[SAMRT_STAGE_N_MARKS];    /* host clocks */
-    void *ev[SAMRT_STAGE_N_MARKS];       /* device: the events (cudaEvent_t) */
+    samrt_event *ev[SAMRT_STAGE_N_MARKS];  /* device: the events (platform/stream.h) */
 };
 
 /* device 1: creates the events (setup). */
@@ -41,7 +42,7 @@ void samrt_stage_clock_free(struct samrt_stage_clock *k);
 /* Starts a call: no mark recorded. */
 static inline void samrt_stage_clock_reset(struct samrt_stage_clock *k) { k->marks = 0; }
 /* Records mark i on `stream` (device) or reads the clock (host). */
-enum samrt_status samrt_stage_clock_mark(struct samrt_stage_clock *k, int i, void *stream);
+enum samrt_status samrt_stage_clock_mark(struct samrt_stage_clock *k, int i, samrt_stream *stream);
 /* After the stream has synchronised: every stage whose mark was recorded is the time from the
  * previous recorded mark to its own; the other stages are -1 (also one a device cannot time). */
 void samrt_stage_clock_read(const struct samrt_stage_clock *k, struct samrt_stage_times *out);

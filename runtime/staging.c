@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "mask_decoder.h"
 
 enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_model_ctx *c, int max_w, int max_h,
@@ -69,9 +70,8 @@ int samrt_staging_out_fits(const struct samrt_staging *st, int n, size_t n_pix) 
     return n <= st->b_max && st->out_hdr + (size_t)n * n_pix <= (size_t)samrt_tensor_nbytes(&st->out);
 }
 
-#ifdef SAMRT_HAVE_CUDA
 enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
-                                       struct samrt_resize_plan *rp, void *stream) {
+                                       struct samrt_resize_plan *rp, samrt_stream *stream) {
     const int w = img->width, h = img->height;
     SAMRT_TRY(samrt_resize_plan_init(w, h, side, side, rp));
     SAMRT_CHECK(rp->tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range",
@@ -79,31 +79,16 @@ enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct sa
     if (st->tables_w != w || st->tables_h != h) {  /* a new frame size: its tables, once */
         st->tables_w = st->tables_h = 0;
         SAMRT_TRY(samrt_resize_plan_fill(rp, samrt_sam_mean, samrt_sam_std, st->tables_host, st->tables_cap));
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(st->tables.data, st->tables_host, rp->table_bytes, cudaMemcpyHostToDevice,
-                                       (cudaStream_t)stream));
+        SAMRT_TRY(samrt_stream_copy(st->tables.data, st->tables_host, rp->table_bytes, SAMRT_COPY_H2D, stream));
         st->tables_w = w;
         st->tables_h = h;
     }
-    SAMRT_CUDA_TRY(cudaMemcpy2DAsync(st->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
-                                     (size_t)h, cudaMemcpyHostToDevice, (cudaStream_t)stream));
-    return SAMRT_OK;
+    return samrt_stream_copy_2d(st->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w, (size_t)h,
+                                SAMRT_COPY_H2D, stream);
 }
 
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
-                                       const struct samrt_tensor *input, void *stream) {
-    return samrt_resize_normalize_cuda(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
-                                       input->dtype, (cudaStream_t)stream);
+                                       const struct samrt_tensor *input, samrt_stream *stream) {
+    return samrt_backend_resize_normalize(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
+                                          input->dtype, stream);
 }
-#else
-enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
-                                       struct samrt_resize_plan *rp, void *stream) {
-    (void)st, (void)img, (void)side, (void)rp, (void)stream;
-    return SAMRT_E_UNSUPPORTED;
-}
-
-enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
-                                       const struct samrt_tensor *input, void *stream) {
-    (void)st, (void)rp, (void)input, (void)stream;
-    return SAMRT_E_UNSUPPORTED;
-}
-#endif

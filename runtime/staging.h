@@ -26,6 +26,7 @@
 #include "mask_decode.h"
 #include "ops.h"
 #include "resize_normalize.h"
+#include "stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,11 +63,11 @@ enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const 
  * the frame size changed) and the frame into the rgb slot, uploaded on `stream` (the engine's;
  * pageable host memory: the call returns once the frame is staged). */
 enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
-                                       struct samrt_resize_plan *rp, void *stream);
+                                       struct samrt_resize_plan *rp, samrt_stream *stream);
 /* Device engines: the resize kernel from the rgb and tables slots into input, on `stream`
  * (safe inside graph capture). rp: from samrt_staging_upload. */
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
-                                       const struct samrt_tensor *input, void *stream);
+                                       const struct samrt_tensor *input, samrt_stream *stream);
 
 /* The output block's parts (device pointers): n objects' stats, result rows, masks. */
 static inline struct samrt_mask_stats *samrt_staging_stats(const struct samrt_staging *st) {

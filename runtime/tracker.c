@@ -21,6 +21,7 @@
 #include "resize_normalize.h"
 #include "sam2.h"
 #include "stage_clock.h"
+#include "stream.h"
 
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
@@ -281,20 +282,14 @@ static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tr
 }
 
 /* A device frame comes to the host staging copy: preprocessing runs on the host (segment.h). */
-static enum samrt_status frame_to_host(struct samrt_engine *e, struct samrt_sam2_tracker *t,
-                                       const struct samrt_image *f, struct samrt_image *host) {
+static enum samrt_status frame_to_host(struct samrt_sam2_tracker *t, const struct samrt_image *f,
+                                       struct samrt_image *host) {
     *host = *f;
-#ifdef SAMRT_HAVE_CUDA
-    SAMRT_CUDA_TRY(cudaMemcpy2D(t->frame_host, (size_t)3 * f->width, f->rgb, (size_t)f->stride,
-                                (size_t)3 * f->width, (size_t)f->height, cudaMemcpyDeviceToHost));
+    SAMRT_TRY(samrt_platform_copy_2d(t->frame_host, (size_t)3 * f->width, f->rgb, (size_t)f->stride,
+                                     (size_t)3 * f->width, (size_t)f->height, SAMRT_COPY_D2H));
     host->rgb = t->frame_host;
     host->stride = 3 * f->width;
     return SAMRT_OK;
-#else
-    (void)e;
-    (void)t;
-    return SAMRT_E_UNSUPPORTED;
-#endif
 }
 
 /* A stage's time += ns (a stage that did not run, -1, starts at 0). */
@@ -310,7 +305,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     SAMRT_TRY(check_push(e, t, frame, frame_on_device, results, max_results));
     const uint64_t t0 = samrt_platform_now_ns();
     struct samrt_image img = *frame;
-    if (frame_on_device) SAMRT_TRY(frame_to_host(e, t, frame, &img));
+    if (frame_on_device) SAMRT_TRY(frame_to_host(t, frame, &img));
     const uint64_t t1 = samrt_platform_now_ns();
 
     int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0, tracked = 1;  /* tracked: no object prompted here */

@@ -32,15 +32,15 @@
  * outside the arena (at most SAMRT_TRACK_GRAPHS live graphs; docs/tracking.md).
  *
  * Stage times: marks on the engine's stage clock (stage_clock.h) between the stages: CUDA
- * events, inside the graph as event record nodes (cudaEventRecordExternal), so a replayed
- * frame is timed without splitting its graph; host clocks at the same points on the CPU
- * backend.
+ * events, inside the graph as event record nodes, so a replayed frame is timed without
+ * splitting its graph; host clocks at the same points on the CPU backend.
  * Tests: tests/test_sam2_track.c (CPU), tests/test_sam2_track_graph_cuda.c (graph = eager). */
 #include "tracker.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "engine_impl.h"
 #include "graph_cache.h"
 #include "perceiver.h"
@@ -324,28 +324,16 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
 
 /* ---- the device side of a frame ---------------------------------------------------------------- */
 
-static void set_stream(struct samrt_model_ctx *c, void *stream) {
-#ifdef SAMRT_HAVE_CUDA
-    c->stream = (cudaStream_t)stream;
-#else
-    (void)c, (void)stream;
-#endif
-}
-
 /* Stage mark i of the frame on the engine's clock (stage_clock.h). */
-static enum samrt_status mark(struct samrt_sam2 *m, int i, void *stream) {
+static enum samrt_status mark(struct samrt_sam2 *m, int i, samrt_stream *stream) {
     return samrt_stage_clock_mark(&m->clock, i, stream);
 }
 
-static enum samrt_status copy_rows(const struct samrt_model_ctx *c, void *dst, int64_t n_dst, const void *src,
-                                   int64_t n_src, size_t row_bytes, const int32_t *pairs, int n) {
+/* The table-driven row copies (track_rows.h) on the engine's backend. */
+static enum samrt_status copy_rows(const struct samrt_engine *e, samrt_stream *s, void *dst, int64_t n_dst,
+                                   const void *src, int64_t n_src, size_t row_bytes, const int32_t *pairs, int n) {
     const struct samrt_track_rows_args a = {dst, src, row_bytes, n_dst, n_src, pairs, n};
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) return samrt_track_rows_cuda(&a, c->stream);
-#else
-    (void)c;
-#endif
-    return samrt_track_rows_ref(&a);
+    return samrt_backend_track_rows(samrt_engine_on_device(e), &a, s);
 }
 
 /* Row b of the heads' results -> row k of the frame's cur_* tensors. */
@@ -362,18 +350,18 @@ static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt
 
 /* Memory attention of tracked object k, into pix row k: its table rows into the memory
  * attention's slots, its selected memories and pointers gathered, the (S, P) pass. */
-static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, int k, void *stream) {
+static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, int k, samrt_stream *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     const int S = t->key.n_mem[k], P = t->key.n_ptr[k], K = t->k_max;
     struct samrt_model_ctx *c = &t->ma[samrt_track_ma_index(S, P)].ctx;
-    set_stream(c, stream);
+    samrt_backend_set_stream(c, stream);
     const uint8_t *rows_dev = (const uint8_t *)t->tab.data + (size_t)k * t->tab_obj_bytes;
     const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos);
     SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.tpos.data, rows_dev, b_tpos));
     SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.ptr_p.data, rows_dev + b_tpos, samrt_tensor_nbytes(&t->memattn.ptr_p)));
-    SAMRT_TRY(copy_rows(c, t->mem_sel.data, SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.data,
+    SAMRT_TRY(copy_rows(e, stream, t->mem_sel.data, SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.data,
                         (int64_t)SAMRT_TRACK_MEM_SLOTS * K, mem_bytes(t), mem_pairs(t->tab.data, t, k), S));
-    SAMRT_TRY(copy_rows(c, t->ptr_sel.data, SAMRT_TRACK_MAX_SEL_PTR, t->ptr_bank.data,
+    SAMRT_TRY(copy_rows(e, stream, t->ptr_sel.data, SAMRT_TRACK_MAX_SEL_PTR, t->ptr_bank.data,
                         (int64_t)SAMRT_TRACK_PTR_SLOTS * K, PTR_BYTES, ptr_pairs(t->tab.data, t, k), P));
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     ma_forward(m, c, S, P, k);
@@ -383,13 +371,13 @@ static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, in
 /* Everything between the uploads and the download, on `stream` (NULL on the CPU backend):
  * the part a graph captures. Allocates nothing, syncs nothing, reads no host memory. */
 static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
-                                       void *stream) {
+                                       samrt_stream *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     const struct samrt_sam2_track_key *key = &t->key;
     struct samrt_model_ctx *ch = &t->heads.ctx;
     const int K = t->k_max;
-    set_stream(ch, stream);
-    set_stream(&t->enc.ctx, stream);
+    samrt_backend_set_stream(ch, stream);
+    samrt_backend_set_stream(&t->enc.ctx, stream);
     if (key->encode) {
         if (rp) {  /* device engines: the staged frame's resize (host engines preprocessed it) */
             SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
@@ -429,16 +417,15 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
     }
     const size_t mb = mem_bytes(t);
-    SAMRT_TRY(copy_rows(ch, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
+    SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
                         ring_pair(t->tab.data, t), 1));
-    SAMRT_TRY(copy_rows(ch, t->mem_bank.data, (int64_t)SAMRT_TRACK_MEM_SLOTS * K, t->mem_new.data, K, mb,
+    SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, (int64_t)SAMRT_TRACK_MEM_SLOTS * K, t->mem_new.data, K, mb,
                         cond_pairs(t->tab.data, t), n_prompted));
-    SAMRT_TRY(copy_rows(ch, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
+    SAMRT_TRY(copy_rows(e, stream, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
                         scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
     return mark(m, SAMRT_STAGE_MK_MEMENC, stream);
 }
 
-#ifdef SAMRT_HAVE_CUDA
 /* The graph path (graph_cache.h, segment.c's rule): a key's first frame runs eagerly, its
  * second captures the graph and launches it, later frames replay it. The marks a graph
  * records (its event record nodes) are the entry's tag: a replay records them again. */
@@ -446,7 +433,7 @@ struct graph_call {
     struct samrt_engine *e;
     struct samrt_sam2 *m;
     const struct samrt_resize_plan *rp;
-    void *stream;
+    samrt_stream *stream;
 };
 
 static enum samrt_status enqueue_call(void *user, int capturing) {
@@ -459,7 +446,7 @@ static enum samrt_status enqueue_call(void *user, int capturing) {
 }
 
 static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
-                                   cudaStream_t stream) {
+                                   samrt_stream *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct graph_call call = {e, m, rp, stream};
     const unsigned before = m->clock.marks;
@@ -470,7 +457,6 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
     if (how == SAMRT_GRAPH_CAPTURED) t->graphs.tag[slot] = m->clock.marks & ~before;
     return SAMRT_OK;
 }
-#endif
 
 /* The heads' prompt slot gets the no-prompt tokens when tracked objects run the heads (the
  * segmentation pass of a prompted frame left its prompts there); an upload, before the frame. */
@@ -484,14 +470,13 @@ static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_model
     return samrt_sam2_heads_set_prompts(&m->seg.heads, c, none, t->k_max, t->key.dynamic);
 }
 
-#ifdef SAMRT_HAVE_CUDA
 /* The frame's masks on the device: every started object's low-res logits (hole-filled when
  * the profile fills) -> frame-size u8 masks and area / box, under the non-overlap rule when
  * it is on (obj_idx order decides ties, as tracker.c's host path), in one kernel. They land in
  * the staging output block (staging.h: planned for max_objects masks of the largest accepted
  * frame; the engine's stream orders its users), so the plan does not change. Then both
  * downloads, in stream order. */
-static enum samrt_status decode_frame(struct samrt_sam2 *m, cudaStream_t s) {
+static enum samrt_status decode_frame(struct samrt_sam2 *m, samrt_stream *s) {
     struct samrt_sam2_tracker *t = &m->trk;
     const struct samrt_staging *sg = &m->stage;
     const int n = t->n_obj, L = m->seg.heads.low;
@@ -502,29 +487,24 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, cudaStream_t s) {
     struct samrt_mask_stats *stats = samrt_staging_stats(sg);
     uint8_t *masks = samrt_staging_masks(sg);
     const void *low = samrt_sam2_track_post_low(t)->data;
-    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_mask_decode_non_overlap_cuda(&d, low, masks, stats, s)
-                                          : samrt_mask_decode_cuda(&d, low, masks, stats, NULL, s));
+    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_backend_mask_decode_non_overlap(&d, low, masks, stats, s)
+                                          : samrt_backend_mask_decode(&d, low, masks, stats, NULL, s));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_POST, s));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->masks_host, masks, (size_t)n * px, cudaMemcpyDeviceToHost, s));
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->stats_host, stats, sizeof *stats * (size_t)n, cudaMemcpyDeviceToHost, s));
-    return SAMRT_OK;
+    SAMRT_TRY(samrt_stream_copy(t->masks_host, masks, (size_t)n * px, SAMRT_COPY_D2H, s));
+    return samrt_stream_copy(t->stats_host, stats, sizeof *stats * (size_t)n, SAMRT_COPY_D2H, s);
 }
-#endif
 
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           const int *prompted, int n_prompted) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_model_ctx *ch = &t->heads.ctx;
-    void *stream = NULL;
-#ifdef SAMRT_HAVE_CUDA
-    if (ch->backend == SAMRT_BACKEND_CUDA) stream = e->gpu.stream;
-#endif
-    set_stream(ch, stream);
+    samrt_stream *stream = samrt_backend_stream(e);  /* NULL on host engines */
+    samrt_backend_set_stream(ch, stream);
     samrt_stage_clock_reset(&m->clock);
     t->dev_decoded = 0;
     SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_START, stream));
-    if (ch->backend != SAMRT_BACKEND_CUDA) {  /* host engines: the same sequence, run in place */
+    if (!samrt_engine_on_device(e)) {  /* host engines: the same sequence, run in place */
         if (img) {
             SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
             SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
@@ -537,34 +517,29 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
                                    samrt_tensor_nbytes(&t->cur_low)));
         return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
-#ifdef SAMRT_HAVE_CUDA
-    cudaStream_t s = e->gpu.stream;
     struct samrt_resize_plan plan;
-    if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, s));  /* its resize is in the graph */
+    if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, stream));  /* resize: in the graph */
     SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
     SAMRT_TRY(set_no_prompts(m, ch));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_H2D, stream));
     const struct samrt_resize_plan *rp = img ? &plan : NULL;
     int has_mask = 0;
     for (int k = 0; k < t->key.n_obj; k++) has_mask |= t->key.role[k] == ROLE_MASK;
-    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap && !has_mask ? run_graph(e, m, rp, s)
+    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap && !has_mask ? run_graph(e, m, rp, stream)
                                                                 : enqueue_frame(e, m, rp, stream));
     /* the masks on the device unless a tap observer needs the host's f32 logits or the host
      * decode is forced; nothing to decode before the first object */
     if (t->n_obj > 0 && m->stage.out.data && !t->tap && !t->host_decode && !t->host_decode_env) {
-        SAMRT_TRY(decode_frame(m, s));
+        SAMRT_TRY(decode_frame(m, stream));
         t->dev_decoded = 1;
     } else {
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(t->low_host, samrt_sam2_track_post_low(t)->data,
-                                       samrt_tensor_nbytes(&t->cur_low), cudaMemcpyDeviceToHost, s));
+        SAMRT_TRY(samrt_stream_copy(t->low_host, samrt_sam2_track_post_low(t)->data, samrt_tensor_nbytes(&t->cur_low),
+                                    SAMRT_COPY_D2H, stream));
     }
-    SAMRT_CUDA_TRY(cudaMemcpyAsync(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max,
-                                   cudaMemcpyDeviceToHost, s));
+    SAMRT_TRY(samrt_stream_copy(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max, SAMRT_COPY_D2H,
+                                stream));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_D2H, stream));
-    SAMRT_CUDA_TRY(cudaStreamSynchronize(s));
+    SAMRT_TRY(samrt_stream_sync(stream));
     samrt_stage_clock_read(&m->clock, &m->times);
     return SAMRT_OK;
-#else
-    return SAMRT_E_UNSUPPORTED;
-#endif
 }
