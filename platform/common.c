@@ -99,9 +99,3 @@ int samrt_platform_peak_rss_reset(void) {
     const int ok = fputs("5", f) >= 0;
     return fclose(f) == 0 && ok;
 }
-
-/* Fills the host-library fields of samrt_lib_versions; the CUDA fields are filled by the
- * platform file, which calls this. No host library is linked into libsamrt any more (libjpeg
- * and libpng moved to the harness), so there is nothing to fill. */
-void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
-void samrt_platform_host_lib_versions(struct samrt_lib_versions *out) { (void)out; }

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
-
 enum samrt_status samrt_platform_device_count(int *n) {
     *n = 0;
     return SAMRT_OK;
@@ -52,7 +50,6 @@ enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst,
 
 void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
     memset(out, 0, sizeof *out);
-    samrt_platform_host_lib_versions(out);
 }
 
 void samrt_nvtx_push(const char *name) { (void)name; }

@@ -16,8 +16,6 @@
 #include <nvtx3/nvToolsExt.h>
 #endif
 
-void samrt_platform_host_lib_versions(struct samrt_lib_versions *out);
-
 enum samrt_status samrt_platform_device_count(int *n) {
     *n = 0;
     int c = 0;
@@ -126,7 +124,6 @@ void samrt_platform_lib_versions(struct samrt_lib_versions *out) {
     if (cudaRuntimeGetVersion(&out->cuda_runtime) != cudaSuccess) (void)cudaGetLastError();
     out->cudnn = (int)cudnnGetVersion();
     out->cublaslt = (int)cublasLtGetVersion();
-    samrt_platform_host_lib_versions(out);
 }
 
 #ifdef SAMRT_HAVE_NVTX

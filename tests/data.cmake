@@ -7,8 +7,4 @@ samrt_add_test(test_prompts SOURCES test_prompts.c LABELS cpu LIBS samrt_harness
 samrt_add_test(test_eval SOURCES test_eval.c LABELS cpu LIBS samrt_harness PNG::PNG)
 samrt_add_test(test_synth SOURCES test_synth.c LABELS cpu LIBS samrt_harness PNG::PNG)
 
-if (EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/CMakeLists.txt)
-  # the fuzz folder lists fuzz_image itself
-else()
-  include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz_image.cmake)
-endif()
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz_image.cmake)
