@@ -1,8 +1,11 @@
-/* model_env.c - the lookups and uploads of model_env.h, shared by every network's bind and
- * prepare so that each is written once. */
+/* model_env.c - the lookups, uploads and the binder of model_env.h, shared by every network's
+ * bind and prepare so that each is written once. */
 #include "model_env.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "platform.h"
 #include "samrt_impl.h"
@@ -60,4 +63,26 @@ enum samrt_status samrt_model_weights_f32_copy(const struct samrt_model_env *env
     }
     free(buf);
     return st;
+}
+
+const struct samrt_tensor *samrt_model_bindw(struct samrt_model_binder *b, int n_dims, const int64_t *ne,
+                                             const char *fmt, ...) {
+    if (b->st != SAMRT_OK) return NULL;
+    char name[sizeof b->bound->keys[0].name];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (b->bound) {
+        if (b->bound->n >= SAMRT_MODEL_MAX_BOUND_KEYS) {
+            b->st = SAMRT_E_UNSUPPORTED;
+            return NULL;
+        }
+        struct samrt_model_bound_key *k = &b->bound->keys[b->bound->n++];
+        memcpy(k->name, name, sizeof name);
+        k->n_dims = n_dims;
+        for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
+    }
+    if (!b->env) return NULL;
+    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
 }

@@ -2,12 +2,15 @@
  * weight table, the committed arena (slot addresses), the kind of memory it lives in
  * (uploads of constants at prepare) and the run precision. The runtime fills one for its
  * engine (runtime/engine.c, samrt_engine_env); tests fill one by hand. The networks never see
- * struct samrt_engine, so models/ sits below the runtime. */
+ * struct samrt_engine, so models/ sits below the runtime. Also the binder that every
+ * network's bind shares (weights by formatted name, optionally listing the keys it asks for),
+ * so that a building block (models/edgetam) binds through the same one as its host network. */
 #ifndef SAMRT_MODEL_ENV_H
 #define SAMRT_MODEL_ENV_H
 
 #include "arena.h"
 #include "ckpt.h"
+#include "samrt_impl.h"
 #include "weights.h"
 
 #ifdef __cplusplus
@@ -37,6 +40,32 @@ enum samrt_status samrt_model_upload(const struct samrt_model_env *env, void *ds
 enum samrt_status samrt_model_weights_f32_copy(const struct samrt_model_env *env, const struct samrt_ckpt *ck, int n,
                                                const struct samrt_tensor *const *src,
                                                const struct samrt_tensor *dst);
+
+/* Keys (with the shapes asked for) seen by a binder, for the "each key exactly once" check
+ * and for tests that build weights for a configuration. */
+#define SAMRT_MODEL_MAX_BOUND_KEYS 1024
+struct samrt_model_bound_key {
+    char name[128];
+    int n_dims;
+    int64_t ne[4];
+};
+struct samrt_model_bound_keys {
+    struct samrt_model_bound_key keys[SAMRT_MODEL_MAX_BOUND_KEYS];
+    int n;
+};
+
+/* Binding state of one module's bind, shared with the building blocks it binds: the engine's
+ * weight table (env NULL: list keys only), the key list being filled (may be NULL), the first
+ * failure. */
+struct samrt_model_binder {
+    const struct samrt_model_env *env;
+    struct samrt_model_bound_keys *bound;
+    enum samrt_status st;
+};
+/* The weight named by fmt with exactly this shape, or NULL (b->st set to SAMRT_E_KEYS after
+ * logging; also NULL when only listing keys or once b->st holds an error). */
+const struct samrt_tensor *samrt_model_bindw(struct samrt_model_binder *b, int n_dims, const int64_t *ne,
+                                             const char *fmt, ...) SAMRT_PRINTF(4, 5);
 
 #ifdef __cplusplus
 }

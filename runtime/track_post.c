@@ -9,7 +9,6 @@
 
 #include "engine_impl.h"
 #include "ops_sam2.h"
-#include "perceiver.h"
 #include "sam2.h"
 #include "tracker.h"
 
@@ -55,7 +54,7 @@ static enum samrt_status encode(struct samrt_engine *e, struct samrt_sam2 *m, co
     struct samrt_model_ctx *c = &t->enc.ctx;
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     if (t->perceiver)  /* EdgeTAM: the memory encoder's features through the spatial perceiver */
-        samrt_edgetam_memenc_forward(t->perceiver, &t->memenc, c, &m->enc.vision, low, binarize, out);
+        samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, low, binarize, out);
     else
         samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, low, &t->cur_score, binarize, out);
     return samrt_ops_end(c);

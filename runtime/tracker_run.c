@@ -125,7 +125,8 @@ static void heads_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
 static void enc_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
     if (t->perceiver)
-        samrt_edgetam_memenc_forward(t->perceiver, &t->memenc, c, &m->enc.vision, &t->cur_low, 0, &t->mem_new);
+        samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, &t->cur_low, 0,
+                                            &t->mem_new);
     else
         samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, &t->cur_low, &t->cur_score, 0, &t->mem_new);
 }
@@ -156,7 +157,8 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     SAMRT_TRY(samrt_sam2_memenc_bind(&t->memenc, &mec, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memenc_plan(&t->memenc, c0));
     struct samrt_sam2_memattn_config mac =
-        samrt_edgetam_memattn_config(side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR, e->precision);
+        samrt_sam2_memattn_config_edgetam(side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR,
+                                          e->precision);
     if (!t->edgetam) mac.n_layers = mac.mem_latents = mac.mem_grid = mac.no_ptr_tpos = 0;  /* SAM 2.1 */
     SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memattn_plan(&t->memattn, c0));

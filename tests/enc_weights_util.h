@@ -17,9 +17,9 @@
 #include "test_util.h"
 
 struct ew_table {
-    struct samrt_sam2_bound_keys keys;
-    struct samrt_weight w[SAMRT_SAM2_ENCODER_MAX_KEYS];
-    float *data[SAMRT_SAM2_ENCODER_MAX_KEYS];  /* data[i] holds keys.keys[i] */
+    struct samrt_model_bound_keys keys;
+    struct samrt_weight w[SAMRT_MODEL_MAX_BOUND_KEYS];
+    float *data[SAMRT_MODEL_MAX_BOUND_KEYS];  /* data[i] holds keys.keys[i] */
 };
 
 static inline int ew_ends_with(const char *s, const char *suffix) {
@@ -35,7 +35,7 @@ static inline const float *ew_find(const struct ew_table *t, const char *name) {
 }
 
 /* Element count and fan-in (product of the dims after the first) of key i. */
-static inline int64_t ew_count(const struct samrt_sam2_bound_key *k, int64_t *fan_in) {
+static inline int64_t ew_count(const struct samrt_model_bound_key *k, int64_t *fan_in) {
     int64_t n = 1, f = 1;
     for (int d = 0; d < k->n_dims; d++) n *= k->ne[d];
     for (int d = 1; d < k->n_dims; d++) f *= k->ne[d];
@@ -48,7 +48,7 @@ static inline int64_t ew_count(const struct samrt_sam2_bound_key *k, int64_t *fa
 static inline void ew_fill(struct ew_table *t, uint64_t seed, float (*value)(const char *name, int64_t fan_in, float u)) {
     uint64_t rng = seed;
     for (int i = 0; i < t->keys.n; i++) {
-        const struct samrt_sam2_bound_key *k = &t->keys.keys[i];
+        const struct samrt_model_bound_key *k = &t->keys.keys[i];
         int64_t fan_in;
         const int64_t n = ew_count(k, &fan_in);
         float *v = malloc(sizeof(float) * (size_t)n);

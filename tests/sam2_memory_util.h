@@ -182,8 +182,8 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
     case MU_ENC:
     case MU_ENC_BIN:
         if (r->edgetam)
-            samrt_edgetam_memenc_forward(&r->pc, &r->me, c, &r->vision, &r->low_res, p->kind == MU_ENC_BIN,
-                                         &r->mem_out);
+            samrt_sam2_memenc_forward_perceiver(&r->pc, &r->me, c, &r->vision, &r->low_res,
+                                                p->kind == MU_ENC_BIN, &r->mem_out);
         else
             samrt_sam2_memenc_forward(&r->me, c, &r->vision, &r->low_res, &r->score, p->kind == MU_ENC_BIN,
                                       &r->mem_out);
@@ -241,7 +241,7 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
         r->c[i].ws_lt_bytes = r->c[i].ws_dnn_bytes = be == SAMRT_BACKEND_CUDA ? HU_WS_BYTES : 0;
     }
     const struct samrt_sam2_memenc_config ec = {side, b_max, dt};
-    struct samrt_sam2_memattn_config ac = samrt_edgetam_memattn_config(side, b_max, max_mem, max_ptr, dt);
+    struct samrt_sam2_memattn_config ac = samrt_sam2_memattn_config_edgetam(side, b_max, max_mem, max_ptr, dt);
     if (!edgetam) ac.n_layers = ac.mem_latents = ac.mem_grid = ac.no_ptr_tpos = 0;  /* SAM 2.1 */
     const struct samrt_edgetam_perceiver_config pcfg = {side, b_max, dt};
     if (samrt_sam2_memenc_bind(&r->me, &ec, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;

@@ -227,7 +227,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
     struct samrt_model_ctx c;
     CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
-    struct samrt_sam2_binder binder = {samrt_engine_env(&e), NULL, SAMRT_OK};
+    struct samrt_model_binder binder = {samrt_engine_env(&e), NULL, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &binder), SAMRT_OK);
     rv.bn_mode = mode;
     struct samrt_tensor input;
@@ -305,7 +305,7 @@ int main(void) {
     if (!cfg) return check_report("test_repvit");
     const struct samrt_repvit_config *rc = &cfg->repvit;
     static struct samrt_repvit rv;
-    struct samrt_sam2_binder lister = {NULL, &g_t.keys, SAMRT_OK};
+    struct samrt_model_binder lister = {NULL, &g_t.keys, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &lister), SAMRT_OK);
     /* 106 ConvNorms x 5 keys (c.weight + 4 BatchNorm tensors) + 10 SE x 4 (model-spec 5.3) */
     CHECK_EQ_INT(g_t.keys.n, 106 * 5 + 10 * 4);

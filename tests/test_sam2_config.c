@@ -111,7 +111,7 @@ static int is_encoder_key(const char *name) {
            !strncmp(name, "sam_mask_decoder.conv_s1.", 25);
 }
 
-static struct samrt_sam2_bound_keys g_bound;
+static struct samrt_model_bound_keys g_bound;
 static struct samrt_sam2_encoder g_enc;
 
 static void test_binding(enum samrt_model_id id) {

@@ -1,6 +1,6 @@
-/* perceiver.c - EdgeTAM's spatial perceiver and memory encoding over the op layer (perceiver.h):
- * binding by official name, the constant position slot, the global and window passes, and the
- * memory encoder -> perceiver -> bf16 store chain.
+/* perceiver.c - EdgeTAM's spatial perceiver over the op layer (perceiver.h): binding by
+ * official name, the constant position slot (and the f32 weight copies of bf16 runs), the
+ * global and window passes.
  *
  * Choices that are not obvious:
  *   - pos is added to the projected k and v by the copies that split them out of the fused
@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mask_select.h"  /* SAMRT_SAM2_MAX_OBJ, the engine's object limit */
 #include "model_env.h"
-#include "mask_select.h"
-#include "prompt_encoder.h"
 #include "ref_util.h"
 
 #define D SAMRT_EDGETAM_PERC_DIM
@@ -27,23 +26,6 @@
 #define NLAT SAMRT_EDGETAM_LATENTS
 #define NWIN SAMRT_EDGETAM_WINDOWS
 #define LN_EPS 1e-5f
-
-
-struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, int b_max, int max_mem, int max_ptr,
-                                                              enum samrt_dtype dtype) {
-    struct samrt_sam2_memattn_config c;
-    memset(&c, 0, sizeof c);
-    c.model_side = model_side;
-    c.b_max = b_max;
-    c.max_mem = max_mem;
-    c.max_ptr = max_ptr;
-    c.dtype = dtype;
-    c.n_layers = SAMRT_EDGETAM_MA_LAYERS;
-    c.mem_latents = NLAT;
-    c.mem_grid = NWIN;
-    c.no_ptr_tpos = 1;
-    return c;
-}
 
 /* ---- binding and constants ------------------------------------------------------------------- */
 
@@ -287,22 +269,4 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     struct samrt_tensor out = samrt_op_layernorm(c, "perceiver.norm", &cat, p->norm_w, p->norm_b, NULL, LN_EPS, NULL);
     samrt_op_tap(c, "tap.perceiver.out", &out);
     return out;
-}
-
-void samrt_edgetam_memenc_forward(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
-                                  struct samrt_model_ctx *c, const struct samrt_tensor *vision,
-                                  const struct samrt_tensor *low_res, int binarize, const struct samrt_tensor *out) {
-    struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
-    struct samrt_tensor lat = samrt_edgetam_perceiver_forward(p, c, &f);
-    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
-        (out->dtype != SAMRT_DTYPE_BF16 || !samrt_tensor_is_contiguous(out) ||
-         samrt_tensor_nelements(out) != samrt_tensor_nelements(&lat))) {
-        SAMRT_LOG_ERROR("edgetam memory: out must be contiguous bf16 (%d, %d, %d)", p->cfg.b_max,
-                        SAMRT_EDGETAM_MEM_TOKENS, D);
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
-        return;
-    }
-    struct samrt_tensor dst = *out;
-    if (samrt_tensor_reshape(out, 3, lat.ne, &dst) != SAMRT_OK) dst = lat;  /* rejected above */
-    samrt_op_copy_into(c, &lat, NULL, &dst);
 }

@@ -1,7 +1,10 @@
 /* perceiver.h - EdgeTAM's spatial perceiver (model-spec 3.13, perceiver.py::PerceiverResampler)
- * over the op layer (ops/ops.h), and EdgeTAM's memory encoding: the SAM 2 memory encoder's
- * out_proj features (memory_encoder.h, steps 1-5) -> perceiver -> bf16 store, 512 tokens of 64
- * channels per object instead of g*g.
+ * over the op layer (ops/ops.h): it compresses the SAM 2 memory encoder's out_proj features
+ * (g*g tokens of 64 channels per object) to 512 tokens. A building block that the SAM 2 family
+ * composes, so nothing here includes models/sam2: EdgeTAM's memory encoding (memory encoder
+ * steps 1-5 -> perceiver -> bf16 store) is samrt_sam2_memenc_forward_perceiver
+ * (models/sam2/memory_encoder.h), its memory attention variant samrt_sam2_memattn_config_edgetam
+ * (models/sam2/memory_attention.h).
  *
  * Layer (dim 64, one head of 64, scale 1/8, Linear without bias, LN eps 1e-5), shared by both
  * passes:
@@ -16,7 +19,7 @@
  * to_out(v part of to_kv(LN lat)): computed that way, exactly. Output: LN(concat(global,
  * window)) (B, 512, 64); its position (zeros for the 256 global latents, the 16x16 sine PE
  * for the window latents) is a constant that memory attention builds itself
- * (memory_attention.h, mem_latents / mem_grid).
+ * (models/sam2/memory_attention.h, mem_latents / mem_grid).
  *
  * Why the windows are gathered into their own (B*256, ws*ws, 64) tensor first (one copy) and
  * LN + to_kv run again on it, rather than reusing the global pass's projection: the per-token
@@ -37,8 +40,6 @@
 #ifndef SAMRT_EDGETAM_PERCEIVER_H
 #define SAMRT_EDGETAM_PERCEIVER_H
 
-#include "memory_attention.h"
-#include "memory_encoder.h"
 #include "model_env.h"
 #include "ops.h"
 
@@ -54,7 +55,6 @@ struct samrt_ckpt;
 #define SAMRT_EDGETAM_LATENTS 256        /* num_latents (global) */
 #define SAMRT_EDGETAM_WINDOWS 16         /* sqrt(num_latents_2d): windows per side */
 #define SAMRT_EDGETAM_MEM_TOKENS (SAMRT_EDGETAM_LATENTS + SAMRT_EDGETAM_WINDOWS * SAMRT_EDGETAM_WINDOWS)
-#define SAMRT_EDGETAM_MA_LAYERS 2        /* memory_attention.num_layers */
 #define SAMRT_EDGETAM_PERC_TENSORS (SAMRT_EDGETAM_PERC_DEPTH * 20 + 4)  /* bound weight tensors */
 
 struct samrt_edgetam_perc_layer {
@@ -67,7 +67,7 @@ struct samrt_edgetam_perc_layer {
 
 struct samrt_edgetam_perceiver_config {
     int model_side;              /* S; g = S / 16 must be a multiple of 16 (S = 256, 512, 1024, ...) */
-    int b_max;                   /* object slots per pass */
+    int b_max;                   /* object slots per pass, 1 .. SAMRT_SAM2_MAX_OBJ (kernels/mask_select.h) */
     enum samrt_dtype dtype;      /* run precision */
 };
 
@@ -87,11 +87,6 @@ struct samrt_edgetam_perceiver {
     int slot_w32[SAMRT_EDGETAM_PERC_TENSORS];
 };
 
-/* The memory attention config of EdgeTAM (2 layers, 512-token memories, 16x16 key table, no
- * pointer tpos) for the given sizes. */
-struct samrt_sam2_memattn_config samrt_edgetam_memattn_config(int model_side, int b_max, int max_mem, int max_ptr,
-                                                              enum samrt_dtype dtype);
-
 /* Checks the config and binds spatial_perceiver.* by official name (shapes checked). */
 enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
                                                const struct samrt_edgetam_perceiver_config *cfg,
@@ -109,14 +104,6 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
  * tap.perceiver.out. */
 struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,
                                                     const struct samrt_tensor *x);
-
-/* EdgeTAM's _encode_new_memory: memory encoder features -> perceiver -> bf16 (round to nearest
- * even, the predictor's .to(torch.bfloat16)) into out (b_max, 512, 64) bf16, a contiguous slot
- * of the caller. Arguments as samrt_sam2_memenc_forward (no score: EdgeTAM has no
- * no_obj_embed_spatial). */
-void samrt_edgetam_memenc_forward(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
-                                  struct samrt_model_ctx *c, const struct samrt_tensor *vision,
-                                  const struct samrt_tensor *low_res, int binarize, const struct samrt_tensor *out);
 
 #ifdef __cplusplus
 }

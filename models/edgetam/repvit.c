@@ -27,7 +27,6 @@
 #include "bn_fold.h"
 #include "ckpt.h"
 #include "model_env.h"
-#include "image_encoder.h"
 #include "ref_util.h"
 
 #define BODY "image_encoder.trunk.body."
@@ -64,13 +63,13 @@ static void conv_init(struct samrt_repvit_conv *cv, int64_t *off, int c_out, int
 }
 
 /* The keys of one ConvNorm at prefix p: c.weight and the four BatchNorm tensors. */
-static void bind_convnorm(struct samrt_sam2_binder *b, const char *p, int c_out, int cpg, int k) {
-    samrt_sam2_bindw(b, 4, SAMRT_SHAPE(c_out, cpg, k, k), "%s.c.weight", p);
+static void bind_convnorm(struct samrt_model_binder *b, const char *p, int c_out, int cpg, int k) {
+    samrt_model_bindw(b, 4, SAMRT_SHAPE(c_out, cpg, k, k), "%s.c.weight", p);
     static const char *bn[] = {"weight", "bias", "running_mean", "running_var"};
-    for (int i = 0; i < 4; i++) samrt_sam2_bindw(b, 1, SAMRT_SHAPE(c_out), "%s.bn.%s", p, bn[i]);
+    for (int i = 0; i < 4; i++) samrt_model_bindw(b, 1, SAMRT_SHAPE(c_out), "%s.bn.%s", p, bn[i]);
 }
 
-static void bind_conv(struct samrt_sam2_binder *b, const struct samrt_repvit_conv *cv) {
+static void bind_conv(struct samrt_model_binder *b, const struct samrt_repvit_conv *cv) {
     char p[SAMRT_REPVIT_KEY_MAX + 8];
     if (cv->dw_rep) {
         snprintf(p, sizeof p, "%s.conv", cv->key);
@@ -84,7 +83,7 @@ static void bind_conv(struct samrt_sam2_binder *b, const struct samrt_repvit_con
 
 /* A RepViTBlock of width C at prefix p. */
 static void block_init(struct samrt_repvit *rv, struct samrt_repvit_block *blk, int64_t *off, int C, int stage,
-                       int se, const char *p, struct samrt_sam2_binder *b) {
+                       int se, const char *p, struct samrt_model_binder *b) {
     memset(blk, 0, sizeof *blk);
     blk->dim = C;
     blk->stage = stage;
@@ -95,17 +94,17 @@ static void block_init(struct samrt_repvit *rv, struct samrt_repvit_block *blk, 
     bind_conv(b, &blk->mixer);
     if (se) {
         const int r = samrt_repvit_se_dim(C);
-        blk->se_w1 = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(r, C, 1, 1), "%s.se.fc1.weight", p);
-        blk->se_b1 = samrt_sam2_bindw(b, 1, SAMRT_SHAPE(r), "%s.se.fc1.bias", p);
-        blk->se_w2 = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(C, r, 1, 1), "%s.se.fc2.weight", p);
-        blk->se_b2 = samrt_sam2_bindw(b, 1, SAMRT_SHAPE(C), "%s.se.fc2.bias", p);
+        blk->se_w1 = samrt_model_bindw(b, 4, SAMRT_SHAPE(r, C, 1, 1), "%s.se.fc1.weight", p);
+        blk->se_b1 = samrt_model_bindw(b, 1, SAMRT_SHAPE(r), "%s.se.fc1.bias", p);
+        blk->se_w2 = samrt_model_bindw(b, 4, SAMRT_SHAPE(C, r, 1, 1), "%s.se.fc2.weight", p);
+        blk->se_b2 = samrt_model_bindw(b, 1, SAMRT_SHAPE(C), "%s.se.fc2.bias", p);
     }
     bind_conv(b, &blk->mlp1);
     bind_conv(b, &blk->mlp2);
 }
 
 enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_repvit_config *cfg, int imgsz,
-                                    struct samrt_sam2_binder *b) {
+                                    struct samrt_model_binder *b) {
     memset(rv, 0, sizeof *rv);
     SAMRT_CHECK(cfg && b, SAMRT_E_INVALID_ARG, "repvit: NULL argument");
     rv->cfg = cfg;

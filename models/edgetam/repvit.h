@@ -16,7 +16,11 @@
  * output into channels-last tokens; from there every 1x1 conv is a Linear over tokens (GELU
  * and the residual fused into its epilogue) and every depthwise conv an NHWC conv.
  *
- * Lifecycle (inside the SAM 2 encoder's, image_encoder.h):
+ * A building block below models/sam2 (which composes it into the SAM 2 image encoder): its
+ * config row is defined here and it binds through the binder of model_env.h, so nothing here
+ * includes models/sam2.
+ *
+ * Lifecycle (inside the SAM 2 encoder's, models/sam2/image_encoder.h):
  *   samrt_repvit_bind     checks every ConvNorm / SE key's shape, lays out the folded slot
  *   samrt_repvit_plan     adds the folded-weights slot (a persistent tensor)
  *   samrt_repvit_prepare  after commit: folds from the checkpoint and uploads (tests feed
@@ -26,7 +30,6 @@
 #ifndef SAMRT_EDGETAM_REPVIT_H
 #define SAMRT_EDGETAM_REPVIT_H
 
-#include "../sam2/config.h"
 #include "model_env.h"
 #include "ops.h"
 
@@ -35,10 +38,18 @@ extern "C" {
 #endif
 
 struct samrt_ckpt;
-struct samrt_sam2_binder;
 
+#define SAMRT_REPVIT_N_STAGES 4
 #define SAMRT_REPVIT_MAX_BLOCKS 32
 #define SAMRT_REPVIT_KEY_MAX 96
+
+/* timm RepVit(embed_dim, depth, mlp_ratio, kernel_size 3, GELU, legacy True): the trunk row
+ * of EdgeTAM's model configuration (models/sam2/config.h). */
+struct samrt_repvit_config {
+    int dims[SAMRT_REPVIT_N_STAGES];        /* stage widths: 48, 96, 192, 384 for M1 */
+    int depth[SAMRT_REPVIT_N_STAGES];       /* RepViTBlocks per stage after its downsample */
+    int mlp_ratio;                          /* 2 */
+};
 
 /* How the BatchNorms run. FOLD: folded into the convs at load (one conv per ConvNorm, one
  * depthwise conv per RepVggDw). APART: the conv with its raw weight, its output rounded to the
@@ -100,9 +111,9 @@ typedef void (*samrt_repvit_stage_fn)(void *user, struct samrt_model_ctx *c, int
 /* make_divisible(C / 4, 8) of timm's SqueezeExcite: 16, 24, 48, 96 for 48, 96, 192, 384. */
 int samrt_repvit_se_dim(int channels);
 /* Builds the layer table for cfg at imgsz and binds (shape-checks) every trunk weight under
- * image_encoder.trunk.body. through b (binder of image_encoder.h). */
+ * image_encoder.trunk.body. through b (the binder of model_env.h). */
 enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_repvit_config *cfg, int imgsz,
-                                    struct samrt_sam2_binder *b);
+                                    struct samrt_model_binder *b);
 /* Resolves bn_mode for c->dtype and adds the weights slots to c->plan: the folded (or raw)
  * weights at c->dtype, and with bn_apart the f32 BatchNorm scales and shifts. */
 enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c);

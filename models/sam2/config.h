@@ -19,6 +19,7 @@
 #ifndef SAMRT_SAM2_CONFIG_H
 #define SAMRT_SAM2_CONFIG_H
 
+#include "../edgetam/repvit.h"  /* struct samrt_repvit_config (models/edgetam, below sam2) */
 #include "samrt_impl.h"
 
 #ifdef __cplusplus
@@ -40,15 +41,6 @@ struct samrt_hiera_config {
 };
 
 enum samrt_trunk_kind { SAMRT_TRUNK_HIERA = 0, SAMRT_TRUNK_REPVIT };
-
-#define SAMRT_REPVIT_N_STAGES 4
-
-/* timm RepVit(embed_dim, depth, mlp_ratio, kernel_size 3, GELU, legacy True). */
-struct samrt_repvit_config {
-    int dims[SAMRT_REPVIT_N_STAGES];        /* stage widths: 48, 96, 192, 384 for M1 */
-    int depth[SAMRT_REPVIT_N_STAGES];       /* RepViTBlocks per stage after its downsample */
-    int mlp_ratio;                          /* 2 */
-};
 
 struct samrt_sam2_config {
     enum samrt_model_id id;

@@ -22,7 +22,6 @@
 #include "image_encoder.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,42 +37,20 @@
 
 /* ---- binding ----------------------------------------------------------------------------------- */
 
-const struct samrt_tensor *samrt_sam2_bindw(struct samrt_sam2_binder *b, int n_dims, const int64_t *ne,
-                                            const char *fmt, ...) {
-    if (b->st != SAMRT_OK) return NULL;
-    char name[sizeof b->bound->keys[0].name];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    if (b->bound) {
-        if (b->bound->n >= SAMRT_SAM2_ENCODER_MAX_KEYS) {
-            b->st = SAMRT_E_UNSUPPORTED;
-            return NULL;
-        }
-        struct samrt_sam2_bound_key *k = &b->bound->keys[b->bound->n++];
-        memcpy(k->name, name, sizeof name);
-        k->n_dims = n_dims;
-        for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
-    }
-    if (!b->env) return NULL;
-    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
-}
-
-#define VEC(b, n, ...) samrt_sam2_bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
-#define MAT(b, r, k, ...) samrt_sam2_bindw(b, 2, SAMRT_SHAPE(r, k), __VA_ARGS__)
-#define CONV1(b, o, i, ...) samrt_sam2_bindw(b, 4, SAMRT_SHAPE(o, i, 1, 1), __VA_ARGS__)
+#define VEC(b, n, ...) samrt_model_bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
+#define MAT(b, r, k, ...) samrt_model_bindw(b, 2, SAMRT_SHAPE(r, k), __VA_ARGS__)
+#define CONV1(b, o, i, ...) samrt_model_bindw(b, 4, SAMRT_SHAPE(o, i, 1, 1), __VA_ARGS__)
 
 /* The Hiera trunk's weights (image_encoder.trunk.*). */
-static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder *b) {
+static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_model_binder *b) {
     const struct samrt_hiera_config *h = &enc->cfg->hiera;
     struct samrt_sam2_encoder_weights *w = &enc->w;
     const int64_t E = h->embed_dim;
     const char *tr = "image_encoder.trunk";
-    w->pos_embed = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
+    w->pos_embed = samrt_model_bindw(b, 4, SAMRT_SHAPE(1, E, h->bkg, h->bkg), "%s.pos_embed", tr);
     w->pos_embed_window =
-        samrt_sam2_bindw(b, 4, SAMRT_SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
-    w->patch_w = samrt_sam2_bindw(b, 4, SAMRT_SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
+        samrt_model_bindw(b, 4, SAMRT_SHAPE(1, E, h->window_spec[0], h->window_spec[0]), "%s.pos_embed_window", tr);
+    w->patch_w = samrt_model_bindw(b, 4, SAMRT_SHAPE(E, 3, PATCH_K, PATCH_K), "%s.patch_embed.proj.weight", tr);
     w->patch_b = VEC(b, E, "%s.patch_embed.proj.bias", tr);
     for (int i = 0; i < enc->n_blocks; i++) {
         const int64_t d = enc->blk[i].dim, o = enc->blk[i].dim_out;
@@ -99,7 +76,7 @@ static void bind_hiera(struct samrt_sam2_encoder *enc, struct samrt_sam2_binder 
 
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
                                           int imgsz, const struct samrt_model_env *env,
-                                          struct samrt_sam2_bound_keys *bound) {
+                                          struct samrt_model_bound_keys *bound) {
     memset(enc, 0, sizeof *enc);
     SAMRT_CHECK(cfg != NULL, SAMRT_E_INVALID_ARG, "sam2 encoder: no configuration");
     enc->cfg = cfg;
@@ -107,7 +84,7 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
     enc->imgsz = imgsz;
     for (int s = 0; s < 4; s++) enc->side[s] = imgsz / (4 << s);
     if (bound) bound->n = 0;
-    struct samrt_sam2_binder b = {env, bound, SAMRT_OK};
+    struct samrt_model_binder b = {env, bound, SAMRT_OK};
     struct samrt_sam2_encoder_weights *w = &enc->w;
     if (cfg->trunk == SAMRT_TRUNK_REPVIT) {
         SAMRT_TRY(samrt_repvit_bind(&enc->rv, &cfg->repvit, imgsz, &b));

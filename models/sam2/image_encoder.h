@@ -51,31 +51,6 @@ struct samrt_sam2_encoder_weights {
     const struct samrt_tensor *s1_w, *s1_b;         /* sam_mask_decoder.conv_s1: (64, 256, 1, 1), (64) */
 };
 
-/* Keys (with the shapes asked for) seen by samrt_sam2_encoder_bind, for the "each key
- * exactly once" check and for tests that build weights for a configuration. */
-#define SAMRT_SAM2_ENCODER_MAX_KEYS 1024
-struct samrt_sam2_bound_key {
-    char name[128];
-    int n_dims;
-    int64_t ne[4];
-};
-struct samrt_sam2_bound_keys {
-    struct samrt_sam2_bound_key keys[SAMRT_SAM2_ENCODER_MAX_KEYS];
-    int n;
-};
-
-/* Binding state shared with the trunks' binders: the engine's weight table (NULL: list keys
- * only), the key list being filled (may be NULL), the first failure. */
-struct samrt_sam2_binder {
-    const struct samrt_model_env *env;
-    struct samrt_sam2_bound_keys *bound;
-    enum samrt_status st;
-};
-/* The weight named by fmt with exactly this shape, or NULL (b->st set to SAMRT_E_KEYS after
- * logging; also NULL when only listing keys or once b->st holds an error). */
-const struct samrt_tensor *samrt_sam2_bindw(struct samrt_sam2_binder *b, int n_dims, const int64_t *ne,
-                                            const char *fmt, ...) SAMRT_PRINTF(4, 5);
-
 struct samrt_sam2_encoder {
     const struct samrt_sam2_config *cfg;
     int imgsz;                                      /* model input side S */
@@ -97,12 +72,13 @@ struct samrt_sam2_encoder {
 
 /* Looks up every encoder weight of the configuration (image_encoder.* and the mask decoder's
  * conv_s0 / conv_s1; for RepViT not BatchNorm's num_batches_tracked) in e's weight table and
- * checks its shape. bound (may be NULL) receives
- * each key as it is bound. cfg is borrowed (a samrt_sam2_config_get row, or a test's).
+ * checks its shape, through one binder (model_env.h) that the RepViT trunk shares. bound (may be
+ * NULL) receives each key as it is bound, for the "each key exactly once" check and for tests
+ * that build weights for a configuration. cfg is borrowed (a samrt_sam2_config_get row, or a test's).
  * e == NULL only lists the keys into bound (the weight views stay NULL). */
 enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const struct samrt_sam2_config *cfg,
                                           int imgsz, const struct samrt_model_env *env,
-                                          struct samrt_sam2_bound_keys *bound);
+                                          struct samrt_model_bound_keys *bound);
 /* Adds the encoder's persistent slots to c->plan and runs the PLAN pass on c. */
 enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c);
 /* After commit: resolves the persistent views against e->arena and writes the constants,

@@ -1,5 +1,5 @@
 /* memory_attention.c - SAM 2.1's and EdgeTAM's memory attention over the op layer (memory_attention.h):
- * binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
+ * EdgeTAM's config, binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
  * the memory / pointer token assembly, the uncached and the K/V-cached forward passes.
  *
  * Choices that are not obvious:
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../edgetam/perceiver.h"  /* the perceiver's token counts (models/edgetam) */
 #include "ckpt.h"
 #include "model_env.h"
 #include "mask_select.h"
@@ -32,6 +33,21 @@
 #define ROPE_THETA 10000.0f
 #define POS_AT_INPUT 0.1f    /* memory_attention.py: output + 0.1 * curr_pos */
 
+struct samrt_sam2_memattn_config samrt_sam2_memattn_config_edgetam(int model_side, int b_max, int max_mem,
+                                                                   int max_ptr, enum samrt_dtype dtype) {
+    struct samrt_sam2_memattn_config c;
+    memset(&c, 0, sizeof c);
+    c.model_side = model_side;
+    c.b_max = b_max;
+    c.max_mem = max_mem;
+    c.max_ptr = max_ptr;
+    c.dtype = dtype;
+    c.n_layers = SAMRT_EDGETAM_MA_LAYERS;
+    c.mem_latents = SAMRT_EDGETAM_LATENTS;
+    c.mem_grid = SAMRT_EDGETAM_WINDOWS;
+    c.no_ptr_tpos = 1;
+    return c;
+}
 
 /* ---- binding --------------------------------------------------------------------------------- */
 

@@ -20,12 +20,13 @@
  *     channels (0-63, 64-127, 128-191, 192-255), all with position
  *     obj_ptr_tpos_proj(sine1d(d_i / (max_ptr - 1), 256)) (sin block, cos block), d_i the signed
  *     frame distance and max_ptr = min(num_frames, 16); no RoPE.
- * EdgeTAM (config n_layers 2, mem_latents 256, mem_grid 16, no_ptr_tpos 1): 2 layers; a memory is
- * the perceiver's 512 tokens (models/edgetam/perceiver.h): 256 global latents with position 0
- * and no RoPE, then 256 window latents with the 16x16 sine PE, rotated with the 16x16 table
- * (kernels/rope.h: period 512, skip 256) while the queries keep the g x g table; pointer
- * positions are zero (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the
- * per-count passes, the K/V cache) is shared.
+ * EdgeTAM (config n_layers 2, mem_latents 256, mem_grid 16, no_ptr_tpos 1, as
+ * samrt_sam2_memattn_config_edgetam fills it): 2 layers; a memory is the perceiver's 512
+ * tokens (models/edgetam/perceiver.h): 256 global latents with position 0 and no RoPE, then
+ * 256 window latents with the 16x16 sine PE, rotated with the 16x16 table (kernels/rope.h:
+ * period 512, skip 256) while the queries keep the g x g table; pointer positions are zero
+ * (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the per-count passes, the
+ * K/V cache) is shared.
  * Softmax attention does not depend on the order of its keys (only the summation order, i.e.
  * rounding, changes), and every memory frame uses the same RoPE rows; so memories and pointers
  * may be passed in any order (ring order) as long as tpos_idx / ptr_dist follow the same order.
@@ -82,6 +83,7 @@ struct samrt_ckpt;
 #define SAMRT_SAM2_MAX_MEM 16         /* spatial memories per pass (conditioning frames + 6) */
 #define SAMRT_SAM2_MAX_PTR 32         /* pointers per pass (conditioning frames + 15) */
 #define SAMRT_SAM2_PTR_TOKENS 4       /* 256 / 64 tokens per pointer */
+#define SAMRT_EDGETAM_MA_LAYERS 2     /* EdgeTAM's memory_attention.num_layers */
 
 struct samrt_sam2_ma_layer_weights {
     const struct samrt_tensor *sa_w[4], *sa_b[4];   /* self_attn q, k, v, out_proj (256,256) */
@@ -108,6 +110,12 @@ struct samrt_sam2_memattn_config {
     int mem_grid;                /* side of the grid of the remaining tokens (0: g, pixel memories; EdgeTAM 16) */
     int no_ptr_tpos;             /* 1: pointer positions are 0 (no obj_ptr_tpos_proj: EdgeTAM) */
 };
+
+/* The config of EdgeTAM's variant (2 layers; memories of the spatial perceiver's 512 tokens,
+ * models/edgetam/perceiver.h: 256 latents, then a 16 x 16 grid; no pointer tpos) for the
+ * given sizes. Zeroing the variant fields gives SAM 2.1's. */
+struct samrt_sam2_memattn_config samrt_sam2_memattn_config_edgetam(int model_side, int b_max, int max_mem,
+                                                                   int max_ptr, enum samrt_dtype dtype);
 
 struct samrt_sam2_memattn {
     struct samrt_sam2_memattn_config cfg;

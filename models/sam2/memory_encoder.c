@@ -1,6 +1,7 @@
 /* memory_encoder.c - SAM 2.1's memory encoder over the op layer (memory_encoder.h): binding,
  * the constant position encoding and the forward pass, ending in the final store (no-object
- * embedding + bf16 rounding, samrt_op_sam2_mem_store of ops/ops_sam2.h).
+ * embedding + bf16 rounding, samrt_op_sam2_mem_store of ops/ops_sam2.h); and EdgeTAM's memory
+ * encoding, whose features go through the spatial perceiver before the bf16 store.
  *
  * Choices that are not obvious:
  *   - The mask downsampler runs NCHW (a 1-channel 1024x1024 input: channels-last would waste
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../edgetam/perceiver.h"  /* EdgeTAM's spatial perceiver (models/edgetam) */
 #include "model_env.h"
 #include "ops_sam2.h"
 #include "prompt_encoder.h"
@@ -188,4 +190,23 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
                                const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
     struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
     samrt_op_sam2_mem_store(c, &f, score, me->w.no_obj_spatial, out);  /* 6-7. no-object embedding, bf16 store */
+}
+
+void samrt_sam2_memenc_forward_perceiver(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
+                                         struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                         const struct samrt_tensor *low_res, int binarize,
+                                         const struct samrt_tensor *out) {
+    struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
+    struct samrt_tensor lat = samrt_edgetam_perceiver_forward(p, c, &f);
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+        (out->dtype != SAMRT_DTYPE_BF16 || !samrt_tensor_is_contiguous(out) ||
+         samrt_tensor_nelements(out) != samrt_tensor_nelements(&lat))) {
+        SAMRT_LOG_ERROR("edgetam memory: out must be contiguous bf16 (%d, %d, %d)", p->cfg.b_max,
+                        SAMRT_EDGETAM_MEM_TOKENS, SAMRT_EDGETAM_PERC_DIM);
+        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        return;
+    }
+    struct samrt_tensor dst = *out;
+    if (samrt_tensor_reshape(out, 3, lat.ne, &dst) != SAMRT_OK) dst = lat;  /* rejected above */
+    samrt_op_copy_into(c, &lat, NULL, &dst);
 }

@@ -32,6 +32,10 @@
  * binarize_mask_from_pts_for_mem_enc on (vos_inference leaves it off).
  * Taps (ops.h, RUN mode): tap.memenc.mask_input (B,1,S,S), tap.memenc.downsampled (B,g,g,256),
  * tap.memenc.fused (B,g,g,256), tap.memenc.features (B,g,g,64), before the bf16 store.
+ *
+ * EdgeTAM (samrt_sam2_memenc_forward_perceiver): steps 1-5, then the spatial perceiver
+ * (models/edgetam/perceiver.h) compresses the features to 512 tokens per object, which step 7
+ * stores; no step 6 (EdgeTAM has no no_obj_embed_spatial).
  */
 #ifndef SAMRT_SAM2_MEMORY_ENCODER_H
 #define SAMRT_SAM2_MEMORY_ENCODER_H
@@ -43,6 +47,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct samrt_edgetam_perceiver;
 
 #define SAMRT_SAM2_MEM_DIM 64         /* memory encoder out_dim = mem_dim */
 #define SAMRT_SAM2_MEM_SCALE 20.0f    /* sigmoid_scale_for_mem_enc */
@@ -103,6 +109,15 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
 struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
                                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                                int binarize);
+
+/* EdgeTAM's _encode_new_memory: steps 1-5 -> the perceiver p (bound for the same b_max) -> bf16
+ * (round to nearest even, the predictor's .to(torch.bfloat16)) into out (b_max, 512, 64) bf16, a
+ * contiguous slot of the caller. Arguments as samrt_sam2_memenc_forward (no score: EdgeTAM has
+ * no no_obj_embed_spatial). */
+void samrt_sam2_memenc_forward_perceiver(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
+                                         struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                         const struct samrt_tensor *low_res, int binarize,
+                                         const struct samrt_tensor *out);
 
 #ifdef __cplusplus
 }
