@@ -20,7 +20,7 @@
 #define MASK_LOGIT 10.0f       /* _use_mask_as_output: out_scale 20, out_bias -10 */
 enum { PENDING_MASK = 2 };     /* samrt_sam2_track_obj.pending (tracker.h) */
 
-/* ---- host references ------------------------------------------------------------------------ */
+/* ---- host resizes --------------------------------------------------------------------------- */
 
 int samrt_aa_bilinear_weights(int n_in, int n_out, int i, float *w, int cap, int *n) {
     const float scale = (float)n_in / (float)n_out;
@@ -74,7 +74,7 @@ static void aa_plane(const void *src, aa_read_fn rd, int h_in, int w_in, int h_o
     }
 }
 
-void samrt_aa_bilinear_ref(const float *in, int h_in, int w_in, float *out, int h_out, int w_out) {
+void samrt_aa_bilinear_host(const float *in, int h_in, int w_in, float *out, int h_out, int w_out) {
     aa_plane(in, read_f32, h_in, w_in, h_out, w_out, out, NULL);
 }
 

@@ -65,14 +65,14 @@ int samrt_sam2_track_mask_pending(const struct samrt_sam2 *m, int k);
  * marks it in is_prompted. */
 enum samrt_status samrt_sam2_track_mask_step(struct samrt_engine *e, struct samrt_sam2 *m, int *is_prompted);
 
-/* ---- host references (exported for the tests) ---- */
+/* ---- host computations (exported for the tests) ---- */
 
 /* PyTorch's antialiased bilinear resize (F.interpolate, align_corners False, antialias True) of
  * one f32 plane (h_in, w_in) -> (h_out, w_out), fp32, horizontal pass first: per output index
  * i, scale = in/out, support = scale (>= 1) or 1, center = scale*(i + 0.5), taps
  * [max(int(center - support + 0.5), 0), min(int(center + support + 0.5), in)), weights
  * max(0, 1 - |(j - center + 0.5) * invscale|) normalised by their sum. */
-void samrt_aa_bilinear_ref(const float *in, int h_in, int w_in, float *out, int h_out, int w_out);
+void samrt_aa_bilinear_host(const float *in, int h_in, int w_in, float *out, int h_out, int w_out);
 
 /* The weights of output index i (n <= cap); returns the first tap, *n the number of taps. */
 int samrt_aa_bilinear_weights(int n_in, int n_out, int i, float *w, int cap, int *n);

@@ -210,7 +210,7 @@ enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, c
 
 /* ---- post-processing ------------------------------------------------------------------------- */
 
-void samrt_sam2_track_non_overlap_ref(const float *logits, int n, int64_t n_pix, uint8_t *const *masks) {
+void samrt_sam2_track_non_overlap_host(const float *logits, int n, int64_t n_pix, uint8_t *const *masks) {
     for (int64_t p = 0; p < n_pix; p++) {
         int best = 0;
         for (int k = 1; k < n; k++)
@@ -345,7 +345,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     if (t->opt.non_overlap && t->n_obj > 1 && !t->dev_decoded) {
         uint8_t *masks[SAMRT_SAM2_MAX_OBJ];
         for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
-        samrt_sam2_track_non_overlap_ref(t->logits_host, t->n_obj, n_pix, masks);
+        samrt_sam2_track_non_overlap_host(t->logits_host, t->n_obj, n_pix, masks);
     }
     int n_out = 0;
     for (int k = 0; k < t->n_obj && n_out < max_results; k++, n_out++) {

@@ -220,7 +220,7 @@ uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e);
 /* Per pixel, object k keeps logit > 0 only where it has the highest logit of the n objects
  * (first on ties), as _apply_non_overlapping_constraints then `> 0`: masks[k] = 1 there.
  * logits (n, n_pix) f32; masks (n, n_pix). */
-void samrt_sam2_track_non_overlap_ref(const float *logits, int n, int64_t n_pix, uint8_t *const *masks);
+void samrt_sam2_track_non_overlap_host(const float *logits, int n, int64_t n_pix, uint8_t *const *masks);
 
 #ifdef __cplusplus
 }

@@ -121,7 +121,7 @@ static void test_sparse(void) {
     pts.xy[1][0] = 255.5f, pts.label[1] = 0;
     pts.xy[2][0] = 511.5f, pts.label[2] = 3;
     float rows[4 * 256];
-    CHECK_EQ_INT(samrt_sam2_sparse_ref(&t, &pts, 1024, rows), 4);
+    CHECK_EQ_INT(samrt_sam2_sparse_host(&t, &pts, 1024, rows), 4);
     for (int r = 0; r < 3; r++) {
         const int lab = pts.label[r];
         const double h0 = r == 0 ? M_PI : r == 1 ? -M_PI : 0.0;
@@ -152,7 +152,7 @@ static void test_sparse(void) {
 
     /* dense PE of a 2x2 grid: u, v = 0.25 or 0.75 */
     float pe[4 * 256];
-    CHECK_STATUS(samrt_sam2_dense_pe_ref(&t, 2, pe), SAMRT_OK);
+    CHECK_STATUS(samrt_sam2_dense_pe_host(&t, 2, pe), SAMRT_OK);
     CHECK_NEAR(pe[0 * 256 + 128], cos(-M_PI), 1e-5);   /* (row 0, col 0) */
     CHECK_NEAR(pe[1 * 256 + 128], cos(M_PI), 1e-5);    /* (row 0, col 1) */
     CHECK_NEAR(pe[1 * 256 + 0], sin(M_PI), 1e-5);

@@ -70,7 +70,7 @@ static void test_weights(void) {
     /* 2-D, horizontal then vertical: out[1][1] = .75 (.75*0 + .25*4) + .25 (.75*8 + .25*12) = 3 */
     const float in[4] = {0, 4, 8, 12};
     float out[16];
-    samrt_aa_bilinear_ref(in, 2, 2, out, 4, 4);
+    samrt_aa_bilinear_host(in, 2, 2, out, 4, 4);
     CHECK_NEAR(out[0], 0.0, WEIGHT_TOL);
     CHECK_NEAR(out[5], 3.0, WEIGHT_TOL);
     CHECK_NEAR(out[15], 12.0, WEIGHT_TOL);
@@ -101,9 +101,9 @@ static void rect_mask(uint8_t *m, int x0, int y0, int x1, int y1) {
 static void naive_low(const uint8_t *mask, float *low) {
     static float in[H * W], full[SIDE * SIDE];
     for (int p = 0; p < H * W; p++) in[p] = mask[p] ? 1.0f : 0.0f;
-    samrt_aa_bilinear_ref(in, H, W, full, SIDE, SIDE);
+    samrt_aa_bilinear_host(in, H, W, full, SIDE, SIDE);
     for (int p = 0; p < SIDE * SIDE; p++) full[p] = full[p] >= 0.5f ? 10.0f : -10.0f;
-    samrt_aa_bilinear_ref(full, SIDE, SIDE, low, LOW, LOW);
+    samrt_aa_bilinear_host(full, SIDE, SIDE, low, LOW, LOW);
 }
 
 struct video {

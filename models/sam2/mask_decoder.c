@@ -327,7 +327,7 @@ enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const str
     SAMRT_TRY(samrt_sam2_prompt_tables_read(ck, &h->tables));
     float *pe = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&h->image_pe));  /* setup only */
     SAMRT_CHECK(pe != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
-    enum samrt_status st = samrt_sam2_dense_pe_ref(&h->tables, h->grid, pe);
+    enum samrt_status st = samrt_sam2_dense_pe_host(&h->tables, h->grid, pe);
     if (st == SAMRT_OK) st = upload_f32(env, &h->image_pe, pe);
     free(pe);
     SAMRT_TRY(st);

@@ -90,8 +90,8 @@ enum samrt_status samrt_sam2_prompt_tables_read(const struct samrt_ckpt *ck, str
 
 /* ---- sparse rows and tokens ------------------------------------------------------------------ */
 
-int samrt_sam2_sparse_ref(const struct samrt_sam2_prompt_tables *t, const struct samrt_sam2_points *pts, int model_side,
-                          float *out) {
+int samrt_sam2_sparse_host(const struct samrt_sam2_prompt_tables *t, const struct samrt_sam2_points *pts,
+                           int model_side, float *out) {
     const int n = pts->n + 1;
     float coords[2 * SAMRT_SAM2_MAX_SPARSE];
     for (int i = 0; i < pts->n; i++) {
@@ -130,7 +130,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
         SAMRT_CHECK(p->n >= 0 && p->n <= SAMRT_SAM2_MAX_POINTS && p->n + 1 <= t_max - SAMRT_SAM2_N_OUT_TOKENS,
                     SAMRT_E_INVALID_ARG, "tokens: object %d has %d points; at most %d fit", b, p->n,
                     t_max - SAMRT_SAM2_N_OUT_TOKENS - 1);
-        const int ns = samrt_sam2_sparse_ref(t, p, model_side, rows);
+        const int ns = samrt_sam2_sparse_host(t, p, model_side, rows);
         n_sparse[b] = ns;
         const int64_t base = (int64_t)b * t_max * SAMRT_SAM2_DIM;
         for (int r = 0; r < t_max; r++) {
@@ -143,7 +143,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_sam2_dense_pe_ref(const struct samrt_sam2_prompt_tables *t, int grid, float *out) {
+enum samrt_status samrt_sam2_dense_pe_host(const struct samrt_sam2_prompt_tables *t, int grid, float *out) {
     return samrt_ops_host_fourier_pe_dense(SAMRT_SAM2_PE_FEATS, t->gauss, grid, grid, out);
 }
 

@@ -96,8 +96,8 @@ enum samrt_status samrt_sam2_prompt_tables_read(const struct samrt_ckpt *ck, str
 
 /* Sparse embedding rows of one object, fp32: out (pts->n + 1, 256), the last row being the
  * padding point. Returns the row count. */
-int samrt_sam2_sparse_ref(const struct samrt_sam2_prompt_tables *t, const struct samrt_sam2_points *pts, int model_side,
-                          float *out);
+int samrt_sam2_sparse_host(const struct samrt_sam2_prompt_tables *t, const struct samrt_sam2_points *pts,
+                           int model_side, float *out);
 
 /* The decoder's query tokens for n_obj objects, (b_max, t_max, 256) in `dtype` (f32/f16/bf16):
  * per object [6 output tokens | sparse rows | filler up to t_max]. Objects n_obj .. b_max-1
@@ -109,7 +109,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
                                          void *out, int32_t *n_sparse);
 
 /* Dense PE of the decoder (get_dense_pe) as channels-last tokens (grid*grid, 256), fp32. */
-enum samrt_status samrt_sam2_dense_pe_ref(const struct samrt_sam2_prompt_tables *t, int grid, float *out);
+enum samrt_status samrt_sam2_dense_pe_host(const struct samrt_sam2_prompt_tables *t, int grid, float *out);
 
 /* ---- device side ----------------------------------------------------------------------------- */
 
