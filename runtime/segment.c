@@ -116,7 +116,7 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
     samrt_sam2_tap_host(c, "tap.prompt.coords", coords, 3, SAMRT_SHAPE(1, p->n, 2));
     samrt_sam2_tap_host(c, "tap.prompt.labels", labels, 2, SAMRT_SHAPE(1, p->n));
     SAMRT_TRY(samrt_sam2_heads_taps(h, c));
-    SAMRT_TRY(samrt_sam2_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
+    SAMRT_TRY(samrt_ops_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
     const int64_t L = h->low;
     samrt_sam2_tap_host(c, "tap.out.pred_masks", s->low_host, 4, SAMRT_SHAPE(1, 1, L, L));
     samrt_sam2_tap_host(c, "tap.out.obj_ptr", ptr, 2, SAMRT_SHAPE(1, SAMRT_SAM2_DIM));
@@ -129,8 +129,8 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
 static enum samrt_status fetch_results(struct samrt_sam2_segment *s, int n) {
     struct samrt_model_ctx *c = &s->ctx;
     const int64_t P = (int64_t)s->heads.low * s->heads.low;
-    SAMRT_TRY(samrt_sam2_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
-    return samrt_sam2_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
+    SAMRT_TRY(samrt_ops_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
+    return samrt_ops_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
 }
 
 static void fill_result(struct samrt_mask_result *o, const float *res, const struct samrt_mask_stats *st) {

@@ -515,9 +515,9 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         SAMRT_TRY(set_no_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
         samrt_stage_clock_read(&m->clock, &m->times);
-        SAMRT_TRY(samrt_sam2_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
-                                   samrt_tensor_nbytes(&t->cur_low)));
-        return samrt_sam2_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
+        SAMRT_TRY(samrt_ops_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
+                                  samrt_tensor_nbytes(&t->cur_low)));
+        return samrt_ops_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
     struct samrt_resize_plan plan;
     if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, stream));  /* resize: in the graph */

@@ -303,12 +303,12 @@ static inline int hu_rig_run(struct hu_rig *r, const struct samrt_sam2_points *p
     out->low_res = malloc(sizeof(float) * (size_t)(B * P));
     out->ptr = malloc(sizeof(float) * (size_t)(B * 256));
     int rc = 0;
-    rc |= samrt_sam2_fetch(&r->c, out->all_masks, h->all_masks.data, sizeof(float) * (size_t)(B * 4 * P)) != SAMRT_OK;
-    rc |= samrt_sam2_fetch(&r->c, out->low_res, h->low_res.data, sizeof(float) * (size_t)(B * P)) != SAMRT_OK;
-    rc |= samrt_sam2_fetch(&r->c, out->ptr, h->obj_ptr.data, sizeof(float) * (size_t)(B * 256)) != SAMRT_OK;
-    rc |= samrt_sam2_fetch(&r->c, out->iou, h->all_iou.data, sizeof(float) * (size_t)(B * 4)) != SAMRT_OK;
-    rc |= samrt_sam2_fetch(&r->c, out->score, h->score.data, sizeof(float) * (size_t)B) != SAMRT_OK;
-    rc |= samrt_sam2_fetch(&r->c, out->res, h->result.data, sizeof(float) * (size_t)(B * SAMRT_SAM2_RES_COLS)) !=
+    rc |= samrt_ops_fetch(&r->c, out->all_masks, h->all_masks.data, sizeof(float) * (size_t)(B * 4 * P)) != SAMRT_OK;
+    rc |= samrt_ops_fetch(&r->c, out->low_res, h->low_res.data, sizeof(float) * (size_t)(B * P)) != SAMRT_OK;
+    rc |= samrt_ops_fetch(&r->c, out->ptr, h->obj_ptr.data, sizeof(float) * (size_t)(B * 256)) != SAMRT_OK;
+    rc |= samrt_ops_fetch(&r->c, out->iou, h->all_iou.data, sizeof(float) * (size_t)(B * 4)) != SAMRT_OK;
+    rc |= samrt_ops_fetch(&r->c, out->score, h->score.data, sizeof(float) * (size_t)B) != SAMRT_OK;
+    rc |= samrt_ops_fetch(&r->c, out->res, h->result.data, sizeof(float) * (size_t)(B * SAMRT_SAM2_RES_COLS)) !=
           SAMRT_OK;
     return rc ? -1 : 0;
 }

@@ -331,7 +331,7 @@ static inline int mu_run(struct mu_rig *r, int i) {
 static inline int mu_get_f32(struct mu_rig *r, const struct samrt_tensor *t, float *dst, size_t n) {
     const size_t bytes = n * samrt_dtype_size(t->dtype);
     void *tmp = malloc(bytes);
-    int rc = samrt_sam2_fetch(&r->c[0], tmp, t->data, bytes) != SAMRT_OK;
+    int rc = samrt_ops_fetch(&r->c[0], tmp, t->data, bytes) != SAMRT_OK;
     tu_load(t->dtype, dst, tmp, (long)n);
     free(tmp);
     return rc ? -1 : 0;

@@ -183,13 +183,6 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
 /* Taps host f32 data (a 4-D array in NCHW order is passed channels-last, as every 4-D tap). */
 void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne);
 
-/* Arena bytes -> host memory, for results read after a pass: samrt_ops_fetch (ops.h) under
- * the name its callers in runtime/ and tests/ use. */
-static inline enum samrt_status samrt_sam2_fetch(const struct samrt_model_ctx *c, void *dst, const void *src,
-                                                 size_t bytes) {
-    return samrt_ops_fetch(c, dst, src, bytes);
-}
-
 #ifdef __cplusplus
 }
 #endif
