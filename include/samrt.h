@@ -104,6 +104,45 @@ const char *samrt_model_name(enum samrt_model_id id);
 /* Accepts the names above; returns SAMRT_E_INVALID_ARG for anything else. */
 enum samrt_status samrt_model_parse(const char *s, enum samrt_model_id *out);
 
+/* ---- system: devices, libraries, platform profiles ---------------------------------------- */
+/* What the library reports about the machine and the build, and the budgets engines plan for. */
+
+struct samrt_device_info {
+    char name[256];                /* e.g. "NVIDIA H100 80GB HBM3", "Orin" */
+    int ordinal;                   /* the CUDA device ordinal queried */
+    int sm_count;                  /* streaming multiprocessors */
+    int cc_major, cc_minor;        /* compute capability, e.g. 9, 0 */
+    int integrated;                /* 1 on Jetson: CPU and GPU share DRAM */
+    uint64_t total_bytes, free_bytes;  /* device memory, free at the time of the query */
+    int l2_bytes;                  /* L2 cache size */
+    int driver_version;            /* CUDA driver, e.g. 13000 = 13.0 */
+    int runtime_version;           /* CUDA runtime the library was built with */
+};
+
+/* Versions of the libraries the build links, 0 where a library is absent (every field in a
+ * CPU-only build; the driver also without one). The image libraries are not libsamrt's. */
+struct samrt_lib_versions {
+    int cuda_driver, cuda_runtime;   /* 13000 = 13.0 */
+    int cudnn;                       /* 91900 = 9.19.0 (cudnnGetVersion) */
+    int cublaslt;                    /* cublasLtGetVersion */
+};
+
+/* A platform profile: the memory and workspace budget an engine plans for. Engines select
+ * one by name (samrt_engine_params.platform) or detect it from the device. */
+struct samrt_platform_profile {
+    const char *name;                 /* "orin-nano-8gb", "h100-80gb", ... */
+    const char *description;
+    uint64_t device_bytes;            /* physical memory the GPU sees (shared on Jetson) */
+    uint64_t pool_bytes;              /* the most the arena may take */
+    uint64_t reserve_bytes;           /* headroom kept for CUDA context, handles, OS, host side */
+    uint64_t cublaslt_ws_bytes;       /* cuBLASLt workspace cap (algorithm choice fits inside) */
+    uint64_t cudnn_ws_bytes;          /* cuDNN workspace cap */
+    enum samrt_dtype precision;       /* default run precision */
+    enum samrt_mem_kind mem_kind;     /* pool kind on this platform */
+    int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
+    int sm_count;                     /* SMs the plan assumes (attention split-K); 0 for cpu */
+};
+
 /* ---- engine ------------------------------------------------------------------------------ */
 
 typedef struct samrt_engine *samrt_engine_t;

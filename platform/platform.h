@@ -2,7 +2,8 @@
  * peak RSS, NVTX ranges, library versions, and the platform profiles (pool size, workspace
  * caps, default precision). CMake links exactly one implementation file (host_cuda.c or
  * host_cpu.c); common.c holds what every target shares. Nothing else in the tree tests
- * for a platform with #ifdef. */
+ * for a platform with #ifdef. The structs these hooks fill (device info, library versions,
+ * profiles) are public: samrt.h defines them. */
 #ifndef SAMRT_PLATFORM_H
 #define SAMRT_PLATFORM_H
 
@@ -11,18 +12,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct samrt_device_info {
-    char name[256];
-    int ordinal;
-    int sm_count;
-    int cc_major, cc_minor;
-    int integrated;            /* 1 on Jetson: CPU and GPU share DRAM */
-    uint64_t total_bytes, free_bytes;
-    int l2_bytes;
-    int driver_version;        /* e.g. 13000 */
-    int runtime_version;
-};
 
 /* Number of CUDA devices; 0 (and SAMRT_OK) on CPU builds or machines without a GPU. */
 enum samrt_status samrt_platform_device_count(int *n);
@@ -38,13 +27,8 @@ enum samrt_status samrt_platform_mem_upload(enum samrt_mem_kind kind, void *dst,
 /* AUTO -> UNIFIED on integrated GPUs, DEVICE on discrete ones, HOST without CUDA. */
 enum samrt_mem_kind samrt_platform_resolve_mem_kind(enum samrt_mem_kind kind, int ordinal);
 
-/* Library versions, 0 where a library is absent from the build. (libjpeg and libpng are
- * not libsamrt's: harness/image_io.h reports them.) */
-struct samrt_lib_versions {
-    int cuda_driver, cuda_runtime;   /* 13000 = 13.0 */
-    int cudnn;                       /* 91900 = 9.19.0 (cudnnGetVersion) */
-    int cublaslt;                    /* cublasLtGetVersion */
-};
+/* Library versions (struct samrt_lib_versions, samrt.h), 0 where a library is absent from
+ * the build. (libjpeg and libpng are not libsamrt's: harness/image_io.h reports them.) */
 void samrt_platform_lib_versions(struct samrt_lib_versions *out);
 
 uint64_t samrt_platform_now_ns(void);           /* monotonic clock */
@@ -60,20 +44,7 @@ void samrt_nvtx_pop(void);
 
 /* ---- platform profiles ------------------------------------------------------------------ */
 
-struct samrt_platform_profile {
-    const char *name;                 /* "orin-nano-8gb", "h100-80gb", ... */
-    const char *description;
-    uint64_t device_bytes;            /* physical memory the GPU sees (shared on Jetson) */
-    uint64_t pool_bytes;              /* the most the arena may take */
-    uint64_t reserve_bytes;           /* headroom kept for CUDA context, handles, OS, host side */
-    uint64_t cublaslt_ws_bytes;       /* cuBLASLt workspace cap (algorithm choice fits inside) */
-    uint64_t cudnn_ws_bytes;          /* cuDNN workspace cap */
-    enum samrt_dtype precision;       /* default run precision */
-    enum samrt_mem_kind mem_kind;     /* pool kind on this platform */
-    int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
-    int sm_count;                     /* SMs the plan assumes (attention split-K); 0 for cpu */
-};
-
+/* The table of struct samrt_platform_profile (samrt.h). */
 const struct samrt_platform_profile *samrt_platform_profiles(int *n);
 /* NULL when the name is unknown. */
 const struct samrt_platform_profile *samrt_platform_profile_find(const char *name);

@@ -25,7 +25,6 @@ extern "C" {
 #endif
 
 struct samrt_tensor;            /* core/tensor.h */
-struct samrt_platform_profile;  /* platform/platform.h */
 
 /* ---- parity taps ----------------------------------------------------------------------- */
 
@@ -82,7 +81,7 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
 
 struct samrt_internal_budget {
     enum samrt_dtype precision;                     /* the run precision planned */
-    const struct samrt_platform_profile *profile;   /* the profile planned for (platform.h) */
+    const struct samrt_platform_profile *profile;   /* the profile planned for (samrt.h) */
     uint64_t region_bytes[SAMRT_INTERNAL_REGIONS];  /* padded bytes per region */
     uint64_t scratch_requested_bytes;               /* 0: no forward pass was planned */
     int n_slots;
