@@ -8,7 +8,7 @@
  * Basic usage:
  *
  *   struct samrt_engine_params p = samrt_engine_default_params();
- *   p.platform  = "h100-80gb";            // a platform profile, see samrt_platform_profiles
+ *   p.platform  = "h100-80gb";            // a platform profile, see samrt_platform_profile_list
  *   p.precision = SAMRT_DTYPE_BF16;
  *   samrt_engine_t eng = NULL;
  *   enum samrt_status st = samrt_engine_init("sam2.1_hiera_tiny.pt", &p, &eng);
@@ -104,8 +104,13 @@ const char *samrt_model_name(enum samrt_model_id id);
 /* Accepts the names above; returns SAMRT_E_INVALID_ARG for anything else. */
 enum samrt_status samrt_model_parse(const char *s, enum samrt_model_id *out);
 
-/* ---- system: devices, libraries, platform profiles ---------------------------------------- */
-/* What the library reports about the machine and the build, and the budgets engines plan for. */
+/* ---- system: build, devices, libraries, platform profiles ---------------------------------- */
+/* What this build of the library is and what it finds on the machine. None of these calls
+ * needs an engine, and each answers on a machine without a GPU too. */
+
+/* 1 when the library was built with CUDA (SAMRT_CUDA=ON: CUDA kernels, cuBLASLt, cuDNN), 0
+ * for a CPU-only build (the C reference kernels on host memory). */
+int samrt_has_cuda(void);
 
 struct samrt_device_info {
     char name[256];                /* e.g. "NVIDIA H100 80GB HBM3", "Orin" */
@@ -119,6 +124,15 @@ struct samrt_device_info {
     int runtime_version;           /* CUDA runtime the library was built with */
 };
 
+/* Number of CUDA devices visible to the process; 0 with SAMRT_OK in a CPU-only build and on a
+ * machine without a GPU or driver (not an error). SAMRT_E_INVALID_ARG when n is NULL. */
+enum samrt_status samrt_device_count(int *n);
+/* Properties and memory of device `ordinal` (it becomes the calling thread's current CUDA
+ * device). SAMRT_E_NO_DEVICE when no device is visible, always so in a CPU-only build (*out
+ * is then zeroed); SAMRT_E_INVALID_ARG for an ordinal out of range or a NULL out;
+ * SAMRT_E_CUDA when the driver fails the query (the log names the call). */
+enum samrt_status samrt_device_query(int ordinal, struct samrt_device_info *out);
+
 /* Versions of the libraries the build links, 0 where a library is absent (every field in a
  * CPU-only build; the driver also without one). The image libraries are not libsamrt's. */
 struct samrt_lib_versions {
@@ -126,6 +140,8 @@ struct samrt_lib_versions {
     int cudnn;                       /* 91900 = 9.19.0 (cudnnGetVersion) */
     int cublaslt;                    /* cublasLtGetVersion */
 };
+/* Fills *out with this build's versions; nothing when out is NULL. */
+void samrt_library_versions(struct samrt_lib_versions *out);
 
 /* A platform profile: the memory and workspace budget an engine plans for. Engines select
  * one by name (samrt_engine_params.platform) or detect it from the device. */
@@ -142,6 +158,14 @@ struct samrt_platform_profile {
     int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
     int sm_count;                     /* SMs the plan assumes (attention split-K); 0 for cpu */
 };
+
+/* The built-in profiles, a static table of *n entries (n may be NULL); "cpu" is one of them. */
+const struct samrt_platform_profile *samrt_platform_profile_list(int *n);
+/* The profile of that name; NULL when the name is unknown (or NULL). */
+const struct samrt_platform_profile *samrt_platform_profile_by_name(const char *name);
+/* The profile samrt_engine_init picks when params.platform is NULL: the best match for the
+ * device (integrated flag, memory, compute capability); "cpu" when device is NULL. Never NULL. */
+const struct samrt_platform_profile *samrt_platform_profile_for_device(const struct samrt_device_info *device);
 
 /* ---- engine ------------------------------------------------------------------------------ */
 

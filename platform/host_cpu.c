@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+int samrt_platform_has_cuda(void) { return 0; }
+
 enum samrt_status samrt_platform_device_count(int *n) {
     *n = 0;
     return SAMRT_OK;

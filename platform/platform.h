@@ -3,7 +3,8 @@
  * caps, default precision). CMake links exactly one implementation file (host_cuda.c or
  * host_cpu.c); common.c holds what every target shares. Nothing else in the tree tests
  * for a platform with #ifdef. The structs these hooks fill (device info, library versions,
- * profiles) are public: samrt.h defines them. */
+ * profiles) are public: samrt.h defines them, and the runtime's system.c forwards its
+ * system calls here. */
 #ifndef SAMRT_PLATFORM_H
 #define SAMRT_PLATFORM_H
 
@@ -12,6 +13,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* 1 in CUDA builds (host_cuda.c), 0 in CPU-only ones (host_cpu.c). */
+int samrt_platform_has_cuda(void);
 
 /* Number of CUDA devices; 0 (and SAMRT_OK) on CPU builds or machines without a GPU. */
 enum samrt_status samrt_platform_device_count(int *n);

@@ -12,6 +12,9 @@ int main(void) {
     if (samrt_dtype_parse("f16", &dt) != SAMRT_OK || samrt_dtype_size(dt) != 2) bad = 1;
     if (samrt_dtype_parse("no-such-dtype", &dt) == SAMRT_OK) bad = 1;
     if (strcmp(samrt_status_str(SAMRT_OK), "") == 0) bad = 1;
+    int n_dev = -1;  /* 0 on a machine without a GPU: not an error */
+    if (samrt_device_count(&n_dev) != SAMRT_OK || n_dev < 0) bad = 1;
+    if (!samrt_platform_profile_by_name("cpu")) bad = 1;
     printf("samrt consumer: %s (samrt %d.%d.%d)\n", bad ? "FAILED" : "ok", SAMRT_VERSION_MAJOR,
            SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH);
     return bad;
