@@ -9,7 +9,10 @@ including file's folder first, then the include folders of the layers), and prin
   - every include that crosses folders, as `from-folder -> to-folder  file: header`
     (with --list), and
   - every violation: an include that points up the stack, a header that resolves nowhere or
-    to two folders, or a cycle between folders.
+    to two folders, a cycle between folders, or a file of the program (tools/) that includes
+    a library header other than samrt.h and runtime/samrt_internal.h (the program's doors;
+    the harness is a layer of its own that it may use) or tests for the backend with
+    SAMRT_HAVE_CUDA (samrt_has_cuda() says which one the library has).
 Exit status: 0 when the stack is one-way, 1 when something is wrong, 2 on bad usage.
 
     python3 tests/check_layers.py            # violations only
@@ -26,6 +29,9 @@ import sys
 
 LAYERS = ["include", "core", "platform", "kernels", "ops", "models", "runtime", "harness", "tools"]
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
+# What the program (tools/) may include from the layers below the harness.
+PROGRAM_DOORS = {"runtime/samrt_internal.h"}
+BACKEND_RE = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b.*\bSAMRT_HAVE_CUDA\b", re.M)
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -125,6 +131,8 @@ def main():
             text = fh.read()
         src_dir = os.path.dirname(src)
         src_layer = layer_of(src_dir)
+        if src_layer == "tools" and BACKEND_RE.search(text):
+            problems.append(f"{src}: tests SAMRT_HAVE_CUDA: the program asks samrt_has_cuda() instead")
         for header in INCLUDE_RE.findall(text):
             n_includes += 1
             hits = resolve(root, src, header, folders)
@@ -141,6 +149,9 @@ def main():
             dst_layer = layer_of(dst_dir)
             if LAYERS.index(dst_layer) > LAYERS.index(src_layer):
                 problems.append(f"{src}: \"{header}\" points up the stack ({src_layer} -> {dst_layer})")
+            elif src_layer == "tools" and dst_layer not in ("include", "harness") and hits[0] not in PROGRAM_DOORS:
+                problems.append(f"{src}: \"{header}\" is internal to {dst_layer}/: the program uses samrt.h, "
+                                f"runtime/samrt_internal.h and the harness")
             if dst_layer != src_layer:
                 edges.setdefault(src_layer, set()).add(dst_layer)
     for comp in find_cycles(edges):

@@ -1,5 +1,6 @@
 /* cli.h - shared pieces of the samrt command-line program: the subcommand signature, the
- * subcommands, and the option parsers more than one subcommand uses (cli_util.c). The exit
+ * subcommands, the option parsers more than one subcommand uses and the clock (cli_util.c).
+ * The program sees samrt.h, runtime/samrt_internal.h and the harness, nothing else. The exit
  * codes, the status -> exit code mapping and the number parsers live in harness/util.h,
  * because the bench (harness/bench.c) returns exit codes too (docs/errors.md). */
 #ifndef SAMRT_CLI_H
@@ -14,6 +15,9 @@ typedef int (*samrt_cmd_fn)(int argc, char **argv);
 /* "vos_inference" or "notebook" (the post-processing of the official scripts); 0 on success,
  * -1 for anything else. */
 int samrt_cli_parse_postproc(const char *s, enum samrt_postproc *out);
+
+/* The monotonic clock in ns (CLOCK_MONOTONIC), for the wall times the subcommands print. */
+uint64_t samrt_cli_now_ns(void);
 
 int samrt_cmd_check(int argc, char **argv);
 int samrt_cmd_demo(int argc, char **argv);

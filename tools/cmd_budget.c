@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "platform.h"
 #include "samrt_internal.h"
 
 static int usage(FILE *f, int code) {
@@ -24,7 +23,7 @@ static int usage(FILE *f, int code) {
             "accept (default 3840x2160; it sizes the frame and mask staging). --slots lists every\n"
             "slot. Profiles: ");
     int n = 0;
-    const struct samrt_platform_profile *p = samrt_platform_profiles(&n);
+    const struct samrt_platform_profile *p = samrt_platform_profile_list(&n);
     for (int i = 0; i < n; i++) fprintf(f, "%s%s", p[i].name, i + 1 < n ? ", " : ".\n");
     fprintf(f, "Models with a forward pass in this build: sam2.1_tiny, sam2.1_small, sam2.1_base_plus,\n"
                "sam2.1_large (and the SAM 2.0 sizes, image path only), edgetam.\n"

@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "image_io.h"
-#include "platform.h"
 
 static int g_failed = 0;
 
@@ -46,12 +45,43 @@ static int find_nsys(char *out, size_t len) {
     return 0;
 }
 
-#ifdef SAMRT_HAVE_CUDA
 static void ver(char *buf, size_t len, int v, int div_major, int div_minor) {
     if (v <= 0) snprintf(buf, len, "absent");
     else snprintf(buf, len, "%d.%d (%d)", v / div_major, (v % div_major) / div_minor, v);
 }
-#endif
+
+/* A CUDA build: the driver, the runtime, every visible GPU with the profile it would get,
+ * cuDNN and cuBLASLt. */
+static void check_cuda(char *buf, size_t len) {
+    struct samrt_lib_versions v;
+    samrt_library_versions(&v);
+    ver(buf, len, v.cuda_driver, 1000, 10);
+    line(v.cuda_driver > 0, "CUDA driver", v.cuda_driver > 0 ? buf : "no driver loaded",
+         "install the NVIDIA driver (JetPack ships it); in containers pass --gpus all");
+    ver(buf, len, v.cuda_runtime, 1000, 10);
+    line(v.cuda_runtime > 0, "CUDA runtime", buf, "install the CUDA toolkit (see README)");
+    int n = 0;
+    samrt_device_count(&n);
+    if (n == 0) {
+        line(0, "GPU", "none visible", "check nvidia-smi / tegrastats and CUDA_VISIBLE_DEVICES");
+    }
+    for (int i = 0; i < n; i++) {
+        struct samrt_device_info d;
+        if (samrt_device_query(i, &d) != SAMRT_OK) {
+            line(0, "GPU", "query failed", "see the error above");
+            continue;
+        }
+        const struct samrt_platform_profile *p = samrt_platform_profile_for_device(&d);
+        snprintf(buf, len, "[%d] %s, sm_%d%d, %d SMs, %s, %.1f/%.1f GiB free, profile %s", i, d.name,
+                 d.cc_major, d.cc_minor, d.sm_count, d.integrated ? "integrated (unified memory)" : "discrete",
+                 d.free_bytes / 1073741824.0, d.total_bytes / 1073741824.0, p->name);
+        line(d.cc_major >= 8, "GPU", buf, "samrt's kernels need sm_80 or newer (mma.sync bf16)");
+    }
+    ver(buf, len, v.cudnn, 10000, 100);
+    line(v.cudnn >= 90300, "cuDNN", buf, "cuDNN 9.3 or newer (JetPack 6 ships 9.3); apt install cudnn9-cuda-12");
+    snprintf(buf, len, "%d", v.cublaslt);
+    line(v.cublaslt > 0, "cuBLASLt", buf, "ships with the CUDA toolkit (libcublasLt)");
+}
 
 int samrt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -68,45 +98,11 @@ int samrt_cmd_check(int argc, char **argv) {
         return SAMRT_EXIT_USAGE;
     }
     char buf[512];
+    const int cuda = samrt_has_cuda();
     printf("samrt %d.%d.%d (%s build)\n", SAMRT_VERSION_MAJOR, SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH,
-#ifdef SAMRT_HAVE_CUDA
-           "CUDA"
-#else
-           "CPU-only"
-#endif
-    );
-#ifdef SAMRT_HAVE_CUDA
-    struct samrt_lib_versions v;
-    samrt_platform_lib_versions(&v);
-    ver(buf, sizeof buf, v.cuda_driver, 1000, 10);
-    line(v.cuda_driver > 0, "CUDA driver", v.cuda_driver > 0 ? buf : "no driver loaded",
-         "install the NVIDIA driver (JetPack ships it); in containers pass --gpus all");
-    ver(buf, sizeof buf, v.cuda_runtime, 1000, 10);
-    line(v.cuda_runtime > 0, "CUDA runtime", buf, "install the CUDA toolkit (see README)");
-    int n = 0;
-    samrt_platform_device_count(&n);
-    if (n == 0) {
-        line(0, "GPU", "none visible", "check nvidia-smi / tegrastats and CUDA_VISIBLE_DEVICES");
-    }
-    for (int i = 0; i < n; i++) {
-        struct samrt_device_info d;
-        if (samrt_platform_device_query(i, &d) != SAMRT_OK) {
-            line(0, "GPU", "query failed", "see the error above");
-            continue;
-        }
-        const struct samrt_platform_profile *p = samrt_platform_profile_detect(&d);
-        snprintf(buf, sizeof buf, "[%d] %s, sm_%d%d, %d SMs, %s, %.1f/%.1f GiB free, profile %s", i, d.name,
-                 d.cc_major, d.cc_minor, d.sm_count, d.integrated ? "integrated (unified memory)" : "discrete",
-                 d.free_bytes / 1073741824.0, d.total_bytes / 1073741824.0, p->name);
-        line(d.cc_major >= 8, "GPU", buf, "samrt's kernels need sm_80 or newer (mma.sync bf16)");
-    }
-    ver(buf, sizeof buf, v.cudnn, 10000, 100);
-    line(v.cudnn >= 90300, "cuDNN", buf, "cuDNN 9.3 or newer (JetPack 6 ships 9.3); apt install cudnn9-cuda-12");
-    snprintf(buf, sizeof buf, "%d", v.cublaslt);
-    line(v.cublaslt > 0, "cuBLASLt", buf, "ships with the CUDA toolkit (libcublasLt)");
-#else
-    line(1, "CUDA", "not in this build (SAMRT_CUDA=OFF): CPU reference kernels only", NULL);
-#endif
+           cuda ? "CUDA" : "CPU-only");
+    if (cuda) check_cuda(buf, sizeof buf);
+    else line(1, "CUDA", "not in this build (SAMRT_CUDA=OFF): CPU reference kernels only", NULL);
     struct samrt_image_lib_versions iv;
     samrt_image_io_versions(&iv);
     snprintf(buf, sizeof buf, "libjpeg API %d%s", iv.libjpeg, iv.libjpeg_turbo ? " (libjpeg-turbo)" : "");

@@ -18,7 +18,6 @@
 #include "cli.h"
 #include "eval.h"
 #include "image_io.h"
-#include "platform.h"
 #include "samrt_internal.h"
 #include "sav.h"
 #include "synth.h"
@@ -77,10 +76,10 @@ int samrt_cmd_demo(int argc, char **argv) {
         }
     }
     int n_dev = 0;
-    samrt_platform_device_count(&n_dev);
+    samrt_device_count(&n_dev);
     int use_gpu = n_dev > 0 && !force_cpu;
     struct samrt_device_info dev;
-    if (use_gpu && samrt_platform_device_query(0, &dev) == SAMRT_OK)
+    if (use_gpu && samrt_device_query(0, &dev) == SAMRT_OK)
         printf("[1/4] device: %s (sm_%d%d, %d SMs, %.1f GiB): GPU path\n", dev.name, dev.cc_major, dev.cc_minor,
                dev.sm_count, dev.total_bytes / 1073741824.0);
     else
@@ -104,7 +103,7 @@ int samrt_cmd_demo(int argc, char **argv) {
     st = samrt_mkdirs(pred);
     double total_ms = 0, max_ms = 0;
     int frames = 0;
-    uint64_t t_loop = samrt_platform_now_ns();
+    uint64_t t_loop = samrt_cli_now_ns();
     for (int v = 0; v < sv.n_videos && st == SAMRT_OK; v++) {
         const struct samrt_sav_video *vid = &sv.videos[v];
         struct samrt_internal_prep *p = NULL;
@@ -124,7 +123,7 @@ int samrt_cmd_demo(int argc, char **argv) {
         samrt_internal_prep_close(p);
         if (st == SAMRT_OK) st = write_baseline(vid, pred);
     }
-    double wall_ms = (samrt_platform_now_ns() - t_loop) / 1e6;
+    double wall_ms = (samrt_cli_now_ns() - t_loop) / 1e6;
     samrt_sav_free(&sv);
     if (st != SAMRT_OK) return samrt_exit_code(st);
     printf("[3/4] preprocess (%s, 1024x1024): %d frames, mean %.3f ms, max %.3f ms per frame; "

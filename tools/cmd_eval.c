@@ -16,7 +16,6 @@
 #include "cli.h"
 #include "eval.h"
 #include "image_io.h"
-#include "platform.h"
 
 static void eval_usage(FILE *f) {
     fprintf(f,
@@ -115,7 +114,7 @@ int samrt_cmd_eval(int argc, char **argv) {
     if (out) snprintf(out_path, sizeof out_path, "%s", out);
     else join(out_path, sizeof out_path, o.pred_root, "results.csv");
 
-    uint64_t t0 = samrt_platform_now_ns();
+    uint64_t t0 = samrt_cli_now_ns();
     if (!quiet)
         printf(o.keep_first_last
                    ? "We are *NOT SKIPPING* the evaluation of the first and the last frame (*NOT STANDARD* for "
@@ -154,7 +153,7 @@ int samrt_cmd_eval(int argc, char **argv) {
         for (char *p = csv; *p; p++) putchar(*p == ',' ? ' ' : *p);
         printf("\nSummary:\n");
         printf("Global score: J&F: %.1f J: %.1f F: %.1f\n", r.jf, r.j, r.f);
-        printf("Time taken: %.2fs\n", (double)(samrt_platform_now_ns() - t0) * 1e-9);
+        printf("Time taken: %.2fs\n", (double)(samrt_cli_now_ns() - t0) * 1e-9);
     }
     fprintf(stderr, "samrt eval: %d objects in %d videos; %d of %d GT videos had no prediction folder and were "
                     "skipped%s\n", r.n_rows, r.n_videos, r.n_skipped, r.n_gt_videos,

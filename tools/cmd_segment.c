@@ -17,7 +17,6 @@
 
 #include "cli.h"
 #include "image_io.h"
-#include "platform.h"
 #include "samrt_internal.h"
 #include "taps.h"
 
@@ -297,7 +296,7 @@ static void med_p95(float *v, int n, float *med, float *p95) {
 
 static uint64_t device_free_bytes(int device) {
     struct samrt_device_info info;
-    return samrt_platform_device_query(device, &info) == SAMRT_OK ? info.free_bytes : 0;
+    return samrt_device_query(device, &info) == SAMRT_OK ? info.free_bytes : 0;
 }
 
 enum { B_PRE, B_ENC, B_HEADS, B_POST, B_EAGER, B_GRAPH, B_N };
@@ -314,17 +313,17 @@ static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const
     /* graph replay: the default path; the first call of the key captured it */
     for (int i = 0; i < 10 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
     for (int i = 0; i < n && st == SAMRT_OK; i++) {
-        const uint64_t t0 = samrt_platform_now_ns();
+        const uint64_t t0 = samrt_cli_now_ns();
         st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
-        v[B_GRAPH * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
+        v[B_GRAPH * n + i] = (float)((samrt_cli_now_ns() - t0) * 1e-6);
     }
     /* eager with events between the stages */
     if (st == SAMRT_OK) st = samrt_internal_segment_configure(e, 1, 1);
     for (int i = 0; i < 5 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
     for (int i = 0; i < n && st == SAMRT_OK; i++) {
-        const uint64_t t0 = samrt_platform_now_ns();
+        const uint64_t t0 = samrt_cli_now_ns();
         st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
-        v[B_EAGER * n + i] = (float)((samrt_platform_now_ns() - t0) * 1e-6);
+        v[B_EAGER * n + i] = (float)((samrt_cli_now_ns() - t0) * 1e-6);
         struct samrt_internal_segment_times t = {-1, -1, -1, -1};
         if (st == SAMRT_OK) st = samrt_internal_segment_times(e, &t);
         v[B_PRE * n + i] = t.preprocess_ms;

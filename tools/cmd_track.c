@@ -14,7 +14,6 @@
 
 #include "cli.h"
 #include "image_io.h"
-#include "platform.h"
 #include "profile.h"
 #include "samrt_internal.h"
 #include "sav.h"
@@ -262,7 +261,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
     enum samrt_status st = SAMRT_OK;
     struct samrt_frame fr;
     int t = 0;
-    const uint64_t loop0 = samrt_platform_now_ns();
+    const uint64_t loop0 = samrt_cli_now_ns();
     while (st == SAMRT_OK && (!a->max_frames || t < a->max_frames)) {
         st = samrt_frame_stream_next(fs, &fr);
         if (st != SAMRT_OK || !fr.rgb) break;
@@ -272,9 +271,9 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
                                     : samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
         const struct samrt_image img = {fr.rgb, fr.width, fr.height, 3 * fr.width};
         int n = 0;
-        const uint64_t t0 = samrt_platform_now_ns();
+        const uint64_t t0 = samrt_cli_now_ns();
         if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, 0, r->res, a->p.max_objects, &n);
-        if (timed && r->n_ms < r->cap_ms) r->ms[r->n_ms++] = (double)(samrt_platform_now_ns() - t0) * 1e-6;
+        if (timed && r->n_ms < r->cap_ms) r->ms[r->n_ms++] = (double)(samrt_cli_now_ns() - t0) * 1e-6;
         if (st == SAMRT_OK) st = write_frame(a, r, &fr, n);
         if (st == SAMRT_OK && (t % 50 == 0 || t < 3))
             for (int i = 0; i < n; i++)
@@ -283,7 +282,7 @@ static enum samrt_status track_all(const struct args *a, struct run *r, samrt_fr
         samrt_frame_stream_release(fs, &fr);
         t++;
     }
-    if (timed) r->loop_ms += (double)(samrt_platform_now_ns() - loop0) * 1e-6;
+    if (timed) r->loop_ms += (double)(samrt_cli_now_ns() - loop0) * 1e-6;
     if (st == SAMRT_OK) printf("tracked %d frames -> %s\n", t, a->out);
     return st;
 }
