@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "half.h"
-#ifdef SAMRT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "stream.h"
 
 #define TAP_NAME_MAX 64
 
@@ -104,18 +102,18 @@ enum samrt_status samrt_taps_hook(void *user, const char *name, const struct sam
     for (int d = 0; d < v->n_dims; d++) span += (v->ne[d] - 1) * v->s[d];
     uint8_t *raw = malloc((size_t)span * es);
     SAMRT_CHECK(raw != NULL, SAMRT_E_HOST_MEMORY, "taps: out of host memory for %s", name);
-#ifdef SAMRT_HAVE_CUDA
     if (ts->mem_kind != SAMRT_MEM_HOST) {
-        /* cudaMemcpyDefault: host tensors (computed after a pass) are accepted as well */
-        if (cudaStreamSynchronize((cudaStream_t)ts->stream) != cudaSuccess ||
-            cudaMemcpy(raw, v->data, (size_t)span * es, cudaMemcpyDefault) != cudaSuccess) {
+        /* COPY_DEFAULT: host tensors (computed after a pass) are accepted as well */
+        const size_t n = (size_t)span * es;
+        if (samrt_stream_sync((samrt_stream *)ts->stream) != SAMRT_OK ||
+            samrt_platform_copy_2d(raw, n, v->data, n, n, 1, SAMRT_COPY_DEFAULT) != SAMRT_OK) {
             free(raw);
             SAMRT_LOG_ERROR("taps: cannot copy %s from the device", name);
             return SAMRT_E_CUDA;
         }
-    } else
-#endif
+    } else {
         memcpy(raw, v->data, (size_t)span * es);
+    }
     const int to_nchw = v->n_dims == 4 && !keeps_layout(name);
     int64_t ne[4] = {1, 1, 1, 1}, s[4] = {0, 0, 0, 0};
     const int pad = 4 - v->n_dims;

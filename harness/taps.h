@@ -27,7 +27,8 @@ extern "C" {
 
 struct samrt_taps;
 
-/* stream: the cudaStream_t the tapped passes run on (NULL: the legacy default stream). */
+/* stream: the samrt_stream (platform/stream.h) the tapped passes run on (NULL: the legacy
+ * default stream). */
 enum samrt_status samrt_taps_init(enum samrt_mem_kind mem_kind, void *stream, struct samrt_taps **out);
 void samrt_taps_free(struct samrt_taps *ts);
 /* The hook (samrt_tap_fn): copies t out under `name` (a later tap of the same name replaces

@@ -141,6 +141,7 @@ void samrt_nvtx_pop(void) {}
 static enum cudaMemcpyKind copy_kind(enum samrt_copy_dir dir) {
     return dir == SAMRT_COPY_H2D ? cudaMemcpyHostToDevice
            : dir == SAMRT_COPY_D2H ? cudaMemcpyDeviceToHost
+           : dir == SAMRT_COPY_DEFAULT ? cudaMemcpyDefault
                                    : cudaMemcpyDeviceToDevice;
 }
 

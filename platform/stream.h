@@ -28,7 +28,8 @@ typedef struct samrt_stream samrt_stream;  /* CUDA: a cudaStream_t (NULL: the le
 typedef struct samrt_event samrt_event;    /* CUDA: a cudaEvent_t; host builds: a clock reading */
 typedef struct samrt_graph samrt_graph;    /* CUDA: an instantiated graph (cudaGraphExec_t) */
 
-enum samrt_copy_dir { SAMRT_COPY_H2D, SAMRT_COPY_D2H, SAMRT_COPY_D2D };
+/* DEFAULT: the backend tells the sides from the pointers (either may be host memory). */
+enum samrt_copy_dir { SAMRT_COPY_H2D, SAMRT_COPY_D2H, SAMRT_COPY_D2D, SAMRT_COPY_DEFAULT };
 
 /* Copies on the stream: bytes, and a 2-D block of height rows of width bytes between pitched
  * buffers. From pageable host memory an H2D copy returns once the source is staged. */

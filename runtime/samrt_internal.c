@@ -1,8 +1,8 @@
 /* samrt_internal.c - the bodies of samrt_internal.h, the runtime's one door for the samrt
  * program and the bench: thin forwards to the segmentation pass (segment.h), the tracker
  * (tracker.h) and the prompt encoder, the budget tables and the pool residency read from the
- * engine struct (engine_impl.h), and the preprocessing kernel (resize_normalize.h) for the
- * demo, so that nothing above the runtime includes those. */
+ * engine struct (engine_impl.h), and the preprocessing alone (an ops_runtime.h entry on a
+ * stream of its own) for the demo, so that nothing above the runtime includes those. */
 #include "samrt_internal.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 #include "engine_impl.h"
 #include "platform.h"
-#include "resize_normalize.h"
+#include "ops_runtime.h"
 #include "segment.h"
 #include "tracker.h"
 
@@ -35,19 +35,11 @@ enum samrt_status samrt_internal_track_set_tap_memattn(samrt_engine_t e, int on)
     return samrt_sam2_track_set_tap_memattn(e, on);
 }
 
-/* ---- single-frame segmentation: CUDA graphs and stage times ------------------------------ */
+/* ---- single-frame segmentation: graphs and stage events ----------------------------------- */
 
 enum samrt_status samrt_internal_segment_configure(samrt_engine_t e, int use_graph, int timed) {
     SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "segment_configure: engine is NULL");
     return samrt_sam2_segment_configure(e, use_graph, timed);
-}
-
-enum samrt_status samrt_internal_segment_times(samrt_engine_t e, struct samrt_internal_segment_times *out) {
-    SAMRT_CHECK(e && out, SAMRT_E_INVALID_ARG, "segment_times: NULL argument");
-    struct samrt_sam2_segment_times t;
-    SAMRT_TRY(samrt_sam2_segment_times(e, &t));
-    *out = (struct samrt_internal_segment_times){t.preprocess_ms, t.encoder_ms, t.heads_ms, t.postprocess_ms};
-    return SAMRT_OK;
 }
 
 /* ---- video tracking options ------------------------------------------------------------- */
@@ -111,26 +103,22 @@ struct samrt_internal_prep {
     struct samrt_resize_plan plan;
     void *tables_host;
     int use_gpu;
-#ifdef SAMRT_HAVE_CUDA
-    void *tables_dev, *rgb_dev, *out_dev;
-    cudaStream_t stream;
-    cudaEvent_t e0, e1;
-#endif
+    void *tables_dev, *rgb_dev, *out_dev;  /* device memory (use_gpu) */
+    samrt_stream *stream;
+    samrt_event *e0, *e1;
     float *out_host;
 };
 
 void samrt_internal_prep_close(struct samrt_internal_prep *p) {
     if (!p) return;
-#ifdef SAMRT_HAVE_CUDA
     if (p->use_gpu) {
-        cudaFree(p->tables_dev);
-        cudaFree(p->rgb_dev);
-        cudaFree(p->out_dev);
-        cudaEventDestroy(p->e0);
-        cudaEventDestroy(p->e1);
-        cudaStreamDestroy(p->stream);
+        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->tables_dev);
+        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->rgb_dev);
+        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->out_dev);
+        samrt_event_destroy(p->e0);
+        samrt_event_destroy(p->e1);
+        samrt_stream_destroy(p->stream);
     }
-#endif
     free(p->tables_host);
     free(p->out_host);
     free(p);
@@ -143,18 +131,14 @@ static enum samrt_status prep_init(struct samrt_internal_prep *p, int w, int h, 
     if (!p->tables_host || !p->out_host) return SAMRT_E_HOST_MEMORY;
     SAMRT_TRY(samrt_resize_plan_fill(&p->plan, samrt_sam_mean, samrt_sam_std, p->tables_host, p->plan.table_bytes));
     p->use_gpu = use_gpu;
-#ifdef SAMRT_HAVE_CUDA
-    if (use_gpu) {
-        SAMRT_CUDA_TRY(cudaStreamCreate(&p->stream));
-        SAMRT_CUDA_TRY(cudaEventCreate(&p->e0));
-        SAMRT_CUDA_TRY(cudaEventCreate(&p->e1));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->tables_dev, p->plan.table_bytes));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->rgb_dev, (size_t)w * h * 3));
-        SAMRT_CUDA_TRY(cudaMalloc(&p->out_dev, sizeof(uint16_t) * 3 * (size_t)side * side));
-        SAMRT_CUDA_TRY(cudaMemcpy(p->tables_dev, p->tables_host, p->plan.table_bytes, cudaMemcpyHostToDevice));
-    }
-#endif
-    return SAMRT_OK;
+    if (!use_gpu) return SAMRT_OK;
+    SAMRT_TRY(samrt_stream_create(&p->stream));
+    SAMRT_TRY(samrt_event_create(&p->e0));
+    SAMRT_TRY(samrt_event_create(&p->e1));
+    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, p->plan.table_bytes, &p->tables_dev));
+    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, (uint64_t)w * h * 3, &p->rgb_dev));
+    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, sizeof(uint16_t) * 3 * (uint64_t)side * side, &p->out_dev));
+    return samrt_platform_mem_upload(SAMRT_MEM_DEVICE, p->tables_dev, p->tables_host, p->plan.table_bytes);
 }
 
 enum samrt_status samrt_internal_prep_open(int width, int height, int side, int use_gpu,
@@ -174,24 +158,19 @@ enum samrt_status samrt_internal_prep_open(int width, int height, int side, int 
 
 enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const uint8_t *rgb, double *ms) {
     SAMRT_CHECK(p && rgb && ms, SAMRT_E_INVALID_ARG, "prep_frame: NULL argument");
-#ifdef SAMRT_HAVE_CUDA
     if (p->use_gpu) {
-        size_t bytes = (size_t)p->plan.in_w * p->plan.in_h * 3;
-        SAMRT_CUDA_TRY(cudaMemcpyAsync(p->rgb_dev, rgb, bytes, cudaMemcpyHostToDevice, p->stream));
-        SAMRT_CUDA_TRY(cudaEventRecord(p->e0, p->stream));
-        SAMRT_TRY(samrt_resize_normalize_cuda(&p->plan, p->tables_dev, p->rgb_dev, 3 * p->plan.in_w, p->out_dev,
-                                              SAMRT_DTYPE_BF16, p->stream));
-        SAMRT_CUDA_TRY(cudaEventRecord(p->e1, p->stream));
-        SAMRT_CUDA_TRY(cudaEventSynchronize(p->e1));
-        float f = 0;
-        SAMRT_CUDA_TRY(cudaEventElapsedTime(&f, p->e0, p->e1));
-        *ms = f;
+        const size_t bytes = (size_t)p->plan.in_w * p->plan.in_h * 3;
+        SAMRT_TRY(samrt_stream_copy(p->rgb_dev, rgb, bytes, SAMRT_COPY_H2D, p->stream));
+        SAMRT_TRY(samrt_event_record(p->e0, p->stream, 0));
+        SAMRT_TRY(samrt_ops_resize_normalize(&p->plan, p->tables_dev, p->rgb_dev, 3 * (size_t)p->plan.in_w,
+                                             p->out_dev, SAMRT_DTYPE_BF16, p->stream));
+        SAMRT_TRY(samrt_event_record(p->e1, p->stream, 0));
+        SAMRT_TRY(samrt_stream_sync(p->stream));
+        *ms = samrt_event_elapsed_ms(p->e0, p->e1);
         return SAMRT_OK;
     }
-#endif
-    uint64_t t0 = samrt_platform_now_ns();
-    SAMRT_TRY(samrt_resize_normalize_ref(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, samrt_sam_mean,
-                                         samrt_sam_std, p->out_host, SAMRT_DTYPE_F32));
+    const uint64_t t0 = samrt_platform_now_ns();
+    SAMRT_TRY(samrt_ops_resize_normalize_host(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, p->out_host));
     *ms = (samrt_platform_now_ns() - t0) / 1e6;
     return SAMRT_OK;
 }

@@ -6,7 +6,7 @@
  *
  *   parity taps       samrt_internal_segment_set_tap, samrt_internal_track_set_tap(_memattn)
  *                     (`samrt segment|track --dump-taps`; harness/taps.h collects the tensors)
- *   CUDA graphs       samrt_internal_segment_configure, samrt_internal_segment_times
+ *   graphs, timing    samrt_internal_segment_configure (stage times: samrt_engine_stage_times)
  *                     (`samrt segment --bench`: graph replay vs eager with stage events)
  *   track options     samrt_internal_track_set_options (`samrt track --settings`, ...)
  *   prompt check      samrt_internal_check_prompt (a bad click fails before the weights load)
@@ -40,20 +40,13 @@ enum samrt_status samrt_internal_segment_set_tap(samrt_engine_t e, samrt_interna
 enum samrt_status samrt_internal_track_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user);
 enum samrt_status samrt_internal_track_set_tap_memattn(samrt_engine_t e, int on);
 
-/* ---- single-frame segmentation: CUDA graphs and stage times ------------------------------ */
+/* ---- single-frame segmentation: graphs and stage events ----------------------------------- */
 
 /* use_graph 0 runs every samrt_engine_segment call eagerly (default 1: capture once per key,
- * replay after); timed 1 runs eagerly with CUDA events between the stages. Host engines
- * ignore both. */
+ * replay after); timed 1 runs eagerly with events between the stages, read back with the
+ * public samrt_engine_stage_times (preprocess, image_encoder, prompt_and_mask_decoder,
+ * postprocess; the other stages -1). Host engines ignore both. */
 enum samrt_status samrt_internal_segment_configure(samrt_engine_t e, int use_graph, int timed);
-/* Device time of the stages of the last timed call, ms. */
-struct samrt_internal_segment_times {
-    float preprocess_ms;   /* frame upload + resize/normalise */
-    float encoder_ms;      /* image encoder */
-    float heads_ms;        /* prompt encoder + mask decoder + selection */
-    float postprocess_ms;  /* mask decode + the download */
-};
-enum samrt_status samrt_internal_segment_times(samrt_engine_t e, struct samrt_internal_segment_times *out);
 
 /* ---- video tracking options ------------------------------------------------------------- */
 

@@ -89,15 +89,6 @@ enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_g
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out) {
-    struct samrt_sam2 *m = samrt_sam2_of(e);
-    SAMRT_CHECK(m && m->seg.ready && out, SAMRT_E_UNSUPPORTED, "segment: the engine has no SAM 2.1 forward pass");
-    const struct samrt_stage_times *t = &m->times;
-    *out = (struct samrt_sam2_segment_times){t->preprocess_ms, t->image_encoder_ms, t->prompt_and_mask_decoder_ms,
-                                             t->postprocess_ms};
-    return SAMRT_OK;
-}
-
 /* ---- host engines: the C references ------------------------------------------------------------ */
 
 /* Object 0's prompt and stored-output taps (the official names of dump_taps.py); low_host
@@ -202,8 +193,8 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
     const struct samrt_staging *st = &m->stage;
-    SAMRT_TRY(samrt_backend_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
-                                        NULL, stream));
+    SAMRT_TRY(samrt_ops_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
+                                    NULL, stream));
     return samrt_stream_copy(samrt_staging_results(st), s->heads.result.data,
                              sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n, SAMRT_COPY_D2D, stream);
 }
@@ -238,8 +229,8 @@ static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {1, L, L, h, w, SAMRT_DTYPE_F32};
     const size_t px = (size_t)w * (size_t)h;
-    SAMRT_TRY(samrt_backend_mask_decode(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
-                                        samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
+    SAMRT_TRY(samrt_ops_mask_decode(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
+                                    samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
     return samrt_stream_copy(dst, st->logits.data, sizeof(float) * px, SAMRT_COPY_D2H, stream);
 }
 

@@ -52,15 +52,6 @@ struct samrt_sam2_seg_key {
     uint8_t mode[SAMRT_SAM2_MAX_OBJ];
 };
 
-/* Compatibility view of the engine's stage times (samrt_engine_stage_times, the one stage-timing
- * system) for runtime/samrt_internal.c; remove once it reads struct samrt_stage_times. */
-struct samrt_sam2_segment_times {
-    float preprocess_ms;   /* frame upload + resize/normalise */
-    float encoder_ms;      /* image encoder */
-    float heads_ms;        /* prompt encoder + mask decoder + selection (the SAM heads pass) */
-    float postprocess_ms;  /* mask decode + the download */
-};
-
 /* The segmentation pass: its heads, executor and op context. */
 struct samrt_sam2_segment {
     struct samrt_sam2_heads heads;
@@ -104,9 +95,6 @@ enum samrt_status samrt_sam2_segment_set_tap(struct samrt_engine *e, samrt_tap_f
  * samrt_engine_stage_times: preprocess (upload + resize), image_encoder, prompt_and_mask_decoder
  * (the SAM heads pass), postprocess (mask decode + download); the other stages -1. */
 enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_graph, int timed);
-/* The compatibility view above: preprocess_ms, image_encoder_ms, prompt_and_mask_decoder_ms and
- * postprocess_ms of samrt_engine_stage_times. */
-enum samrt_status samrt_sam2_segment_times(struct samrt_engine *e, struct samrt_sam2_segment_times *out);
 
 #ifdef __cplusplus
 }

@@ -89,6 +89,6 @@ enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct sa
 
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
                                        const struct samrt_tensor *input, samrt_stream *stream) {
-    return samrt_backend_resize_normalize(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
-                                          input->dtype, stream);
+    return samrt_ops_resize_normalize(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
+                                      input->dtype, stream);
 }

@@ -335,7 +335,7 @@ static enum samrt_status mark(struct samrt_sam2 *m, int i, samrt_stream *stream)
 static enum samrt_status copy_rows(const struct samrt_engine *e, samrt_stream *s, void *dst, int64_t n_dst,
                                    const void *src, int64_t n_src, size_t row_bytes, const int32_t *pairs, int n) {
     const struct samrt_track_rows_args a = {dst, src, row_bytes, n_dst, n_src, pairs, n};
-    return samrt_backend_track_rows(samrt_engine_on_device(e), &a, s);
+    return samrt_ops_track_rows(samrt_engine_on_device(e), &a, s);
 }
 
 /* Row b of the heads' results -> row k of the frame's cur_* tensors. */
@@ -489,8 +489,8 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, samrt_stream *s) {
     struct samrt_mask_stats *stats = samrt_staging_stats(sg);
     uint8_t *masks = samrt_staging_masks(sg);
     const void *low = samrt_sam2_track_post_low(t)->data;
-    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_backend_mask_decode_non_overlap(&d, low, masks, stats, s)
-                                          : samrt_backend_mask_decode(&d, low, masks, stats, NULL, s));
+    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_ops_mask_decode_non_overlap(&d, low, masks, stats, s)
+                                          : samrt_ops_mask_decode(&d, low, masks, stats, NULL, s));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_POST, s));
     SAMRT_TRY(samrt_stream_copy(t->masks_host, masks, (size_t)n * px, SAMRT_COPY_D2H, s));
     return samrt_stream_copy(t->stats_host, stats, sizeof *stats * (size_t)n, SAMRT_COPY_D2H, s);

@@ -324,11 +324,11 @@ static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const
         const uint64_t t0 = samrt_cli_now_ns();
         st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
         v[B_EAGER * n + i] = (float)((samrt_cli_now_ns() - t0) * 1e-6);
-        struct samrt_internal_segment_times t = {-1, -1, -1, -1};
-        if (st == SAMRT_OK) st = samrt_internal_segment_times(e, &t);
+        struct samrt_stage_times t = {-1, -1, -1, -1, -1, -1, -1, -1};
+        if (st == SAMRT_OK) st = samrt_engine_stage_times(e, &t);
         v[B_PRE * n + i] = t.preprocess_ms;
-        v[B_ENC * n + i] = t.encoder_ms;
-        v[B_HEADS * n + i] = t.heads_ms;
+        v[B_ENC * n + i] = t.image_encoder_ms;
+        v[B_HEADS * n + i] = t.prompt_and_mask_decoder_ms;
         v[B_POST * n + i] = t.postprocess_ms;
     }
     if (st == SAMRT_OK) st = samrt_internal_segment_configure(e, 1, 0);
