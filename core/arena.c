@@ -6,6 +6,7 @@
 #include "arena.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static const char *const region_names[] = {"weights", "state", "workspace", "staging", "scratch"};
@@ -32,7 +33,8 @@ enum samrt_status samrt_plan_add(struct samrt_plan *plan, const char *name, enum
                 SAMRT_E_INVALID_ARG, "scratch slot '%s' has lifetime [%d, %d]", name ? name : "?",
                 t_first, t_last);
     struct samrt_arena_slot *s = &plan->slots[plan->n_slots];
-    *s = (struct samrt_arena_slot){name, region, nbytes, t_first, t_last, 0};
+    *s = (struct samrt_arena_slot){{0}, region, nbytes, t_first, t_last, 0};
+    snprintf(s->name, sizeof s->name, "%s", name ? name : "?");
     if (slot_out) *slot_out = plan->n_slots;
     plan->n_slots++;
     return SAMRT_OK;
@@ -143,7 +145,7 @@ void samrt_plan_log(const struct samrt_plan *plan, enum samrt_log_level level) {
     for (int i = 0; i < plan->n_slots; i++) {
         const struct samrt_arena_slot *s = &plan->slots[i];
         samrt_log(SAMRT_LOG_DEBUG, "  slot %-48s %-9s off %12" PRIu64 " bytes %12" PRIu64,
-                  s->name ? s->name : "?", samrt_region_name(s->region), s->offset, s->nbytes);
+                  s->name, samrt_region_name(s->region), s->offset, s->nbytes);
     }
 }
 

@@ -39,8 +39,10 @@ enum samrt_region {
 };
 const char *samrt_region_name(enum samrt_region region);
 
+#define SAMRT_SLOT_NAME_MAX 64
 struct samrt_arena_slot {
-    const char *name;          /* borrowed; for logs and the budget table */
+    char name[SAMRT_SLOT_NAME_MAX]; /* copied (truncated) at samrt_plan_add: for logs and the
+                                       budget table; callers may pass a stack buffer */
     enum samrt_region region;
     uint64_t nbytes;           /* requested size (before padding) */
     int t_first, t_last;       /* scratch lifetime in plan steps, inclusive */

@@ -1,7 +1,9 @@
 /* test_arena.c - the planner: region order, 256-byte alignment, lifetime packing that never
- * lets two live slots overlap, the too-small commit error, and determinism. */
+ * lets two live slots overlap, the too-small commit error, determinism, and slot names kept
+ * as the plan's own copies. */
 #include "arena.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -122,8 +124,28 @@ static void test_commit(void) {
     CHECK((uint8_t *)samrt_arena_ptr(&arena, a) == pool + 1024);
 }
 
+/* Slot names are the plan's own copies: a name built in a stack buffer (as a layer loop does)
+ * stays readable after the buffer is reused; an over-long one is truncated, not overrun. */
+static void test_names(void) {
+    struct samrt_arena_slot slots[3];
+    struct samrt_plan plan;
+    samrt_plan_init(&plan, slots, 3);
+    char buf[96];
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof buf, "mask_downsampler.%d", i);
+        CHECK_STATUS(samrt_plan_add(&plan, buf, SAMRT_REGION_SCRATCH, 64, i, i, NULL), SAMRT_OK);
+    }
+    memset(buf, 'x', sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    CHECK_STATUS(samrt_plan_add(&plan, buf, SAMRT_REGION_STATE, 64, 0, 0, NULL), SAMRT_OK);
+    CHECK(strcmp(plan.slots[0].name, "mask_downsampler.0") == 0);
+    CHECK(strcmp(plan.slots[1].name, "mask_downsampler.1") == 0);
+    CHECK(strlen(plan.slots[2].name) == SAMRT_SLOT_NAME_MAX - 1);
+}
+
 int main(void) {
     test_regions();
+    test_names();
     test_lifetimes();
     test_random_packing();
     test_commit();
