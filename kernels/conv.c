@@ -1,6 +1,7 @@
 /* conv.c - the CUDA side of conv.h: cuDNN forward convolution plans (descriptors, math type,
  * algorithm choice within the workspace cap) followed by the epilogue pass, and the
- * transposed 2x2 stride-2 convolution as two strided-batch cuBLASLt GEMMs.
+ * transposed 2x2 stride-2 convolution as two strided-batch cuBLASLt GEMMs. Depthwise NHWC
+ * convs run dwconv.h's fused kernel instead when the pointers allow (16-byte aligned).
  *
  * Math types, per the cuDNN 8/9 rules: CUDNN_FMA_MATH is the only one that keeps f32 data
  * off TF32 tensor cores (CUDNN_DEFAULT_MATH permits TF32 on sm_80+), so strict f32 plans
@@ -158,6 +159,7 @@ enum samrt_status samrt_conv_plan_init(const struct samrt_gpu_ctx *ctx, const st
     SAMRT_CHECK(ctx && ctx->dnn, SAMRT_E_INVALID_ARG, "conv: no cuDNN handle");
     out->d = *d;
     out->dnn = ctx->dnn;
+    if (samrt_conv_as_dwconv(d, &out->dw)) out->own_dw = samrt_dwconv_supported(&out->dw, NULL, NULL, NULL, NULL, NULL);
     const enum samrt_status st = plan_build(out, ws_cap, tune);
     if (st != SAMRT_OK) samrt_conv_plan_free(out);
     return st;
@@ -170,6 +172,8 @@ enum samrt_status samrt_conv_cuda(const struct samrt_conv_plan *p, const void *x
     SAMRT_DASSERT(p->conv_desc != NULL);
     const int has_bias = samrt_epilogue_has_bias(d->epilogue);
     if (!x || !w || !y || (has_bias && !bias) || (d->residual && !residual)) return SAMRT_E_INVALID_ARG;
+    if (p->own_dw && samrt_dwconv_supported(&p->dw, x, w, bias, residual, y))
+        return samrt_dwconv_cuda(&p->dw, x, w, bias, residual, y, stream);
     if (ws_bytes < p->ws_bytes || (p->ws_bytes && !workspace)) return SAMRT_E_INVALID_ARG;
     if (cudnnSetStream(p->dnn, stream) != CUDNN_STATUS_SUCCESS) return SAMRT_E_CUDA;
     const float one = 1.0f, zero = 0.0f;

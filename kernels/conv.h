@@ -1,5 +1,6 @@
-/* conv.h - 2-D convolution (cuDNN) and the 2x2 stride-2 transposed convolution (cuBLASLt),
- * both followed by the epilogue of epilogue.h: y = act(conv(x) + b + R).
+/* conv.h - 2-D convolution (cuDNN; depthwise NHWC ones by dwconv.h's own fused kernel) and
+ * the 2x2 stride-2 transposed convolution (cuBLASLt), both followed by the epilogue of
+ * epilogue.h: y = act(conv(x) + b + R).
  *
  * Layout. Both NCHW and NHWC are supported for the forward convolution; the weight follows
  * the activation layout: NCHW uses PyTorch's (out, in/groups, kh, kw), NHWC uses
@@ -42,6 +43,7 @@
 #ifndef SAMRT_KERNELS_CONV_H
 #define SAMRT_KERNELS_CONV_H
 
+#include "dwconv.h"
 #include "gemm.h"
 
 #ifdef __cplusplus
@@ -61,6 +63,7 @@ struct samrt_conv_desc {
     enum samrt_epilogue epilogue;
     int residual;               /* 1: R (y's shape) is added before the activation */
     int allow_tf32;             /* TEST ONLY: f32 through TF32 (proves the guard can fail) */
+    int force_library;          /* BENCH/TEST: cuDNN even where dwconv.h's own kernel applies */
 };
 
 /* Square kernel, stride and padding; no residual. */
@@ -83,6 +86,10 @@ struct samrt_epilogue_shape samrt_conv_epilogue_shape(const struct samrt_conv_de
  * the desc has none. */
 void samrt_conv_ref(const struct samrt_conv_desc *d, const float *x, const float *w, const float *bias,
                     const float *residual, float *y);
+
+/* 1 when d is a depthwise NHWC conv that dwconv.h describes (square kernel, stride and
+ * padding; force_library unset), with *out filled; else 0. */
+int samrt_conv_as_dwconv(const struct samrt_conv_desc *d, struct samrt_dwconv_desc *out);
 
 /* Weight (c_out, cpg, kh, kw) -> (c_out, kh, kw, cpg), cpg = c_in/groups (load time). */
 void samrt_conv_pack_nhwc(int c_out, int cpg, int kh, int kw, const float *w, float *out);
@@ -124,6 +131,9 @@ struct samrt_conv_plan {
     cudnnMathType_t math;                     /* the math type the algorithm runs with */
     size_t ws_bytes;                          /* workspace the algorithm needs (<= cap) */
     int ho, wo;
+    int own_dw;                               /* 1: dwconv.h's kernel runs it when the pointers
+                                                 are aligned; cuDNN stays planned for the rest */
+    struct samrt_dwconv_desc dw;
     struct samrt_epilogue_shape pass_shape;   /* bias/residual/activation after cuDNN */
 };
 
@@ -133,7 +143,8 @@ enum samrt_status samrt_conv_plan_init(const struct samrt_gpu_ctx *ctx, const st
                                        size_t ws_cap, const struct samrt_conv_tune *tune,
                                        struct samrt_conv_plan *out);
 void samrt_conv_plan_free(struct samrt_conv_plan *p);
-/* Runs cuDNN then the epilogue pass on `stream`. Allocates nothing, logs nothing. */
+/* Runs cuDNN then the epilogue pass on `stream`, or for a depthwise NHWC conv the fused
+ * kernel of dwconv.h (one launch, no workspace). Allocates nothing, logs nothing. */
 enum samrt_status samrt_conv_cuda(const struct samrt_conv_plan *p, const void *x, const void *w,
                                   const void *bias, const void *residual, void *y, void *workspace,
                                   size_t ws_bytes, cudaStream_t stream);

@@ -6,6 +6,16 @@
  * Tested by tests/test_conv.c (hand-checked) and tests/test_conv_cuda.c (against cuDNN). */
 #include "conv.h"
 
+int samrt_conv_as_dwconv(const struct samrt_conv_desc *d, struct samrt_dwconv_desc *out) {
+    if (d->layout != SAMRT_CONV_NHWC || d->groups != d->c_in || d->c_out != d->c_in || d->kh != d->kw ||
+        d->stride_h != d->stride_w || d->pad_h != d->pad_w || d->force_library)
+        return 0;
+    *out = (struct samrt_dwconv_desc){d->n, d->h, d->w, d->c_in, d->kh, d->stride_h, d->pad_h, d->dtype,
+                                      samrt_epilogue_act(d->epilogue), samrt_epilogue_has_bias(d->epilogue),
+                                      d->residual};
+    return 1;
+}
+
 struct samrt_conv_desc samrt_conv_desc_make(int n, int c_in, int h, int w, int c_out, int k, int stride,
                                             int pad, int groups, enum samrt_conv_layout layout,
                                             enum samrt_dtype dtype, enum samrt_epilogue ep) {

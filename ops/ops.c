@@ -213,7 +213,7 @@ static int conv_desc_eq(const struct samrt_conv_desc *a, const struct samrt_conv
            a->kh == b->kh && a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w &&
            a->pad_h == b->pad_h && a->pad_w == b->pad_w && a->groups == b->groups && a->layout == b->layout &&
            a->dtype == b->dtype && a->epilogue == b->epilogue && a->residual == b->residual &&
-           a->allow_tf32 == b->allow_tf32;
+           a->allow_tf32 == b->allow_tf32 && a->force_library == b->force_library;
 }
 
 static int convt_desc_eq(const struct samrt_convt2x2_desc *a, const struct samrt_convt2x2_desc *b) {
@@ -363,7 +363,9 @@ static enum samrt_status conv_impl(struct samrt_model_ctx *c, const struct samrt
         return samrt_conv_cuda(&p->cv, x->data, w->data, b ? b->data : NULL, NULL, y->data, c->ws_dnn,
                                c->ws_dnn_bytes, c->stream);
 #endif
-    samrt_conv_ref(&p->conv, x->data, w->data, b ? b->data : NULL, NULL, y->data);
+    struct samrt_dwconv_desc dw;
+    if (samrt_conv_as_dwconv(&p->conv, &dw)) samrt_dwconv_ref(&dw, x->data, w->data, b ? b->data : NULL, NULL, y->data);
+    else samrt_conv_ref(&p->conv, x->data, w->data, b ? b->data : NULL, NULL, y->data);
     return SAMRT_OK;
 }
 

@@ -2,8 +2,11 @@
  * out by hand: a 3x3 box filter with padding and stride, the prompt encoder's 2x2 stride-2
  * conv, depthwise and grouped channels, bias/residual/activation in both layouts, the
  * transposed 2x2 stride-2 conv, and the claim the CUDA path rests on: two strided-batch
- * GEMMs over the packed weight (samrt_convt2x2_gemm_desc) reproduce the transposed conv.
+ * GEMMs over the packed weight (samrt_convt2x2_gemm_desc) reproduce the transposed conv; and
+ * the depthwise reference of dwconv.h against the general one.
  * Run: ctest --preset cpu -R test_conv */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -179,8 +182,58 @@ static void test_desc(void) {
     CHECK_STATUS(samrt_conv_desc_check(&d), SAMRT_E_INVALID_ARG);
 }
 
+/* dwconv.h's reference against the general conv reference on depthwise NHWC cases (k 1..7,
+ * stride 1 and 2, padding, bias, residual, GELU / ReLU), and the support rule. */
+static void test_dwconv(void) {
+    static const int K[][4] = {{3, 1, 1, 16}, {7, 1, 3, 32}, {3, 2, 1, 8}, {5, 2, 2, 24}, {1, 1, 0, 8}, {3, 2, 0, 4}};
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(K); i++) {
+        const int k = K[i][0], s = K[i][1], p = K[i][2], C = K[i][3], N = 2, H = 11, W = 9;
+        const enum samrt_epilogue ep = i % 3 == 0 ? SAMRT_EPILOGUE_BIAS_GELU : i % 3 == 1 ? SAMRT_EPILOGUE_BIAS
+                                                                                       : SAMRT_EPILOGUE_BIAS_RELU;
+        struct samrt_conv_desc d = samrt_conv_desc_make(N, C, H, W, C, k, s, p, C, SAMRT_CONV_NHWC,
+                                                        SAMRT_DTYPE_F32, ep);
+        d.residual = (int)(i % 2);
+        struct samrt_dwconv_desc dw;
+        CHECK(samrt_conv_as_dwconv(&d, &dw) == 1);
+        const long nx = samrt_conv_x_elems(&d), ny = samrt_conv_y_elems(&d), nw = samrt_conv_w_elems(&d);
+        float *x = malloc(sizeof(float) * nx), *w = malloc(sizeof(float) * nw), *b = malloc(sizeof(float) * C);
+        float *r = malloc(sizeof(float) * ny), *y0 = malloc(sizeof(float) * ny), *y1 = malloc(sizeof(float) * ny);
+        CHECK(x && w && b && r && y0 && y1);
+        if (x && w && b && r && y0 && y1) {
+            tu_fill_uniform(x, nx, 31 + i, -1, 1);
+            tu_fill_uniform(w, nw, 32 + i, -1, 1);
+            tu_fill_uniform(b, C, 33 + i, -1, 1);
+            tu_fill_uniform(r, ny, 34 + i, -1, 1);
+            samrt_conv_ref(&d, x, w, b, r, y0);
+            samrt_dwconv_ref(&dw, x, w, b, r, y1);
+            check_close_f32("dwconv_ref vs conv_ref", y1, y0, ny, TOL, TOL);
+        }
+        free(x); free(w); free(b); free(r); free(y0); free(y1);
+    }
+    /* not depthwise, not NHWC, or forced to the library: no */
+    struct samrt_dwconv_desc dw;
+    struct samrt_conv_desc d = samrt_conv_desc_make(1, 8, 4, 4, 8, 3, 1, 1, 8, SAMRT_CONV_NCHW, SAMRT_DTYPE_F16,
+                                                    SAMRT_EPILOGUE_BIAS);
+    CHECK(samrt_conv_as_dwconv(&d, &dw) == 0);
+    d.layout = SAMRT_CONV_NHWC;
+    CHECK(samrt_conv_as_dwconv(&d, &dw) == 1 && samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL));
+    d.force_library = 1;
+    CHECK(samrt_conv_as_dwconv(&d, &dw) == 0);
+    d = samrt_conv_desc_make(1, 8, 4, 4, 8, 3, 1, 1, 4, SAMRT_CONV_NHWC, SAMRT_DTYPE_F16, SAMRT_EPILOGUE_BIAS);
+    CHECK(samrt_conv_as_dwconv(&d, &dw) == 0);  /* grouped, not depthwise */
+    /* 16-byte channel vectors: 12 f16 channels are 24 bytes (no), 12 f32 are 48 (yes); k 9 no */
+    dw = (struct samrt_dwconv_desc){1, 4, 4, 12, 3, 1, 1, SAMRT_DTYPE_F16, SAMRT_EPILOGUE_ACT_NONE, 1, 0};
+    CHECK(!samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL));
+    dw.dtype = SAMRT_DTYPE_F32;
+    CHECK(samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL));
+    CHECK(!samrt_dwconv_supported(&dw, (const void *)(uintptr_t)8, NULL, NULL, NULL, NULL));
+    dw.k = 9;
+    CHECK(!samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL));
+}
+
 int main(void) {
     test_box_filter();
+    test_dwconv();
     test_2x2_stride2();
     test_groups();
     test_epilogue_layouts();

@@ -1,5 +1,5 @@
-/* test_conv_cuda.c - the cuDNN convolution and the cuBLASLt transposed 2x2 convolution
- * (kernels/conv.c) against the references (kernels/conv_ref.c) at the production shapes of
+/* test_conv_cuda.c - the cuDNN convolution, the depthwise NHWC kernel (kernels/dwconv.cu) and
+ * the cuBLASLt transposed 2x2 convolution (kernels/conv.c) against the references (kernels/conv_ref.c) at the production shapes of
  * model-spec §3 (Hiera patch embed, RepViT stem and depthwise convs, mask downsampler,
  * prompt-encoder 2x2/2, fuser depthwise 7x7, 1x1 projections with residual, the decoder's
  * transposed convs with residual and GELU) and at odd ones (batch 2, groups, stride 2 on odd
@@ -53,6 +53,11 @@ static const struct conv_case CASES[] = {
     {"odd_1x1_gelu", 3, 8, 5, 7, 12, 1, 1, 0, 1, SAMRT_EPILOGUE_BIAS_GELU, 0, 0, 0, WS_CAP},
     {"odd_k5_no_bias", 1, 3, 8, 8, 5, 5, 1, 2, 1, SAMRT_EPILOGUE_NONE, 0, 0, 0, WS_CAP},
     {"no_workspace_3x3", 1, 32, 40, 40, 48, 3, 1, 1, 1, SAMRT_EPILOGUE_BIAS, 0, 0, 0, 0},
+    /* depthwise NHWC: dwconv.h's fused kernel (k 3/5/7, stride 1/2, epilogue, residual) */
+    {"dw7_gelu_residual", 2, 64, 17, 19, 64, 7, 1, 3, 64, SAMRT_EPILOGUE_BIAS_GELU, 1, 0, 0, WS_CAP},
+    {"dw5_s2_relu_odd", 1, 40, 15, 13, 40, 5, 2, 2, 40, SAMRT_EPILOGUE_BIAS_RELU, 0, 0, 0, WS_CAP},
+    {"dw3_s2_no_pad_no_bias", 1, 72, 9, 12, 72, 3, 2, 0, 72, SAMRT_EPILOGUE_NONE, 0, 0, 0, WS_CAP},
+    {"dw3_c20", 1, 20, 8, 8, 20, 3, 1, 1, 20, SAMRT_EPILOGUE_BIAS, 1, 0, 0, WS_CAP}, /* f16/bf16: cuDNN */
 };
 
 struct convt_case {
@@ -144,6 +149,28 @@ static void check_output(const char *what, struct gc_fixture *f, struct bench_ar
     gc_compare(what, out, ref, (long)ny, conv_tol(dt));
 }
 
+/* The same depthwise conv through cuDNN + the epilogue pass (force_library), checked and
+ * timed next to dwconv.h's kernel: the side-by-side row of the benchmark. */
+static void bench_library(struct gc_fixture *f, const struct conv_case *c, struct host_conv *h,
+                          struct samrt_conv_desc d, struct bench_arg *own, struct samrt_bench *bench,
+                          const char *what) {
+    d.force_library = 1;
+    struct samrt_conv_plan lib;
+    const enum samrt_status st = samrt_conv_plan_init(&f->ctx, &d, c->ws_cap, NULL, &lib);
+    CHECK_MSG(st == SAMRT_OK && !lib.own_dw, "%s: cuDNN plan: %s", what, samrt_status_str(st));
+    if (st != SAMRT_OK) return;
+    struct bench_arg a = *own;
+    a.plan = &lib;
+    check_output(what, f, &a, d.dtype, h->out, h->ref_h, h->ny);
+    const double ms_lib = samrt_bench_median_ms(bench, bench_run, &a, f->stream, 3, BENCH_REPS);
+    const double ms_own = samrt_bench_median_ms(bench, bench_run, own, f->stream, 3, BENCH_REPS);
+    const double bytes = (double)samrt_dtype_size(d.dtype) * (h->nx + h->ny * (1 + c->residual));
+    printf("BENCH op=dwconv name=%s dtype=%s cudnn_plus_epilogue_ms=%.4f samrt_ms=%.4f speedup=%.1f "
+           "samrt_GBps=%.0f\n", c->name, samrt_dtype_name(d.dtype), ms_lib, ms_own, ms_lib / ms_own,
+           bytes / (ms_own * 1e-3) / 1e9);
+    samrt_conv_plan_free(&lib);
+}
+
 static void run_conv(struct gc_fixture *f, const struct conv_case *c, struct host_conv *h,
                      enum samrt_conv_layout l, enum samrt_dtype dt, struct samrt_bench *bench) {
     const int nhwc = l == SAMRT_CONV_NHWC;
@@ -174,6 +201,7 @@ static void run_conv(struct gc_fixture *f, const struct conv_case *c, struct hos
                 nhwc ? "nhwc" : "nchw", samrt_dtype_name(dt), (int)plan.algo, plan.ws_bytes, ms,
                 samrt_conv_flops(&d) / (ms * 1e-3) / 1e12);
         }
+        if (bench && c->production && plan.own_dw) bench_library(f, c, h, d, &a, bench, what);
         samrt_conv_plan_free(&plan);
     }
     cudaFree(x); cudaFree(w); cudaFree(b); cudaFree(r); cudaFree(y);
