@@ -73,15 +73,20 @@ template <typename T> void pool_run(const struct samrt_pool_args *a, cudaStream_
 
 constexpr int MEAN_ROWS = 16;
 
+/* Sums tokens [t0, t1) of split blockIdx.y for 32 channels; writes the mean (no split) or the
+ * f32 partial sum of the range. */
 template <typename T>
-__global__ void pool_mean_kernel(const T *x, T *out, int64_t n_tokens, int n_channels, float inv_n) {
+__global__ void pool_mean_kernel(const T *x, T *out, float *partial, int64_t n_tokens, int n_channels, int n_split,
+                                 float inv_n) {
     __shared__ float part[MEAN_ROWS][33];
     const int c = blockIdx.x * 32 + threadIdx.x;
-    const int64_t b = blockIdx.y;
+    const int64_t b = blockIdx.z;
+    const int64_t per = (n_tokens + n_split - 1) / n_split;
+    const int64_t t0 = blockIdx.y * per, t1 = t0 + per < n_tokens ? t0 + per : n_tokens;
     float s = 0.0f;
     if (c < n_channels) {
         const T *p = x + b * n_tokens * n_channels + c;
-        for (int64_t t = threadIdx.y; t < n_tokens; t += MEAN_ROWS) s += to_f32(p[t * n_channels]);
+        for (int64_t t = t0 + threadIdx.y; t < t1; t += MEAN_ROWS) s += to_f32(p[t * n_channels]);
     }
     part[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
@@ -89,13 +94,31 @@ __global__ void pool_mean_kernel(const T *x, T *out, int64_t n_tokens, int n_cha
         if (threadIdx.y < half) part[threadIdx.y][threadIdx.x] += part[threadIdx.y + half][threadIdx.x];
         __syncthreads();
     }
-    if (threadIdx.y == 0 && c < n_channels) out[b * n_channels + c] = from_f32<T>(part[0][threadIdx.x] * inv_n);
+    if (threadIdx.y != 0 || c >= n_channels) return;
+    if (n_split == 1) out[b * n_channels + c] = from_f32<T>(part[0][threadIdx.x] * inv_n);
+    else partial[(b * n_split + blockIdx.y) * n_channels + c] = part[0][threadIdx.x];
+}
+
+/* Adds the n_split partial sums of each channel in split order. */
+template <typename T>
+__global__ void pool_mean_finish_kernel(const float *partial, T *out, int n_channels, int n_split, float inv_n) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t b = blockIdx.y;
+    if (c >= n_channels) return;
+    float s = 0.0f;
+    for (int k = 0; k < n_split; k++) s += partial[(b * n_split + k) * n_channels + c];
+    out[b * n_channels + c] = from_f32<T>(s * inv_n);
 }
 
 template <typename T> void pool_mean_run(const struct samrt_pool_mean_args *a, cudaStream_t stream) {
-    const dim3 grid(ceil_div(a->n_channels, 32), (unsigned)a->n_batch), block(32, MEAN_ROWS);
-    pool_mean_kernel<T><<<grid, block, 0, stream>>>((const T *)a->x, (T *)a->out, a->n_tokens, a->n_channels,
-                                                    1.0f / (float)a->n_tokens);
+    const int n_split = a->n_split > 1 && a->partial ? a->n_split : 1;
+    const float inv_n = 1.0f / (float)a->n_tokens;
+    const dim3 grid(ceil_div(a->n_channels, 32), (unsigned)n_split, (unsigned)a->n_batch), block(32, MEAN_ROWS);
+    pool_mean_kernel<T><<<grid, block, 0, stream>>>((const T *)a->x, (T *)a->out, a->partial, a->n_tokens,
+                                                    a->n_channels, n_split, inv_n);
+    if (n_split > 1)
+        pool_mean_finish_kernel<T><<<dim3(ceil_div(a->n_channels, 128), (unsigned)a->n_batch), 128, 0, stream>>>(
+            a->partial, (T *)a->out, a->n_channels, n_split, inv_n);
 }
 
 }  // namespace

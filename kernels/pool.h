@@ -55,7 +55,16 @@ struct samrt_pool_mean_args {
     int32_t n_channels;
     const void *x;
     void *out;               /* must not overlap x */
+    /* CUDA only: the token range is split over n_split blocks per channel group, each writing
+     * f32 partial sums to partial (n_batch, n_split, n_channels), then one fixed-order pass
+     * adds them (deterministic). n_split <= 1 (or partial NULL): one block reads every token. */
+    int32_t n_split;
+    float *partial;
 };
+/* The split the op layer plans for a map of n_tokens (about 512 tokens a block, at most
+ * SAMRT_POOL_MEAN_MAX_SPLIT): the same on every backend and machine. */
+#define SAMRT_POOL_MEAN_MAX_SPLIT 64
+int32_t samrt_pool_mean_splits(int64_t n_tokens);
 /* SAMRT_E_INVALID_ARG for NULL tensors or non-positive sizes (n_tokens * n_channels must fit
  * in 31 bits), SAMRT_E_UNSUPPORTED for a dtype other than f32/f16/bf16. */
 enum samrt_status samrt_pool_mean_check(const struct samrt_pool_mean_args *a);
@@ -65,8 +74,9 @@ enum samrt_status samrt_pool_mean_ref(const struct samrt_pool_mean_args *a);
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 enum samrt_status samrt_pool_max2x2_cuda(const struct samrt_pool_args *a, cudaStream_t stream);
-/* One block per (32-channel group, batch); fp32 partial sums per thread, a fixed-order tree
- * over the block (deterministic). */
+/* Blocks of (32 channels, a token range); fp32 partial sums per thread, a fixed-order tree
+ * over the block, and with a split, a second launch adding the ranges in order
+ * (deterministic). */
 enum samrt_status samrt_pool_mean_cuda(const struct samrt_pool_mean_args *a, cudaStream_t stream);
 #endif
 

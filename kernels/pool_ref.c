@@ -45,7 +45,14 @@ enum samrt_status samrt_pool_mean_check(const struct samrt_pool_mean_args *a) {
     if (a->n_tokens * a->n_channels >= ((int64_t)1 << 31)) return SAMRT_E_INVALID_ARG;
     if (!ref_dtype_ok(a->dtype)) return SAMRT_E_UNSUPPORTED;
     if (!a->x || !a->out) return SAMRT_E_INVALID_ARG;
+    if (a->n_split > 1 && (!a->partial || a->n_split > SAMRT_POOL_MEAN_MAX_SPLIT)) return SAMRT_E_INVALID_ARG;
+    if (a->n_split > 1 && (!a->partial || a->n_split > SAMRT_POOL_MEAN_MAX_SPLIT)) return SAMRT_E_INVALID_ARG;
     return SAMRT_OK;
+}
+
+int32_t samrt_pool_mean_splits(int64_t n_tokens) {
+    const int64_t s = n_tokens / 512;
+    return (int32_t)(s < 1 ? 1 : s > SAMRT_POOL_MEAN_MAX_SPLIT ? SAMRT_POOL_MEAN_MAX_SPLIT : s);
 }
 
 enum samrt_status samrt_pool_mean_ref(const struct samrt_pool_mean_args *a) {

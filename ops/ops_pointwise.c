@@ -224,13 +224,19 @@ struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *n
 
 struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x) {
     const int64_t ne[2] = {x->ne[0], x->ne[x->n_dims - 1]};
+    const int64_t n_tok = samrt_tensor_nelements(x) / SAMRT_MAX(ne[0] * ne[1], 1);
+    const int32_t split = samrt_pool_mean_splits(n_tok);
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 2, ne);
-    use(c, x, &y, NULL, NULL);
+    /* f32 partial sums of the token ranges (pool.h), planned on every backend alike */
+    struct samrt_tensor part = split > 1 ? samrt_op_new(c, "channel_mean.partial", SAMRT_DTYPE_F32, 3,
+                                                        SAMRT_SHAPE(ne[0], split, ne[1]))
+                                         : (struct samrt_tensor){0};
+    use(c, x, &y, split > 1 ? &part : NULL, NULL);
     enum samrt_status st = c->ex->status;
     if (st == SAMRT_OK && planning(c)) st = check_contig(x, "channel_mean input");
     if (st == SAMRT_OK && planning(c) && x->n_dims < 2) st = SAMRT_E_INVALID_ARG;
-    const int64_t n_tok = samrt_tensor_nelements(x) / SAMRT_MAX(ne[0] * ne[1], 1);
-    struct samrt_pool_mean_args a = {x->dtype, ne[0], n_tok, (int32_t)ne[1], x->data, y.data};
+    struct samrt_pool_mean_args a = {x->dtype, ne[0], n_tok, (int32_t)ne[1], x->data, y.data, split,
+                                     split > 1 ? part.data : NULL};
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
 #ifdef SAMRT_HAVE_CUDA
         if (cuda(c)) st = samrt_pool_mean_cuda(&a, c->stream);

@@ -86,7 +86,7 @@ static void test_mean(void) {
     /* (2, 3, 2): batch 0 channel 0 = 1, 2, 6 -> 3; channel 1 = -1, 0, 4 -> 1; batch 1 x10 */
     const float x[12] = {1, -1, 2, 0, 6, 4, 10, -10, 20, 0, 60, 40};
     float out[4] = {0};
-    struct samrt_pool_mean_args a = {SAMRT_DTYPE_F32, 2, 3, 2, x, out};
+    struct samrt_pool_mean_args a = {SAMRT_DTYPE_F32, 2, 3, 2, x, out, 1, NULL};
     CHECK_STATUS(samrt_pool_mean_ref(&a), SAMRT_OK);
     CHECK(out[0] == 3.0f && out[1] == 1.0f && out[2] == 30.0f && out[3] == 10.0f);
     /* 2^20 tokens of 1 + 2^-23 and one of 2^24: the exact mean is representable; a plain
@@ -98,7 +98,7 @@ static void test_mean(void) {
         for (int64_t i = 0; i < n - 1; i++) big[i] = 1.0f + 0x1p-23f;
         big[n - 1] = 0x1p24f;
         float m = 0.0f;
-        struct samrt_pool_mean_args b = {SAMRT_DTYPE_F32, 1, n, 1, big, &m};
+        struct samrt_pool_mean_args b = {SAMRT_DTYPE_F32, 1, n, 1, big, &m, 1, NULL};
         CHECK_STATUS(samrt_pool_mean_ref(&b), SAMRT_OK);
         const double want = ((double)(n - 1) * (1.0 + 0x1p-23) + 0x1p24) / (double)n;
         CHECK_MSG(m == (float)want, "mean %.9g want %.9g", m, want);
@@ -108,7 +108,7 @@ static void test_mean(void) {
     const float hv[4] = {1, 1, 2, 1 + 0x1p-7f};
     uint16_t hin[4], hout[2];
     tu_store(SAMRT_DTYPE_BF16, hin, hv, 4);
-    struct samrt_pool_mean_args c = {SAMRT_DTYPE_BF16, 1, 2, 2, hin, hout};
+    struct samrt_pool_mean_args c = {SAMRT_DTYPE_BF16, 1, 2, 2, hin, hout, 1, NULL};
     CHECK_STATUS(samrt_pool_mean_ref(&c), SAMRT_OK);
     CHECK(hout[0] == samrt_f32_to_bf16(1.5f) && hout[1] == samrt_f32_to_bf16(1.0f));
     /* errors */
@@ -127,8 +127,24 @@ static void test_mean(void) {
     CHECK_STATUS(samrt_pool_mean_ref(NULL), SAMRT_E_INVALID_ARG);
 }
 
+/* The split plan: about 512 tokens a block, at least 1, at most SAMRT_POOL_MEAN_MAX_SPLIT; a
+ * split without a partial buffer is refused. */
+static void test_mean_splits(void) {
+    CHECK(samrt_pool_mean_splits(1) == 1 && samrt_pool_mean_splits(1023) == 1);
+    CHECK(samrt_pool_mean_splits(1024) == 2 && samrt_pool_mean_splits(32 * 1024) == 64);
+    CHECK(samrt_pool_mean_splits(256 * 256) == SAMRT_POOL_MEAN_MAX_SPLIT);
+    float x[4] = {1, 2, 3, 4}, out[1];
+    struct samrt_pool_mean_args a = {SAMRT_DTYPE_F32, 1, 4, 1, x, out, 2, NULL};
+    CHECK_STATUS(samrt_pool_mean_check(&a), SAMRT_E_INVALID_ARG);
+    float part[2];
+    a.partial = part;
+    CHECK_STATUS(samrt_pool_mean_ref(&a), SAMRT_OK);
+    CHECK(out[0] == 2.5f);
+}
+
 int main(void) {
     test_ramp();
+    test_mean_splits();
     test_floor_mode();
     test_nan_inf_channels_batches();
     test_strides_and_bf16();

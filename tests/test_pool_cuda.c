@@ -105,10 +105,13 @@ static void run_mean(const struct mean_case *c, enum samrt_dtype dt, uint64_t se
     const long n_in = c->batch * c->tokens * c->channels, n_out = c->batch * c->channels;
     void *hx = sc_host_random(dt, n_in, seed, -8, 8);
     void *rout = sc_host_alloc(n_out * es);
-    struct samrt_pool_mean_args ra = {dt, c->batch, c->tokens, c->channels, hx, rout};
+    struct samrt_pool_mean_args ra = {dt, c->batch, c->tokens, c->channels, hx, rout, 1, NULL};
     CHECK_STATUS(samrt_pool_mean_ref(&ra), SAMRT_OK);
+    const int32_t split = samrt_pool_mean_splits(c->tokens);  /* as the op layer plans it */
     struct samrt_pool_mean_args ga = {dt, c->batch, c->tokens, c->channels, sc_dev_at(hx, n_in * es, 0),
-                                      sc_dev_at(NULL, n_out * es, 0)};
+                                      sc_dev_at(NULL, n_out * es, 0), split,
+                                      split > 1 ? sc_dev_at(NULL, sizeof(float) * c->batch * split * c->channels, 0)
+                                                : NULL};
     SC_CUDA(cudaMemset(ga.out, 0xff, n_out * es));  /* NaN bytes: unwritten outputs fail */
     CHECK_STATUS(samrt_pool_mean_cuda(&ga, 0), SAMRT_OK);
     SC_CUDA(cudaDeviceSynchronize());
@@ -148,7 +151,9 @@ int main(int argc, char **argv) {
         for (int d = 0; d < 3; d++) run_pool(&POOL_CASES[i], sc_dtypes[d], 700 + 10 * i, bench);
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(MEAN_CASES); i++)
         for (int d = 0; d < 3; d++) run_mean(&MEAN_CASES[i], sc_dtypes[d], 900 + 10 * i, bench);
-    struct samrt_pool_mean_args bad_mean = {SAMRT_DTYPE_F32, 1, 0, 8, &dummy, &dummy};
+    struct samrt_pool_mean_args bad_mean = {SAMRT_DTYPE_F32, 1, 0, 8, &dummy, &dummy, 1, NULL};
     CHECK_STATUS(samrt_pool_mean_cuda(&bad_mean, 0), SAMRT_E_INVALID_ARG);
+    struct samrt_pool_mean_args no_partial = {SAMRT_DTYPE_F32, 1, 4096, 8, &dummy, &dummy, 8, NULL};
+    CHECK_STATUS(samrt_pool_mean_cuda(&no_partial, 0), SAMRT_E_INVALID_ARG);
     return check_report("test_pool_cuda");
 }
