@@ -208,7 +208,7 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
 }
 
 /* The plan of a model without its checkpoint: weights come from the key table
- * (models/keys.c) with the same shapes a checkpoint must have, and the model's PLAN passes
+ * (models/sam2/keys.c) with the same shapes a checkpoint must have, and the model's PLAN passes
  * run exactly as in samrt_engine_init, with no pool and no GPU. samrt_engine_memory() then
  * reports what samrt_engine_init would commit on that profile. */
 enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const struct samrt_engine_params *params,

@@ -123,7 +123,8 @@ def main():
 
     folders = search_folders(root)
     problems, crossing = [], []
-    edges = {}  # top-level folder -> folders it includes from
+    edges = {}  # layer -> layers it includes from
+    folder_edges = {}  # folder -> folders it includes from (models/sam2 -> models/edgetam, ...)
     n_files = n_includes = 0
     for src in source_files(root):
         n_files += 1
@@ -146,6 +147,7 @@ def main():
             if dst_dir == src_dir:
                 continue
             crossing.append(f"{src_dir} -> {dst_dir}  {src}: \"{header}\"")
+            folder_edges.setdefault(src_dir, set()).add(dst_dir)
             dst_layer = layer_of(dst_dir)
             if LAYERS.index(dst_layer) > LAYERS.index(src_layer):
                 problems.append(f"{src}: \"{header}\" points up the stack ({src_layer} -> {dst_layer})")
@@ -155,6 +157,8 @@ def main():
             if dst_layer != src_layer:
                 edges.setdefault(src_layer, set()).add(dst_layer)
     for comp in find_cycles(edges):
+        problems.append("cycle between layers: " + " <-> ".join(comp))
+    for comp in find_cycles(folder_edges):
         problems.append("cycle between folders: " + " <-> ".join(comp))
 
     if args.list:

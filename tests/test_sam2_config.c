@@ -6,7 +6,7 @@
  *   - EdgeTAM's RepViT row: stage widths, depths, trunk channels (model-spec 1.1) and the SE
  *     widths of 3.2;
  *   - for every SAM 2.0 / 2.1 size and EdgeTAM, binding against the model's full key list
- *     (models/keys.c, an independent generator) binds every image_encoder.* key (but BatchNorm's
+ *     (models/sam2/keys.c, an independent generator) binds every image_encoder.* key (but BatchNorm's
  *     num_batches_tracked) and the mask decoder's conv_s0 / conv_s1 exactly once, with the
  *     checkpoint's shape, and nothing else. */
 #include <stdlib.h>

@@ -8,12 +8,13 @@
  * switches no_obj_embed_spatial and proj_tpos_enc_in_obj_ptrs (configs/sam2 vs
  * configs/sam2.1), i.e. the keys no_obj_embed_spatial and obj_ptr_tpos_proj.{weight,bias}. */
 #include "keys.h"
-#include "sam2/config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config.h"
 
 enum trunk_kind { TRUNK_HIERA, TRUNK_REPVIT };
 
