@@ -1,10 +1,11 @@
-/* frame_stream.c - the prefetching frame streamer of sav.h: frames of a video folder decoded
- * ahead on a thread, so that decoding overlaps tracking and a video is never all in memory.
+/* frame_stream.c - the prefetching frame streamer (frame_stream.h): frames of a video folder
+ * decoded ahead on a thread, so that decoding overlaps tracking and a video is never all in
+ * memory.
  *
  * The streamer is one pthread per open video that decodes frame i into ring slot i % n_slots
  * and waits for that slot to be released; the consumer takes frames in order. The ring is
  * allocated once at open, so the steady state allocates nothing but libjpeg's own pools. */
-#include "sav.h"
+#include "frame_stream.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "image_io.h"
 #include "platform.h"
+#include "sav.h"
 
 #define STREAM_PATH_MAX 4096
 #define STREAM_MAX_DEPTH 64

@@ -1,5 +1,5 @@
 /* sav.c - the SA-V val/test reader; see sav.h and eval-spec section 1. The prefetching frame
- * streamer of sav.h is frame_stream.c.
+ * streamer is frame_stream.{h,c}.
  *
  * The reader is strict where the Python tools crash or silently mis-pair data: frame gaps,
  * annotations without a JPEG, objects without a first-frame mask, RGB or three-valued mask

@@ -1,5 +1,5 @@
 /* sav.h - the SA-V val/test reader (eval-spec section 1): split, videos, objects, annotated
- * frames, binary masks, and a bounded prefetching frame streamer.
+ * frames, binary masks.
  *
  * Layout:
  *   <split>/<split>.txt                               video ids (optional; else the folders)
@@ -18,17 +18,7 @@
  *   for (int v = 0; v < split.n_videos; v++) { ... split.videos[v].objects ... }
  *   samrt_sav_free(&split);
  *
- * The streamer decodes the next frames of one video on its own thread into a fixed ring of
- * depth+1 buffers allocated at open; it never holds the whole video:
- *
- *   samrt_frame_stream_t fs;
- *   SAMRT_TRY(samrt_frame_stream_open(split.videos[v].jpeg_dir, 2, &fs));
- *   struct samrt_frame f;
- *   while ((st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
- *       ... use f.rgb (f.height x f.width x 3) ...
- *       samrt_frame_stream_release(fs, &f);
- *   }
- *   samrt_frame_stream_close(fs);
+ * The frame streamer (frame_stream.h) reads a video folder's frames ahead on a thread.
  */
 #ifndef SAMRT_SAV_H
 #define SAMRT_SAV_H
@@ -36,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame_stream.h"
 #include "samrt_impl.h"
 
 #ifdef __cplusplus
@@ -140,33 +131,6 @@ struct samrt_mask_reader {
 enum samrt_status samrt_mask_load(struct samrt_mask_reader *r, const char *path, uint8_t **mask, size_t *cap,
                                   int *width, int *height, long *n_fg);
 void samrt_mask_reader_free(struct samrt_mask_reader *r);
-
-/* ---- frame streamer -------------------------------------------------------------------- */
-
-typedef struct samrt_frame_stream *samrt_frame_stream_t;
-
-struct samrt_frame {
-    const uint8_t *rgb;   /* height x width x 3, in a ring slot; NULL after the last frame */
-    int index;            /* position in the video */
-    int width, height;
-    const char *name;     /* JPEG file name */
-    int slot;             /* ring slot, for release */
-    double decode_ms;     /* read + JPEG decode of this frame on the streamer's thread (host clock) */
-};
-
-/* Lists video_dir's JPEGs, allocates depth+1 frame buffers (depth 1..64) of the first
- * frame's size, and starts the decode thread. */
-enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out);
-int samrt_frame_stream_count(samrt_frame_stream_t s);
-void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height);
-/* Blocks until the next frame is decoded. At the end returns SAMRT_OK with f->rgb NULL. A
- * decode failure (corrupt JPEG, a frame of another size) is returned for that frame and
- * every later call. Holding every slot while asking for another is SAMRT_E_BAD_STATE. */
-enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_frame *f);
-/* Gives the frame's slot back to the decoder (in any order). */
-void samrt_frame_stream_release(samrt_frame_stream_t s, struct samrt_frame *f);
-/* Stops the thread and frees everything; NULL is fine. */
-void samrt_frame_stream_close(samrt_frame_stream_t s);
 
 #ifdef __cplusplus
 }
