@@ -1,18 +1,23 @@
-/* frame_stream.h - the bounded prefetching frame streamer: the frames of a video folder
- * decoded ahead on a thread (frame_stream.c), so that decoding overlaps tracking and a video
- * is never all in memory. sav.h includes it; the SA-V reader lists the folders it streams.
+/* frame_stream.h - the bounded prefetching frame streamer: the frames of a JPEG folder, a
+ * video file or a camera (/dev/videoN, through video.h) decoded ahead on a thread
+ * (frame_stream.c), so that decoding overlaps tracking and a video is never all in memory.
+ * sav.h includes it; the SA-V reader lists the folders it streams.
  *
- * It decodes the next frames of one video on its own thread into a fixed ring of depth+1
+ * It decodes the next frames of one source on its own thread into a fixed ring of depth+1
  * buffers allocated at open; it never holds the whole video:
  *
  *   samrt_frame_stream_t fs;
- *   SAMRT_TRY(samrt_frame_stream_open(split.videos[v].jpeg_dir, 2, &fs));
+ *   struct samrt_frame_source src = {"clip.mp4", 4, 0, 0};   // path, depth, start, max_frames
+ *   SAMRT_TRY(samrt_frame_stream_open_source(&src, &fs));
  *   struct samrt_frame f;
  *   while ((st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
- *       ... use f.rgb (f.height x f.width x 3) ...
+ *       ... use f.rgb (f.height x f.width x 3), f.index, f.pts_s ...
  *       samrt_frame_stream_release(fs, &f);
  *   }
  *   samrt_frame_stream_close(fs);
+ *
+ * f.wait_ms says how long the consumer waited for a frame that was not decoded yet: the
+ * bench sums it to tell whether decoding bounds the throughput (docs/video.md).
  */
 #ifndef SAMRT_FRAME_STREAM_H
 #define SAMRT_FRAME_STREAM_H
@@ -29,25 +34,55 @@ typedef struct samrt_frame_stream *samrt_frame_stream_t;
 
 struct samrt_frame {
     const uint8_t *rgb;   /* height x width x 3, in a ring slot; NULL after the last frame */
-    int index;            /* position in the video */
+    int index;            /* position in the source: the JPEG's place in the sorted folder, or
+                             the video frame's (decoded frames before it); after the last frame,
+                             the number of frames delivered */
     int width, height;
-    const char *name;     /* JPEG file name */
+    const char *name;     /* JPEG file name, or a video frame's index as "%05d" */
     int slot;             /* ring slot, for release */
-    double decode_ms;     /* read + JPEG decode of this frame on the streamer's thread (host clock) */
+    double decode_ms;     /* read + decode of this frame on the streamer's thread (host clock) */
+    double pts_s;         /* a video frame's timestamp in seconds from the stream start; -1 for JPEGs */
+    double wait_ms;       /* how long samrt_frame_stream_next waited for this frame to be decoded */
 };
 
-/* Lists video_dir's JPEGs, allocates depth+1 frame buffers (depth 1..64) of the first
- * frame's size, and starts the decode thread. */
+/* What to stream. */
+struct samrt_frame_source {
+    const char *path;     /* a folder of JPEG frames, a video file (mp4, mkv, webm, ...) or a
+                             V4L2 camera (/dev/videoN); a path that is not a folder is a video */
+    int depth;            /* frames decoded ahead, 1..64 */
+    int start;            /* frames skipped first (a video decodes and drops them) */
+    int max_frames;       /* at most this many frames; 0 = to the end */
+};
+
+struct samrt_frame_stream_info {
+    int width, height;
+    int n_frames;         /* frames the stream delivers (after start and max_frames); -1 when
+                             unknown: a camera without max_frames */
+    double fps;           /* a video's frame rate, 0 when unknown or for a folder */
+    int is_video, is_device;
+    char codec[32];       /* a video's decoder, e.g. "h264" */
+};
+
+/* 1 when path is a folder (streamed as JPEG frames), else 0. */
+int samrt_frame_source_is_folder(const char *path);
+
+/* Opens the source, allocates depth+1 frame buffers of its frame size, and starts the decode
+ * thread. A start past the last frame is SAMRT_E_INVALID_ARG; a video in a build without
+ * FFmpeg is SAMRT_E_UNSUPPORTED (video.h). */
+enum samrt_status samrt_frame_stream_open_source(const struct samrt_frame_source *src, samrt_frame_stream_t *out);
+/* A folder of JPEGs from its first frame: {video_dir, depth, 0, 0}. */
 enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out);
-int samrt_frame_stream_count(samrt_frame_stream_t s);
+int samrt_frame_stream_count(samrt_frame_stream_t s);   /* info.n_frames */
 void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height);
+void samrt_frame_stream_info(samrt_frame_stream_t s, struct samrt_frame_stream_info *out);
 /* Blocks until the next frame is decoded. At the end returns SAMRT_OK with f->rgb NULL. A
- * decode failure (corrupt JPEG, a frame of another size) is returned for that frame and
- * every later call. Holding every slot while asking for another is SAMRT_E_BAD_STATE. */
+ * decode failure (corrupt JPEG or video, a frame of another size, a cut-off file) is returned
+ * for that frame and every later call. Holding every slot while asking for another is
+ * SAMRT_E_BAD_STATE. */
 enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_frame *f);
 /* Gives the frame's slot back to the decoder (in any order). */
 void samrt_frame_stream_release(samrt_frame_stream_t s, struct samrt_frame *f);
-/* Stops the thread and frees everything; NULL is fine. */
+/* Stops the thread (interrupting a camera read) and frees everything; NULL is fine. */
 void samrt_frame_stream_close(samrt_frame_stream_t s);
 
 #ifdef __cplusplus

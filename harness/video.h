@@ -1,0 +1,118 @@
+/* video.h - video files and cameras in and out, through FFmpeg's libraries (libavformat,
+ * libavcodec, libswscale, libavdevice): the reader behind `--video FILE|/dev/videoN` and the
+ * writer behind `--overlay-video OUT.mp4`. Frames are RGB8, tightly packed (stride 3 * width),
+ * the layout samrt.h takes. docs/video.md is the manual.
+ *
+ * The build decides whether these exist (SAMRT_VIDEO=AUTO|ON|OFF, harness/CMakeLists.txt):
+ * without FFmpeg every call returns SAMRT_E_UNSUPPORTED with a message that says how to get
+ * it, and samrt_video_available() is 0. The code keeps to the API of FFmpeg 4.4 (JetPack 6)
+ * through 7.
+ *
+ * Reading decodes one frame per call into the caller's buffer, so a reader holds one
+ * decoded frame of its own at most; frame_stream.h runs it on a thread with bounded prefetch.
+ * Bad input (a truncated or garbage file, a stream without video) is an error with the
+ * library's reason logged, never a crash.
+ *
+ *   struct samrt_video_reader *r;
+ *   struct samrt_video_info info;
+ *   SAMRT_TRY(samrt_video_open("clip.mp4", &r, &info));
+ *   uint8_t *rgb = malloc((size_t)info.width * info.height * 3);
+ *   struct samrt_video_frame vf;
+ *   while ((st = samrt_video_read(r, rgb, &vf)) == SAMRT_OK && !vf.eof) { ... }
+ *   samrt_video_close(r);
+ *
+ *   struct samrt_video_writer *w;
+ *   SAMRT_TRY(samrt_video_writer_open("out.mp4", width, height, 24.0, &w));
+ *   for each frame: SAMRT_TRY(samrt_video_writer_push(w, rgb));
+ *   SAMRT_TRY(samrt_video_writer_close(w));     // writes the trailer; the file is complete
+ */
+#ifndef SAMRT_HARNESS_VIDEO_H
+#define SAMRT_HARNESS_VIDEO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "samrt_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest frame side accepted: bounds what a hostile header can ask for. */
+#define SAMRT_VIDEO_MAX_SIDE 16384
+
+/* 1 when this build reads and writes video (FFmpeg linked), else 0. */
+int samrt_video_available(void);
+
+/* The FFmpeg libraries linked, as AV_VERSION_INT numbers (0 when absent), and the encoder
+ * the writer would pick for an .mp4 ("libx264", "mpeg4"; "" without FFmpeg). */
+struct samrt_video_lib_versions {
+    unsigned avformat, avcodec, swscale, avdevice, avutil;
+    char h264_encoder[32];
+};
+void samrt_video_versions(struct samrt_video_lib_versions *out);
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+struct samrt_video_info {
+    int width, height;        /* of every frame; a stream that changes size is an error */
+    double fps;               /* average frame rate; 0 when the container does not say */
+    int64_t n_frames;         /* frames the file holds (exact: the container's count or a
+                                 demux pass); -1 for a live device */
+    int is_device;            /* a camera (V4L2): frames arrive in real time, no end */
+    char codec[32];           /* decoder name, e.g. "h264" */
+    char container[32];       /* demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2" (cut to fit) */
+};
+
+struct samrt_video_frame {
+    int64_t index;            /* decoded frames before this one: 0, 1, 2, ... */
+    double pts_s;             /* presentation time in seconds from the stream start; -1 unknown */
+    int eof;                  /* 1: no frame was read, the stream has ended */
+};
+
+struct samrt_video_reader;
+
+/* Opens a video file (any container and codec the linked FFmpeg reads: mp4, mkv, webm, avi,
+ * ...) or a V4L2 camera (/dev/videoN), finds its video stream and its decoder. Errors:
+ * SAMRT_E_IO (cannot open), SAMRT_E_FORMAT (not a video, no video stream, undecodable),
+ * SAMRT_E_UNSUPPORTED (no FFmpeg in this build, a frame too large). */
+enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info);
+/* The same over bytes in memory (the fuzz target and tests); data must outlive the reader. */
+enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct samrt_video_reader **out,
+                                       struct samrt_video_info *info);
+/* Decodes the next frame into rgb (info.width * info.height * 3 bytes). At the end of the
+ * stream returns SAMRT_OK with f->eof = 1. A decode error, a frame of another size, or a file
+ * that ends before the frame count its container promised is SAMRT_E_FORMAT. */
+enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f);
+/* Makes a read blocked on its input (a camera that sends nothing) return SAMRT_E_BAD_STATE;
+ * callable from another thread. Close the reader afterwards. */
+void samrt_video_interrupt(struct samrt_video_reader *r);
+/* Frees everything; NULL is fine. */
+void samrt_video_close(struct samrt_video_reader *r);
+
+/* ---- writing --------------------------------------------------------------------------- */
+
+struct samrt_video_writer;
+
+/* Creates path (the container from its extension: .mp4, .mkv, .avi, ...) for width x height
+ * RGB8 frames at fps. The codec is H.264 (libx264, or libopenh264) when the linked libavcodec
+ * has an H.264 encoder and the container takes it, MPEG-4 part 2 otherwise; the environment
+ * variable SAMRT_VIDEO_ENCODER (e.g. "mpeg4") names one instead. Odd sizes lose their last
+ * column / row (4:2:0 needs even sides). */
+enum samrt_status samrt_video_writer_open(const char *path, int width, int height, double fps,
+                                          struct samrt_video_writer **out);
+/* Encodes one frame (width * height * 3 bytes). */
+enum samrt_status samrt_video_writer_push(struct samrt_video_writer *w, const uint8_t *rgb);
+/* The encoder's name, e.g. "libx264". */
+const char *samrt_video_writer_codec(const struct samrt_video_writer *w);
+/* Frames pushed so far. */
+int64_t samrt_video_writer_frames(const struct samrt_video_writer *w);
+/* Flushes the encoder, writes the trailer and frees everything; the status says whether the
+ * file is complete. NULL is fine (SAMRT_OK). */
+enum samrt_status samrt_video_writer_close(struct samrt_video_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAMRT_HARNESS_VIDEO_H */

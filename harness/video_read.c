@@ -1,0 +1,369 @@
+/* video_read.c - the video reader of video.h over libavformat / libavcodec / libswscale, and
+ * the library facts (versions, availability) of this build. One video stream is decoded with
+ * the send / receive API (FFmpeg 4.4 through 7) and converted to RGB8 straight into the
+ * caller's buffer; the reader keeps one packet and one frame of its own, so memory does not
+ * grow with the video. Cameras (/dev/videoN) open through libavdevice's V4L2 input.
+ *
+ * Inputs open local files only (protocol whitelist "file"; nothing at all from memory), so a
+ * playlist-like file cannot make the reader fetch a URL.
+ *
+ * Every FFmpeg failure becomes a status with the file name and FFmpeg's reason logged; the
+ * library's own messages at error level and worse are forwarded to samrt's log, the chatty
+ * rest is dropped. A file whose container promises more frames than it delivers (cut off in
+ * the middle of its data) is an error, not a short video. */
+#include "video.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavdevice/avdevice.h>
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/time.h>
+#include <libswscale/swscale.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "video_impl.h"
+
+/* ---- library setup ------------------------------------------------------------------------ */
+
+/* FFmpeg's messages at AV_LOG_ERROR and worse, as samrt warnings (one per piece). */
+static void av_log_forward(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level > AV_LOG_ERROR) return;
+    char line[512];
+    int prefix = 1;
+    av_log_format_line2(avcl, level, fmt, vl, line, (int)sizeof line, &prefix);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    if (n) SAMRT_LOG_WARN("ffmpeg: %s", line);
+}
+
+static pthread_once_t g_av_once = PTHREAD_ONCE_INIT;
+
+static void av_setup(void) {
+    av_log_set_callback(av_log_forward);
+    avdevice_register_all();
+}
+
+void samrt_video_lib_init(void) { pthread_once(&g_av_once, av_setup); }
+
+int samrt_video_available(void) { return 1; }
+
+void samrt_video_versions(struct samrt_video_lib_versions *out) {
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    samrt_video_lib_init();
+    out->avformat = avformat_version();
+    out->avcodec = avcodec_version();
+    out->swscale = swscale_version();
+    out->avdevice = avdevice_version();
+    out->avutil = avutil_version();
+    snprintf(out->h264_encoder, sizeof out->h264_encoder, "%s", samrt_video_pick_encoder_name());
+}
+
+const char *samrt_video_err(int err, char *buf, size_t len) {
+    if (av_strerror(err, buf, len) < 0) snprintf(buf, len, "error %d", err);
+    return buf;
+}
+
+
+/* ---- the reader --------------------------------------------------------------------------- */
+
+struct samrt_video_reader {
+    AVFormatContext *fmt;
+    AVCodecContext *dec;
+    AVPacket *pkt;
+    AVFrame *frame;
+    struct SwsContext *sws;
+    int stream;
+    int width, height;
+    int64_t next_index;
+    int64_t promised;      /* the container's frame count, -1 when it has none */
+    int64_t start_pts;     /* the stream's first timestamp (AV_NOPTS_VALUE until known) */
+    double time_base;
+    int pending;           /* pkt holds a packet the decoder did not take yet */
+    int draining, eof, is_device;
+    int abort;             /* samrt_video_interrupt: blocking reads return at once */
+    AVIOContext *avio;     /* samrt_video_open_mem */
+    const uint8_t *mem;
+    size_t mem_size, mem_pos;
+    char name[256];        /* for messages */
+};
+
+void samrt_video_close(struct samrt_video_reader *r) {
+    if (!r) return;
+    sws_freeContext(r->sws);
+    av_frame_free(&r->frame);
+    av_packet_free(&r->pkt);
+    avcodec_free_context(&r->dec);
+    avformat_close_input(&r->fmt);
+    if (r->avio) {
+        av_freep(&r->avio->buffer);
+        avio_context_free(&r->avio);
+    }
+    av_free(r);
+}
+
+static enum samrt_status fail(const struct samrt_video_reader *r, enum samrt_status st, int err, const char *what) {
+    char buf[128];
+    SAMRT_LOG_ERROR("%s: %s (%s)", r->name, what, samrt_video_err(err, buf, sizeof buf));
+    return st;
+}
+
+/* Frames in the file by a demux pass (containers without a count: mkv, webm, avi, ...). */
+static int64_t count_packets(const char *path, int stream) {
+    AVFormatContext *fmt = NULL;
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    const int ret_open = avformat_open_input(&fmt, path, NULL, &opts);
+    av_dict_free(&opts);
+    if (ret_open < 0) return -1;
+    AVPacket *pkt = av_packet_alloc();
+    int64_t n = 0;
+    int ret = 0;
+    while (pkt && (ret = av_read_frame(fmt, pkt)) >= 0) {
+        n += pkt->stream_index == stream;
+        av_packet_unref(pkt);
+    }
+    av_packet_free(&pkt);
+    avformat_close_input(&fmt);
+    return ret == AVERROR_EOF ? n : -1;
+}
+
+/* After the input is open: the video stream, its decoder, the size and the frame count. */
+static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads,
+                                     struct samrt_video_info *info) {
+    int ret = avformat_find_stream_info(r->fmt, NULL);
+    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot read the stream headers");
+    SAMRT_AV_CONST AVCodec *codec = NULL;
+    ret = av_find_best_stream(r->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (ret == AVERROR_STREAM_NOT_FOUND) return fail(r, SAMRT_E_FORMAT, ret, "no video stream");
+    if (ret < 0 || !codec) return fail(r, SAMRT_E_FORMAT, ret, "no decoder for its video stream");
+    r->stream = ret;
+    AVStream *st = r->fmt->streams[r->stream];
+    r->dec = avcodec_alloc_context3(codec);
+    r->pkt = av_packet_alloc();
+    r->frame = av_frame_alloc();
+    SAMRT_CHECK(r->dec && r->pkt && r->frame, SAMRT_E_HOST_MEMORY, "%s: out of memory", r->name);
+    if ((ret = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0)
+        return fail(r, SAMRT_E_FORMAT, ret, "bad codec parameters");
+    r->dec->thread_count = threads;
+    if ((ret = avcodec_open2(r->dec, codec, NULL)) < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot open the decoder");
+    r->width = r->dec->width, r->height = r->dec->height;
+    SAMRT_CHECK(r->width > 0 && r->height > 0, SAMRT_E_FORMAT, "%s: the video stream has no frame size", r->name);
+    SAMRT_CHECK(r->width <= SAMRT_VIDEO_MAX_SIDE && r->height <= SAMRT_VIDEO_MAX_SIDE, SAMRT_E_UNSUPPORTED,
+                "%s: frames of %dx%d exceed the largest side read (%d)", r->name, r->width, r->height,
+                SAMRT_VIDEO_MAX_SIDE);
+    r->time_base = av_q2d(st->time_base);
+    r->start_pts = st->start_time;
+    r->promised = st->nb_frames > 0 ? st->nb_frames : -1;
+    memset(info, 0, sizeof *info);
+    info->width = r->width, info->height = r->height;
+    const AVRational fr = av_guess_frame_rate(r->fmt, st, NULL);
+    info->fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0.0;
+    info->is_device = r->is_device;
+    info->n_frames = r->is_device ? -1 : r->promised;
+    if (info->n_frames < 0 && !r->is_device && path) info->n_frames = count_packets(path, r->stream);
+    SAMRT_CHECK(info->n_frames != 0, SAMRT_E_FORMAT, "%s: the video stream holds no frame (cut off?)", r->name);
+    snprintf(info->codec, sizeof info->codec, "%s", codec->name);
+    snprintf(info->container, sizeof info->container, "%s", r->fmt->iformat->name);
+    return SAMRT_OK;
+}
+
+static int is_device_path(const char *path) {
+    struct stat sb;
+    return !strncmp(path, "/dev/", 5) || (stat(path, &sb) == 0 && S_ISCHR(sb.st_mode));
+}
+
+static int interrupted(void *opaque) { return __atomic_load_n(&((struct samrt_video_reader *)opaque)->abort, __ATOMIC_ACQUIRE); }
+
+void samrt_video_interrupt(struct samrt_video_reader *r) {
+    if (r) __atomic_store_n(&r->abort, 1, __ATOMIC_RELEASE);
+}
+
+/* A reader with its format context (the callback that interrupt() trips is set before open). */
+static enum samrt_status reader_new(const char *name, struct samrt_video_reader **out) {
+    samrt_video_lib_init();
+    *out = NULL;
+    struct samrt_video_reader *r = av_mallocz(sizeof *r);
+    SAMRT_CHECK(r, SAMRT_E_HOST_MEMORY, "out of memory");
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->start_pts = AV_NOPTS_VALUE;
+    r->fmt = avformat_alloc_context();
+    if (!r->fmt) {
+        av_free(r);
+        SAMRT_LOG_ERROR("out of memory");
+        return SAMRT_E_HOST_MEMORY;
+    }
+    r->fmt->interrupt_callback.callback = interrupted;
+    r->fmt->interrupt_callback.opaque = r;
+    *out = r;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info) {
+    SAMRT_CHECK(path && out && info, SAMRT_E_INVALID_ARG, "samrt_video_open: NULL argument");
+    struct samrt_video_reader *r = NULL;
+    SAMRT_TRY(reader_new(path, &r));
+    SAMRT_AV_CONST AVInputFormat *ifmt = NULL;
+    r->is_device = is_device_path(path);
+    if (r->is_device) {
+        ifmt = av_find_input_format("video4linux2");
+        if (!ifmt) {
+            SAMRT_LOG_ERROR("%s: this FFmpeg has no V4L2 input (libavdevice built without video4linux2)", path);
+            samrt_video_close(r);
+            return SAMRT_E_UNSUPPORTED;
+        }
+    }
+    AVDictionary *opts = NULL;  /* local files only: a playlist cannot reach the network */
+    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    int ret = avformat_open_input(&r->fmt, path, ifmt, &opts);
+    av_dict_free(&opts);
+    if (ret < 0) {
+        const enum samrt_status st = ret == AVERROR(ENOENT) || ret == AVERROR(EACCES) || ret == AVERROR(EIO)
+                                         ? SAMRT_E_IO
+                                         : SAMRT_E_FORMAT;
+        fail(r, st, ret, st == SAMRT_E_IO ? "cannot open" : "not a video FFmpeg can read");
+        samrt_video_close(r);
+        return st;
+    }
+    enum samrt_status st = open_stream(r, path, r->is_device ? 1 : 0, info);
+    if (st != SAMRT_OK) {
+        samrt_video_close(r);
+        return st;
+    }
+    *out = r;
+    return SAMRT_OK;
+}
+
+static int mem_read(void *opaque, uint8_t *buf, int n) {
+    struct samrt_video_reader *r = opaque;
+    const size_t left = r->mem_size - r->mem_pos;
+    if (!left) return AVERROR_EOF;
+    const size_t k = (size_t)n < left ? (size_t)n : left;
+    memcpy(buf, r->mem + r->mem_pos, k);
+    r->mem_pos += k;
+    return (int)k;
+}
+
+static int64_t mem_seek(void *opaque, int64_t off, int whence) {
+    struct samrt_video_reader *r = opaque;
+    if (whence & AVSEEK_SIZE) return (int64_t)r->mem_size;
+    const int64_t base = (whence & 3) == SEEK_CUR ? (int64_t)r->mem_pos : (whence & 3) == SEEK_END ? (int64_t)r->mem_size : 0;
+    if (off > (int64_t)r->mem_size - base || base + off < 0) return AVERROR(EINVAL);
+    r->mem_pos = (size_t)(base + off);
+    return base + off;
+}
+
+enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct samrt_video_reader **out,
+                                       struct samrt_video_info *info) {
+    SAMRT_CHECK((data || !size) && out && info, SAMRT_E_INVALID_ARG, "samrt_video_open_mem: NULL argument");
+    struct samrt_video_reader *r = NULL;
+    SAMRT_TRY(reader_new("(memory)", &r));
+    r->mem = data, r->mem_size = size;
+    uint8_t *buf = av_malloc(4096);
+    r->avio = buf ? avio_alloc_context(buf, 4096, 0, r, mem_read, NULL, mem_seek) : NULL;
+    if (!r->avio) {
+        av_free(buf);
+        samrt_video_close(r);
+        SAMRT_LOG_ERROR("out of memory");
+        return SAMRT_E_HOST_MEMORY;
+    }
+    r->fmt->pb = r->avio;
+    r->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    AVDictionary *opts = NULL;  /* bytes in memory open nothing else */
+    av_dict_set(&opts, "protocol_whitelist", "none", 0);
+    int ret = avformat_open_input(&r->fmt, NULL, NULL, &opts);
+    av_dict_free(&opts);
+    enum samrt_status st = ret < 0 ? fail(r, SAMRT_E_FORMAT, ret, "not a video FFmpeg can read") : SAMRT_OK;
+    if (st == SAMRT_OK) st = open_stream(r, NULL, 1, info);
+    if (st != SAMRT_OK) {
+        samrt_video_close(r);
+        return st;
+    }
+    *out = r;
+    return SAMRT_OK;
+}
+
+/* The decoded frame as RGB8 into rgb. */
+static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    AVFrame *fr = r->frame;
+    SAMRT_CHECK(fr->width == r->width && fr->height == r->height, SAMRT_E_FORMAT,
+                "%s: frame %lld is %dx%d but the video started at %dx%d", r->name, (long long)r->next_index, fr->width,
+                fr->height, r->width, r->height);
+    r->sws = sws_getCachedContext(r->sws, r->width, r->height, (enum AVPixelFormat)fr->format, r->width, r->height,
+                                  AV_PIX_FMT_RGB24, SWS_BICUBIC, NULL, NULL, NULL);
+    SAMRT_CHECK(r->sws, SAMRT_E_UNSUPPORTED, "%s: cannot convert pixel format %s to RGB", r->name,
+                av_get_pix_fmt_name((enum AVPixelFormat)fr->format) ? av_get_pix_fmt_name((enum AVPixelFormat)fr->format)
+                                                                    : "?");
+    /* the stream's YUV matrix and range (a no-op, refused, for RGB sources) */
+    sws_setColorspaceDetails(r->sws, sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG,
+                             sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+    uint8_t *dst[4] = {rgb, NULL, NULL, NULL};
+    int dst_stride[4] = {3 * r->width, 0, 0, 0};
+    sws_scale(r->sws, (const uint8_t *const *)fr->data, fr->linesize, 0, r->height, dst, dst_stride);
+    const int64_t ts = fr->best_effort_timestamp;
+    if (ts != AV_NOPTS_VALUE && r->start_pts == AV_NOPTS_VALUE) r->start_pts = ts;  /* cameras: wall clock */
+    f->index = r->next_index++;
+    f->pts_s = ts == AV_NOPTS_VALUE ? -1.0 : (double)(ts - r->start_pts) * r->time_base;
+    f->eof = 0;
+    av_frame_unref(fr);
+    return SAMRT_OK;
+}
+
+/* Gives the decoder its next packet (or the end-of-stream flush). */
+static enum samrt_status feed(struct samrt_video_reader *r) {
+    if (!r->pending) {
+        const int ret = av_read_frame(r->fmt, r->pkt);
+        if (ret == AVERROR_EOF) {
+            r->draining = 1;
+            avcodec_send_packet(r->dec, NULL);
+            return SAMRT_OK;
+        }
+        if (ret == AVERROR(EAGAIN)) {  /* a device with no frame yet */
+            av_usleep(1000);
+            return SAMRT_OK;
+        }
+        if (ret == AVERROR_EXIT) {
+            SAMRT_LOG_ERROR("%s: reading was interrupted", r->name);
+            return SAMRT_E_BAD_STATE;
+        }
+        if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot read the next packet");
+        if (r->pkt->stream_index != r->stream) {
+            av_packet_unref(r->pkt);
+            return SAMRT_OK;
+        }
+        r->pending = 1;
+    }
+    const int ret = avcodec_send_packet(r->dec, r->pkt);
+    if (ret == AVERROR(EAGAIN)) return SAMRT_OK;  /* take a frame out first, then send it again */
+    r->pending = 0;
+    av_packet_unref(r->pkt);
+    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot decode a packet");
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read: NULL argument");
+    f->index = -1, f->pts_s = -1.0, f->eof = 0;
+    for (;;) {
+        if (r->eof) {
+            f->eof = 1;
+            return SAMRT_OK;
+        }
+        const int ret = avcodec_receive_frame(r->dec, r->frame);
+        if (ret == 0) return convert(r, rgb, f);
+        if (ret == AVERROR_EOF) {
+            r->eof = 1;
+            SAMRT_CHECK(r->promised < 0 || r->next_index >= r->promised, SAMRT_E_FORMAT,
+                        "%s: the file ends after %lld of the %lld frames its container lists (cut off?)", r->name,
+                        (long long)r->next_index, (long long)r->promised);
+            continue;
+        }
+        if (ret != AVERROR(EAGAIN)) return fail(r, SAMRT_E_FORMAT, ret, "cannot decode a frame");
+        SAMRT_CHECK(!r->draining, SAMRT_E_FORMAT, "%s: the decoder stalled at the end of the stream", r->name);
+        SAMRT_TRY(feed(r));
+    }
+}

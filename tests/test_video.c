@@ -1,0 +1,236 @@
+/* test_video.c - harness/video.h and the frame streamer over videos: the shipped demo clip
+ * (count, size, rate, indices, timestamps; the same from memory), the good corpus
+ * (tests/data/video/good: H.264 in mp4 and mkv, MPEG-4 part 2 in avi), writer round trips
+ * (H.264 and, with SAMRT_VIDEO_ENCODER=mpeg4, MPEG-4; odd sizes; pixels back within codec
+ * error; the file appears only when complete), --start / --max-frames through the streamer,
+ * and the malformed corpus (tests/data/video/bad, expected.txt: each file refused with its
+ * status, or at least never a crash). Skipped (77) in a build without FFmpeg.
+ * Run: ctest -R test_video  (args: the demo clip, the corpus folder) */
+#include "video.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "data_util.h"
+#include "frame_stream.h"
+
+static char g_tmp[512];
+
+/* Every frame of a reader; returns the status of the last read and the frame count. */
+static enum samrt_status read_all(struct samrt_video_reader *r, const struct samrt_video_info *info, int *n,
+                                  double *pts_last) {
+    uint8_t *rgb = malloc((size_t)info->width * (size_t)info->height * 3);
+    struct samrt_video_frame f;
+    enum samrt_status st;
+    *n = 0;
+    while ((st = samrt_video_read(r, rgb, &f)) == SAMRT_OK && !f.eof) {
+        CHECK_EQ_INT(f.index, *n);
+        if (pts_last) *pts_last = f.pts_s;
+        (*n)++;
+    }
+    free(rgb);
+    return st;
+}
+
+static void test_clip(const char *clip) {
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    CHECK_STATUS(samrt_video_open(clip, &r, &info), SAMRT_OK);
+    if (!r) return;
+    CHECK_EQ_INT(info.width, 960);
+    CHECK_EQ_INT(info.height, 540);
+    CHECK_EQ_INT(info.n_frames, 40);
+    CHECK_NEAR(info.fps, 24.0, 1e-9);
+    CHECK(!strcmp(info.codec, "h264"));
+    CHECK(!info.is_device);
+    int n = 0;
+    double pts = -1;
+    CHECK_STATUS(read_all(r, &info, &n, &pts), SAMRT_OK);
+    CHECK_EQ_INT(n, 40);
+    CHECK_NEAR(pts, 39.0 / 24.0, 1e-6);
+    struct samrt_video_frame f;
+    uint8_t px[16];
+    CHECK_STATUS(samrt_video_read(r, px, &f), SAMRT_OK);  /* after the end: the end again */
+    CHECK(f.eof);
+    samrt_video_close(r);
+    /* the same bytes from memory */
+    size_t size = 0;
+    uint8_t *data = du_read_file(clip, &size);
+    CHECK(data != NULL);
+    CHECK_STATUS(samrt_video_open_mem(data, size, &r, &info), SAMRT_OK);
+    if (r) {
+        CHECK_STATUS(read_all(r, &info, &n, NULL), SAMRT_OK);
+        CHECK_EQ_INT(n, 40);
+        samrt_video_close(r);
+    }
+    free(data);
+}
+
+static void test_good_corpus(const char *dir) {
+    static const char *const files[] = {"tiny.mp4", "tiny.mkv", "tiny_mpeg4.avi"};
+    static const char *const codecs[] = {"h264", "h264", "mpeg4"};
+    for (int i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/good/%s", dir, files[i]);
+        struct samrt_video_reader *r = NULL;
+        struct samrt_video_info info;
+        CHECK_STATUS(samrt_video_open(path, &r, &info), SAMRT_OK);
+        if (!r) continue;
+        CHECK_MSG(info.width == 64 && info.height == 48 && info.n_frames == 20, "%s: %dx%d, %lld frames", files[i],
+                  info.width, info.height, (long long)info.n_frames);
+        CHECK_MSG(!strcmp(info.codec, codecs[i]), "%s: codec %s", files[i], info.codec);
+        int n = 0;
+        CHECK_STATUS(read_all(r, &info, &n, NULL), SAMRT_OK);
+        CHECK_EQ_INT(n, 20);
+        samrt_video_close(r);
+    }
+}
+
+/* Frame t of the round trip: a bright box moving right on a gradient. */
+static void make_frame(uint8_t *rgb, int w, int h, int t) {
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t *p = rgb + 3 * ((size_t)y * w + x);
+            const int in = x > 10 + 2 * t && x < 40 + 2 * t && y > 12 && y < 40;
+            p[0] = (uint8_t)(in ? 230 : 2 * x);
+            p[1] = (uint8_t)(in ? 40 : 3 * y);
+            p[2] = (uint8_t)(in ? 60 : 128);
+        }
+}
+
+/* Writes n frames of w x h, reads them back: the even size, the count and the mean error. */
+static void round_trip(const char *name, const char *encoder, int w, int h, int n, const char *want_codec) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    if (encoder) setenv("SAMRT_VIDEO_ENCODER", encoder, 1);
+    struct samrt_video_writer *vw = NULL;
+    CHECK_STATUS(samrt_video_writer_open(path, w, h, 12.0, &vw), SAMRT_OK);
+    unsetenv("SAMRT_VIDEO_ENCODER");
+    if (!vw) return;
+    CHECK_MSG(!strcmp(samrt_video_writer_codec(vw), want_codec), "%s: encoder %s", name, samrt_video_writer_codec(vw));
+    uint8_t *rgb = malloc((size_t)w * h * 3), *back = malloc((size_t)w * h * 3);
+    for (int t = 0; t < n; t++) {
+        make_frame(rgb, w, h, t);
+        CHECK_STATUS(samrt_video_writer_push(vw, rgb), SAMRT_OK);
+    }
+    CHECK_EQ_INT(samrt_video_writer_frames(vw), n);
+    CHECK(access(path, F_OK) != 0);  /* nothing at the target until the file is complete */
+    CHECK_STATUS(samrt_video_writer_close(vw), SAMRT_OK);
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    CHECK_STATUS(samrt_video_open(path, &r, &info), SAMRT_OK);
+    if (r) {
+        CHECK_EQ_INT(info.width, w & ~1);
+        CHECK_EQ_INT(info.height, h & ~1);
+        CHECK_EQ_INT(info.n_frames, n);
+        CHECK_NEAR(info.fps, 12.0, 1e-9);
+        struct samrt_video_frame f;
+        double err = 0;
+        int k = 0;
+        for (; samrt_video_read(r, back, &f) == SAMRT_OK && !f.eof; k++) {
+            make_frame(rgb, w, h, k);
+            for (int y = 0; y < info.height; y++)
+                for (int x = 0; x < 3 * info.width; x++)
+                    err += abs((int)back[(size_t)y * 3 * info.width + x] - (int)rgb[(size_t)y * 3 * w + x]);
+        }
+        CHECK_EQ_INT(k, n);
+        err /= (double)k * info.width * info.height * 3;
+        CHECK_MSG(err < 6.0, "%s: mean abs error %.2f per sample", name, err);
+        printf("%s (%s, %dx%d -> %dx%d): %d frames back, mean abs error %.2f\n", name, want_codec, w, h, info.width,
+               info.height, k, err);
+        samrt_video_close(r);
+    }
+    free(rgb), free(back);
+}
+
+/* --start / --max-frames through the streamer: indices, names, timestamps, the end. */
+static void test_stream(const char *clip) {
+    samrt_frame_stream_t fs = NULL;
+    const struct samrt_frame_source src = {clip, 3, 5, 10};
+    CHECK_STATUS(samrt_frame_stream_open_source(&src, &fs), SAMRT_OK);
+    if (!fs) return;
+    struct samrt_frame_stream_info info;
+    samrt_frame_stream_info(fs, &info);
+    CHECK_EQ_INT(info.n_frames, 10);
+    CHECK(info.is_video && !info.is_device);
+    struct samrt_frame f;
+    int n = 0;
+    while (samrt_frame_stream_next(fs, &f) == SAMRT_OK && f.rgb) {
+        char want[16];
+        snprintf(want, sizeof want, "%05d", 5 + n);
+        CHECK_EQ_INT(f.index, 5 + n);
+        CHECK_MSG(!strcmp(f.name, want), "name %s, want %s", f.name, want);
+        CHECK_NEAR(f.pts_s, (5 + n) / 24.0, 1e-6);
+        CHECK(f.wait_ms >= 0 && f.decode_ms >= 0);
+        samrt_frame_stream_release(fs, &f);
+        n++;
+    }
+    CHECK_EQ_INT(n, 10);
+    samrt_frame_stream_close(fs);
+    const struct samrt_frame_source past = {clip, 2, 40, 0};
+    du_quiet(1);
+    CHECK_STATUS(samrt_frame_stream_open_source(&past, &fs), SAMRT_E_INVALID_ARG);
+    du_quiet(0);
+}
+
+static enum samrt_status parse_expected(const char *s) {
+    return !strcmp(s, "ok") ? SAMRT_OK : !strcmp(s, "format") ? SAMRT_E_FORMAT : !strcmp(s, "io") ? SAMRT_E_IO
+                                                                                                   : SAMRT_STATUS_COUNT;
+}
+
+/* Each file of bad/ opened and read to its end, from the file and from memory. */
+static void test_bad_corpus(const char *dir) {
+    char list[1024], line[512];
+    snprintf(list, sizeof list, "%s/bad/expected.txt", dir);
+    FILE *fl = fopen(list, "r");
+    CHECK_MSG(fl != NULL, "%s missing", list);
+    int n_files = 0;
+    while (fl && fgets(line, sizeof line, fl)) {
+        char name[256], want[32];
+        if (line[0] == '#' || sscanf(line, "%255s %31s", name, want) != 2) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/bad/%s", dir, name);
+        struct samrt_video_reader *r = NULL;
+        struct samrt_video_info info;
+        enum samrt_status st = samrt_video_open(path, &r, &info);
+        int n = 0;
+        if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
+        samrt_video_close(r);
+        const enum samrt_status w = parse_expected(want);
+        if (w != SAMRT_STATUS_COUNT) CHECK_MSG(st == w, "%s: %s, want %s", name, samrt_status_str(st), want);
+        else CHECK_MSG(!strcmp(want, "any") || st != SAMRT_OK, "%s: %s, want %s", name, samrt_status_str(st), want);
+        size_t size = 0;  /* from memory: any status, never a crash */
+        uint8_t *data = du_read_file(path, &size);
+        if (samrt_video_open_mem(data ? data : (uint8_t *)"", size, &r, &info) == SAMRT_OK) {
+            read_all(r, &info, &n, NULL);
+            samrt_video_close(r);
+        }
+        free(data);
+        n_files++;
+    }
+    if (fl) fclose(fl);
+    CHECK(n_files >= 9);
+}
+
+int main(int argc, char **argv) {
+    if (!samrt_video_available())
+        return check_skip("test_video", "this build has no FFmpeg (SAMRT_VIDEO=OFF, or the FFmpeg development "
+                                        "packages were not found)");
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_video CLIP.mp4 CORPUS_DIR\n");
+        return 2;
+    }
+    if (du_tmpdir("video", g_tmp, sizeof g_tmp) != 0) return check_skip("test_video", "no temp folder");
+    test_clip(argv[1]);
+    test_good_corpus(argv[2]);
+    round_trip("rt.mp4", NULL, 96, 64, 12, "libx264");
+    round_trip("rt_odd.mkv", NULL, 97, 65, 5, "libx264");
+    round_trip("rt_mpeg4.avi", "mpeg4", 96, 64, 12, "mpeg4");
+    test_stream(argv[1]);
+    du_quiet(1);  /* the corpus logs one error per file */
+    test_bad_corpus(argv[2]);
+    du_quiet(0);
+    du_rmtree(g_tmp);
+    return check_report("test_video");
+}
