@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "thumbs.h"
+
 /* Colour-blind-friendly, distinct at small sizes. */
 static const char *const g_palette[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee",
                                         "#aa3377", "#bbbbbb", "#332288", "#dd7700", "#117733"};
@@ -41,6 +43,8 @@ void samrt_html_begin(FILE *f, const char *title) {
           "th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}\n"
           "th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}\n"
           "td.absent{color:#999}td.t{text-align:left}\n"
+          "div.thumbs{display:flex;flex-wrap:wrap;gap:8px}div.thumbs figure{margin:0;font-size:12px;color:#555}\n"
+          "div.thumbs img{display:block;border:1px solid #ddd}\n"
           "</style>\n</head>\n<body>\n<h1>",
           f);
     samrt_html_text(f, title);
@@ -230,4 +234,26 @@ void samrt_html_chart(FILE *f, const struct samrt_html_chart *c) {
     }
     chart_table(f, c);
     fputs("</figure>\n", f);
+}
+
+void samrt_html_thumbnails(FILE *f, const char *title, const char *note, const struct samrt_thumbs *t) {
+    if (!t || !t->n) return;
+    fputs("<h2>", f);
+    samrt_html_text(f, title);
+    fputs("</h2>\n<div class=\"thumbs\">\n", f);
+    for (int i = 0; i < t->n; i++) {
+        fprintf(f, "<figure><img width=\"%d\" height=\"%d\" alt=\"", t->t[i].width, t->t[i].height);
+        samrt_html_text(f, t->t[i].label);
+        fputs("\" src=\"data:image/jpeg;base64,", f);
+        samrt_base64_write(f, t->t[i].jpeg, t->t[i].size);
+        fputs("\"><figcaption>", f);
+        samrt_html_text(f, t->t[i].label);
+        fputs("</figcaption></figure>\n", f);
+    }
+    fputs("</div>\n", f);
+    if (note) {
+        fputs("<p class=\"note\">", f);
+        samrt_html_text(f, note);
+        fputs("</p>\n", f);
+    }
 }

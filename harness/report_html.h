@@ -40,6 +40,11 @@ void samrt_html_text(FILE *f, const char *s);
 /* One <figure>: heading, the <svg>, the note, and a table of the values. */
 void samrt_html_chart(FILE *f, const struct samrt_html_chart *c);
 
+struct samrt_thumbs;   /* thumbs.h */
+/* One <figure> of thumbnails (a run's overlays) in a row, each an inline JPEG (a data: URI,
+ * so the page still needs nothing outside itself) with its label, under a heading. */
+void samrt_html_thumbnails(FILE *f, const char *title, const char *note, const struct samrt_thumbs *t);
+
 #ifdef __cplusplus
 }
 #endif

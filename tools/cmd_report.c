@@ -6,7 +6,8 @@
  *   3. memory per model and platform: gpu_peak_alloc / gpu_peak_reserved / cpu_peak_rss;
  *   4. the per-frame stage breakdown, stacked per model and platform, from the *_ms stage
  *      columns; stages empty in every row are left out and named in a note (not drawn as 0).
- * A summary table lists rows, frames, precision and device per model and platform.
+ * A summary table lists rows, frames, precision and device per model and platform; with
+ * --thumbs, four thumbnails of a run's overlays follow it (harness/thumbs.h, inline JPEGs).
  *
  * Exit: 0 written, 2 bad input (nothing written), 3 the page could not be written.
  * Run: samrt report merged.csv -o report.html; check it in headless Chromium as
@@ -22,6 +23,7 @@
 #include "csv.h"
 #include "profile.h"
 #include "report_html.h"
+#include "thumbs.h"
 
 struct group {
     const char *model, *platform;
@@ -154,7 +156,7 @@ static void summary_table(FILE *f, struct report *r) {
     fputs("</table>\n", f);
 }
 
-static int write_page(FILE *f, struct report *r, const char *title) {
+static int write_page(FILE *f, struct report *r, const char *title, const struct samrt_thumbs *thumbs) {
     samrt_html_begin(f, title);
     char when[32];
     samrt_profile_timestamp((int64_t)time(NULL), when, sizeof when);
@@ -165,6 +167,8 @@ static int write_page(FILE *f, struct report *r, const char *title) {
                "span min to max. Empty cells (not measured) are never plotted as 0.</p>\n",
             r->csv.n_rows - 1, when, SAMRT_VERSION_MAJOR, SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH);
     summary_table(f, r);
+    samrt_html_thumbnails(f, "Overlays", "A few frames of the run's overlays (each object's mask tinted, outlined "
+                          "and labelled with its id), spread from its first frame to its last.", thumbs);
 
     if (chart_by_platform(f, r, "Throughput", "FPS (higher is better)", "fps", NULL)) return -1;
     if (column_present(r, "latency_p95_ms") || !column_present(r, "latency_ms")) {
@@ -210,24 +214,28 @@ static int write_page(FILE *f, struct report *r, const char *title) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: samrt report PROFILE.csv -o report.html [--title TEXT]\n\n"
+    fprintf(f, "usage: samrt report PROFILE.csv -o report.html [--title TEXT] [--thumbs OVERLAYS]\n\n"
                "Writes one self-contained HTML page (inline CSS and SVG, no script, no external\n"
                "resource): FPS, p95 latency and memory per model and platform, and the stacked\n"
-               "stage breakdown. Works on profile_summary.csv and on `samrt merge` output.\n\n"
+               "stage breakdown. Works on profile_summary.csv and on `samrt merge` output.\n"
+               "--thumbs embeds four thumbnails of a run's overlays: a folder of PNG / JPEG frames\n"
+               "(samrt track --overlay-dir) or a video (--overlay-video).\n\n"
                "exit: 0 written, 2 bad input, 3 write failed\n");
 }
 
 int samrt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"title", required_argument, 0, 'T'},
+                                         {"thumbs", required_argument, 0, 'm'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *out_path = NULL, *title = "samrt profile report";
+    const char *out_path = NULL, *title = "samrt profile report", *thumbs_src = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (c == 'o') out_path = optarg;
         else if (c == 'T') title = optarg;
+        else if (c == 'm') thumbs_src = optarg;
         else if (c == 'h') {
             usage(stdout);
             return SAMRT_EXIT_OK;
@@ -241,6 +249,10 @@ int samrt_cmd_report(int argc, char **argv) {
         return SAMRT_EXIT_USAGE;
     }
     struct report r = {0};
+    static struct samrt_thumbs thumbs;
+    memset(&thumbs, 0, sizeof thumbs);
+    if (thumbs_src && samrt_thumbs_collect(thumbs_src, 4, 320, &thumbs) != SAMRT_OK)
+        fprintf(stderr, "samrt report: %s: no thumbnails (see above); the report goes on without them\n", thumbs_src);
     r.path = argv[optind];
     char err[256];
     if (samrt_csv_read_table(r.path, &r.csv, err, sizeof err) != SAMRT_OK) {
@@ -286,7 +298,7 @@ int samrt_cmd_report(int argc, char **argv) {
         rc = SAMRT_EXIT_RUNTIME;
         goto done;
     }
-    if (write_page(af.f, &r, title)) {
+    if (write_page(af.f, &r, title, &thumbs)) {
         samrt_atomic_abort(&af);
         rc = SAMRT_EXIT_RUNTIME;
         goto done;
@@ -299,6 +311,7 @@ int samrt_cmd_report(int argc, char **argv) {
            n - 1);
     rc = SAMRT_EXIT_OK;
 done:
+    samrt_thumbs_free(&thumbs);
     free(r.groups);
     free(r.models);
     free(r.platforms);
