@@ -20,6 +20,9 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: samrt bench --split_dir DIR --models LIST --out_dir DIR [--weights_dir DIR]\n"
+            "       samrt bench --video FILE|/dev/videoN (--point x,y[,l] ... | --box x0,y0,x1,y1)\n"
+            "                   [--object (--point ... | --box ...)] ... [--start N] [--max-frames N]\n"
+            "                   --models LIST --out_dir DIR [--weights_dir DIR]\n"
             "                   [--videos LIST] [--limit_videos N] [--limit_objects N] [--shard K/N]\n"
             "                   [--warmup N] [--warmup_frames N] [--runs N] [--imgsz N]\n"
             "                   [--precision fp32|fp16|bf16] [--platform PROFILE] [--per_obj]\n"
@@ -29,10 +32,20 @@ static void usage(FILE *f) {
             "out folder, the masks to <out_dir>/<model>/<video>/<obj>/<frame>.png (`samrt eval`\n"
             "scores them) and J, F, J&F per object in the CSV.\n\n"
             "  --split_dir DIR     SA-V split: JPEGImages_24fps/, Annotations_6fps/ [, <split>.txt]\n"
+            "  --video FILE        instead of a split: one video file (mp4, mkv, webm, ...), camera\n"
+            "                      (/dev/videoN, needs --max-frames) or JPEG folder, its objects prompted\n"
+            "                      on its first frame by --point / --box (no ground truth: no J&F)\n"
+            "  --point x,y[,l]     --video: a click of the current object, label 1 (default) or 0\n"
+            "  --box x0,y0,x1,y1   --video: the current object's box\n"
+            "  --object            --video: the next prompts are the next object's (objects 001, 002, ...)\n"
+            "  --start N           --video: skip the first N frames\n"
+            "  --max-frames N      --video: at most N frames\n"
             "  --models LIST       comma-separated <model>_<prompt>: model sam2.1_tiny, sam2.1_small,\n"
             "                      sam2.1_base_plus, sam2.1_large, edgetam (the SAM 2.0 names\n"
             "                      sam2_tiny/small/base/large, where the build has them); prompt\n"
-            "                      points (first click), bbox (tight box) or mask (default)\n"
+            "                      points (first click), bbox (tight box) or mask (default); with\n"
+            "                      --video the prompt part says what the prompts are (bbox when every\n"
+            "                      object has a box, else points)\n"
             "  --weights_dir DIR   checkpoints, one per model: sam2.1_hiera_tiny.pt, sam2.1_hiera_small.pt,\n"
             "                      sam2.1_hiera_base_plus.pt, sam2.1_hiera_large.pt, edgetam.pt,\n"
             "                      sam2_hiera_<size>.pt (default: checkpoints)\n"
@@ -51,7 +64,7 @@ static void usage(FILE *f) {
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --save_masks S      annotated (default: the frames `samrt eval` reads), all, none\n"
             "  --nsight_report P   the nsight_report column (tools/nsys_profile.sh sets it)\n"
-            "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 model or tracking not in this build\n");
+            "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 model, tracking or video not in this build\n");
 }
 
 enum samrt_status samrt_bench_parse_model(const char *s, struct samrt_bench_model *out) {
@@ -119,10 +132,81 @@ static int opt_int(const char *name, const char *s, long lo, long hi, int *out) 
     return 0;
 }
 
+/* The --video prompt options: --object, --point, --box. Returns 0, or 1 after printing why. */
+static int parse_prompt_opt(int c, const char *arg, struct samrt_bench_opts *o) {
+    if (c == 'o' || !o->n_prompts) {
+        if (o->n_prompts == SAMRT_BENCH_MAX_OBJECTS) {
+            fprintf(stderr, "samrt bench: at most %d objects\n", SAMRT_BENCH_MAX_OBJECTS);
+            return 1;
+        }
+        memset(&o->prompts[o->n_prompts++], 0, sizeof o->prompts[0]);
+        if (c == 'o') return 0;
+    }
+    struct samrt_prompt *p = &o->prompts[o->n_prompts - 1];
+    float f[4];
+    int lab = 1;
+    char tail;
+    if (c == 'p') {
+        const int k = sscanf(arg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
+        if ((k != 2 && k != 3) || (lab != 0 && lab != 1) || p->n_points == SAMRT_PROMPT_MAX_POINTS) {
+            fprintf(stderr, "samrt bench: --point takes x,y or x,y,label (0 or 1), at most %d per object, got '%s'\n",
+                    SAMRT_PROMPT_MAX_POINTS, arg);
+            return 1;
+        }
+        p->points[p->n_points++] = (struct samrt_point){f[0], f[1], lab};
+        return 0;
+    }
+    if (sscanf(arg, "%f,%f,%f,%f%c", &f[0], &f[1], &f[2], &f[3], &tail) != 4 || p->has_box) {
+        fprintf(stderr, "samrt bench: --box takes x0,y0,x1,y1, once per object, got '%s'\n", arg);
+        return 1;
+    }
+    p->has_box = 1;
+    memcpy(p->box, f, sizeof p->box);
+    return 0;
+}
+
+/* --video: every object has a prompt, and the models' tags say which kind they all are. */
+static int finish_video_opts(struct samrt_bench_opts *o) {
+    if (!o->video) {
+        if (o->n_prompts || o->start || o->max_frames) {
+            fprintf(stderr, "samrt bench: --point, --box, --object, --start and --max-frames need --video\n");
+            return SAMRT_EXIT_USAGE;
+        }
+        return -1;
+    }
+    int all_boxes = o->n_prompts > 0;
+    for (int k = 0; k < o->n_prompts; k++) {
+        struct samrt_prompt *p = &o->prompts[k];
+        if (!p->n_points && !p->has_box) {
+            fprintf(stderr, "samrt bench: --video: object %d has no --point or --box\n", k + 1);
+            return SAMRT_EXIT_USAGE;
+        }
+        p->kind = p->has_box && !p->n_points ? SAMRT_PROMPT_BOX : SAMRT_PROMPT_POINTS;
+        all_boxes &= p->kind == SAMRT_PROMPT_BOX;
+    }
+    if (!o->n_prompts) {
+        fprintf(stderr, "samrt bench: --video needs each object's prompt (--point x,y or --box x0,y0,x1,y1)\n");
+        return SAMRT_EXIT_USAGE;
+    }
+    for (int i = 0; i < o->n_models; i++) {
+        struct samrt_bench_model *m = &o->models[i];
+        m->prompt = all_boxes ? SAMRT_PROMPT_BOX : SAMRT_PROMPT_POINTS;
+        snprintf(m->tag, sizeof m->tag, "%s_%s", samrt_model_name(m->model), samrt_prompt_kind_name(m->prompt));
+        for (int j = 0; j < i; j++)
+            if (!strcmp(o->models[j].tag, m->tag)) {
+                fprintf(stderr, "samrt bench: --video: --models names %s twice (the prompts come from --point "
+                                "and --box, not from the model names)\n",
+                        samrt_model_name(m->model));
+                return SAMRT_EXIT_USAGE;
+            }
+    }
+    return -1;
+}
+
 int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend *backend,
                       struct samrt_bench_opts *o) {
     enum { O_SPLIT = 256, O_MODELS, O_WEIGHTS, O_OUT, O_VIDEOS, O_LIMV, O_LIMO, O_SHARD, O_WARM, O_WARMF,
-           O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS };
+           O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS, O_VIDEO, O_START, O_MAXF };
     static const struct option opts[] = {
         {"split_dir", required_argument, 0, O_SPLIT},     {"models", required_argument, 0, O_MODELS},
         {"weights_dir", required_argument, 0, O_WEIGHTS}, {"out_dir", required_argument, 0, O_OUT},
@@ -134,7 +218,10 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         {"platform", required_argument, 0, O_PLAT},       {"per_obj", no_argument, 0, O_PEROBJ},
         {"prefetch", required_argument, 0, O_PREF},       {"save_masks", required_argument, 0, O_SAVE},
         {"nsight_report", required_argument, 0, O_NSYS},  {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"video", required_argument, 0, O_VIDEO},         {"start", required_argument, 0, O_START},
+        {"max-frames", required_argument, 0, O_MAXF},     {"max_frames", required_argument, 0, O_MAXF},
+        {"point", required_argument, 0, 'p'},             {"box", required_argument, 0, 'b'},
+        {"object", no_argument, 0, 'o'},                  {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->weights_dir = "checkpoints";
     o->warmup = 1;
@@ -156,6 +243,10 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         case O_PLAT: o->platform = optarg; break;
         case O_NSYS: o->nsight_report = optarg; break;
         case O_PEROBJ: o->per_obj = 1; break;
+        case O_VIDEO: o->video = optarg; break;
+        case O_START: bad = opt_int("start", optarg, 0, 1 << 30, &o->start); break;
+        case O_MAXF: bad = opt_int("max-frames", optarg, 1, 1 << 30, &o->max_frames); break;
+        case 'p': case 'b': case 'o': bad = parse_prompt_opt(c, optarg, o); break;
         case O_LIMV: bad = opt_int("limit_videos", optarg, 0, 1000000, &o->limit_videos); break;
         case O_LIMO: bad = opt_int("limit_objects", optarg, 0, 1000000, &o->limit_objects); break;
         case O_WARM: bad = opt_int("warmup", optarg, 0, 1000, &o->warmup); break;
@@ -186,9 +277,10 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         }
     }
     if (bad) return SAMRT_EXIT_USAGE;
-    if (optind < argc || !o->split_dir || !models || !o->out_dir) {
+    if (optind < argc || !o->split_dir == !o->video || !models || !o->out_dir) {
         fprintf(stderr, "samrt bench: %s\n\n",
-                optind < argc ? "unexpected argument" : "--split_dir, --models and --out_dir are required");
+                optind < argc ? "unexpected argument"
+                              : "one of --split_dir and --video, --models and --out_dir are required");
         usage(stderr);
         return SAMRT_EXIT_USAGE;
     }
@@ -196,7 +288,8 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", o->platform);
         return SAMRT_EXIT_USAGE;
     }
-    return parse_models(models, backend, o);
+    const int rc = parse_models(models, backend, o);
+    return rc < 0 ? finish_video_opts(o) : rc;
 }
 
 int samrt_bench_main(int argc, char **argv, const struct samrt_tracker_backend *backend) {

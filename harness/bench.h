@@ -2,7 +2,9 @@
  * profiling outputs (harness/profile.h: profile_summary.csv, profile_stats.json,
  * experiment_config.txt), the predicted masks in the SA-V layout
  * (<out_dir>/<model>/<video>/<obj>/<frame>.png, scored by `samrt eval`) and J, F, J&F per
- * (video, object) computed in-process. docs/profiling.md ("samrt bench") is the manual.
+ * (video, object) computed in-process. With --video it tracks one video file or camera
+ * instead, from prompts given on the command line (no ground truth, no J&F; bench_video.c).
+ * docs/profiling.md ("samrt bench") is the manual.
  *
  * Design choices:
  * - The bench only knows the tracker interface (bench_tracker.h); the backend is a parameter, so
@@ -12,6 +14,9 @@
  *   the loop clock, and warm-up passes produce rows flagged warmup that never reach a file.
  * - The CSV and JSON are rewritten (atomically) after every video, so an error or a kill
  *   leaves complete files holding every finished video, never a truncated one.
+ * - Decoding runs ahead on the frame streamer's thread; the time the tracker waited for
+ *   frames is summed per model and the bench says "decode-bound" when it is more than 5% of
+ *   the loop (docs/video.md).
  *
  *   struct samrt_bench_opts o;
  *   int rc = samrt_bench_parse(argc, argv, samrt_tracker_backend(), &o);   // -1: run
@@ -20,15 +25,17 @@
 #ifndef SAMRT_HARNESS_BENCH_H
 #define SAMRT_HARNESS_BENCH_H
 
+#include "bench_tracker.h"
 #include "prompts.h"
 #include "samrt.h"
-#include "bench_tracker.h"
+#include "sav.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SAMRT_BENCH_MAX_MODELS 32
+#define SAMRT_BENCH_MAX_OBJECTS 64   /* --video: objects prompted on the command line */
 
 /* One entry of --models: a model and the prompt it is given on frame 0. */
 struct samrt_bench_model {
@@ -59,6 +66,10 @@ struct samrt_bench_opts {
     int precision_set;             /* 0: the platform profile's default */
     int per_obj;                   /* one tracking pass per object instead of per video */
     enum samrt_bench_save save_masks;
+    const char *video;             /* a video file, camera or JPEG folder instead of split_dir */
+    int start, max_frames;         /* --video: frames skipped first; at most this many (0 = all) */
+    int n_prompts;                 /* --video: objects 1..n_prompts, prompted on the first frame */
+    struct samrt_prompt prompts[SAMRT_BENCH_MAX_OBJECTS];
 };
 
 /* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench
@@ -72,6 +83,10 @@ int samrt_bench_run(const struct samrt_bench_opts *opts, const struct samrt_trac
 
 /* parse + run: the body of `samrt bench` for any backend. */
 int samrt_bench_main(int argc, char **argv, const struct samrt_tracker_backend *backend);
+
+/* The one-video split of --video: the source's frames (named by index) and the objects of
+ * o->prompts (named 001, 002, ...) without annotations. A camera needs --max-frames. */
+enum samrt_status samrt_bench_video_split(const struct samrt_bench_opts *o, struct samrt_sav_split *out);
 
 /* Parses one --models entry ("sam2.1_tiny_points", "sam2.1_base_plus_bbox", "edgetam_mask";
  * a bare model name means the mask prompt). SAMRT_E_INVALID_ARG for an unknown name. */

@@ -87,6 +87,8 @@ struct model_run {
     double setup_ms;                /* absent until the first frame is ready */
     uint64_t t_setup0;
     double max_drop;                /* largest device-memory drop seen, bytes */
+    int frames;                     /* timed frames, for the decode summary */
+    double decode_sum, wait_sum, loop_s;
 };
 
 /* Per video: prompts, result buffers, ground-truth lookups and scores. */
@@ -120,7 +122,17 @@ static void video_free(struct video_run *vr) {
 
 static int obj_id(const struct samrt_sav_video *v, int k) { return v->objects[k].id >= 0 ? v->objects[k].id : k; }
 
-/* Loads the frame-0 masks, derives the prompts and allocates every per-video buffer. */
+/* The object's mask folder, when masks are saved. */
+static enum samrt_status make_mask_dir(const struct bench *B, const struct samrt_bench_model *m,
+                                       const struct samrt_sav_video *v, const struct samrt_sav_object *ob) {
+    if (B->o->save_masks == SAMRT_BENCH_SAVE_NONE) return SAMRT_OK;
+    char dir[PATH_LEN];
+    snprintf(dir, sizeof dir, "%s/%s/%s/%s", B->o->out_dir, m->tag, v->name, ob->name);
+    return samrt_mkdirs(dir);
+}
+
+/* Loads the frame-0 masks (or takes --video's prompts), derives the prompts and allocates
+ * every per-video buffer. */
 static enum samrt_status video_prepare(const struct bench *B, const struct samrt_bench_model *m,
                                        const struct samrt_sav_video *v, struct video_run *vr) {
     memset(vr, 0, sizeof *vr);
@@ -150,6 +162,15 @@ static enum samrt_status video_prepare(const struct bench *B, const struct samrt
         const struct samrt_sav_object *ob = &v->objects[k];
         char path[PATH_LEN];
         int mw = 0, mh = 0;
+        int *ao = vr->ann_of + (size_t)k * (size_t)v->n_frames;
+        vr->jo[k] = vr->fo[k] = SAMRT_PROFILE_ABSENT;
+        if (B->o->video) {  /* the command line's prompt; no ground truth */
+            for (int t = 0; t < v->n_frames; t++) ao[t] = -1;
+            vr->prompts[k] = B->o->prompts[k];
+            vr->prompts[k].width = vr->w, vr->prompts[k].height = vr->h;
+            st = make_mask_dir(B, m, v, ob);
+            continue;
+        }
         samrt_sav_ann_path(v, ob, 0, path, sizeof path);
         st = samrt_mask_load(&vr->mr, path, &vr->gt, &vr->gt_cap, &mw, &mh, NULL);
         if (st == SAMRT_OK && (mw != vr->w || mh != vr->h || ob->anns[0].frame != 0)) {
@@ -160,15 +181,9 @@ static enum samrt_status video_prepare(const struct bench *B, const struct samrt
         uint8_t *fm = vr->first_masks + (size_t)k * vr->npx;
         memcpy(fm, vr->gt, vr->npx);
         st = samrt_prompt_from_mask(m->prompt, fm, vr->w, vr->h, pscratch, ps, &vr->prompts[k]);
-        int *ao = vr->ann_of + (size_t)k * (size_t)v->n_frames;
         for (int t = 0; t < v->n_frames; t++) ao[t] = -1;
         for (int a = 0; a < ob->n_anns; a++) ao[ob->anns[a].frame] = a;
-        vr->jo[k] = vr->fo[k] = SAMRT_PROFILE_ABSENT;
-        if (st == SAMRT_OK && B->o->save_masks != SAMRT_BENCH_SAVE_NONE) {
-            char dir[PATH_LEN];
-            snprintf(dir, sizeof dir, "%s/%s/%s/%s", B->o->out_dir, m->tag, v->name, ob->name);
-            st = samrt_mkdirs(dir);
-        }
+        if (st == SAMRT_OK) st = make_mask_dir(B, m, v, ob);
     }
     free(pscratch);
     return st;
@@ -286,7 +301,7 @@ struct pass_stats {
     double loop_s;                  /* the loop clock, pauses excluded */
     double stage_sum[N_STAGES];
     int stage_n[N_STAGES];
-    double decode_sum;
+    double decode_sum, wait_sum;    /* decode thread; tracker waiting for frames (first excluded) */
 };
 
 /* The rows of one pass: one per object of [k0, k0 + n_obj), with the memory measured now and,
@@ -357,7 +372,10 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
     memset(&ps, 0, sizeof ps);
 
     samrt_frame_stream_t fs = NULL;
-    SAMRT_TRY(samrt_frame_stream_open(v->jpeg_dir, o->prefetch, &fs));
+    const struct samrt_frame_source src = {v->jpeg_dir, o->prefetch, o->video ? o->start : 0,
+                                           o->video ? v->n_frames : 0};
+    SAMRT_TRY(samrt_frame_stream_open_source(&src, &fs));
+    const int t0 = o->video ? o->start : 0;  /* frame index -> position in the split's video */
     enum samrt_status st = mr->tr.ops->begin(mr->tr.self, vr->w, vr->h);
     for (int k = k0; k < k0 + n_obj && st == SAMRT_OK; k++)
         st = mr->tr.ops->prompt(mr->tr.self, obj_id(v, k), &vr->prompts[k]);
@@ -394,6 +412,7 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
         samrt_latency_rec_add(&vr->lat, ms_between(t_avail, t_done));
         ps.loop_s = (double)(t_done - t_loop0 - paused) / 1e9;
         ps.decode_sum += f.decode_ms;  /* on the streamer's thread, overlapping earlier frames */
+        if (ps.frames > 1) ps.wait_sum += f.wait_ms;
         for (int i = 0; i < N_STAGES; i++) {
             const double s = stage_of(&times, i);
             if (s >= 0) ps.stage_sum[i] += s, ps.stage_n[i]++;
@@ -415,7 +434,7 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
                 break;
             }
             samrt_nvtx_push("save_and_score");
-            st = save_and_score(B, mr->m, vr, k0 + k, f.index, r->mask);
+            st = save_and_score(B, mr->m, vr, k0 + k, f.index - t0, r->mask);
             samrt_nvtx_pop();
         }
         progress(B, mr, vr, vi, pass, ps.frames, 0);
@@ -426,6 +445,8 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
     samrt_frame_stream_close(fs);
     if (st != SAMRT_OK) return st;
     SAMRT_CHECK(ps.frames > 0, SAMRT_E_FORMAT, "%s: no frame was tracked", v->name);
+    if (!warm) mr->frames += ps.frames, mr->decode_sum += ps.decode_sum, mr->wait_sum += ps.wait_sum;
+    if (!warm) mr->loop_s += ps.loop_s;
     return push_pass_rows(B, mr, vr, k0, n_obj, pass, ts, &ps);
 }
 
@@ -455,6 +476,7 @@ static enum samrt_status write_config(struct bench *B, const char *status) {
     static const char *save_names[] = {"annotated", "all", "none"};
     kv[n++] = (struct samrt_profile_kv){"command", "samrt bench"};
     kv[n++] = (struct samrt_profile_kv){"split_dir", o->split_dir};
+    kv[n++] = (struct samrt_profile_kv){"video", o->video};
     kv[n++] = (struct samrt_profile_kv){"models", models};
     kv[n++] = (struct samrt_profile_kv){"weights_dir", o->weights_dir};
     kv[n++] = (struct samrt_profile_kv){"out_dir", o->out_dir};
@@ -535,6 +557,17 @@ static enum samrt_status check_checkpoints(const struct samrt_bench_opts *o) {
     return st;
 }
 
+/* Whether decoding kept up: the time the tracker waited for frames against the loop time. */
+static void print_decode(const struct model_run *mr) {
+    if (!mr->frames || mr->loop_s <= 0) return;
+    const double wait_pct = 100.0 * mr->wait_sum / (1e3 * mr->loop_s);
+    printf("samrt bench: %s: decode %.2f ms/frame on its thread; the tracker waited %.2f ms/frame for frames "
+           "(%.1f%% of the loop): %s\n",
+           mr->m->tag, mr->decode_sum / mr->frames, mr->wait_sum / mr->frames, wait_pct,
+           wait_pct > 5.0 ? "decode-bound (decoding is slower than tracking; fps is the decoder's)"
+                          : "decoding keeps up");
+}
+
 static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
     const struct samrt_bench_opts *o = B->o;
     int max_obj = 1;
@@ -577,6 +610,7 @@ static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
     }
     if (B->progress) fputc('\n', stderr);
     mr->tr.ops->close(mr->tr.self);
+    if (st == SAMRT_OK) print_decode(mr);
     return st;
 }
 
@@ -592,7 +626,7 @@ int samrt_bench_run(const struct samrt_bench_opts *o, const struct samrt_tracker
     sel.limit_videos = o->limit_videos;
     sel.limit_objects = o->limit_objects;
     sel.shard_k = o->shard_k, sel.shard_n = o->shard_n;
-    if (st == SAMRT_OK) st = samrt_sav_open(o->split_dir, &sel, &B.split);
+    if (st == SAMRT_OK) st = o->video ? samrt_bench_video_split(o, &B.split) : samrt_sav_open(o->split_dir, &sel, &B.split);
     if (st == SAMRT_OK) st = check_checkpoints(o);
     if (st == SAMRT_OK) st = samrt_mkdirs(o->out_dir);
     if (st == SAMRT_OK) st = write_config(&B, "running");
