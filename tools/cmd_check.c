@@ -1,7 +1,8 @@
 /* cmd_check.c - `samrt check`: what the old setup_check.py did, in one screen. Each line is
  * a check with a mark and, when it fails, a hint. Exits 0 when everything needed for the
  * build's configuration is present, 1 otherwise (a CPU build on a GPU-less machine passes;
- * a CUDA build with no device reports it and fails). */
+ * a CUDA build with no device reports it and fails). The optional pieces (FFmpeg for video,
+ * nsys) are reported with their hint but never fail the check. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "video.h"
 
 static int g_failed = 0;
 
@@ -83,6 +85,26 @@ static void check_cuda(char *buf, size_t len) {
     line(v.cublaslt > 0, "cuBLASLt", buf, "ships with the CUDA toolkit (libcublasLt)");
 }
 
+/* FFmpeg, optional: --video and --overlay-video need it (SAMRT_VIDEO, docs/video.md). */
+static void check_video(char *buf, size_t len) {
+    struct samrt_video_lib_versions v;
+    samrt_video_versions(&v);
+#define V3(x) (x) >> 16, ((x) >> 8) & 0xff, (x) & 0xff
+    if (samrt_video_available()) {
+        snprintf(buf, len, "libavformat %u.%u.%u, libavcodec %u.%u.%u, libswscale %u.%u.%u, libavdevice %u.%u.%u; "
+                 "video encoder %s", V3(v.avformat), V3(v.avcodec), V3(v.swscale), V3(v.avdevice), v.h264_encoder);
+        printf("  \xe2\x9c\x93 %-22s %s\n", "FFmpeg (video)", buf);
+        if (strcmp(v.h264_encoder, "libx264") && strcmp(v.h264_encoder, "libopenh264"))
+            printf("      note: no H.264 encoder in this FFmpeg: overlay videos are MPEG-4 part 2\n");
+    } else {
+        printf("  \xe2\x9c\x97 %-22s %s\n", "FFmpeg (optional)",
+               "not in this build: --video and --overlay-video are unavailable");
+        printf("      hint: apt install libavformat-dev libavcodec-dev libswscale-dev libavdevice-dev libavutil-dev, "
+               "then configure again (SAMRT_VIDEO=AUTO finds them; docs/video.md)\n");
+    }
+#undef V3
+}
+
 int samrt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int c;
@@ -91,7 +113,8 @@ int samrt_cmd_check(int argc, char **argv) {
         if (c == 'h') {
             printf("usage: samrt check\n\n"
                    "Reports the CUDA driver and runtime, the GPU, cuDNN, cuBLASLt, libjpeg-turbo,\n"
-                   "libpng and Nsight Systems (PATH or NSYS_CMD), each with a mark and a hint.\n"
+                   "libpng, FFmpeg (video files and cameras; optional) and Nsight Systems (PATH or\n"
+                   "NSYS_CMD; optional), each with a mark and a hint.\n"
                    "exit: 0 all present, 1 something the build needs is missing.\n");
             return SAMRT_EXIT_OK;
         }
@@ -109,6 +132,7 @@ int samrt_cmd_check(int argc, char **argv) {
     line(iv.libjpeg_turbo, "libjpeg-turbo", buf,
          "apt install libjpeg-turbo8-dev (Ubuntu) / libjpeg62-turbo-dev (Debian)");
     line(iv.libpng[0] != 0, "libpng", iv.libpng, "apt install libpng-dev");
+    check_video(buf, sizeof buf);
     int have_nsys = find_nsys(buf, sizeof buf);
     printf("  %s %-22s %s\n", have_nsys ? "\xe2\x9c\x93" : "\xe2\x9c\x97", "nsys (optional)", buf);
     if (!have_nsys)

@@ -1,7 +1,8 @@
-/* cmd_segment.c - `samrt segment`: SAM 2.1 / EdgeTAM on one image from clicks and boxes, through the
- * public samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the
- * DAVIS palette with object k as index k for several), optionally an overlay (the image with
- * each mask tinted and outlined) and a parity tap dump (harness/taps.h, the names of
+/* cmd_segment.c - `samrt segment`: SAM 2.1 / EdgeTAM on one image (or one frame of a video
+ * file or camera, --video --start N) from clicks and boxes, through the public
+ * samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the DAVIS
+ * palette with object k as index k for several), optionally an overlay (the image with each
+ * mask tinted, outlined and labelled, harness/overlay.h) and a parity tap dump (harness/taps.h, the names of
  * tests/parity/dump_taps.py). Prompts are validated against the image before the weights
  * load, so a bad click fails in milliseconds. --bench N times N calls after a warm-up: the
  * CUDA graph replay (the default path) and the eager path with CUDA events between the stages
@@ -16,16 +17,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "frame_stream.h"
 #include "image_io.h"
+#include "overlay.h"
 #include "samrt_internal.h"
 #include "taps.h"
+#include "thumbs.h"
 
 #define MAX_OBJ 64
 #define HELP_SHOWN 100  /* parse_args: --help printed, exit 0 */
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: samrt segment --weights CKPT --image IMG (--point x,y[,label] ... | --box x0,y0,x1,y1)\n"
+            "usage: samrt segment --weights CKPT (--image IMG | --video FILE [--start N])\n"
+            "                     (--point x,y[,label] ... | --box x0,y0,x1,y1)\n"
             "                     [--object ...] --out MASK.png [--overlay OVERLAY.png]\n"
             "                     [--precision fp32|bf16|fp16] [--platform P] [--imgsz N]\n"
             "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n"
@@ -38,13 +43,15 @@ static void usage(FILE *f) {
             "and has no object-score gate.\n\n"
             "  --weights CKPT     official checkpoint (.pt) or safetensors with the official keys\n"
             "  --image IMG        JPEG or PNG (gray, gray+alpha, RGB, RGBA; 8-bit)\n"
+            "  --video FILE       a frame of a video file (mp4, mkv, webm, ...) or camera (/dev/videoN)\n"
+            "  --start N          with --video: the frame to segment (default 0, the first)\n"
             "  --point x,y[,l]    a click in image pixels, label 1 (object, default) or 0 (background);\n"
             "                     repeat for more clicks (at most %d per object)\n"
             "  --box x0,y0,x1,y1  a box in image pixels (at most one per object)\n"
             "  --object           start the next object: the prompts after it belong to it\n"
             "  --out MASK.png     one object: 8-bit gray, 255 = object; several: palette PNG, index k\n"
             "                     = object k (the highest logit wins where masks overlap)\n"
-            "  --overlay FILE     the image with the masks tinted and outlined (PNG)\n"
+            "  --overlay FILE     the image with the masks tinted, outlined and labelled (PNG)\n"
             "  --precision P      fp32, bf16 or fp16 (default: the platform profile's)\n"
             "  --platform P       platform profile (default: detected); 'cpu' runs the C reference\n"
             "                     (fp32 only, practical with a small --imgsz)\n"
@@ -55,7 +62,8 @@ static void usage(FILE *f) {
             "  --dump-taps FILE   write the intermediate tensors for tests/parity/compare_taps.py\n"
             "  --bench N          time N calls after a warm-up (graph replay and per-stage eager),\n"
             "                     print median / p95 and the memory use\n"
-            "exit: 0 ok, 2 bad usage, image, prompt or checkpoint, 3 runtime failure, 4 unavailable\n",
+            "exit: 0 ok, 2 bad usage, image, prompt or checkpoint, 3 runtime failure, 4 unavailable\n"
+            "      (e.g. --video in a build without FFmpeg)\n",
             SAMRT_MAX_CLICKS);
 }
 
@@ -74,40 +82,27 @@ static int parse_floats(const char *s, float *v, int n) {
     return *s ? -1 : k;
 }
 
-/* Any 8-bit JPEG or PNG as RGB8 (Pillow's convert("RGB"): alpha dropped, gray replicated). */
-static enum samrt_status load_rgb(const char *path, uint8_t **rgb, int *w, int *h) {
-    uint8_t *file = NULL, *px = NULL;
-    size_t cap = 0, size = 0;
-    struct samrt_image_info info;
-    SAMRT_TRY(samrt_file_read(path, &file, &cap, &size));
-    const enum samrt_image_format fmt = samrt_image_sniff(file, size);
-    enum samrt_status st = fmt == SAMRT_IMAGE_JPEG ? samrt_jpeg_info(file, size, &info)
-                           : fmt == SAMRT_IMAGE_PNG ? samrt_png_info(file, size, &info)
-                                                    : SAMRT_E_FORMAT;
-    if (st == SAMRT_OK && fmt == SAMRT_IMAGE_PNG &&
-        (info.bytes_per_sample != 1 || info.bit_depth != 8 || info.color_type == SAMRT_PNG_PALETTE)) {
-        SAMRT_LOG_ERROR("%s: only 8-bit gray, gray+alpha, RGB and RGBA PNGs are read here", path);
-        st = SAMRT_E_UNSUPPORTED;
+/* Frame `start` of a video file or camera as RGB8 (the frame streamer, one frame deep). */
+static enum samrt_status load_video_frame(const char *path, int start, uint8_t **rgb, int *w, int *h) {
+    samrt_frame_stream_t fs = NULL;
+    const struct samrt_frame_source src = {path, 1, start, 1};
+    SAMRT_TRY(samrt_frame_stream_open_source(&src, &fs));
+    struct samrt_frame f;
+    enum samrt_status st = samrt_frame_stream_next(fs, &f);
+    if (st == SAMRT_OK && !f.rgb) {
+        SAMRT_LOG_ERROR("%s: no frame %d", path, start);
+        st = SAMRT_E_INVALID_ARG;
     }
-    if (fmt == SAMRT_IMAGE_UNKNOWN) SAMRT_LOG_ERROR("%s: neither a JPEG nor a PNG", path);
     if (st == SAMRT_OK) {
-        px = malloc(samrt_image_nbytes(&info));
-        *rgb = malloc((size_t)info.width * (size_t)info.height * 3);
-        if (!px || !*rgb) st = SAMRT_E_HOST_MEMORY;
+        *rgb = malloc((size_t)f.width * (size_t)f.height * 3);
+        if (!*rgb) st = SAMRT_E_HOST_MEMORY;
     }
-    if (st == SAMRT_OK)
-        st = fmt == SAMRT_IMAGE_JPEG ? samrt_jpeg_decode(file, size, px, samrt_image_nbytes(&info), &info)
-                                     : samrt_png_decode(file, size, px, samrt_image_nbytes(&info), &info);
     if (st == SAMRT_OK) {
-        const size_t n = (size_t)info.width * (size_t)info.height;
-        const int ch = info.channels;
-        for (size_t i = 0; i < n; i++)
-            for (int c = 0; c < 3; c++) (*rgb)[3 * i + c] = px[ch * i + (ch >= 3 ? c : 0)];
-        *w = info.width;
-        *h = info.height;
+        memcpy(*rgb, f.rgb, (size_t)f.width * (size_t)f.height * 3);
+        *w = f.width, *h = f.height;
     }
-    free(file);
-    free(px);
+    samrt_frame_stream_release(fs, &f);
+    samrt_frame_stream_close(fs);
     return st;
 }
 
@@ -121,27 +116,13 @@ static void label_map(const struct samrt_mask_result *r, int n, int w, int h, ui
     }
 }
 
-/* The image with each labelled pixel blended 50/50 with its object's colour, and the
- * label's boundary (a 4-neighbour with another label) in the full colour. */
-static void draw_overlay(uint8_t *rgb, const uint8_t *lab, int n, int w, int h, const uint8_t *pal) {
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const size_t i = (size_t)y * w + x;
-            if (!lab[i]) continue;
-            const int k = n == 1 ? 1 : lab[i];
-            const int edge = x == 0 || y == 0 || x == w - 1 || y == h - 1 || lab[i - 1] != lab[i] ||
-                             lab[i + 1] != lab[i] || lab[i - w] != lab[i] || lab[i + w] != lab[i];
-            for (int c = 0; c < 3; c++)
-                rgb[3 * i + c] = edge ? pal[3 * k + c] : (uint8_t)((rgb[3 * i + c] + pal[3 * k + c] + 1) / 2);
-        }
-}
-
 struct args {
-    const char *weights, *image, *out, *overlay, *platform, *taps;
+    const char *weights, *image, *video, *out, *overlay, *platform, *taps;
     struct samrt_engine_params p;
     enum samrt_postproc pp;
     struct samrt_object_prompt obj[MAX_OBJ];
     int n_obj;
+    int start;  /* --video: the frame */
     int bench;  /* --bench N: calls per timed series, 0 = off */
 };
 
@@ -154,8 +135,9 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"overlay", required_argument, 0, 'v'},  {"precision", required_argument, 0, 'P'},
         {"platform", required_argument, 0, 'F'}, {"imgsz", required_argument, 0, 's'},
         {"multimask-settings", required_argument, 0, 'm'}, {"dump-taps", required_argument, 0, 't'},
-        {"bench", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"bench", required_argument, 0, 'B'},    {"video", required_argument, 0, 'V'},
+        {"start", required_argument, 0, 'S'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
     a->n_obj = 1;
@@ -168,6 +150,14 @@ static int parse_args(int argc, char **argv, struct args *a) {
         switch (c) {
         case 'w': a->weights = optarg; break;
         case 'i': a->image = optarg; break;
+        case 'V': a->video = optarg; break;
+        case 'S':
+            if (samrt_parse_int(optarg, 0, 1 << 30, &v)) {
+                fprintf(stderr, "samrt segment: --start takes a frame index >= 0 ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            a->start = (int)v;
+            break;
         case 'O': a->out = optarg; break;
         case 'v': a->overlay = optarg; break;
         case 'F': a->p.platform = optarg; break;
@@ -230,7 +220,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
         default: return -1;
         }
     }
-    if (optind != argc || !a->weights || !a->image || !a->out) return -1;
+    if (optind != argc || !a->weights || !a->image == !a->video || !a->out) return -1;
     for (int k = 0; k < a->n_obj; k++)
         if (!a->obj[k].n_clicks && !a->obj[k].has_box) {
             fprintf(stderr, "samrt segment: object %d has no --point or --box\n", k + 1);
@@ -372,7 +362,7 @@ int samrt_cmd_segment(int argc, char **argv) {
     }
     uint8_t *rgb = NULL;
     int w = 0, h = 0;
-    enum samrt_status st = load_rgb(a.image, &rgb, &w, &h);
+    enum samrt_status st = a.image ? samrt_image_load_rgb8(a.image, &rgb, &w, &h) : load_video_frame(a.video, a.start, &rgb, &w, &h);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++) {  /* fail fast, before the weights load */
         st = samrt_internal_check_prompt(&a.obj[k], w, h, a.p.imgsz);
         if (st != SAMRT_OK) fprintf(stderr, "samrt segment: object %d: bad prompt (see above)\n", k + 1);
@@ -411,7 +401,9 @@ int samrt_cmd_segment(int argc, char **argv) {
                           : samrt_png_write_palette8(a.out, lab, w, h, pal, 256);
     }
     if (st == SAMRT_OK && a.overlay) {
-        draw_overlay(rgb, lab, a.n_obj, w, h, pal);
+        struct samrt_overlay_object obj[MAX_OBJ];
+        for (int k = 0; k < a.n_obj; k++) obj[k] = (struct samrt_overlay_object){res[k].mask, k + 1};
+        samrt_overlay_draw(rgb, w, h, obj, a.n_obj);
         st = samrt_png_write_rgb8(a.overlay, rgb, w, h);
     }
     if (st == SAMRT_OK && ts) {

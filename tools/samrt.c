@@ -15,16 +15,16 @@ struct command {
 static const struct command g_commands[] = {
     {"demo", samrt_cmd_demo, "the main job on built-in synthetic data (synth, preprocess, eval)"},
     {"budget", samrt_cmd_budget, "exact arena plan of a model on a platform profile (no GPU needed)"},
-    {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng and nsys, with hints"},
+    {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng, FFmpeg and nsys, with hints"},
     {"merge", samrt_cmd_merge, "join profile_summary.csv files from several machines or shards"},
     {"compare", samrt_cmd_compare, "flag regressions between a baseline and a latest profile CSV"},
     {"report", samrt_cmd_report, "write a self-contained HTML report (SVG charts) from a profile CSV"},
     {"info", samrt_cmd_info, "list a checkpoint's tensors, parameter count and model (no Python)"},
     {"synth", samrt_cmd_synth, "write a small synthetic dataset in the SA-V val/test layout"},
     {"eval", samrt_cmd_eval, "J, F and J&F of predicted masks, as SAM 2's sav_evaluator.py"},
-    {"segment", samrt_cmd_segment, "segment objects on one image from clicks / boxes (SAM 2.1)"},
-    {"bench", samrt_cmd_bench, "track SA-V videos and write the profiling CSV/JSON, masks and J&F"},
-    {"track", samrt_cmd_track, "track objects through a folder of video frames (SAM 2.1)"},
+    {"segment", samrt_cmd_segment, "segment objects on one image or video frame from clicks / boxes"},
+    {"bench", samrt_cmd_bench, "track SA-V videos or a video file and write the profiling CSV/JSON, masks, J&F"},
+    {"track", samrt_cmd_track, "track objects through JPEG frames, a video file or a camera"},
 };
 
 static void usage(FILE *f) {
