@@ -1,11 +1,26 @@
-# tests/video.cmake: video files and cameras (harness/video.h, FFmpeg). test_video needs
-# FFmpeg and says "skipped" with the reason without it (exit 77). The libFuzzer target over
-# samrt_video_open_mem (SAMRT_FUZZ=ON, clang, FFmpeg):
+# tests/video.cmake: video files and cameras (harness/video.h, FFmpeg), the overlays and the
+# demo. test_video and the CLI checks need FFmpeg and say "skipped" with the reason without
+# it (test_video exits 77; video_cli.sh then checks that --video is refused with exit 4).
+# test_samrt_demo runs `samrt demo` on the CPU backend (2 frames at 256 px; without FFmpeg on
+# synthetic frames) and leaves the random-weight EdgeTAM checkpoint that the CLI checks use.
+# The libFuzzer target over samrt_video_open_mem (SAMRT_FUZZ=ON, clang, FFmpeg):
 #   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DSAMRT_CUDA=OFF -DSAMRT_FUZZ=ON
 #   cmake --build build/fuzz --target fuzz_video -j2
 #   build/fuzz/tests/fuzz_video -max_total_time=60 tests/data/video/good tests/data/video/bad
 samrt_add_test(test_video SOURCES test_video.c LABELS cpu LIBS samrt_harness
                ARGS ${PROJECT_SOURCE_DIR}/data/bedroom_40.mp4 ${CMAKE_CURRENT_SOURCE_DIR}/data/video)
+if (CMAKE_CROSSCOMPILING_EMULATOR)
+  return()  # the program runs a model on the CPU backend: minutes per frame under emulation
+endif()
+if (TARGET samrt_cli)
+  set(_demo_out ${CMAKE_CURRENT_BINARY_DIR}/demo_test)
+  add_test(NAME test_samrt_demo COMMAND samrt_cli demo --cpu --frames 2 --out ${_demo_out})
+  set_tests_properties(test_samrt_demo PROPERTIES LABELS cpu FIXTURES_SETUP samrt_demo_out
+    PASS_REGULAR_EXPRESSION "RANDOM WEIGHTS.*---- samrt demo ----.*arena MiB +edgetam [0-9]")
+  add_test(NAME test_video_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/video_cli.sh $<TARGET_FILE:samrt_cli>
+           ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/video_cli ${_demo_out}/weights/edgetam.pt)
+  set_tests_properties(test_video_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 FIXTURES_REQUIRED samrt_demo_out)
+endif()
 
 if (SAMRT_FUZZ AND SAMRT_HAVE_VIDEO)
   add_executable(fuzz_video fuzz/fuzz_video.c ${PROJECT_SOURCE_DIR}/harness/video_read.c

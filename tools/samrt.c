@@ -13,7 +13,7 @@ struct command {
 };
 
 static const struct command g_commands[] = {
-    {"demo", samrt_cmd_demo, "the main job on built-in synthetic data (synth, preprocess, eval)"},
+    {"demo", samrt_cmd_demo, "the main job on a real clip: track, overlays, bench, report (no setup)"},
     {"budget", samrt_cmd_budget, "exact arena plan of a model on a platform profile (no GPU needed)"},
     {"check", samrt_cmd_check, "report CUDA, cuDNN, cuBLASLt, libjpeg, libpng, FFmpeg and nsys, with hints"},
     {"merge", samrt_cmd_merge, "join profile_summary.csv files from several machines or shards"},
