@@ -77,6 +77,7 @@ struct samrt_video_reader {
     AVPacket *pkt;
     AVFrame *frame;
     struct SwsContext *sws;
+    int sws_key;           /* pixel format, matrix and range the converter was set up for */
     int stream;
     int width, height;
     int64_t next_index;
@@ -293,14 +294,18 @@ static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, str
     SAMRT_CHECK(fr->width == r->width && fr->height == r->height, SAMRT_E_FORMAT,
                 "%s: frame %lld is %dx%d but the video started at %dx%d", r->name, (long long)r->next_index, fr->width,
                 fr->height, r->width, r->height);
+    const struct SwsContext *prev = r->sws;
     r->sws = sws_getCachedContext(r->sws, r->width, r->height, (enum AVPixelFormat)fr->format, r->width, r->height,
                                   AV_PIX_FMT_RGB24, SWS_BICUBIC, NULL, NULL, NULL);
     SAMRT_CHECK(r->sws, SAMRT_E_UNSUPPORTED, "%s: cannot convert pixel format %s to RGB", r->name,
                 av_get_pix_fmt_name((enum AVPixelFormat)fr->format) ? av_get_pix_fmt_name((enum AVPixelFormat)fr->format)
                                                                     : "?");
-    /* the stream's YUV matrix and range (a no-op, refused, for RGB sources) */
-    sws_setColorspaceDetails(r->sws, sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG,
-                             sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+    /* the stream's YUV matrix and range (a no-op, refused, for RGB sources), once per change */
+    const int key = 1 + ((int)fr->format << 16 | (int)fr->colorspace << 8 | (int)fr->color_range);
+    if (r->sws != prev || key != r->sws_key)
+        sws_setColorspaceDetails(r->sws, sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG,
+                                 sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+    r->sws_key = key;
     uint8_t *dst[4] = {rgb, NULL, NULL, NULL};
     int dst_stride[4] = {3 * r->width, 0, 0, 0};
     sws_scale(r->sws, (const uint8_t *const *)fr->data, fr->linesize, 0, r->height, dst, dst_stride);
