@@ -287,6 +287,7 @@ enum samrt_status samrt_engine_segment(samrt_engine_t engine, const struct samrt
  *   samrt_engine_track_begin(eng, width, height);              // a new video
  *   samrt_engine_track_prompt(eng, 1, &obj_prompt);            // object id 1, applies to the next push
  *   for each frame: samrt_engine_track_push(eng, &img, results, max_results, &n);
+ *   samrt_engine_track_remove(eng, 1);                         // object 1 leaves; its slot is free
  */
 
 struct samrt_track_result {
@@ -303,6 +304,10 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t engine, int width, int
 enum samrt_status samrt_engine_track_prompt(samrt_engine_t engine, int obj_id, const struct samrt_object_prompt *prompt);
 /* Prompts object obj_id on the next pushed frame with a mask (width * height bytes, nonzero = object). */
 enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t engine, int obj_id, const uint8_t *mask);
+/* Stops tracking object obj_id: its memories and pointers are dropped, the objects after it
+ * keep their order, and its slot is free for a new object. SAMRT_E_INVALID_ARG when obj_id is
+ * not tracked in this video. */
+enum samrt_status samrt_engine_track_remove(samrt_engine_t engine, int obj_id);
 /* Runs one frame. `frame->rgb` may be host or device memory (frame_on_device). results[i].mask
  * buffers are the caller's; *n_results gets the number of tracked objects (<= max_results). */
 enum samrt_status samrt_engine_track_push(samrt_engine_t engine, const struct samrt_image *frame, int frame_on_device,

@@ -208,6 +208,43 @@ enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, c
     return SAMRT_OK;
 }
 
+/* Object slot `from`'s rows of the memory bank and the pointer bank into slot `to`: a 2-D copy
+ * over every slot of each bank (slot-major, so an object's rows are one stride apart). */
+static enum samrt_status move_bank_rows(struct samrt_sam2_tracker *t, int from, int to) {
+    const struct samrt_tensor *banks[2] = {&t->mem_bank, &t->ptr_bank};
+    const size_t n_slots[2] = {SAMRT_TRACK_MEM_SLOTS, SAMRT_TRACK_PTR_SLOTS};
+    for (int b = 0; b < 2; b++) {
+        const size_t slot_bytes = samrt_tensor_nbytes(banks[b]) / n_slots[b];
+        const size_t obj_bytes = slot_bytes / (size_t)t->k_max;
+        uint8_t *base = (uint8_t *)banks[b]->data;
+        SAMRT_TRY(samrt_platform_copy_2d(base + (size_t)to * obj_bytes, slot_bytes, base + (size_t)from * obj_bytes,
+                                         slot_bytes, obj_bytes, n_slots[b], SAMRT_COPY_DEFAULT));
+    }
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_track_remove(samrt_engine_t e, int obj_id) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
+    int k = 0;
+    while (k < t->n_obj && t->obj[k].obj_id != obj_id) k++;
+    SAMRT_CHECK(k < t->n_obj, SAMRT_E_INVALID_ARG, "track_remove: object %d is not tracked", obj_id);
+    /* the later objects move down one slot, keeping their order (the outputs' order) */
+    for (int j = k + 1; j < t->n_obj; j++) {
+        enum samrt_status st = move_bank_rows(t, j, j - 1);
+        if (st != SAMRT_OK) {
+            e->failed = 1;  /* the banks are half moved */
+            return st;
+        }
+        samrt_sam2_track_mask_move(e->sam2, j, j - 1);
+        t->obj[j - 1] = t->obj[j];
+    }
+    t->n_obj--;
+    memset(&t->obj[t->n_obj], 0, sizeof *t->obj);
+    return SAMRT_OK;
+}
+
 /* ---- post-processing ------------------------------------------------------------------------- */
 
 void samrt_sam2_track_non_overlap_host(const float *logits, int n, int64_t n_pix, uint8_t *const *masks) {

@@ -5,7 +5,8 @@
  * segmentation with the same prompts (the official prompt frame), the non-overlap rule by
  * hand, the stage times of a tracked frame, the bank's table-driven row copies by hand, the
  * notebook profile (hole filling against kernels/fill_holes.h, objects independent when the
- * memory encoder runs twice on a frame), and bad calls are refused without breaking the engine.
+ * memory encoder runs twice on a frame), removing an object (the others as if it had never
+ * been there), and bad calls are refused without breaking the engine.
  * Run: ctest -R test_sam2_track */
 #include <math.h>
 #include <stdio.h>
@@ -161,6 +162,57 @@ static void test_bad_calls(samrt_engine_t e) {
     CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, 2, &n), SAMRT_OK);
     CHECK_EQ_INT(n, 2);
     samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+}
+
+/* samrt_engine_track_remove: objects 1, 2, 3 for two frames, then object 2 removed; objects 1
+ * and 3 (3 moved down a slot with its memories) must then be exactly what a video with only
+ * 1 and 3 gives, and the freed slot takes a new object. */
+static void test_remove(samrt_engine_t e) {
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    const float at[3][2] = {{20.0f, 20.0f}, {40.0f, 30.0f}, {60.0f, 45.0f}};
+    uint8_t want[2][2][H * W], got[K][H * W];
+    float want_score[2][2];
+    struct samrt_track_result res[K];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {  /* pass 0: objects 1 and 3 alone; pass 1: 1, 2, 3, remove 2 */
+        CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
+        for (int i = 0; i < 3; i++) {
+            if (pass == 0 && i == 1) continue;
+            struct samrt_object_prompt pr = {0};
+            pr.n_clicks = 1;
+            pr.clicks[0] = (struct samrt_click){at[i][0], at[i][1], 1};
+            CHECK_STATUS(samrt_engine_track_prompt(e, i + 1, &pr), SAMRT_OK);
+        }
+        for (int f = 0; f < 4; f++) {
+            if (pass == 1 && f == 2) CHECK_STATUS(samrt_engine_track_remove(e, 2), SAMRT_OK);
+            for (int k = 0; k < K; k++) res[k].mask = got[k];
+            make_frame(f);
+            CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+            if (f < 2) continue;
+            CHECK_EQ_INT(n, 2);
+            for (int k = 0; k < 2 && n == 2; k++) {
+                CHECK_EQ_INT(res[k].obj_id, k == 0 ? 1 : 3);
+                if (pass == 0) {
+                    memcpy(want[f - 2][k], got[k], H * W);
+                    want_score[f - 2][k] = res[k].object_score;
+                } else {
+                    CHECK_MSG(memcmp(want[f - 2][k], got[k], H * W) == 0, "frame %d, object %d: mask differs", f,
+                              res[k].obj_id);
+                    CHECK(res[k].object_score == want_score[f - 2][k]);
+                }
+            }
+        }
+    }
+    samrt_log_set(trk_quiet, NULL, SAMRT_LOG_ERROR);
+    CHECK_STATUS(samrt_engine_track_remove(e, 2), SAMRT_E_INVALID_ARG);  /* not tracked any more */
+    samrt_log_set(NULL, NULL, SAMRT_LOG_INFO);
+    struct samrt_object_prompt pr = {0};
+    pr.n_clicks = 1;
+    pr.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
+    CHECK_STATUS(samrt_engine_track_prompt(e, 7, &pr), SAMRT_OK);  /* the freed slot */
+    CHECK_STATUS(samrt_engine_track_push(e, &img, 0, res, K, &n), SAMRT_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(res[2].obj_id, 7);
 }
 
 #define N_TRACK 9
@@ -366,6 +418,7 @@ int main(void) {
         test_prompt_frame(e);
         test_tracking(e);
         test_notebook(e);
+        test_remove(e);
         test_bad_calls(e);
     }
     samrt_engine_free(e);
