@@ -17,7 +17,7 @@ import re
 import sys
 
 FOLDERS = ["include", "core", "platform", "kernels", "ops", "models", "runtime", "harness", "tools",
-           "tests", "cmake", "toolchains", ".ci"]
+           "tests", "cmake", "toolchains", ".ci", "python"]
 C_EXT = (".c", ".h", ".cu", ".cuh")
 OTHER_EXT = (".py", ".sh", ".cmake")
 MAX_FILE_LINES = 700

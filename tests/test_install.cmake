@@ -1,7 +1,8 @@
 # test_install.cmake - `cmake --install` of this build into a prefix under the build tree, then
 # tests/install_consumer (find_package(samrt), a .c that includes samrt.h) configured, built
 # and run against it, with the build's own compiler, toolchain file and emulator; then the
-# same .c compiled from `pkg-config --cflags --libs samrt` alone.
+# same .c compiled from `pkg-config --cflags --libs samrt` alone. With SAMRT_BUILD_SHARED, the
+# Python package (python/) loads the installed libsamrt.so through SAMRT_LIBRARY.
 #   ctest -R test_install
 include(${PARAMS})
 if (SANITIZE)
@@ -33,6 +34,31 @@ foreach(f ${INCLUDEDIR}/samrt.h ${LIBDIR}/libsamrt.a ${LIBDIR}/cmake/samrt/samrt
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()
 endforeach()
+
+if (SHARED)
+  foreach(f ${INCLUDEDIR}/samrt_image.h ${LIBDIR}/libsamrt.so)
+    if (NOT EXISTS ${prefix}/${f})
+      message(FATAL_ERROR "cmake --install did not install ${f} (SAMRT_BUILD_SHARED=ON)")
+    endif()
+  endforeach()
+endif()
+
+# ---- the Python package on the installed libsamrt.so (SAMRT_LIBRARY) ----
+if (SHARED AND PYTHON AND NOT EMULATOR)
+  set(ENV{SAMRT_LIBRARY} ${prefix}/${LIBDIR}/libsamrt.so)
+  set(ENV{PYTHONPATH} ${SRC_DIR}/python)
+  set(ENV{PYTHONDONTWRITEBYTECODE} 1)
+  run("python on the installed libsamrt.so" ${PYTHON} -c [=[
+import importlib.util, os, sys
+if importlib.util.find_spec("numpy") is None:
+    print("numpy is not installed: not run"); sys.exit(0)
+import samrt
+assert os.path.samefile(samrt.library_path(), os.environ["SAMRT_LIBRARY"])
+b = samrt.Model.plan_only("edgetam", platform="orin-nano-8gb", precision="bf16").budget()
+print(f"ok, edgetam on orin-nano-8gb: arena {b['arena']} bytes")
+]=])
+  message("python: ${run_out}")
+endif()
 
 # ---- find_package(samrt) ----
 set(args -S ${SRC_DIR}/tests/install_consumer -B ${work}/consumer -G ${GENERATOR}
