@@ -209,16 +209,22 @@ enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, c
 }
 
 /* Object slot `from`'s rows of the memory bank and the pointer bank into slot `to`: a 2-D copy
- * over every slot of each bank (slot-major, so an object's rows are one stride apart). */
-static enum samrt_status move_bank_rows(struct samrt_sam2_tracker *t, int from, int to) {
+ * over every slot of each bank (slot-major, so an object's rows are one stride apart); on the
+ * host for a host pool (a CUDA build without a GPU runs host engines too), else a synchronous
+ * device copy. */
+static enum samrt_status move_bank_rows(struct samrt_engine *e, struct samrt_sam2_tracker *t, int from, int to) {
     const struct samrt_tensor *banks[2] = {&t->mem_bank, &t->ptr_bank};
     const size_t n_slots[2] = {SAMRT_TRACK_MEM_SLOTS, SAMRT_TRACK_PTR_SLOTS};
     for (int b = 0; b < 2; b++) {
         const size_t slot_bytes = samrt_tensor_nbytes(banks[b]) / n_slots[b];
         const size_t obj_bytes = slot_bytes / (size_t)t->k_max;
-        uint8_t *base = (uint8_t *)banks[b]->data;
-        SAMRT_TRY(samrt_platform_copy_2d(base + (size_t)to * obj_bytes, slot_bytes, base + (size_t)from * obj_bytes,
-                                         slot_bytes, obj_bytes, n_slots[b], SAMRT_COPY_DEFAULT));
+        uint8_t *dst = (uint8_t *)banks[b]->data + (size_t)to * obj_bytes;
+        const uint8_t *src = (const uint8_t *)banks[b]->data + (size_t)from * obj_bytes;
+        if (!samrt_engine_on_device(e)) {
+            for (size_t s = 0; s < n_slots[b]; s++) memcpy(dst + s * slot_bytes, src + s * slot_bytes, obj_bytes);
+            continue;
+        }
+        SAMRT_TRY(samrt_platform_copy_2d(dst, slot_bytes, src, slot_bytes, obj_bytes, n_slots[b], SAMRT_COPY_D2D));
     }
     return SAMRT_OK;
 }
@@ -232,7 +238,7 @@ enum samrt_status samrt_engine_track_remove(samrt_engine_t e, int obj_id) {
     SAMRT_CHECK(k < t->n_obj, SAMRT_E_INVALID_ARG, "track_remove: object %d is not tracked", obj_id);
     /* the later objects move down one slot, keeping their order (the outputs' order) */
     for (int j = k + 1; j < t->n_obj; j++) {
-        enum samrt_status st = move_bank_rows(t, j, j - 1);
+        enum samrt_status st = move_bank_rows(e, t, j, j - 1);
         if (st != SAMRT_OK) {
             e->failed = 1;  /* the banks are half moved */
             return st;
