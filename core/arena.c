@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const region_names[] = {"weights", "state", "workspace", "staging", "scratch"};
 _Static_assert(sizeof(region_names) / sizeof(region_names[0]) == SAMRT_REGION_COUNT, "regions");
@@ -33,6 +34,8 @@ enum samrt_status samrt_plan_add(struct samrt_plan *plan, const char *name, enum
                 SAMRT_E_INVALID_ARG, "scratch slot '%s' has lifetime [%d, %d]", name ? name : "?",
                 t_first, t_last);
     struct samrt_arena_slot *s = &plan->slots[plan->n_slots];
+    SAMRT_CHECK(strlen(name ? name : "?") < sizeof s->name, SAMRT_E_INVALID_ARG,
+                "plan: slot name '%.40s...' is longer than %d characters", name, SAMRT_SLOT_NAME_MAX - 1);
     *s = (struct samrt_arena_slot){{0}, region, nbytes, t_first, t_last, 0};
     snprintf(s->name, sizeof s->name, "%s", name ? name : "?");
     if (slot_out) *slot_out = plan->n_slots;

@@ -39,10 +39,11 @@ enum samrt_region {
 };
 const char *samrt_region_name(enum samrt_region region);
 
-#define SAMRT_SLOT_NAME_MAX 64
+#define SAMRT_SLOT_NAME_MAX 128  /* official checkpoint keys are at most 97 characters */
 struct samrt_arena_slot {
-    char name[SAMRT_SLOT_NAME_MAX]; /* copied (truncated) at samrt_plan_add: for logs and the
-                                       budget table; callers may pass a stack buffer */
+    char name[SAMRT_SLOT_NAME_MAX]; /* copied at samrt_plan_add (a longer name is refused): for
+                                       lookups by name, logs and the budget table; callers may
+                                       pass a stack buffer */
     enum samrt_region region;
     uint64_t nbytes;           /* requested size (before padding) */
     int t_first, t_last;       /* scratch lifetime in plan steps, inclusive */
