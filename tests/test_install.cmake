@@ -48,10 +48,12 @@ if (SHARED AND PYTHON AND NOT EMULATOR)
   set(ENV{SAMRT_LIBRARY} ${prefix}/${LIBDIR}/libsamrt.so)
   set(ENV{PYTHONPATH} ${SRC_DIR}/python)
   set(ENV{PYTHONDONTWRITEBYTECODE} 1)
+  # (no ';' in the script: run() takes its arguments as a CMake list)
   run("python on the installed libsamrt.so" ${PYTHON} -c [=[
 import importlib.util, os, sys
 if importlib.util.find_spec("numpy") is None:
-    print("numpy is not installed: not run"); sys.exit(0)
+    print("numpy is not installed: not run")
+    sys.exit(0)
 import samrt
 assert os.path.samefile(samrt.library_path(), os.environ["SAMRT_LIBRARY"])
 b = samrt.Model.plan_only("edgetam", platform="orin-nano-8gb", precision="bf16").budget()
