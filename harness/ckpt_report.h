@@ -1,6 +1,6 @@
 /* ckpt_report.h - the checkpoint inspection behind `samrt info`, as a harness call so that
  * the program needs neither the checkpoint reader (core/ckpt.h) nor the key tables
- * (models/keys.h): what a checkpoint holds (format, tensors, value and parameter counts), the
+ * (models/sam2/keys.h): what a checkpoint holds (format, tensors, value and parameter counts), the
  * model its keys identify, and the tensors holding NaN or Inf. Reads with no Python.
  *
  *   enum samrt_status st = samrt_ckpt_report(stdout, "sam2.1_hiera_tiny.pt", SAMRT_MODEL_SAM2_1_TINY, 1);

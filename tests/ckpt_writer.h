@@ -1,5 +1,5 @@
 /* ckpt_writer.h - writes a complete, shape-correct safetensors checkpoint for any model from
- * its key table (models/keys.h), with deterministic values, so engine tests need no real
+ * its key table (models/sam2/keys.h), with deterministic values, so engine tests need no real
  * checkpoint. Values: element j of key i is a small pattern that differs per key, stored as
  * f32 or bf16; ckw_write_safetensors_fn takes the values from a callback instead.
  * Header-only to keep tests single-file. */
