@@ -214,6 +214,25 @@ struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const
 struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
                                     int pad, int groups, enum samrt_conv_layout layout, enum samrt_act act);
+/* A depthwise NHWC conv (no bias) with its eval BatchNorm applied after the output is
+ * rounded, as bf16 autocast runs conv -> BN (models/edgetam/repvit.c, ops/conv.c): y =
+ * act(conv(x) * s + sh) + residual, the conv output rounded first and the rest rounded once;
+ * with w1, s1, sh1 a RepVggDw, BN(conv(x)) + BN1(x * w1) + x, rounded after each term as the
+ * chain of ops stores them. x (N, H, W, C), w (C, k, k, 1) of x's dtype; one launch of
+ * kernels/dwconv.h's bn form where it takes the tensors, else the unfused chain (conv2d,
+ * channel_affine, add), which gives the same bits. */
+struct samrt_op_dwconv_bn_args {
+    int stride, pad;
+    const struct samrt_tensor *s, *sh;        /* f32 (C): the BatchNorm after the k x k conv */
+    const struct samrt_tensor *w1, *s1, *sh1; /* RepVggDw (stride 1, pad k/2): the 1x1 weight (C)
+                                                 of x's dtype and its f32 BatchNorm; NULL else */
+    const struct samrt_tensor *residual;      /* y's shape, or NULL; not with w1 */
+    enum samrt_act act;                       /* NONE, GELU or RELU, before the residual; not with w1 */
+    int unfused;                              /* TEST/BENCH: the chain of ops even where the
+                                                 fused kernel applies */
+};
+struct samrt_tensor samrt_op_dwconv_bn(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *w, const struct samrt_op_dwconv_bn_args *a);
 /* ConvTranspose2d(k 2, stride 2) on NHWC x (N, H, W, C_in) -> (N, 2H, 2W, C_out), with the
  * packed weight (2, 2*C_out, C_in) and bias (2*C_out) of samrt_conv_pack_transpose2x2. */
 struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,

@@ -370,7 +370,8 @@ enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct sam
 
 /* A folded conv on the channels-last map x (1, H, W, C): Linear for 1x1, NHWC conv else.
  * bn_apart: the raw conv (output rounded), then BatchNorm + act (+ res) as one f32 affine; a
- * RepVggDw as timm computes it: bn3(dw3x3(x)) + bn1(dw1x1(x)) + x, left to right. */
+ * RepVggDw as timm computes it: bn3(dw3x3(x)) + bn1(dw1x1(x)) + x, left to right. The
+ * depthwise ones run as samrt_op_dwconv_bn: one kernel with the same roundings. */
 static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit *rv,
                                 const struct samrt_repvit_conv *cv, const struct samrt_tensor *x, enum samrt_act act,
                                 const struct samrt_tensor *res) {
@@ -379,14 +380,24 @@ static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, con
         if (lin) return samrt_op_linear(c, name, x, &cv->w, &cv->b, act, res);
         return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, cv->stride, cv->k / 2, cv->groups, SAMRT_CONV_NHWC, act);
     }
+    if (cv->groups == cv->c_in && cv->groups > 1) {  /* depthwise: RepVggDw mixers, spatial downsample */
+        const int rep = cv->dw_rep;
+        const struct samrt_op_dwconv_bn_args a = {.stride = cv->stride,
+                                                  .pad = cv->k / 2,
+                                                  .s = &cv->s,
+                                                  .sh = &cv->sh,
+                                                  .w1 = rep ? &cv->b : NULL,
+                                                  .s1 = rep ? &cv->s1 : NULL,
+                                                  .sh1 = rep ? &cv->sh1 : NULL,
+                                                  .residual = res,
+                                                  .act = act,
+                                                  .unfused = rv->bn_unfused};
+        return samrt_op_dwconv_bn(c, name, x, &cv->w, &a);
+    }
     struct samrt_tensor t = lin ? samrt_op_linear(c, name, x, &cv->w, NULL, SAMRT_ACT_NONE, NULL)
                                 : samrt_op_conv2d(c, name, x, &cv->w, NULL, cv->stride, cv->k / 2, cv->groups,
                                                   SAMRT_CONV_NHWC, SAMRT_ACT_NONE);
-    if (!cv->dw_rep) return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, res, 1, act);
-    struct samrt_tensor a = samrt_op_channel_affine(c, name, &t, &cv->s, &cv->sh, NULL, 1);
-    struct samrt_tensor b = samrt_op_channel_affine(c, name, x, &cv->b, NULL, NULL, 1); /* dw 1x1: x * w1 */
-    struct samrt_tensor ab = samrt_op_channel_affine(c, name, &b, &cv->s1, &cv->sh1, &a, 1);
-    return samrt_op_add(c, name, &ab, x);
+    return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, res, 1, act);
 }
 
 /* x + mlp2(GELU(mlp1(x))) (RepVitMlp with its residual). */

@@ -99,6 +99,9 @@ struct samrt_repvit {
     int slot_folded;
     enum samrt_repvit_bn bn_mode;                               /* set before plan; default auto */
     int bn_apart;                                               /* resolved at plan */
+    int bn_unfused;                                             /* TEST/BENCH: bn_apart's depthwise
+                                                                   convs as the unfused chain of ops
+                                                                   (samrt_op_dwconv_bn's unfused) */
     int64_t bn_elems;
     struct samrt_tensor bn;                                     /* (bn_elems) f32 [weights], bn_apart */
     int slot_bn;
