@@ -3,7 +3,9 @@
  * conv, depthwise and grouped channels, bias/residual/activation in both layouts, the
  * transposed 2x2 stride-2 conv, and the claim the CUDA path rests on: two strided-batch
  * GEMMs over the packed weight (samrt_convt2x2_gemm_desc) reproduce the transposed conv; and
- * the depthwise reference of dwconv.h against the general one.
+ * the depthwise reference of dwconv.h against the general one; and its bn form (EdgeTAM's
+ * bf16 BatchNorms fused, RepVggDw) bit for bit against the chain of references it replaces
+ * (conv, channel_affine, add on f32 / f16 / bf16 storage) at RepViT-M1's shapes and odd ones.
  * Run: ctest --preset cpu -R test_conv */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "check.h"
 #include "conv.h"
+#include "elementwise.h"
 #include "test_util.h"
 
 #define TOL 1e-5
@@ -231,9 +234,157 @@ static void test_dwconv(void) {
     CHECK(!samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL));
 }
 
+/* ---- the bn form against the unfused chain -------------------------------------------------- */
+
+struct bn_case {
+    const char *name;
+    int n, h, w, c, stride, rep;   /* rep: RepVggDw (stride 1), else conv -> BatchNorm */
+    enum samrt_epilogue_act act;
+    int residual, has_bias;
+};
+
+/* RepViT-M1 at a 1024 input: the RepVggDw mixers of stages 0..3 and the 3x3/2 spatial
+ * downsamples before stages 1..3; then odd ones (C not a multiple of 8, 1x1 maps, batch 2, act
+ * and residual after the BatchNorm as channel_affine_act applies them, a conv bias). */
+static const struct bn_case BN_CASES[] = {
+    {"mixer_s0", 1, 256, 256, 48, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"mixer_s1", 1, 128, 128, 96, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"mixer_s2", 1, 64, 64, 192, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"mixer_s3", 1, 32, 32, 384, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"down_s1", 1, 256, 256, 48, 2, 0, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"down_s2", 1, 128, 128, 96, 2, 0, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"down_s3", 1, 64, 64, 192, 2, 0, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"rep_c20_b2", 2, 5, 3, 20, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 1},
+    {"rep_c3_1x1", 1, 1, 1, 3, 1, 1, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+    {"bn_gelu_res_c12", 2, 7, 9, 12, 1, 0, SAMRT_EPILOGUE_ACT_GELU, 1, 1},
+    {"bn_s2_relu_res_c8", 1, 5, 7, 8, 2, 0, SAMRT_EPILOGUE_ACT_RELU, 1, 0},
+    {"bn_s2_1x1_c5", 1, 1, 1, 5, 2, 0, SAMRT_EPILOGUE_ACT_NONE, 0, 0},
+};
+
+/* One case's host data: f32 arrays holding values of the dtype (the BatchNorms stay f32). */
+struct bn_data {
+    struct samrt_dwconv_desc d;
+    struct samrt_dwconv_bn_params bn;
+    long nx, ny;
+    float *x, *w, *b, *s, *sh, *w1, *s1, *sh1, *r;
+};
+
+static struct samrt_dwconv_desc bn_desc(const struct bn_case *c, enum samrt_dtype dt) {
+    return (struct samrt_dwconv_desc){c->n, c->h, c->w, c->c, 3, c->stride, 1, dt, c->act, c->has_bias, c->residual};
+}
+
+static int bn_data_init(const struct bn_case *c, enum samrt_dtype dt, uint64_t seed, struct bn_data *h) {
+    memset(h, 0, sizeof *h);
+    h->d = bn_desc(c, dt);
+    int ho, wo;
+    samrt_dwconv_out_hw(&h->d, &ho, &wo);
+    h->nx = (long)c->n * c->h * c->w * c->c;
+    h->ny = (long)c->n * ho * wo * c->c;
+    float **bufs[] = {&h->x, &h->r, &h->w, &h->b, &h->s, &h->sh, &h->w1, &h->s1, &h->sh1};
+    const long len[] = {h->nx, h->ny, 9L * c->c, c->c, c->c, c->c, c->c, c->c, c->c};
+    /* ranges: activations, conv weights, BatchNorm scales / shifts as trained nets have them */
+    const float lo[] = {-3, -1, -0.6f, -0.3f, 0.2f, -0.5f, -1, 0.2f, -0.5f};
+    const float hi[] = {3, 1, 0.6f, 0.3f, 1.5f, 0.5f, 1, 1.5f, 0.5f};
+    const int in_dtype[] = {1, 1, 1, 1, 0, 0, 1, 0, 0};
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(bufs); i++) {
+        if (!(*bufs[i] = malloc(sizeof(float) * (size_t)len[i]))) return -1;
+        tu_fill_uniform(*bufs[i], len[i], seed + i, lo[i], hi[i]);
+        if (in_dtype[i]) tu_round(dt, *bufs[i], len[i]);
+    }
+    h->bn = (struct samrt_dwconv_bn_params){c->rep ? SAMRT_DWCONV_BN_REPVGG : SAMRT_DWCONV_BN_AFFINE, h->s, h->sh,
+                                            c->rep ? h->w1 : NULL, c->rep ? h->s1 : NULL, c->rep ? h->sh1 : NULL};
+    return 0;
+}
+
+static void bn_data_free(struct bn_data *h) {
+    free(h->x); free(h->r); free(h->w); free(h->b); free(h->s); free(h->sh); free(h->w1); free(h->s1); free(h->sh1);
+}
+
+/* The chain of references the bn form replaces, on dtype storage (what the ops stored before):
+ * conv (rounded on store), channel_affine with the f32 BatchNorm (+ act + residual), and for a
+ * RepVggDw the 1x1 branch x * w1, its BatchNorm plus the first, and the identity add. */
+static void bn_chain_ref(const struct bn_data *h, void *out) {
+    const enum samrt_dtype dt = h->d.dtype;
+    const size_t es = samrt_dtype_size(dt);
+    const int32_t C = h->d.c;
+    const int rep = h->bn.mode == SAMRT_DWCONV_BN_REPVGG;
+    struct samrt_dwconv_desc plain = h->d;
+    plain.act = SAMRT_EPILOGUE_ACT_NONE;
+    plain.residual = 0;
+    float *t32 = malloc(sizeof(float) * (size_t)h->ny);
+    void *x = malloc(es * (size_t)h->nx), *t = malloc(es * (size_t)h->ny), *a = malloc(es * (size_t)h->ny);
+    void *u = malloc(es * (size_t)h->ny), *r = malloc(es * (size_t)h->ny), *w1 = malloc(es * (size_t)C);
+    CHECK(t32 && x && t && a && u && r && w1);
+    if (t32 && x && t && a && u && r && w1) {
+        tu_store(dt, x, h->x, h->nx);
+        tu_store(dt, r, h->r, h->ny);
+        tu_store(dt, w1, h->w1, C);
+        samrt_dwconv_ref(&plain, h->x, h->w, h->b, NULL, t32);
+        tu_store(dt, t, t32, h->ny);
+        const struct samrt_channel_affine_args bn3 = {dt, h->ny, C, 1, t, h->s, h->sh, h->d.residual ? r : NULL,
+                                                      rep ? a : out, 1, rep ? SAMRT_ACT_NONE : (enum samrt_act)h->d.act};
+        CHECK_STATUS(samrt_channel_affine_ref(&bn3), SAMRT_OK);
+        if (rep) {
+            const struct samrt_channel_affine_args dw1 = {dt, h->nx, C, 1, x, w1, NULL, NULL, u, 0, SAMRT_ACT_NONE};
+            const struct samrt_channel_affine_args bn1 = {dt, h->nx, C, 1, u, h->s1, h->sh1, a, t, 1, SAMRT_ACT_NONE};
+            const struct samrt_add_scaled_args add = {dt, h->nx, 1.0f, 1.0f, t, x, out};
+            CHECK_STATUS(samrt_channel_affine_ref(&dw1), SAMRT_OK);
+            CHECK_STATUS(samrt_channel_affine_ref(&bn1), SAMRT_OK);
+            CHECK_STATUS(samrt_add_scaled_ref(&add), SAMRT_OK);
+        }
+    }
+    free(t32); free(x); free(t); free(a); free(u); free(r); free(w1);
+}
+
+static void test_dwconv_bn(void) {
+    static const enum samrt_dtype DT[] = {SAMRT_DTYPE_BF16, SAMRT_DTYPE_F16, SAMRT_DTYPE_F32};
+    CHECK((int)SAMRT_EPILOGUE_ACT_GELU == (int)SAMRT_ACT_GELU && (int)SAMRT_EPILOGUE_ACT_RELU == (int)SAMRT_ACT_RELU);
+    for (size_t ci = 0; ci < SAMRT_ARRAY_LEN(BN_CASES); ci++)
+        for (size_t di = 0; di < SAMRT_ARRAY_LEN(DT); di++) {
+            const struct bn_case *c = &BN_CASES[ci];
+            struct bn_data h;
+            const size_t es = samrt_dtype_size(DT[di]);
+            float *y = NULL;
+            void *want = NULL, *got = NULL;
+            if (bn_data_init(c, DT[di], 100 + 10 * ci, &h) == 0) {
+                y = malloc(sizeof(float) * (size_t)h.ny);
+                want = malloc(es * (size_t)h.ny);
+                got = malloc(es * (size_t)h.ny);
+            }
+            CHECK_MSG(y && want && got, "%s: host allocation", c->name);
+            if (y && want && got) {
+                CHECK(samrt_dwconv_bn_shape_ok(&h.d, h.bn.mode));
+                bn_chain_ref(&h, want);
+                CHECK_STATUS(samrt_dwconv_bn_ref(&h.d, h.x, h.w, h.b, &h.bn, h.r, y), SAMRT_OK);
+                tu_store(DT[di], got, y, h.ny);
+                long bad = 0;
+                for (long i = 0; i < h.ny; i++) bad += memcmp((char *)got + i * es, (char *)want + i * es, es) != 0;
+                CHECK_MSG(bad == 0, "%s %s: %ld of %ld outputs differ in their bits from the unfused chain",
+                          c->name, samrt_dtype_name(DT[di]), bad, h.ny);
+            }
+            free(y); free(want); free(got);
+            bn_data_free(&h);
+        }
+    /* RepVggDw needs stride 1, pad k/2, no act and no residual; the plain form takes any */
+    struct samrt_dwconv_desc d = {1, 8, 8, 16, 3, 2, 1, SAMRT_DTYPE_BF16, SAMRT_EPILOGUE_ACT_NONE, 0, 0};
+    CHECK(!samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_REPVGG) && samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_AFFINE));
+    d.stride = 1;
+    CHECK(samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_REPVGG) && !samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_NONE));
+    d.residual = 1;
+    CHECK(!samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_REPVGG));
+    d.residual = 0;
+    d.pad = 0;
+    CHECK(!samrt_dwconv_bn_shape_ok(&d, SAMRT_DWCONV_BN_REPVGG));
+    const struct samrt_dwconv_bn_params no_w1 = {SAMRT_DWCONV_BN_REPVGG, NULL, NULL, NULL, NULL, NULL};
+    float v[4] = {0};
+    d.pad = 1;
+    CHECK_STATUS(samrt_dwconv_bn_ref(&d, v, v, NULL, &no_w1, NULL, v), SAMRT_E_INVALID_ARG);
+}
+
 int main(void) {
     test_box_filter();
     test_dwconv();
+    test_dwconv_bn();
     test_2x2_stride2();
     test_groups();
     test_epilogue_layouts();

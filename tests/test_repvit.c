@@ -5,7 +5,9 @@
  * one depthwise conv), the squeeze-excite placement (blocks 0, 2, 4, ... of each stage, none
  * in the downsample pre-blocks), the downsample blocks, the stage callback's sides and the
  * taps. Random weights with realistic BatchNorm statistics (var in [0.5, 1.5]). Both ways
- * of running the BatchNorms: folded, and apart (raw conv, then an f32 affine: bf16 runs).
+ * of running the BatchNorms: folded, and apart (raw conv, then an f32 affine: bf16 runs), and
+ * apart through the fused depthwise op (samrt_op_dwconv_bn) against the unfused chain of ops,
+ * bit for bit at every tap.
  * Also: the SE widths, key count, a checkpoint with a non-positive running_var is refused.
  * Run: test_repvit */
 #include <math.h>
@@ -216,7 +218,7 @@ static void compare(const char *name, const struct map *ref) {
 
 /* One forward of the trunk on the CPU backend in f32 with the BatchNorms folded (FOLD) or
  * applied after each conv (APART, what bf16 runs use), against the naive model. */
-static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn mode) {
+static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn mode, int unfused) {
     static struct samrt_repvit rv;
     static struct samrt_exec ex;
     static struct samrt_arena_slot slots[2048];
@@ -230,6 +232,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     struct samrt_model_binder binder = {samrt_engine_env(&e), NULL, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &binder), SAMRT_OK);
     rv.bn_mode = mode;
+    rv.bn_unfused = unfused;
     struct samrt_tensor input;
     int slot_input = -1;
     CHECK_EQ_INT(samrt_ops_persistent(&c, "input", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4,
@@ -310,8 +313,19 @@ int main(void) {
     /* 106 ConvNorms x 5 keys (c.weight + 4 BatchNorm tensors) + 10 SE x 4 (model-spec 5.3) */
     CHECK_EQ_INT(g_t.keys.n, 106 * 5 + 10 * 4);
     ew_fill(&g_t, 4242, weight_value);
-    run_mode(rc, SAMRT_REPVIT_BN_FOLD);
-    run_mode(rc, SAMRT_REPVIT_BN_APART);
+    run_mode(rc, SAMRT_REPVIT_BN_FOLD, 0);
+    run_mode(rc, SAMRT_REPVIT_BN_APART, 0);
+    /* the fused depthwise op against the chain it replaces: the same bits at every tap */
+    static struct run_taps fused;
+    fused = g_taps;
+    memset(&g_taps, 0, sizeof g_taps);
+    run_mode(rc, SAMRT_REPVIT_BN_APART, 1);
+    CHECK_EQ_INT(fused.n, g_taps.n);
+    for (int i = 0; i < fused.n && i < g_taps.n; i++)
+        CHECK_MSG(fused.len[i] == g_taps.len[i] &&
+                      !memcmp(fused.v[i], g_taps.v[i], sizeof(float) * (size_t)fused.len[i]),
+                  "%s: the fused depthwise op differs from the unfused chain", fused.name[i]);
+    for (int i = 0; i < fused.n; i++) free(fused.v[i]);
     for (int i = 0; i < g_taps.n; i++) free(g_taps.v[i]);
     ew_free(&g_t);
     return check_report("test_repvit");
