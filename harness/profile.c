@@ -74,9 +74,28 @@ static const struct samrt_profile_col g_cols[] = {
     COL_S("timestamp", timestamp),
 };
 
+/* The object sweep's, after the table above and only in files that hold a sweep row. */
+static const struct samrt_profile_col g_sweep_cols[] = {
+    COL_S("config", config),
+    COL_I("objects", objects, ""),
+    COL_I("grid_objects", grid_objects, ""),
+    COL_R("ms_per_frame_p50", ms_per_frame_p50, 3, -1, 0, "ms"),
+    COL_R("ms_per_frame_p95", ms_per_frame_p95, 3, -1, 0, "ms"),
+    COL_R("ms_per_frame_p99", ms_per_frame_p99, 3, -1, 0, "ms"),
+    COL_R("object_frames_per_s", object_frames_per_s, 3, +1, 0, "1/s"),
+    COL_R("frame_gpu_busy", frame_gpu_busy, 4, 0, 0, ""),
+    COL_I("arena_bytes", arena_bytes, "B"),
+    COL_I("state_bytes", state_bytes, "B"),
+};
+
 const struct samrt_profile_col *samrt_profile_columns(size_t *n) {
     if (n) *n = SAMRT_ARRAY_LEN(g_cols);
     return g_cols;
+}
+
+const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n) {
+    if (n) *n = SAMRT_ARRAY_LEN(g_sweep_cols);
+    return g_sweep_cols;
 }
 
 const struct samrt_profile_col *samrt_profile_column_find(const char *name) {
@@ -93,20 +112,28 @@ double samrt_profile_get(const struct samrt_profile_row *row, const struct samrt
     return v;
 }
 
+static void set_absent(struct samrt_profile_row *row, const struct samrt_profile_col *cols, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i].kind == SAMRT_PCOL_STR) continue;
+        double a = SAMRT_PROFILE_ABSENT;
+        memcpy((char *)row + cols[i].offset, &a, sizeof a);
+    }
+}
+
 void samrt_profile_row_init(struct samrt_profile_row *row) {
     if (!row) return;
     memset(row, 0, sizeof *row);  /* text empty, warmup 0 */
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++) {
-        if (g_cols[i].kind == SAMRT_PCOL_STR) continue;
-        double a = SAMRT_PROFILE_ABSENT;
-        memcpy((char *)row + g_cols[i].offset, &a, sizeof a);
-    }
+    set_absent(row, g_cols, SAMRT_ARRAY_LEN(g_cols));
+    set_absent(row, g_sweep_cols, SAMRT_ARRAY_LEN(g_sweep_cols));
+}
+
+int samrt_profile_row_is_sweep(const struct samrt_profile_row *row) {
+    return row && !samrt_profile_absent(row->objects);
 }
 
 void samrt_profile_row_derive(struct samrt_profile_row *row) {
     if (!row) return;
     row->gpu_busy_fraction = SAMRT_PROFILE_ABSENT;
-    if (samrt_profile_absent(row->fps)) return;
     double sum = 0;
     int any = 0;
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++) {
@@ -116,6 +143,14 @@ void samrt_profile_row_derive(struct samrt_profile_row *row) {
         sum += v;
         any = 1;
     }
+    if (samrt_profile_row_is_sweep(row)) {
+        row->object_frames_per_s = row->objects * row->fps;  /* absent when fps is */
+        row->frame_gpu_busy = SAMRT_PROFILE_ABSENT;
+        /* per-frame stage ms / per-frame push ms == total stage time / total frame time */
+        if (any && !samrt_profile_absent(row->latency_ms) && row->latency_ms > 0)
+            row->frame_gpu_busy = SAMRT_MIN(SAMRT_MAX(sum / row->latency_ms, 0.0), 1.0);
+    }
+    if (samrt_profile_absent(row->fps)) return;
     /* per-frame GPU ms * frames / loop ms == per-frame GPU ms * fps / 1000 */
     if (any) row->gpu_busy_fraction = sum * row->fps / 1000.0;
 }
@@ -212,15 +247,23 @@ enum samrt_status samrt_atomic_commit(struct samrt_atomic_file *af) {
 
 /* ---- CSV ----------------------------------------------------------------------------- */
 
+/* 1 when some non-warm-up row is a sweep row: the files then carry the sweep's columns. */
+static int any_sweep_row(const struct samrt_profile_row *rows, size_t n) {
+    for (size_t r = 0; r < n; r++)
+        if (!rows[r].warmup && samrt_profile_row_is_sweep(&rows[r])) return 1;
+    return 0;
+}
+
 enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
                                           size_t n) {
     SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_csv: NULL argument");
     struct samrt_atomic_file af;
     SAMRT_TRY(samrt_atomic_open(&af, path));
-    const size_t n_cols = SAMRT_ARRAY_LEN(g_cols);
+    const size_t n_base = SAMRT_ARRAY_LEN(g_cols);
+    const size_t n_cols = n_base + (any_sweep_row(rows, n) ? SAMRT_ARRAY_LEN(g_sweep_cols) : 0);
     for (size_t c = 0; c < n_cols; c++) {
         if (c) fputc(',', af.f);
-        samrt_csv_write_field(af.f, g_cols[c].name);
+        samrt_csv_write_field(af.f, c < n_base ? g_cols[c].name : g_sweep_cols[c - n_base].name);
     }
     fputc('\n', af.f);
     char cell[1100];
@@ -228,7 +271,7 @@ enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_p
         if (rows[r].warmup) continue;
         for (size_t c = 0; c < n_cols; c++) {
             if (c) fputc(',', af.f);
-            samrt_profile_cell_text(&rows[r], &g_cols[c], cell, sizeof cell);
+            samrt_profile_cell_text(&rows[r], c < n_base ? &g_cols[c] : &g_sweep_cols[c - n_base], cell, sizeof cell);
             samrt_csv_write_field(af.f, cell);
         }
         fputc('\n', af.f);
@@ -245,6 +288,12 @@ static int cmp_double(const void *a, const void *b) {
 
 void samrt_sort_doubles(double *v, size_t n) {
     if (v && n > 1) qsort(v, n, sizeof *v, cmp_double);
+}
+
+double samrt_percentile_nearest_sorted(const double *sorted, size_t n, double p) {
+    if (!sorted || n == 0) return SAMRT_PROFILE_ABSENT;
+    const double rank = SAMRT_MIN(SAMRT_MAX(p, 0.0), 100.0) / 100.0 * (double)(n - 1);
+    return sorted[SAMRT_MIN((size_t)(rank + 0.5), n - 1)];
 }
 
 double samrt_percentile_sorted(const double *sorted, size_t n, double p) {
@@ -291,8 +340,42 @@ static void json_string(FILE *f, const char *s) {
 
 static void json_number(FILE *f, const char *key, double v, int last) {
     char buf[40];
-    samrt_profile_fmt_double(v, buf, sizeof buf);
+    if (samrt_profile_absent(v)) snprintf(buf, sizeof buf, "null");
+    else samrt_profile_fmt_double(v, buf, sizeof buf);
     fprintf(f, "\"%s\": %s%s", key, buf, last ? "" : ", ");
+}
+
+/* A text field (at most size bytes, maybe without NUL) as a JSON string. */
+static void json_field(FILE *f, const char *s, size_t size) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.*s", (int)SAMRT_MIN(size, sizeof buf - 1), s);
+    json_string(f, buf);
+}
+
+/* "sweep": [{model, video, config, objects, ...}, ...], one object per sweep row. */
+static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) {
+    fputs(",\n  \"sweep\": [", f);
+    int first = 1;
+    for (size_t r = 0; r < n; r++) {
+        if (rows[r].warmup || !samrt_profile_row_is_sweep(&rows[r])) continue;
+        fputs(first ? "\n    {\"model\": " : ",\n    {\"model\": ", f);
+        first = 0;
+        json_field(f, rows[r].model, sizeof rows[r].model);
+        fputs(", \"video\": ", f);
+        json_field(f, rows[r].video, sizeof rows[r].video);
+        for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_sweep_cols); c++) {
+            const struct samrt_profile_col *col = &g_sweep_cols[c];
+            fputs(", ", f);
+            if (col->kind != SAMRT_PCOL_STR) {
+                json_number(f, col->name, samrt_profile_get(&rows[r], col), 1);
+                continue;
+            }
+            fprintf(f, "\"%s\": ", col->name);
+            json_field(f, (const char *)&rows[r] + col->offset, col->size);
+        }
+        fputs("}", f);
+    }
+    fputs("\n  ]", f);
 }
 
 enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt_profile_row *rows,
@@ -322,9 +405,7 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
             if (!strncmp(rows[r].model, model, sizeof rows[r].model)) done[r] = 1;
         fputs(first_model ? "\n  " : ",\n  ", f);
         first_model = 0;
-        char name[sizeof rows[r0].model + 1];
-        snprintf(name, sizeof name, "%.*s", (int)sizeof rows[r0].model, model);
-        json_string(f, name);
+        json_field(f, model, sizeof rows[r0].model);
         fputs(": {", f);
         int first_metric = 1;
         for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_cols); c++) {
@@ -351,6 +432,7 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
         }
         fputs(first_metric ? "}" : "\n  }", f);
     }
+    if (any_sweep_row(rows, n)) json_sweep(f, rows, n);  /* after a model: first_model is 0 */
     fputs(first_model ? "}\n" : "\n}\n", f);
     free(vals);
     free(done);
@@ -466,4 +548,15 @@ void samrt_latency_rec_fill_row(struct samrt_latency_rec *rec, struct samrt_prof
     row->latency_p50_ms = s.p50;
     row->latency_p95_ms = s.p95;
     row->latency_p99_ms = s.p99;
+}
+
+void samrt_latency_rec_fill_nearest(struct samrt_latency_rec *rec, struct samrt_profile_row *row) {
+    if (!row) return;
+    row->ms_per_frame_p50 = row->ms_per_frame_p95 = row->ms_per_frame_p99 = SAMRT_PROFILE_ABSENT;
+    if (!rec || !rec->n) return;
+    memcpy(rec->sorted, rec->ms, rec->n * sizeof *rec->ms);
+    samrt_sort_doubles(rec->sorted, rec->n);
+    row->ms_per_frame_p50 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 50.0);
+    row->ms_per_frame_p95 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 95.0);
+    row->ms_per_frame_p99 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 99.0);
 }

@@ -2,7 +2,9 @@
  * profile_summary.csv (one row per video, object, model and run), profile_stats.json (per
  * model and metric: n, mean, std, min, max, median, p95) and experiment_config.txt
  * (key=value). Also the per-frame latency recorder and the statistics helpers that
- * `samrt compare` and `samrt report` share. docs/profiling.md defines every column.
+ * `samrt compare` and `samrt report` share. docs/profiling.md defines every column. The
+ * object sweep (`samrt bench --objects`) writes one row per configuration with its own
+ * columns appended, and a "sweep" list in the JSON; files without sweep rows are unchanged.
  *
  * Design choices:
  * - A value that was not measured is ABSENT, stored as NaN (SAMRT_PROFILE_ABSENT) and
@@ -79,13 +81,27 @@ struct samrt_profile_row {
     char driver[32];              /* CUDA driver version, e.g. "12.6" */
     double gpu_busy_fraction;     /* sum of GPU stage times / loop wall time */
     char timestamp[32];           /* ISO 8601 UTC, e.g. 2025-11-30T14:30:22Z */
+    /* the object sweep (`samrt bench --objects`): one row per configuration; these columns
+     * are written only when some row has `objects` (samrt_profile_sweep_columns) */
+    char config[64];              /* "objects=4" */
+    double objects;               /* objects tracked at once (the engine's max_objects) */
+    double grid_objects;          /* of those, placed on the grid (beyond the clip's prompts) */
+    double ms_per_frame_p50, ms_per_frame_p95, ms_per_frame_p99;  /* nearest rank */
+    double object_frames_per_s;   /* objects * fps */
+    double frame_gpu_busy;        /* sum of stage times / sum of frame times, in [0, 1] */
+    double arena_bytes, state_bytes;  /* samrt_engine_memory */
     int warmup;                   /* 1: never written (not a column) */
 };
 
 void samrt_profile_row_init(struct samrt_profile_row *row);
 /* Fills gpu_busy_fraction = (sum of the present GPU stages) * fps / 1000 when fps and at
- * least one GPU stage are present; leaves it absent otherwise. */
+ * least one GPU stage are present; leaves it absent otherwise. On a sweep row (objects
+ * present) also object_frames_per_s = objects * fps and frame_gpu_busy = (sum of the
+ * present GPU stages) / latency_ms clamped to [0, 1] (both per-frame means over the same
+ * frames, so the ratio is total stage time over total frame time). */
 void samrt_profile_row_derive(struct samrt_profile_row *row);
+/* 1 when the row belongs to an object sweep (objects present). */
+int samrt_profile_row_is_sweep(const struct samrt_profile_row *row);
 
 /* ---- the column table ----------------------------------------------------------------- */
 
@@ -110,6 +126,9 @@ struct samrt_profile_col {
 
 /* All columns in CSV order; *n receives the count. */
 const struct samrt_profile_col *samrt_profile_columns(size_t *n);
+/* The object sweep's columns (config, objects, ..., state_bytes), appended after the columns
+ * above when some row is a sweep row, and only then; *n receives the count. */
+const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n);
 /* NULL when name is not a column. */
 const struct samrt_profile_col *samrt_profile_column_find(const char *name);
 /* The CSV text of one cell: "" for absent values. */
@@ -120,13 +139,16 @@ double samrt_profile_get(const struct samrt_profile_row *row, const struct samrt
 
 /* ---- writers ------------------------------------------------------------------------ */
 
-/* profile_summary.csv: the header, then every non-warm-up row. */
+/* profile_summary.csv: the header, then every non-warm-up row. When some row is a sweep row,
+ * the sweep columns follow the others (empty on the rows that are not sweep rows). */
 enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
                                           size_t n);
 /* profile_stats.json: {model: {metric: {n, mean, std, min, max, median, p95}}} over the
  * non-warm-up rows, for every REAL column with at least one present value. Models appear
  * in order of first row, metrics in column order. std is the population std (numpy's
- * default, ddof=0); median and p95 interpolate linearly (numpy's default method). */
+ * default, ddof=0); median and p95 interpolate linearly (numpy's default method). When some
+ * row is a sweep row, a last key "sweep" holds a list with one object per sweep row: model,
+ * video, then every sweep column (absent numbers as null). */
 enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt_profile_row *rows,
                                             size_t n);
 
@@ -171,6 +193,10 @@ void samrt_sort_doubles(double *v, size_t n);
 /* Percentile p in [0, 100] of sorted values by linear interpolation between closest ranks
  * (numpy.percentile's default): rank = p/100 * (n-1). NaN when n == 0. */
 double samrt_percentile_sorted(const double *sorted, size_t n, double p);
+/* Percentile p in [0, 100] of sorted values by nearest rank: the value at index
+ * round(p/100 * (n-1)), halves rounded up (what `samrt track --timing` prints). NaN when
+ * n == 0. */
+double samrt_percentile_nearest_sorted(const double *sorted, size_t n, double p);
 /* Statistics of n present values; sorts v in place. SAMRT_E_INVALID_ARG when n == 0. */
 enum samrt_status samrt_stats_compute(double *v, size_t n, struct samrt_stats *out);
 
@@ -198,6 +224,8 @@ enum samrt_status samrt_latency_rec_summary(struct samrt_latency_rec *rec,
                                             struct samrt_latency_summary *out);
 /* Sets latency_ms (the mean) and latency_p50/p95/p99_ms; leaves them absent when empty. */
 void samrt_latency_rec_fill_row(struct samrt_latency_rec *rec, struct samrt_profile_row *row);
+/* Sets ms_per_frame_p50/p95/p99 (nearest rank); leaves them absent when empty. */
+void samrt_latency_rec_fill_nearest(struct samrt_latency_rec *rec, struct samrt_profile_row *row);
 
 #ifdef __cplusplus
 }
