@@ -4,7 +4,9 @@
  * (<out_dir>/<model>/<video>/<obj>/<frame>.png, scored by `samrt eval`) and J, F, J&F per
  * (video, object) computed in-process. With --video it tracks one video file or camera
  * instead, from prompts given on the command line (no ground truth, no J&F; bench_video.c).
- * docs/profiling.md ("samrt bench") is the manual.
+ * With --objects it runs the object sweep instead (bench_sweep.c): per configuration (objects
+ * tracked at once) one row of ms/frame percentiles, object-frames/s, GPU busy and the arena.
+ * docs/profiling.md ("samrt bench", "Objects sweep") is the manual.
  *
  * Design choices:
  * - The bench only knows the tracker interface (bench_tracker.h); the backend is a parameter, so
@@ -36,6 +38,8 @@ extern "C" {
 
 #define SAMRT_BENCH_MAX_MODELS 32
 #define SAMRT_BENCH_MAX_OBJECTS 64   /* --video: objects prompted on the command line */
+#define SAMRT_BENCH_MAX_SWEEP 64     /* --objects: configurations */
+#define SAMRT_BENCH_SWEEP_MAX_OBJ 256 /* --objects: objects of one configuration (max_objects) */
 
 /* One entry of --models: a model and the prompt it is given on frame 0. */
 struct samrt_bench_model {
@@ -70,6 +74,8 @@ struct samrt_bench_opts {
     int start, max_frames;         /* --video: frames skipped first; at most this many (0 = all) */
     int n_prompts;                 /* --video: objects 1..n_prompts, prompted on the first frame */
     struct samrt_prompt prompts[SAMRT_BENCH_MAX_OBJECTS];
+    int n_sweep;                   /* --objects: 0 = no sweep (one row per object and run) */
+    int sweep[SAMRT_BENCH_MAX_SWEEP]; /* objects tracked at once, per configuration, as given */
 };
 
 /* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench
@@ -87,6 +93,16 @@ int samrt_bench_main(int argc, char **argv, const struct samrt_tracker_backend *
 /* The one-video split of --video: the source's frames (named by index) and the objects of
  * o->prompts (named 001, 002, ...) without annotations. A camera needs --max-frames. */
 enum samrt_status samrt_bench_video_split(const struct samrt_bench_opts *o, struct samrt_sav_split *out);
+
+/* Parses an --objects list: comma-separated whole numbers in [1, SAMRT_BENCH_SWEEP_MAX_OBJ],
+ * at most SAMRT_BENCH_MAX_SWEEP of them, no empty item, no duplicate, kept in the given
+ * order. Returns 0, or -1 with the reason in why (a sentence naming the bad item). */
+int samrt_bench_parse_objects(const char *list, int *out, int *n_out, char *why, size_t why_len);
+
+/* The sweep's prompt of extra object j of n_extra (the objects beyond the clip's prompts) on a
+ * width x height frame: one positive click at the centre of cell j of a grid of
+ * ceil(sqrt(n_extra)) columns and ceil(n_extra / columns) rows, filled row by row. */
+void samrt_bench_grid_prompt(int j, int n_extra, int width, int height, struct samrt_prompt *out);
 
 /* Parses one --models entry ("sam2.1_tiny_points", "sam2.1_base_plus_bbox", "edgetam_mask";
  * a bare model name means the mask prompt). SAMRT_E_INVALID_ARG for an unknown name. */

@@ -1,7 +1,8 @@
 /* bench_run.c - the run of `samrt bench` (bench.h): the tracking loop over videos, models and
  * passes, the measurements (loop clock, latency, stages, memory, setup), the masks and J&F of
- * timed run 0, and the rows and files. The options are bench.c's; docs/profiling.md is the
- * manual and describes every column.
+ * timed run 0, and the rows and files. The options are bench.c's; the object sweep
+ * (--objects) is bench_sweep.c, on the pieces of this file that bench_run.h declares;
+ * docs/profiling.md is the manual and describes every column.
  *
  * A tracking unit is a video (all its objects in one pass, as vos_inference.py does) or,
  * with --per_obj, one object of a video. Each unit gets --warmup untimed passes and --runs
@@ -9,7 +10,7 @@
  * and scores them against the ground truth, with the loop clock paused meanwhile.
  *
  * Run the tests: ctest --preset cpu -R test_bench */
-#include "bench.h"
+#include "bench_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eval.h"
-#include "image_io.h"
 #include "platform.h"
-#include "profile.h"
-#include "sav.h"
 #include "util.h"
 
 #define MIB (1024.0 * 1024.0)
-#define N_STAGES 8
+#define N_STAGES SAMRT_BENCH_N_STAGES
 #define PATH_LEN 4096
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -58,61 +55,7 @@ static double ms_between(uint64_t a, uint64_t b) { return (double)(b - a) / 1e6;
 
 /* ---- the run ---------------------------------------------------------------------------- */
 
-/* Everything measured or known once per process. */
-struct bench {
-    const struct samrt_bench_opts *o;
-    const struct samrt_tracker_backend *b;
-    struct samrt_sav_split split;
-    struct samrt_profile_row *rows;
-    size_t n_rows, cap_rows;
-    char platform[64], hostname[256], device[256], driver[32], precision[16];
-    enum samrt_dtype dtype;
-    uint64_t t_start;               /* process start, monotonic */
-    double common_setup_ms;         /* process start -> the first model's setup begins */
-    int have_device;
-    uint64_t free0, rss0;           /* device free memory and VmRSS before any engine */
-    int rss_reset_warned;           /* the peak-RSS reset was refused and said so */
-    int progress;                   /* stderr is a terminal */
-    uint64_t t_progress;
-    uint8_t palette[256 * 3];
-};
-
-/* Per model: the tracker and its memory measurements. */
-struct model_run {
-    const struct samrt_bench_model *m;
-    int index;
-    struct samrt_tracker tr;
-    int have_mem;
-    struct samrt_memory_report mem;
-    double setup_ms;                /* absent until the first frame is ready */
-    uint64_t t_setup0;
-    double max_drop;                /* largest device-memory drop seen, bytes */
-    int frames;                     /* timed frames, for the decode summary */
-    double decode_sum, wait_sum, loop_s;
-};
-
-/* Per video: prompts, result buffers, ground-truth lookups and scores. */
-struct video_run {
-    const struct samrt_sav_video *v;
-    int w, h, n_obj;
-    size_t npx;
-    uint8_t *first_masks;           /* (n_obj, h, w) frame-0 ground truth */
-    struct samrt_prompt *prompts;   /* (n_obj) */
-    uint8_t *res_masks;             /* (n_obj, h, w) */
-    struct samrt_track_result *res; /* (n_obj) */
-    int *ann_of;                    /* (n_obj, n_frames): annotation index of a frame, -1 none */
-    struct samrt_eval_frame *ev;    /* (n_obj, max_anns) per-frame scores of timed run 0 */
-    int max_anns;
-    double *jo, *fo;                /* (n_obj) object scores, NaN when not scored */
-    uint8_t *gt;                    /* scratch for one ground-truth mask */
-    size_t gt_cap;
-    void *ev_scratch;
-    size_t ev_scratch_bytes;
-    struct samrt_mask_reader mr;
-    struct samrt_latency_rec lat;
-};
-
-static void video_free(struct video_run *vr) {
+void samrt_bench_video_free(struct video_run *vr) {
     free(vr->first_masks), free(vr->prompts), free(vr->res_masks), free(vr->res), free(vr->ann_of);
     free(vr->ev), free(vr->jo), free(vr->fo), free(vr->gt), free(vr->ev_scratch);
     samrt_mask_reader_free(&vr->mr);
@@ -125,16 +68,14 @@ static int obj_id(const struct samrt_sav_video *v, int k) { return v->objects[k]
 /* The object's mask folder, when masks are saved. */
 static enum samrt_status make_mask_dir(const struct bench *B, const struct samrt_bench_model *m,
                                        const struct samrt_sav_video *v, const struct samrt_sav_object *ob) {
-    if (B->o->save_masks == SAMRT_BENCH_SAVE_NONE) return SAMRT_OK;
+    if (B->o->save_masks == SAMRT_BENCH_SAVE_NONE || B->o->n_sweep) return SAMRT_OK;  /* a sweep saves none */
     char dir[PATH_LEN];
     snprintf(dir, sizeof dir, "%s/%s/%s/%s", B->o->out_dir, m->tag, v->name, ob->name);
     return samrt_mkdirs(dir);
 }
 
-/* Loads the frame-0 masks (or takes --video's prompts), derives the prompts and allocates
- * every per-video buffer. */
-static enum samrt_status video_prepare(const struct bench *B, const struct samrt_bench_model *m,
-                                       const struct samrt_sav_video *v, struct video_run *vr) {
+enum samrt_status samrt_bench_video_prepare(const struct bench *B, const struct samrt_bench_model *m,
+                                            const struct samrt_sav_video *v, int n_clip, struct video_run *vr) {
     memset(vr, 0, sizeof *vr);
     vr->v = v;
     vr->w = v->width, vr->h = v->height, vr->n_obj = v->n_objects;
@@ -164,9 +105,10 @@ static enum samrt_status video_prepare(const struct bench *B, const struct samrt
         int mw = 0, mh = 0;
         int *ao = vr->ann_of + (size_t)k * (size_t)v->n_frames;
         vr->jo[k] = vr->fo[k] = SAMRT_PROFILE_ABSENT;
-        if (B->o->video) {  /* the command line's prompt; no ground truth */
+        if (k >= n_clip || B->o->video) {  /* a grid click or the command line's prompt; no ground truth */
             for (int t = 0; t < v->n_frames; t++) ao[t] = -1;
-            vr->prompts[k] = B->o->prompts[k];
+            if (k >= n_clip) samrt_bench_grid_prompt(k - n_clip, vr->n_obj - n_clip, vr->w, vr->h, &vr->prompts[k]);
+            else vr->prompts[k] = B->o->prompts[k];
             vr->prompts[k].width = vr->w, vr->prompts[k].height = vr->h;
             st = make_mask_dir(B, m, v, ob);
             continue;
@@ -247,7 +189,7 @@ static void progress(struct bench *B, const struct model_run *mr, const struct v
     fflush(stderr);
 }
 
-static enum samrt_status push_row(struct bench *B, const struct samrt_profile_row *row) {
+enum samrt_status samrt_bench_push_row(struct bench *B, const struct samrt_profile_row *row) {
     if (B->n_rows == B->cap_rows) {
         const size_t cap = B->cap_rows ? 2 * B->cap_rows : 64;
         struct samrt_profile_row *p = realloc(B->rows, cap * sizeof *p);
@@ -295,81 +237,84 @@ static double *row_stage(struct samrt_profile_row *r, int i) {
     return p[i];
 }
 
-/* What one pass measured, for its rows. */
-struct pass_stats {
-    int frames;
-    double loop_s;                  /* the loop clock, pauses excluded */
-    double stage_sum[N_STAGES];
-    int stage_n[N_STAGES];
-    double decode_sum, wait_sum;    /* decode thread; tracker waiting for frames (first excluded) */
-};
-
-/* The rows of one pass: one per object of [k0, k0 + n_obj), with the memory measured now and,
- * for timed run 0, the objects' scores. */
-static enum samrt_status push_pass_rows(struct bench *B, struct model_run *mr, struct video_run *vr, int k0,
-                                        int n_obj, int pass, const char *ts, const struct pass_stats *ps) {
+void samrt_bench_fill_row(const struct bench *B, const struct model_run *mr, const struct video_run *vr,
+                          const struct pass_stats *ps, struct samrt_latency_rec *lat, struct samrt_profile_row *row) {
     const struct samrt_bench_opts *o = B->o;
-    const struct samrt_sav_video *v = vr->v;
-    const int warm = pass < o->warmup, run = pass - o->warmup, keep = !warm && run == 0;
     const int frames = ps->frames;
-    double reserved, rss;
-    measure_memory(B, mr, &reserved, &rss);
+    samrt_profile_row_init(row);
+    snprintf(row->platform, sizeof row->platform, "%s", B->platform);
+    snprintf(row->hostname, sizeof row->hostname, "%s", B->hostname);
+    snprintf(row->video, sizeof row->video, "%s", vr->v->name);
+    snprintf(row->model, sizeof row->model, "%s", mr->m->tag);
+    snprintf(row->precision, sizeof row->precision, "%s", B->precision);
+    snprintf(row->device, sizeof row->device, "%s", B->device);
+    snprintf(row->driver, sizeof row->driver, "%s", B->driver);
+    snprintf(row->timestamp, sizeof row->timestamp, "%s", ps->ts);
+    if (o->nsight_report) snprintf(row->nsight_report, sizeof row->nsight_report, "%s", o->nsight_report);
+    row->imgsz = o->imgsz;
+    row->infer_H = row->infer_W = o->imgsz;
+    row->H = vr->h, row->W = vr->w;
+    row->frames = frames;
+    if (ps->loop_s > 0) row->fps = frames / ps->loop_s;
+    samrt_latency_rec_fill_row(lat, row);
+    row->setup_ms = mr->setup_ms;
+    row->cpu_peak_rss_MiB = ps->rss_mib;
+    row->gpu_peak_reserved_MiB = ps->reserved_mib;
+    if (mr->have_mem) {
+        row->gpu_peak_alloc_MiB = (double)mr->mem.arena_bytes / MIB;
+        row->arena_weights_MiB = (double)mr->mem.weights_bytes / MIB;
+        row->arena_state_MiB = (double)mr->mem.state_bytes / MIB;
+        row->arena_workspace_MiB = (double)mr->mem.workspace_bytes / MIB;
+        row->arena_staging_MiB = (double)mr->mem.staging_bytes / MIB;
+        row->arena_scratch_MiB = (double)mr->mem.scratch_bytes / MIB;
+    }
+    for (int i = 0; i < N_STAGES; i++)
+        if (ps->stage_n[i]) *row_stage(row, i) = ps->stage_sum[i] / frames;
+    if (frames) row->decode_ms = ps->decode_sum / frames;
+}
+
+/* The rows of one pass: one per object of [k0, k0 + n_obj) and, for timed run 0, the
+ * objects' scores. */
+static enum samrt_status push_pass_rows(struct bench *B, struct model_run *mr, struct video_run *vr, int k0,
+                                        int n_obj, int pass, const struct pass_stats *ps) {
+    const int warm = pass < B->o->warmup, run = pass - B->o->warmup, keep = !warm && run == 0;
     for (int k = k0; k < k0 + n_obj && keep; k++) conclude_scores(vr, k);
     for (int k = k0; k < k0 + n_obj; k++) {
         struct samrt_profile_row row;
-        samrt_profile_row_init(&row);
+        samrt_bench_fill_row(B, mr, vr, ps, &vr->lat, &row);
         row.warmup = warm;
-        snprintf(row.platform, sizeof row.platform, "%s", B->platform);
-        snprintf(row.hostname, sizeof row.hostname, "%s", B->hostname);
-        snprintf(row.video, sizeof row.video, "%s", v->name);
-        snprintf(row.object, sizeof row.object, "%s", v->objects[k].name);
-        snprintf(row.model, sizeof row.model, "%s", mr->m->tag);
-        snprintf(row.precision, sizeof row.precision, "%s", B->precision);
-        snprintf(row.device, sizeof row.device, "%s", B->device);
-        snprintf(row.driver, sizeof row.driver, "%s", B->driver);
-        snprintf(row.timestamp, sizeof row.timestamp, "%s", ts);
-        if (o->nsight_report) snprintf(row.nsight_report, sizeof row.nsight_report, "%s", o->nsight_report);
+        snprintf(row.object, sizeof row.object, "%s", vr->v->objects[k].name);
         if (!warm) row.run = run;
-        row.imgsz = o->imgsz;
-        row.infer_H = row.infer_W = o->imgsz;
-        row.H = vr->h, row.W = vr->w;
-        row.frames = frames;
-        if (ps->loop_s > 0) row.fps = frames / ps->loop_s;
-        samrt_latency_rec_fill_row(&vr->lat, &row);
-        row.setup_ms = mr->setup_ms;
-        row.cpu_peak_rss_MiB = rss;
-        row.gpu_peak_reserved_MiB = reserved;
-        if (mr->have_mem) {
-            row.gpu_peak_alloc_MiB = (double)mr->mem.arena_bytes / MIB;
-            row.arena_weights_MiB = (double)mr->mem.weights_bytes / MIB;
-            row.arena_state_MiB = (double)mr->mem.state_bytes / MIB;
-            row.arena_workspace_MiB = (double)mr->mem.workspace_bytes / MIB;
-            row.arena_staging_MiB = (double)mr->mem.staging_bytes / MIB;
-            row.arena_scratch_MiB = (double)mr->mem.scratch_bytes / MIB;
-        }
-        for (int i = 0; i < N_STAGES; i++)
-            if (ps->stage_n[i]) *row_stage(&row, i) = ps->stage_sum[i] / frames;
-        if (frames) row.decode_ms = ps->decode_sum / frames;
         row.J = vr->jo[k], row.F = vr->fo[k];
         if (!samrt_profile_absent(row.J) && !samrt_profile_absent(row.F)) row.JF = (row.J + row.F) / 2;
         samrt_profile_row_derive(&row);
-        SAMRT_TRY(push_row(B, &row));
+        SAMRT_TRY(samrt_bench_push_row(B, &row));
     }
     return SAMRT_OK;
 }
 
-/* One pass over a video: objects [k0, k0 + n_obj) tracked together. */
-static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct video_run *vr, int vi, int k0,
-                                  int n_obj, int pass) {
+void samrt_bench_pass_add(struct pass_stats *acc, const struct pass_stats *ps) {
+    if (!acc->frames && !acc->ts[0]) memcpy(acc->ts, ps->ts, sizeof acc->ts);
+    acc->frames += ps->frames;
+    acc->loop_s += ps->loop_s;
+    for (int i = 0; i < N_STAGES; i++) acc->stage_sum[i] += ps->stage_sum[i], acc->stage_n[i] += ps->stage_n[i];
+    acc->decode_sum += ps->decode_sum;
+    acc->wait_sum += ps->wait_sum;
+    acc->reserved_mib = ps->reserved_mib;
+    acc->rss_mib = ps->rss_mib;
+}
+
+enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, struct video_run *vr, int vi, int k0,
+                                       int n_obj, int pass, struct pass_stats *out) {
     const struct samrt_bench_opts *o = B->o;
     const struct samrt_sav_video *v = vr->v;
-    const int warm = pass < o->warmup, run = pass - o->warmup, keep = !warm && run == 0;
-    char ts[32], range[320];
-    samrt_profile_timestamp((int64_t)time(NULL), ts, sizeof ts);
+    const int warm = pass < o->warmup, run = pass - o->warmup, keep = !warm && run == 0 && !o->n_sweep;
+    char range[320];
     snprintf(range, sizeof range, "%s %s pass %d", mr->m->tag, v->name, pass);
     samrt_latency_rec_reset(&vr->lat);
     struct pass_stats ps;
     memset(&ps, 0, sizeof ps);
+    samrt_profile_timestamp((int64_t)time(NULL), ps.ts, sizeof ps.ts);
 
     samrt_frame_stream_t fs = NULL;
     const struct samrt_frame_source src = {v->jpeg_dir, o->prefetch, o->video ? o->start : 0,
@@ -447,10 +392,12 @@ static enum samrt_status run_pass(struct bench *B, struct model_run *mr, struct 
     SAMRT_CHECK(ps.frames > 0, SAMRT_E_FORMAT, "%s: no frame was tracked", v->name);
     if (!warm) mr->frames += ps.frames, mr->decode_sum += ps.decode_sum, mr->wait_sum += ps.wait_sum;
     if (!warm) mr->loop_s += ps.loop_s;
-    return push_pass_rows(B, mr, vr, k0, n_obj, pass, ts, &ps);
+    measure_memory(B, mr, &ps.reserved_mib, &ps.rss_mib);
+    *out = ps;
+    return SAMRT_OK;
 }
 
-static enum samrt_status write_outputs(struct bench *B) {
+enum samrt_status samrt_bench_write_outputs(struct bench *B) {
     char path[PATH_LEN];
     snprintf(path, sizeof path, "%s/profile_summary.csv", B->o->out_dir);
     SAMRT_TRY(samrt_profile_write_csv(path, B->rows, B->n_rows));
@@ -491,6 +438,12 @@ static enum samrt_status write_config(struct bench *B, const char *status) {
     kv[n++] = (struct samrt_profile_kv){"prefetch", ints[6]};
     kv[n++] = (struct samrt_profile_kv){"precision", B->precision};
     kv[n++] = (struct samrt_profile_kv){"per_obj", o->per_obj ? "1" : "0"};
+    char sweep[SAMRT_BENCH_MAX_SWEEP * 4 + 1] = "";
+    for (int i = 0; i < o->n_sweep; i++) {
+        size_t len = strlen(sweep);
+        snprintf(sweep + len, sizeof sweep - len, "%s%d", i ? "," : "", o->sweep[i]);
+    }
+    if (o->n_sweep) kv[n++] = (struct samrt_profile_kv){"objects", sweep};  /* only in a sweep */
     kv[n++] = (struct samrt_profile_kv){"save_masks", save_names[o->save_masks]};
     kv[n++] = (struct samrt_profile_kv){"nsight_report", o->nsight_report};
     kv[n++] = (struct samrt_profile_kv){"n_videos_selected", ints[7]};
@@ -568,17 +521,14 @@ static void print_decode(const struct model_run *mr) {
                           : "decoding keeps up");
 }
 
-static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
+enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, int max_objects) {
     const struct samrt_bench_opts *o = B->o;
-    int max_obj = 1;
-    for (int v = 0; v < B->split.n_videos && !o->per_obj; v++)
-        max_obj = SAMRT_MAX(max_obj, B->split.videos[v].n_objects);
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(mr->m->model));
-    const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_obj};
+    const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_objects};
     /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
      * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */
-    if (!samrt_platform_peak_rss_reset() && mr->index > 0 && !B->rss_reset_warned) {
+    if (!samrt_platform_peak_rss_reset() && (mr->index > 0 || o->n_sweep > 1) && !B->rss_reset_warned) {
         fprintf(stderr, "samrt bench: note: cannot reset the peak RSS (/proc/self/clear_refs); "
                         "cpu_peak_rss_MiB of later models includes earlier models' peaks\n");
         B->rss_reset_warned = 1;
@@ -586,32 +536,57 @@ static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
     mr->t_setup0 = samrt_platform_now_ns();
     mr->setup_ms = SAMRT_PROFILE_ABSENT;
     samrt_nvtx_push("setup");
-    enum samrt_status st = B->b->open(&cfg, &mr->tr);
+    const enum samrt_status st = B->b->open(&cfg, &mr->tr);
     samrt_nvtx_pop();
     if (st != SAMRT_OK) {
         fprintf(stderr, "samrt bench: %s: cannot set up the tracker (%s)\n", mr->m->tag, samrt_status_str(st));
         return st;
     }
     mr->have_mem = mr->tr.ops->memory && mr->tr.ops->memory(mr->tr.self, &mr->mem) == SAMRT_OK;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_bench_each_video(struct bench *B, struct model_run *mr, samrt_bench_video_fn fn, void *ctx) {
+    enum samrt_status st = SAMRT_OK;
     for (int vi = 0; vi < B->split.n_videos && st == SAMRT_OK; vi++) {
-        struct video_run vr;
-        const size_t n_rows0 = B->n_rows;  /* a failed video leaves no rows */
-        st = video_prepare(B, mr->m, &B->split.videos[vi], &vr);
-        const int n_units = o->per_obj ? vr.n_obj : 1;
-        for (int u = 0; u < n_units && st == SAMRT_OK; u++)
-            for (int pass = 0; pass < o->warmup + o->runs && st == SAMRT_OK; pass++)
-                st = run_pass(B, mr, &vr, vi, o->per_obj ? u : 0, o->per_obj ? 1 : vr.n_obj, pass);
+        const size_t n_rows0 = B->n_rows;
+        st = fn(B, mr, vi, ctx);
         if (st != SAMRT_OK)
             fprintf(stderr, "%ssamrt bench: %s: video %s failed (%s)\n", B->progress ? "\n" : "", mr->m->tag,
-                    vr.v ? vr.v->name : "?", samrt_status_str(st));
+                    B->split.videos[vi].name, samrt_status_str(st));
         if (st != SAMRT_OK) B->n_rows = n_rows0;
-        video_free(&vr);
-        if (st == SAMRT_OK) st = write_outputs(B);
+        if (st == SAMRT_OK) st = samrt_bench_write_outputs(B);
     }
     if (B->progress) fputc('\n', stderr);
     mr->tr.ops->close(mr->tr.self);
     if (st == SAMRT_OK) print_decode(mr);
     return st;
+}
+
+/* One video's tracking units (the video, or each object with --per_obj), their passes and rows. */
+static enum samrt_status run_video(struct bench *B, struct model_run *mr, int vi, void *ctx) {
+    (void)ctx;
+    const struct samrt_bench_opts *o = B->o;
+    const struct samrt_sav_video *v = &B->split.videos[vi];
+    struct video_run vr;
+    enum samrt_status st = samrt_bench_video_prepare(B, mr->m, v, v->n_objects, &vr);
+    const int n_units = o->per_obj ? vr.n_obj : 1, n_obj = o->per_obj ? 1 : vr.n_obj;
+    for (int u = 0; u < n_units && st == SAMRT_OK; u++)
+        for (int pass = 0; pass < o->warmup + o->runs && st == SAMRT_OK; pass++) {
+            struct pass_stats ps;
+            st = samrt_bench_run_pass(B, mr, &vr, vi, o->per_obj ? u : 0, n_obj, pass, &ps);
+            if (st == SAMRT_OK) st = push_pass_rows(B, mr, &vr, o->per_obj ? u : 0, n_obj, pass, &ps);
+        }
+    samrt_bench_video_free(&vr);
+    return st;
+}
+
+static enum samrt_status run_model(struct bench *B, struct model_run *mr) {
+    int max_obj = 1;
+    for (int v = 0; v < B->split.n_videos && !B->o->per_obj; v++)
+        max_obj = SAMRT_MAX(max_obj, B->split.videos[v].n_objects);
+    SAMRT_TRY(samrt_bench_open_model(B, mr, max_obj));
+    return samrt_bench_each_video(B, mr, run_video, NULL);
 }
 
 int samrt_bench_run(const struct samrt_bench_opts *o, const struct samrt_tracker_backend *backend) {
@@ -640,10 +615,10 @@ int samrt_bench_run(const struct samrt_bench_opts *o, const struct samrt_tracker
         struct model_run mr;
         memset(&mr, 0, sizeof mr);
         mr.m = &o->models[i], mr.index = i;
-        st = run_model(&B, &mr);
+        st = o->n_sweep ? samrt_bench_sweep_model(&B, mr.m, i) : run_model(&B, &mr);
     }
     /* the finished videos are on disk already; this records the end state */
-    const enum samrt_status wst = write_outputs(&B);
+    const enum samrt_status wst = samrt_bench_write_outputs(&B);
     char status[128];
     snprintf(status, sizeof status, "%s", st == SAMRT_OK ? "ok" : samrt_status_str(st));
     const enum samrt_status cst = write_config(&B, st == SAMRT_OK ? "ok" : status);

@@ -2,6 +2,11 @@
 # scripted test double of the tracker interface on a synthetic split. A build configured with
 # -DSAMRT_BENCH_TRACKING=OFF checks the refusal path of the real backend instead.
 samrt_add_test(test_bench SOURCES test_bench.c LABELS cpu LIBS samrt_harness)
-if (SAMRT_BENCH_TRACKING)
-  target_compile_definitions(test_bench PRIVATE SAMRT_BENCH_TRACKING=1)
-endif()
+# The object sweep (--objects, harness/bench_sweep.c): its list parser and grid, and a 1, 2
+# sweep with the real tracker on the CPU backend (random-weight SAM 2.1 tiny, 64-pixel side).
+samrt_add_test(test_bench_sweep SOURCES test_bench_sweep.c LABELS cpu LIBS samrt_harness)
+foreach(_t test_bench test_bench_sweep)
+  if (SAMRT_BENCH_TRACKING)
+    target_compile_definitions(${_t} PRIVATE SAMRT_BENCH_TRACKING=1)
+  endif()
+endforeach()

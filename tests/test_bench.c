@@ -2,8 +2,11 @@
  * double of the tracker interface (fake_tracker below; it exists only in this test): option
  * errors and their exit codes, the CSV/JSON/config written from a run, warm-up exclusion,
  * empty (not 0) stage columns, arena columns, shard selection, prompts derived from the
- * frame-0 mask, masks in the layout `samrt eval` reads and J/F equal to the evaluator's, and
- * complete files after a failure. Expected values are recomputed here with naive loops.
+ * frame-0 mask, masks in the layout `samrt eval` reads and J/F equal to the evaluator's,
+ * complete files after a failure, and the object sweep (--objects: one tracker per
+ * configuration, grid clicks beyond the clip's objects, one row per configuration; files
+ * without a sweep carry none of its columns or keys). Expected values are recomputed here with
+ * naive loops; tests/test_bench_sweep.c runs the sweep with the real tracker.
  *
  * Run: ctest --preset cpu -R test_bench */
 #include <math.h>
@@ -11,6 +14,7 @@
 #include "bench.h"
 #include "csv.h"
 #include "eval.h"
+#include "profile.h"
 #include "sav.h"
 #include "synth.h"
 #include "tool_test.h"
@@ -210,6 +214,11 @@ static void test_options(void) {
                         "sam2.1_tiny", "--platform", "pdp11"), SAMRT_EXIT_USAGE);
     CHECK_EQ_INT(TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
                         "sam2.1_tiny", "--precision", "fp8"), SAMRT_EXIT_USAGE);
+    CHECK_EQ_INT(TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
+                        "sam2.1_tiny", "--objects", "1,x"), SAMRT_EXIT_USAGE);
+    s = tt_read(cap);
+    CHECK(s && strstr(s, "--objects '1,x': 'x' is not a whole number in [1, 256]"));
+    free(s);
     /* a missing checkpoint fails before anything runs */
     fake_reset(0);
     CHECK_EQ_INT(TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
@@ -271,6 +280,10 @@ static void test_run(void) {
     CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
     /* warm-up rows excluded: 2 models x 4 videos x 2 objects x 3 runs */
     CHECK_EQ_INT((int)t.n_rows - 1, 2 * N_VIDEOS * N_OBJECTS * 3);
+    size_t n_cols;
+    samrt_profile_columns(&n_cols);  /* no sweep: none of its columns */
+    CHECK_EQ_INT((int)t.n_fields[0], (int)n_cols);
+    CHECK(samrt_csv_col(&t, "objects") < 0 && samrt_csv_col(&t, "config") < 0);
     CHECK_EQ_INT(count_rows(&t, "run", "0"), 2 * N_VIDEOS * N_OBJECTS);
     CHECK_EQ_INT(count_rows(&t, "run", "2"), 2 * N_VIDEOS * N_OBJECTS);
     CHECK_EQ_INT(count_rows(&t, "run", "3"), 0);
@@ -346,12 +359,13 @@ static void test_run(void) {
     snprintf(path, sizeof path, "%s/profile_stats.json", out);
     char *js = tt_read(path);
     CHECK(js && strstr(js, "\"sam2.1_tiny_mask\"") && strstr(js, "\"sam2.1_small_bbox\""));
-    CHECK(js && strstr(js, "\"fps\": {\"n\": 24,") && !strstr(js, "\"h2d_ms\""));
+    CHECK(js && strstr(js, "\"fps\": {\"n\": 24,") && !strstr(js, "\"h2d_ms\"") && !strstr(js, "\"sweep\""));
     free(js);
     snprintf(path, sizeof path, "%s/experiment_config.txt", out);
     char *cfg = tt_read(path);
     CHECK(cfg && strstr(cfg, "\nmodels=sam2.1_tiny_mask,sam2.1_small_bbox\n") && strstr(cfg, "\nwarmup=2\n") &&
-          strstr(cfg, "\nruns=3\n") && strstr(cfg, "\nstatus=ok\n") && strstr(cfg, "\nprecision=fp16\n"));
+          strstr(cfg, "\nruns=3\n") && strstr(cfg, "\nstatus=ok\n") && strstr(cfg, "\nprecision=fp16\n") &&
+          !strstr(cfg, "\nobjects="));
     free(cfg);
 }
 
@@ -378,6 +392,52 @@ static void test_shard_per_obj(void) {
     samrt_csv_free(&t);
     snprintf(path, sizeof path, "%s/sam2.1_tiny_points", out);
     CHECK(access(path, F_OK) != 0);  /* --save_masks none */
+}
+
+/* --objects 1,3 on one video of 2 objects: a tracker per configuration, the third object a
+ * grid click, one row per configuration pooling the timed runs. */
+static void test_sweep(void) {
+    const char *cap = tt_path("sweep.txt"), *out = tt_path("sweep");
+    fake_reset(0);
+    CHECK_EQ_INT(TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir", g_weights,
+                        "--models", "sam2.1_tiny_mask", "--objects", "1,3", "--limit_videos", "1", "--warmup", "1",
+                        "--runs", "2"),
+                 SAMRT_EXIT_OK);
+    CHECK_EQ_INT(g_fake.opens, 2);
+    CHECK_EQ_INT(g_fake.max_objects, 3);
+    CHECK_EQ_INT(g_fake.begins, 2 * 3);
+    CHECK_EQ_INT(g_fake.pushes, 2 * 3 * N_FRAMES);
+    CHECK_EQ_INT(g_fake.prompts, 3 * 1 + 3 * 3);
+    CHECK_EQ_INT(g_fake.n_obj, 3);
+    CHECK(g_fake.ids[2] > g_fake.ids[1] && g_fake.ids[1] > g_fake.ids[0]);
+    /* one extra object: the grid's one cell, its centre */
+    CHECK(g_fake.last_prompt.kind == SAMRT_PROMPT_POINTS && g_fake.last_prompt.n_points == 1);
+    CHECK(g_fake.last_prompt.points[0].x == VW / 2 && g_fake.last_prompt.points[0].y == VH / 2);
+    struct samrt_csv t;
+    char err[256], path[600];
+    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
+    CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
+    CHECK_EQ_INT((int)t.n_rows - 1, 2);
+    for (size_t r = 1; r < t.n_rows && t.n_rows == 3; r++) {
+        const double k = r == 1 ? 1 : 3;
+        CHECK(!strcmp(cell(&t, r, "config"), r == 1 ? "objects=1" : "objects=3") && num(&t, r, "objects") == k);
+        CHECK(num(&t, r, "grid_objects") == (r == 1 ? 0 : 1) && num(&t, r, "frames") == 2 * N_FRAMES);
+        CHECK(!*cell(&t, r, "object") && !*cell(&t, r, "run") && !*cell(&t, r, "J"));
+        CHECK(num(&t, r, "ms_per_frame_p50") <= num(&t, r, "ms_per_frame_p95") &&
+              num(&t, r, "ms_per_frame_p95") <= num(&t, r, "ms_per_frame_p99") && *cell(&t, r, "ms_per_frame_p50"));
+        CHECK(fabs(num(&t, r, "object_frames_per_s") - k * num(&t, r, "fps")) <= 2e-3 + 1e-6 * k * num(&t, r, "fps"));
+        /* stages of 7.5 ms per frame against pushes of microseconds: clamped to 1 */
+        CHECK(!strcmp(cell(&t, r, "frame_gpu_busy"), "1.0000") && !strcmp(cell(&t, r, "preprocess_ms"), "1.0000"));
+        CHECK(num(&t, r, "arena_bytes") == (double)(FAKE_ARENA_MIB << 20) && num(&t, r, "state_bytes") == 1 << 20);
+    }
+    samrt_csv_free(&t);
+    snprintf(path, sizeof path, "%s/profile_stats.json", out);
+    char *js = tt_read(path);
+    CHECK(js && strstr(js, "\"sam2.1_tiny_mask\": {") && tt_count(js, "{\"model\": \"sam2.1_tiny_mask\", ") == 2);
+    CHECK(js && strstr(js, "\"config\": \"objects=3\", \"objects\": 3, \"grid_objects\": 1, "));
+    free(js);
+    snprintf(path, sizeof path, "%s/sam2.1_tiny_mask", out);
+    CHECK(access(path, F_OK) != 0);  /* no masks in a sweep */
 }
 
 static void test_failure_keeps_complete_files(void) {
@@ -416,6 +476,7 @@ int main(void) {
     test_options();
     test_run();
     test_shard_per_obj();
+    test_sweep();
     test_failure_keeps_complete_files();
     return tt_end("test_bench");
 }

@@ -1,0 +1,209 @@
+/* test_bench_sweep.c - the object sweep of `samrt bench --objects` (harness/bench_sweep.c) with
+ * the real tracker on the CPU backend: a SAM 2.1 tiny checkpoint of seeded random weights
+ * (harness/ckpt_write.h, as `samrt demo` writes one) at a 64-pixel model side, over a one-video
+ * synthetic split of 3 small frames and one object, swept over 1 and 2 objects (the second
+ * object is a grid click). Checked: the --objects list parser on good and bad lists, the grid
+ * of extra clicks, the refused options (exit 2), and the files: one CSV row per configuration
+ * with the sweep columns after the usual ones, values that agree with each other
+ * (object-frames/s = objects x fps, p50 <= p95 <= p99, GPU busy in [0, 1], the arena and state
+ * of two objects larger than of one), the "sweep" list of profile_stats.json and the
+ * configuration in experiment_config.txt. A build without the bench's tracker skips the run.
+ *
+ * Run: ctest --preset test -R test_bench_sweep */
+#include <math.h>
+
+#include "bench.h"
+#include "ckpt_write.h"
+#include "csv.h"
+#include "profile.h"
+#include "synth.h"
+#include "tool_test.h"
+
+#define VW 64
+#define VH 48
+#define N_FRAMES 3
+
+static int bench_real(int argc, char **argv) { return samrt_bench_main(argc, argv, samrt_tracker_backend()); }
+
+static const char *cell(const struct samrt_csv *t, size_t row, const char *col) {
+    return samrt_csv_cell(t, row, samrt_csv_col(t, col));
+}
+
+static double num(const struct samrt_csv *t, size_t row, const char *col) { return atof(cell(t, row, col)); }
+
+/* parse_objects on list: 0 and the counts, or -1 and a reason holding `says`. */
+static void check_list(const char *list, int want_rc, const int *want, int n_want, const char *says) {
+    int v[SAMRT_BENCH_MAX_SWEEP + 8], n = -1;
+    char why[160] = "";
+    const int rc = samrt_bench_parse_objects(list, v, &n, why, sizeof why);
+    CHECK_MSG(rc == want_rc, "'%s': rc %d (%s)", list, rc, why);
+    if (rc == 0) {
+        CHECK_EQ_INT(n, n_want);
+        for (int i = 0; i < n && i < n_want; i++) CHECK_EQ_INT(v[i], want[i]);
+    } else {
+        CHECK_EQ_INT(n, 0);
+        CHECK_MSG(strstr(why, says) != NULL, "'%s': reason '%s' lacks '%s'", list, why, says);
+    }
+}
+
+static void test_parse_objects(void) {
+    const int a[] = {1, 2, 4, 8, 16}, b[] = {16, 1}, c[] = {256};
+    check_list("1,2,4,8,16", 0, a, 5, NULL);
+    check_list("16,1", 0, b, 2, NULL);  /* kept in the given order */
+    check_list("256", 0, c, 1, NULL);
+    char list[512] = "";
+    int many[SAMRT_BENCH_MAX_SWEEP + 1];
+    for (int i = 1; i <= SAMRT_BENCH_MAX_SWEEP; i++) {
+        many[i - 1] = i;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i > 1 ? "," : "", i);
+    }
+    check_list(list, 0, many, SAMRT_BENCH_MAX_SWEEP, NULL);
+    strcat(list, ",65");
+    check_list(list, -1, NULL, 0, "more than 64");
+    check_list("", -1, NULL, 0, "empty");
+    check_list(",", -1, NULL, 0, "item 1 is empty");
+    check_list("1,,2", -1, NULL, 0, "item 2 is empty");
+    check_list("1,", -1, NULL, 0, "item 2 is empty");
+    check_list("0", -1, NULL, 0, "'0' is not a whole number in [1, 256]");
+    check_list("257", -1, NULL, 0, "'257'");
+    check_list("-1", -1, NULL, 0, "'-1'");
+    check_list("+1", -1, NULL, 0, "'+1'");
+    check_list(" 1", -1, NULL, 0, "' 1'");
+    check_list("2,x", -1, NULL, 0, "'x'");
+    check_list("1.5", -1, NULL, 0, "'1.5'");
+    check_list("4x", -1, NULL, 0, "'4x'");
+    check_list("99999999999999999999", -1, NULL, 0, "not a whole number");
+    check_list("1,2,1", -1, NULL, 0, "1 is given twice");
+}
+
+/* The grid: one click per cell centre (floored), row by row, inside the frame. */
+static void test_grid(void) {
+    struct samrt_prompt p;
+    samrt_bench_grid_prompt(0, 1, 640, 360, &p);
+    CHECK(p.kind == SAMRT_PROMPT_POINTS && p.n_points == 1 && p.points[0].label == 1 && !p.has_box);
+    CHECK(p.points[0].x == 320 && p.points[0].y == 180 && p.width == 640 && p.height == 360);
+    /* 3 extra objects: 2 columns, 2 rows; the third starts the second row */
+    samrt_bench_grid_prompt(2, 3, 64, 48, &p);
+    CHECK(p.points[0].x == 16 && p.points[0].y == 36);
+    /* 14 extra: 4 x 4 cells of 16 x 12, the last one (13) at column 1 of row 3 */
+    samrt_bench_grid_prompt(13, 14, 64, 48, &p);
+    CHECK(p.points[0].x == 24 && p.points[0].y == 42);
+    for (int n = 1; n <= 256; n += 51)
+        for (int j = 0; j < n; j++) {
+            samrt_bench_grid_prompt(j, n, 7, 5, &p);
+            CHECK(p.points[0].x >= 0 && p.points[0].x < 7 && p.points[0].y >= 0 && p.points[0].y < 5);
+        }
+}
+
+static char g_split[512], g_weights[512];
+
+static void test_refused(void) {
+    char cap[512];
+    snprintf(cap, sizeof cap, "%s", tt_path("refused.txt"));
+    static const char *const bad[] = {"0", "1,1", "", "1,,2", "300"};
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(bad); i++) {
+        CHECK_EQ_INT(TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"),
+                            "--models", "sam2.1_tiny_points", "--objects", bad[i]),
+                     SAMRT_EXIT_USAGE);
+        char *s = tt_read(cap);
+        CHECK_MSG(s && strstr(s, "--objects"), "'%s': %s", bad[i], s ? s : "");
+        free(s);
+    }
+    CHECK_EQ_INT(TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
+                        "sam2.1_tiny_points", "--objects", "1,2", "--per_obj"),
+                 SAMRT_EXIT_USAGE);
+    CHECK(access(tt_path("o/profile_summary.csv"), F_OK) != 0);
+}
+
+/* The rows and files of a 1, 2 sweep on the CPU backend. */
+static void test_sweep(void) {
+    const char *cap = tt_path("sweep.txt"), *out = tt_path("sweep");
+    const int rc = TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir",
+                          g_weights, "--models", "sam2.1_tiny_points", "--objects", "1,2", "--imgsz", "64",
+                          "--platform", "cpu", "--precision", "fp32", "--warmup", "1", "--warmup_frames", "1", "--runs", "1");
+    char *log = tt_read(cap);
+    CHECK_MSG(rc == SAMRT_EXIT_OK, "exit %d: %s", rc, log ? log : "");
+    CHECK(log && strstr(log, "sam2.1_tiny_points objects=2 synth_000: ms/frame p50 "));
+    free(log);
+    struct samrt_csv t;
+    char err[256], path[700];
+    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
+    CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
+    size_t n_base, n_sweep;
+    const struct samrt_profile_col *base = samrt_profile_columns(&n_base);
+    const struct samrt_profile_col *sweep = samrt_profile_sweep_columns(&n_sweep);
+    /* the usual columns first, in their order, then the sweep's */
+    CHECK_EQ_INT((int)t.n_fields[0], (int)(n_base + n_sweep));
+    for (size_t c = 0; c < n_base && c < t.n_fields[0]; c++) CHECK(!strcmp(samrt_csv_cell(&t, 0, (int)c), base[c].name));
+    for (size_t c = 0; c < n_sweep && n_base + c < t.n_fields[0]; c++)
+        CHECK(!strcmp(samrt_csv_cell(&t, 0, (int)(n_base + c)), sweep[c].name));
+    CHECK_EQ_INT((int)t.n_rows - 1, 2);
+    for (size_t r = 1; r < t.n_rows && t.n_rows == 3; r++) {
+        const double k = (double)r;  /* row 1: one object, row 2: two */
+        char cfg[32];
+        snprintf(cfg, sizeof cfg, "objects=%d", (int)r);
+        CHECK(!strcmp(cell(&t, r, "config"), cfg) && num(&t, r, "objects") == k);
+        CHECK(num(&t, r, "grid_objects") == k - 1);  /* the clip has one object */
+        CHECK(!strcmp(cell(&t, r, "model"), "sam2.1_tiny_points") && !strcmp(cell(&t, r, "video"), "synth_000"));
+        CHECK(!*cell(&t, r, "object") && !*cell(&t, r, "run") && !*cell(&t, r, "J"));
+        CHECK(num(&t, r, "frames") == N_FRAMES && num(&t, r, "imgsz") == 64);
+        const double p50 = num(&t, r, "ms_per_frame_p50"), p95 = num(&t, r, "ms_per_frame_p95");
+        const double p99 = num(&t, r, "ms_per_frame_p99"), fps = num(&t, r, "fps");
+        CHECK(p50 > 0 && p50 <= p95 && p95 <= p99);
+        CHECK(fps > 0 && fabs(num(&t, r, "object_frames_per_s") - k * fps) <= 2e-3 + 1e-6 * k * fps);
+        CHECK(*cell(&t, r, "frame_gpu_busy") && num(&t, r, "frame_gpu_busy") >= 0 &&
+              num(&t, r, "frame_gpu_busy") <= 1);
+        CHECK(num(&t, r, "arena_bytes") > 0 && num(&t, r, "state_bytes") > 0);
+        CHECK(fabs(num(&t, r, "arena_bytes") / 1048576.0 - num(&t, r, "gpu_peak_alloc_MiB")) < 1e-3);
+        CHECK(fabs(num(&t, r, "state_bytes") / 1048576.0 - num(&t, r, "arena_state_MiB")) < 1e-3);
+    }
+    if (t.n_rows == 3) {
+        /* the engine is set up per configuration: two objects, more state, a larger arena */
+        CHECK(num(&t, 2, "state_bytes") > num(&t, 1, "state_bytes"));
+        CHECK(num(&t, 2, "arena_bytes") > num(&t, 1, "arena_bytes"));
+    }
+    samrt_csv_free(&t);
+    snprintf(path, sizeof path, "%s/profile_stats.json", out);
+    char *js = tt_read(path);
+    CHECK(js && strstr(js, "\"sam2.1_tiny_points\": {") && strstr(js, "\"fps\": {\"n\": 2,"));
+    const char *sw = js ? strstr(js, "\"sweep\": [") : NULL;
+    CHECK(sw && tt_count(sw, "{\"model\": \"sam2.1_tiny_points\", \"video\": \"synth_000\", \"config\": ") == 2);
+    CHECK(sw && strstr(sw, "\"config\": \"objects=1\", \"objects\": 1, \"grid_objects\": 0, \"ms_per_frame_p50\": "));
+    CHECK(sw && strstr(sw, "\"config\": \"objects=2\", \"objects\": 2, \"grid_objects\": 1, \"ms_per_frame_p50\": "));
+    CHECK(sw && strstr(sw, "\"arena_bytes\": ") && strstr(sw, "\"state_bytes\": ") && !strstr(sw, "null"));
+    free(js);
+    snprintf(path, sizeof path, "%s/experiment_config.txt", out);
+    char *cfg = tt_read(path);
+    CHECK(cfg && strstr(cfg, "\nobjects=1,2\n") && strstr(cfg, "\nstatus=ok\n"));
+    free(cfg);
+    snprintf(path, sizeof path, "%s/sam2.1_tiny_points", out);
+    CHECK(access(path, F_OK) != 0);  /* a sweep writes no masks */
+}
+
+int main(void) {
+    if (tt_begin("test_bench_sweep")) return 1;
+    test_parse_objects();
+    test_grid();
+    struct samrt_synth_params p = samrt_synth_default_params();
+    p.n_videos = 1, p.n_frames = N_FRAMES, p.n_objects = 1, p.width = VW, p.height = VH;
+    snprintf(g_split, sizeof g_split, "%s", tt_path("split"));
+    snprintf(g_weights, sizeof g_weights, "%s", tt_path("weights"));
+    char ckpt[600];
+    snprintf(ckpt, sizeof ckpt, "%s/sam2.1_hiera_tiny.pt", g_weights);
+    if (samrt_synth_write(g_split, &p, 0) != SAMRT_OK || mkdir(g_weights, 0777) != 0) {
+        fprintf(stderr, "test_bench_sweep: cannot write the synthetic split\n");
+        return 1;
+    }
+    test_refused();
+#ifdef SAMRT_BENCH_TRACKING
+    CHECK_STATUS(samrt_ckpt_write_random(ckpt, SAMRT_MODEL_SAM2_1_TINY, 7), SAMRT_OK);
+    test_sweep();
+    remove(ckpt);
+    return tt_end("test_bench_sweep");
+#else
+    (void)test_sweep;
+    const int rc = tt_end("test_bench_sweep");
+    printf("test_bench_sweep: SKIPPED the sweep run: this build has no bench tracker (SAMRT_BENCH_TRACKING=OFF)\n");
+    return rc ? rc : 77;
+#endif
+}
