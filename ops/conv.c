@@ -57,11 +57,10 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_model_ctx *c, const char *na
                                         a->pad,        x->dtype,      epilogue_act_of(a->act), 0, a->residual != NULL};
     const enum samrt_dwconv_bn mode = a->w1 ? SAMRT_DWCONV_BN_REPVGG : SAMRT_DWCONV_BN_AFFINE;
     int fused = !a->unfused && samrt_dwconv_bn_shape_ok(&d, mode);
-#ifdef SAMRT_HAVE_CUDA
-    /* y is a fresh slot (16-byte aligned in both passes); w and the BatchNorms are read by element */
-    if (fused && cuda(c))
+    /* the CUDA backend, in every build (a CPU build plans it for budgets): the kernel's rule. y
+     * is a fresh slot (16-byte aligned in both passes); w and the BatchNorms are read by element */
+    if (fused && c->backend == SAMRT_BACKEND_CUDA)
         fused = samrt_dwconv_supported(&d, x->data, NULL, NULL, a->residual ? a->residual->data : NULL, NULL);
-#endif
     if (!fused) return chain(c, name, x, w, a);
     int ho = 0, wo = 0;
     samrt_dwconv_out_hw(&d, &ho, &wo);
