@@ -1,7 +1,9 @@
 /* report_html.h - the pieces of the self-contained HTML report (`samrt report`): a page
- * frame with inline CSS, escaped text, and bar charts drawn as inline SVG (grouped or
- * stacked) with a table of the plotted numbers under each. No script, no external
- * resource: the page opens from a mail attachment or a CI artifact as it is.
+ * frame with inline CSS, escaped text, bar charts drawn as inline SVG (grouped or stacked)
+ * and x-y charts (labelled points joined per series, with whiskers: the object sweep's
+ * throughput against latency), each with a table of the plotted numbers under it. No
+ * script, no external resource: the page opens from a mail attachment or a CI artifact as
+ * it is.
  *
  * Usage:
  *   samrt_html_begin(f, "samrt profile report");
@@ -39,6 +41,29 @@ void samrt_html_end(FILE *f);
 void samrt_html_text(FILE *f, const char *s);
 /* One <figure>: heading, the <svg>, the note, and a table of the values. */
 void samrt_html_chart(FILE *f, const struct samrt_html_chart *c);
+
+/* One series of an x-y chart: points joined in the given order. */
+struct samrt_html_xy_series {
+    const char *name;              /* legend label */
+    size_t n;                      /* points */
+    const double *x, *y;           /* (n); a point with a NaN coordinate is not drawn */
+    const double *y_hi;            /* (n) whisker tops above y (NaN: none), or NULL */
+    const char *const *labels;     /* (n) text beside each point, or NULL */
+};
+
+struct samrt_html_xy {
+    const char *title;
+    const char *x_label, *y_label; /* axis titles, with the units */
+    size_t n_series;
+    const struct samrt_html_xy_series *series;
+    const char *label_name;        /* table header of the point labels, e.g. "objects" */
+    const char *y_hi_name;         /* table header of the whisker tops, e.g. "ms/frame p95" */
+    const char *note;              /* a line under the chart, or NULL */
+};
+
+/* One <figure>: heading, the <svg> (both axes from 0, points with whiskers and labels), the
+ * note, and a table of the points. */
+void samrt_html_xy_chart(FILE *f, const struct samrt_html_xy *c);
 
 struct samrt_thumbs;   /* thumbs.h */
 /* One <figure> of thumbnails (a run's overlays) in a row, each an inline JPEG (a data: URI,
