@@ -19,6 +19,7 @@ static const char *const status_names[] = {
     "host allocation failed",
     "engine in a failed state",
     "not implemented in this build",
+    "non-finite results",
 };
 _Static_assert(sizeof(status_names) / sizeof(status_names[0]) == SAMRT_STATUS_COUNT,
                "status_names out of sync with enum samrt_status");

@@ -51,6 +51,7 @@ enum samrt_status {
     SAMRT_E_HOST_MEMORY,      /* a host allocation at setup failed */
     SAMRT_E_BAD_STATE,        /* the engine refused work after an earlier failure */
     SAMRT_E_NOT_IMPLEMENTED,  /* the requested path does not exist yet in this build */
+    SAMRT_E_NUMERIC,          /* a frame's results are not finite (fp16 overflow: use bf16); the log names them */
     SAMRT_STATUS_COUNT
 };
 

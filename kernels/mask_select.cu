@@ -1,9 +1,10 @@
 /* mask_select.cu - CUDA launchers of mask_select.h. One block per object: the block counts
  * the two stability areas of mask 0 (integer block reduction, so the result equals the
  * reference's exactly), thread 0 applies samrt_sam2_select_decide, and the block then copies
- * the selected (or gated) logits and the pointer token. n_obj blocks of 256 threads stream
- * 4 * n_pix floats per object at most; at 256x256 that is ~1 MB per object, a few
- * microseconds, so there is no point in spreading one object over several blocks.
+ * the selected (or gated) logits and the pointer token. Per object that is 2 * n_pix floats
+ * read and n_pix written (768 KB at 256x256): 1024 threads with 16-byte loads, several in
+ * flight per thread, keep one SM's memory pipeline full. (256 threads with scalar loads took
+ * ~0.1 ms, latency-bound, in a tracked frame.)
  * Tests: tests/test_sam2_select_cuda.c. */
 #include "common.cuh"
 #include "mask_select.h"
@@ -13,7 +14,7 @@ using namespace samrt;
 
 namespace {
 
-constexpr int SELECT_THREADS = 256;
+constexpr int SELECT_THREADS = 1024;  /* one block per object: the whole SM streams its maps */
 
 /* The per-object modes travel by value (kernel parameter space), so the launch reads no
  * host memory and is capturable. */
@@ -35,10 +36,47 @@ __device__ __forceinline__ int block_sum_int(int v, int *shared) {
     return v;
 }
 
+/* Counts of mask values above delta and above -delta over n values at m (16-byte words when
+ * m is aligned and n a multiple of 4). */
+__device__ __forceinline__ void stability_counts(const float *m, int64_t n, float delta, int *ai, int *au) {
+    int a = 0, u = 0;
+    if (((uintptr_t)m & 15) == 0 && (n & 3) == 0) {
+        const float4 *m4 = (const float4 *)m;
+#pragma unroll 4
+        for (int64_t i = threadIdx.x; i < n / 4; i += blockDim.x) {
+            const float4 v = m4[i];
+            a += (v.x > delta) + (v.y > delta) + (v.z > delta) + (v.w > delta);
+            u += (v.x > -delta) + (v.y > -delta) + (v.z > -delta) + (v.w > -delta);
+        }
+    } else {
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            const float v = m[i];
+            a += v > delta;
+            u += v > -delta;
+        }
+    }
+    *ai = a, *au = u;
+}
+
+/* dst[i] = keep ? src[i] : fill over n values (16-byte words when both are aligned). */
+__device__ __forceinline__ void copy_or_fill(float *dst, const float *src, int64_t n, bool keep, float fill) {
+    if ((((uintptr_t)dst | (uintptr_t)src) & 15) == 0 && (n & 3) == 0) {
+        float4 *d4 = (float4 *)dst;
+        const float4 *s4 = (const float4 *)src;
+        const float4 f4 = make_float4(fill, fill, fill, fill);
+#pragma unroll 4
+        for (int64_t i = threadIdx.x; i < n / 4; i += blockDim.x) d4[i] = keep ? s4[i] : f4;
+    } else {
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = keep ? src[i] : fill;
+    }
+}
+
 template <typename T>
-__global__ void select_kernel(const float *masks, const float *iou, const float *score, const T *tokens, int64_t s_tok_b,
-                              int64_t n_pix, int dim, float delta, float thresh, float no_obj_score,
-                              select_modes modes, float *low_res, float *result, T *token_out) {
+__global__ void __launch_bounds__(SELECT_THREADS) select_kernel(const float *masks, const float *iou,
+                                                                const float *score, const T *tokens, int64_t s_tok_b,
+                                                                int64_t n_pix, int dim, float delta, float thresh,
+                                                                float no_obj_score, select_modes modes, float *low_res,
+                                                                float *result, T *token_out) {
     __shared__ int red[32];
     __shared__ float res[SAMRT_SAM2_RES_COLS];
     const int b = blockIdx.x;
@@ -47,11 +85,7 @@ __global__ void select_kernel(const float *masks, const float *iou, const float 
     float stab = 1.0f;
     if (mode == SAMRT_SAM2_MODE_SINGLE_DYNAMIC) {
         int ai = 0, au = 0;
-        for (int64_t i = threadIdx.x; i < n_pix; i += blockDim.x) {
-            const float v = m[i];
-            ai += v > delta;
-            au += v > -delta;
-        }
+        stability_counts(m, n_pix, delta, &ai, &au);
         ai = block_sum_int(ai, red);
         au = block_sum_int(au, red);
         stab = au > 0 ? __fdiv_rn((float)ai, (float)au) : 1.0f;
@@ -67,9 +101,7 @@ __global__ void select_kernel(const float *masks, const float *iou, const float 
     __syncthreads();
     const int idx = (int)res[SAMRT_SAM2_RES_INDEX], tok = (int)res[SAMRT_SAM2_RES_TOKEN];
     const bool keep = res[SAMRT_SAM2_RES_IS_OBJ] > 0.0f;
-    const float *src = m + (int64_t)idx * n_pix;
-    float *dst = low_res + (int64_t)b * n_pix;
-    for (int64_t i = threadIdx.x; i < n_pix; i += blockDim.x) dst[i] = keep ? src[i] : no_obj_score;
+    copy_or_fill(low_res + (int64_t)b * n_pix, m + (int64_t)idx * n_pix, n_pix, keep, no_obj_score);
     const T *t = tokens + (int64_t)b * s_tok_b + (int64_t)tok * dim;
     for (int c = threadIdx.x; c < dim; c += blockDim.x) token_out[(int64_t)b * dim + c] = t[c];
 }
@@ -91,7 +123,7 @@ template <typename T> void launch_select(const struct samrt_sam2_select_args *a,
 }
 
 template <typename T> void launch_gate(const struct samrt_sam2_ptr_gate_args *a, cudaStream_t stream) {
-    ptr_gate_kernel<T><<<a->n_obj, SELECT_THREADS, 0, stream>>>((const T *)a->ptr, (const T *)a->no_obj_ptr,
+    ptr_gate_kernel<T><<<a->n_obj, 256, 0, stream>>>((const T *)a->ptr, (const T *)a->no_obj_ptr,
                                                                  a->result, a->dim, a->out);
 }
 

@@ -67,6 +67,10 @@ enum samrt_status samrt_ops_track_rows(int device, const struct samrt_track_rows
     return device ? samrt_track_rows_cuda(a, (cudaStream_t)s) : samrt_track_rows_ref(a);
 }
 
+enum samrt_status samrt_ops_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
+    return device ? samrt_finite_cuda(a, (cudaStream_t)s) : samrt_finite_ref(a);
+}
+
 #else /* host builds: no device memory exists */
 
 enum samrt_status samrt_ops_gpu_open(int device, struct samrt_gpu_ctx **out) {
@@ -106,6 +110,11 @@ enum samrt_status samrt_ops_mask_decode_non_overlap(const struct samrt_mask_deco
 enum samrt_status samrt_ops_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s) {
     (void)s;
     return device ? SAMRT_E_UNSUPPORTED : samrt_track_rows_ref(a);
+}
+
+enum samrt_status samrt_ops_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
+    (void)s;
+    return device ? SAMRT_E_UNSUPPORTED : samrt_finite_ref(a);
 }
 
 #endif

@@ -2,7 +2,8 @@
  * the networks that picks a backend. The engine's GPU context (cuBLASLt / cuDNN handles and
  * its work stream, opaque above ops/), the backend that serves a memory kind, the stream of an
  * op context, and the kernels the runtime launches outside any forward pass: the resize /
- * normalise of a staged frame, the mask decode, the tracker's table-driven row gathers.
+ * normalise of a staged frame, the mask decode, the tracker's table-driven row gathers, the
+ * non-finite check of a frame's outputs.
  * With these the runtime names no backend; each entry picks the CUDA launcher or the C
  * reference of kernels/ as ops.c does for the networks' ops.
  *
@@ -11,6 +12,7 @@
 #ifndef SAMRT_OPS_RUNTIME_H
 #define SAMRT_OPS_RUNTIME_H
 
+#include "finite.h"
 #include "mask_decode.h"
 #include "ops.h"
 #include "resize_normalize.h"
@@ -54,6 +56,8 @@ enum samrt_status samrt_ops_mask_decode_non_overlap(const struct samrt_mask_deco
                                                     uint8_t *mask, struct samrt_mask_stats *stats, samrt_stream *s);
 /* track_rows.h: the kernel on s for device memory (device 1), the C reference otherwise. */
 enum samrt_status samrt_ops_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s);
+/* finite.h: the kernels on s for device memory (device 1), the C reference otherwise. */
+enum samrt_status samrt_ops_finite(int device, const struct samrt_finite_args *a, samrt_stream *s);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,7 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     /* the staging slots of device engines (plan-only budgets too, so they count them) */
     SAMRT_TRY(samrt_staging_plan(&m->stage, &s->ctx, e->params.max_frame_width, e->params.max_frame_height,
                                  e->params.imgsz, s->heads.cfg.b_max, e->mem_kind != SAMRT_MEM_HOST));
+    SAMRT_TRY(samrt_health_plan(&s->ctx, "seg.health", &s->health));
     samrt_ops_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
     segment_forward(m, &s->ctx);
     return samrt_ops_end(&s->ctx);
@@ -55,6 +56,7 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
     SAMRT_CHECK(s->low_host && s->res_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
     SAMRT_TRY(samrt_staging_prepare(&m->stage, &e->arena));
+    samrt_health_prepare(&s->health, &e->arena);
     SAMRT_TRY(samrt_graph_cache_init(&s->graphs, "segment", SAMRT_SAM2_SEG_GRAPHS, sizeof(struct samrt_sam2_seg_key)));
     s->use_graph = 1;
     s->ready = 1;
@@ -116,6 +118,15 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
     return c->ex->status;
 }
 
+/* The call's non-finite check (health.h): the image embedding and the n objects' logits. */
+static enum samrt_status check_health(struct samrt_engine *e, struct samrt_sam2 *m, int n, samrt_stream *stream) {
+    const struct samrt_health_seg segs[] = {
+        {"image embedding", &m->enc.vision, -1},
+        {"mask logits", &m->seg.heads.low_res, n},
+    };
+    return samrt_health_enqueue(e, &m->seg.health, segs, 2, stream);
+}
+
 /* The heads' results of n objects (low-res logits, result rows) into low_host / res_host. */
 static enum samrt_status fetch_results(struct samrt_sam2_segment *s, int n) {
     struct samrt_model_ctx *c = &s->ctx;
@@ -144,11 +155,14 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
     samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
     segment_forward(m, c);
     enum samrt_status st = samrt_ops_end(c);
+    if (st == SAMRT_OK) st = check_health(e, m, n, NULL);
+    if (st == SAMRT_OK) st = samrt_health_download(e, &s->health, NULL);
     if (st == SAMRT_OK) st = fetch_results(s, n);
     if (st != SAMRT_OK) {
         e->failed = 1;
         return st;
     }
+    SAMRT_TRY(samrt_health_verdict(e, &s->health, "segment"));
     const int L = s->heads.low;
     float *tap_logits = NULL;
     if (c->tap && !out[0].logits) {
@@ -195,6 +209,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     const struct samrt_staging *st = &m->stage;
     SAMRT_TRY(samrt_ops_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
                                     NULL, stream));
+    SAMRT_TRY(check_health(e, m, n, stream));
     return samrt_stream_copy(samrt_staging_results(st), s->heads.result.data,
                              sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)n, SAMRT_COPY_D2D, stream);
 }
@@ -269,10 +284,12 @@ static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam
     const struct samrt_staging *sg = &m->stage;
     const size_t px = (size_t)w * (size_t)h;
     SAMRT_TRY(samrt_stream_copy(sg->out_host, sg->out.data, sg->out_hdr + px * (size_t)n, SAMRT_COPY_D2H, stream));
+    SAMRT_TRY(samrt_health_download(e, &s->health, stream));
     MARK(POST);  /* the mask decode and the download: postprocess */
     for (int i = 0; i < n; i++)
         if (out[i].logits) SAMRT_TRY(download_logits(m, i, w, h, out[i].logits, stream));
     SAMRT_TRY(samrt_stream_sync(stream));
+    SAMRT_TRY(samrt_health_verdict(e, &s->health, "segment"));
     const uint8_t *blk = sg->out_host;
     for (int i = 0; i < n; i++) {
         struct samrt_mask_stats st;

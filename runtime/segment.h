@@ -32,6 +32,7 @@
 #define SAMRT_SAM2_SEGMENT_H
 
 #include "graph_cache.h"
+#include "health.h"
 #include "mask_decoder.h"
 #include "ops.h"
 
@@ -63,6 +64,7 @@ struct samrt_sam2_segment {
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
     int use_graph, timed;        /* samrt_sam2_segment_configure */
     struct samrt_graph_cache graphs;  /* keyed by struct samrt_sam2_seg_key (graph_cache.h) */
+    struct samrt_health health;  /* the call's non-finite check (health.h) */
 };
 
 /* Binds the heads' weights, adds their slots and runs the PLAN pass of the segmentation pass

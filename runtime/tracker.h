@@ -49,6 +49,7 @@
 #define SAMRT_SAM2_TRACKER_H
 
 #include "graph_cache.h"
+#include "health.h"
 #include "mask_decode.h"
 #include "memory_attention.h"
 #include "mask_select.h"
@@ -129,6 +130,7 @@ struct samrt_sam2_tracker {
     struct samrt_tensor cur_low;         /* (K, 1, 4g, 4g) f32 [staging]: this frame's low-res logits */
     struct samrt_tensor cur_score;       /* (K, 1) f32 [staging]: object-score logits */
     struct samrt_tensor cur_ptr;         /* (K, 256) f32 [staging]: object pointers */
+    struct samrt_health health;          /* the frame's non-finite check (health.h) */
     int slot_pix, slot_ptr_sel, slot_cur_low, slot_cur_score, slot_cur_ptr;
     struct samrt_tensor mem_sel;         /* (MAX_SEL_MEM, g*g, 64) bf16 [staging]: one object's selected memories */
     struct samrt_tensor mem_new;         /* (K, g*g, 64) bf16 [staging]: the memory encoder's output */

@@ -37,6 +37,7 @@
  * Tests: tests/test_sam2_track.c (CPU), tests/test_sam2_track_graph_cuda.c (graph = eager). */
 #include "tracker.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,7 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
                                    &t->cur_score, &t->slot_cur_score));
     SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_ptr", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
                                    SAMRT_SHAPE(K, SAMRT_SAM2_DIM), &t->cur_ptr, &t->slot_cur_ptr));
+    SAMRT_TRY(samrt_health_plan(c0, "track.health", &t->health));
 
     const struct samrt_sam2_memenc_config mec = {side, K, e->precision};
     SAMRT_TRY(samrt_sam2_memenc_bind(&t->memenc, &mec, samrt_engine_env(e)));
@@ -216,6 +218,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     t->cur_low.data = samrt_arena_ptr(a, t->slot_cur_low);
     t->cur_score.data = samrt_arena_ptr(a, t->slot_cur_score);
     t->cur_ptr.data = samrt_arena_ptr(a, t->slot_cur_ptr);
+    samrt_health_prepare(&t->health, a);
     SAMRT_TRY(samrt_sam2_memenc_prepare(&t->memenc, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, samrt_engine_env(e), ck));
     if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, samrt_engine_env(e), ck));
@@ -425,7 +428,22 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
                         cond_pairs(t->tab.data, t), n_prompted));
     SAMRT_TRY(copy_rows(e, stream, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
                         scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
+    /* the frame's results must be finite (health.h): the objects' rows only */
+    const struct samrt_health_seg segs[] = {
+        {"image embedding", &m->enc.vision, -1},
+        {"mask logits", &t->cur_low, key->n_obj},
+        {"memories", &t->mem_new, key->n_obj},
+        {"object pointers", &t->cur_ptr, key->n_obj},
+    };
+    SAMRT_TRY(samrt_health_enqueue(e, &t->health, segs, key->n_obj > 0 ? 4 : 1, stream));
     return mark(m, SAMRT_STAGE_MK_MEMENC, stream);
+}
+
+/* The frame's verdict after its work is done (health.h). */
+static enum samrt_status frame_verdict(const struct samrt_engine *e, const struct samrt_sam2_tracker *t) {
+    char what[48];
+    snprintf(what, sizeof what, "track: frame %d", t->frame);
+    return samrt_health_verdict(e, &t->health, what);
 }
 
 /* The graph path (graph_cache.h, segment.c's rule): a key's first frame runs eagerly, its
@@ -515,6 +533,8 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         SAMRT_TRY(set_no_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
         samrt_stage_clock_read(&m->clock, &m->times);
+        SAMRT_TRY(samrt_health_download(e, &t->health, NULL));
+        SAMRT_TRY(frame_verdict(e, t));
         SAMRT_TRY(samrt_ops_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
                                   samrt_tensor_nbytes(&t->cur_low)));
         return samrt_ops_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
@@ -540,8 +560,9 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     }
     SAMRT_TRY(samrt_stream_copy(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max, SAMRT_COPY_D2H,
                                 stream));
+    SAMRT_TRY(samrt_health_download(e, &t->health, stream));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_D2H, stream));
     SAMRT_TRY(samrt_stream_sync(stream));
     samrt_stage_clock_read(&m->clock, &m->times);
-    return SAMRT_OK;
+    return frame_verdict(e, t);
 }

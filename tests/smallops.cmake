@@ -1,7 +1,7 @@
-# Small building-block kernels: layernorm, elementwise, pool, sine_pe, fourier_pe.
+# Small building-block kernels: layernorm, elementwise, pool, sine_pe, fourier_pe, finite.
 # CPU tests check the references against hand values; the _cuda tests compare the kernels
 # with the references (run them with --bench for timings).
-foreach(op layernorm elementwise pool sine_pe fourier_pe)
+foreach(op layernorm elementwise pool sine_pe fourier_pe finite)
   samrt_add_test(test_${op} SOURCES test_${op}.c LABELS cpu)
   if (SAMRT_CUDA)
     samrt_add_test(test_${op}_cuda SOURCES test_${op}_cuda.c LABELS cuda)

@@ -25,8 +25,8 @@ samrt.Error subclasses (errors.py); arguments checked in Python raise ValueError
 docs/python.md in the repository is the guide.
 """
 from .errors import (ArenaTooSmallError, CheckpointError, CudaError, Error, ExecutionError, FileError, FormatError,
-                     HostMemoryError, InputError, InvalidArgumentError, NoDeviceError, StateError, UnavailableError,
-                     UnsupportedError)
+                     HostMemoryError, InputError, InvalidArgumentError, NoDeviceError, NumericError, StateError,
+                     UnavailableError, UnsupportedError)
 from .model import Model, SegmentResult
 from .system import (device_count, devices, has_cuda, library_path, library_versions, model_names,
                      platform_profiles, read_image)
@@ -41,5 +41,5 @@ __all__ = [
     "read_image",
     "Error", "InputError", "InvalidArgumentError", "FileError", "FormatError", "CheckpointError", "ExecutionError",
     "ArenaTooSmallError", "CudaError", "HostMemoryError", "StateError", "UnavailableError", "UnsupportedError",
-    "NoDeviceError",
+    "NoDeviceError", "NumericError",
 ]

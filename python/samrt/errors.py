@@ -25,6 +25,7 @@ E_CUDA = 10
 E_HOST_MEMORY = 11
 E_BAD_STATE = 12
 E_NOT_IMPLEMENTED = 13
+E_NUMERIC = 14
 
 
 class Error(Exception):
@@ -86,6 +87,12 @@ class StateError(ExecutionError):
     package for a closed model and for a tracking session that a newer one replaced."""
 
 
+class NumericError(ExecutionError):
+    """SAMRT_E_NUMERIC: a frame's image embedding, logits, memories or object pointers were
+    not finite (fp16 storage overflowed: open the model with precision "bf16"). The tracking
+    session refuses further frames, as after any failed frame."""
+
+
 class UnavailableError(Error):
     """Not available in this build or on this machine (the samrt program's exit 4)."""
 
@@ -112,6 +119,7 @@ _BY_STATUS: Dict[int, Type[Error]] = {
     E_HOST_MEMORY: HostMemoryError,
     E_BAD_STATE: StateError,
     E_NOT_IMPLEMENTED: UnsupportedError,
+    E_NUMERIC: NumericError,
 }
 
 
