@@ -112,10 +112,11 @@ static enum samrt_status push_sweep_row(struct bench *B, const struct model_run 
     SAMRT_TRY(samrt_bench_push_row(B, &row));
     char busy[16] = "-";
     if (!samrt_profile_absent(row.frame_gpu_busy)) snprintf(busy, sizeof busy, "%.2f", row.frame_gpu_busy);
-    printf("samrt bench: %s %s %s: ms/frame p50 %.3f p95 %.3f p99 %.3f, %.1f object-frames/s, GPU busy %s, "
+    printf("samrt bench: %s %s %s: ms/frame p50 %.3f p95 %.3f p99 %.3f, %.2f object-frames/s, %s busy %s, "
            "arena %.1f MiB (state %.2f MiB)\n",
            mr->m->tag, row.config, vr->v->name, row.ms_per_frame_p50, row.ms_per_frame_p95, row.ms_per_frame_p99,
-           row.object_frames_per_s, busy, row.arena_bytes / MIB, row.state_bytes / MIB);
+           row.object_frames_per_s, B->have_device ? "GPU" : "stages", busy, row.arena_bytes / MIB,
+           row.state_bytes / MIB);
     return SAMRT_OK;
 }
 
