@@ -4,7 +4,9 @@
  * Profile numbers: pool_bytes is what the arena may take; reserve_bytes is kept for the
  * CUDA context (~300-600 MiB), cuDNN/cuBLAS handles and kernels, and on Jetson the OS and
  * the host side of the process, which share the same DRAM. Workspace caps are fixed per
- * profile so that a plan made without a GPU is exact (docs/memory.md). */
+ * profile so that a plan made without a GPU is exact (docs/memory.md). Every GPU profile runs
+ * fp16 storage with f32 accumulation by default (docs/numerics.md, "Precision policy"): it
+ * meets the parity bar, and a frame that overflows it fails with SAMRT_E_NUMERIC. */
 #include "platform.h"
 
 #include <stdio.h>
@@ -22,11 +24,11 @@ static const struct samrt_platform_profile g_profiles[] = {
     {"agx-orin-64gb", "Jetson AGX Orin 64GB (unified LPDDR5, sm_87)", 64 * GiB, 48 * GiB, 8 * GiB,
      64 * MiB, 256 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 16},
     {"rtx3090", "GeForce RTX 3090 24GB (sm_86)", 24 * GiB, 21 * GiB, 2 * GiB, 64 * MiB, 256 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 6, 82},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 6, 82},
     {"a100-80gb", "A100 80GB (sm_80)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 8, 0, 108},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 0, 108},
     {"h100-80gb", "H100 80GB (sm_90)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_BF16, SAMRT_MEM_DEVICE, 9, 0, 132},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 9, 0, 132},
     {"cpu", "host memory, CPU reference kernels", 0, 16 * GiB, 0, 0, 0, SAMRT_DTYPE_F32,
      SAMRT_MEM_HOST, 0, 0, 0},
 };

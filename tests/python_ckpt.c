@@ -1,6 +1,7 @@
 /* python_ckpt.c - writes the seeded checkpoint that the Python package's tests load
  * (python/tests/conftest.py): the deterministic safetensors of tests/ckpt_writer.h for one
- * model, so that the tests need neither torch nor a downloaded checkpoint.
+ * model, so that the tests need neither torch nor a downloaded checkpoint. The pattern's values
+ * are scaled by 1/8 so that the GPU profiles' default precision (fp16) stays finite.
  *
  *   python_ckpt OUT.safetensors [MODEL (sam2.1_tiny)] [f32|bf16 (bf16)]
  * Exit 0 when written, 2 on bad usage, 1 when the file could not be written. */
@@ -25,7 +26,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "python_ckpt: storage must be f32 or bf16, not '%s'\n", argv[3]);
         return 2;
     }
-    if (ckw_write_safetensors(argv[1], model, storage) != 0) {
+    float scale = 0.125f;
+    if (ckw_write_safetensors_fn(argv[1], model, storage, ckw_pattern_scaled, &scale) != 0) {
         fprintf(stderr, "python_ckpt: cannot write %s\n", argv[1]);
         return 1;
     }
