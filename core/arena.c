@@ -165,10 +165,50 @@ enum samrt_status samrt_arena_commit(struct samrt_arena *arena, const struct sam
     arena->base = (uint8_t *)base;
     arena->capacity = capacity;
     arena->plan = plan;
+    arena->weights_base = NULL;
+    arena->skip = 0;
+    return SAMRT_OK;
+}
+
+uint64_t samrt_plan_own_bytes(const struct samrt_plan *plan) {
+    return plan->total_bytes - plan->region_offset[SAMRT_REGION_STATE];
+}
+
+int samrt_plan_same_weights(const struct samrt_plan *a, const struct samrt_plan *b) {
+    if (a->region_bytes[SAMRT_REGION_WEIGHTS] != b->region_bytes[SAMRT_REGION_WEIGHTS]) return 0;
+    int i = 0, j = 0;
+    for (;;) {  /* the two lists of weights slots, in plan order */
+        while (i < a->n_slots && a->slots[i].region != SAMRT_REGION_WEIGHTS) i++;
+        while (j < b->n_slots && b->slots[j].region != SAMRT_REGION_WEIGHTS) j++;
+        if (i == a->n_slots || j == b->n_slots) return i == a->n_slots && j == b->n_slots;
+        const struct samrt_arena_slot *x = &a->slots[i++], *y = &b->slots[j++];
+        if (x->nbytes != y->nbytes || x->offset != y->offset || strcmp(x->name, y->name) != 0) return 0;
+    }
+}
+
+enum samrt_status samrt_arena_commit_shared(struct samrt_arena *arena, const struct samrt_plan *plan, void *pool,
+                                            uint64_t capacity, const void *weights_base) {
+    SAMRT_CHECK(arena && plan && plan->finalized, SAMRT_E_INVALID_ARG, "arena_commit needs a finalized plan");
+    SAMRT_CHECK(weights_base != NULL, SAMRT_E_INVALID_ARG, "arena_commit_shared: no weights");
+    const uint64_t own = samrt_plan_own_bytes(plan);
+    SAMRT_CHECK(own <= capacity, SAMRT_E_ARENA_TOO_SMALL,
+                "arena plan needs %" PRIu64 " bytes (%.2f MiB) besides the shared weights but the pool has %" PRIu64
+                " bytes (%.2f MiB)", own, own / 1048576.0, capacity, capacity / 1048576.0);
+    SAMRT_CHECK(pool != NULL || own == 0, SAMRT_E_INVALID_ARG, "arena pool is NULL");
+    SAMRT_CHECK(((uintptr_t)pool % SAMRT_ALIGN) == 0, SAMRT_E_INVALID_ARG,
+                "arena pool %p is not %u-byte aligned", pool, SAMRT_ALIGN);
+    arena->base = (uint8_t *)pool;
+    arena->capacity = capacity;
+    arena->plan = plan;
+    arena->weights_base = (const uint8_t *)weights_base;
+    arena->skip = plan->region_offset[SAMRT_REGION_STATE];
     return SAMRT_OK;
 }
 
 void *samrt_arena_ptr(const struct samrt_arena *arena, int slot) {
     SAMRT_DASSERT(arena && arena->plan && slot >= 0 && slot < arena->plan->n_slots);
-    return arena->base + arena->plan->slots[slot].offset;
+    const struct samrt_arena_slot *s = &arena->plan->slots[slot];
+    if (!arena->weights_base) return arena->base + s->offset;
+    if (s->region == SAMRT_REGION_WEIGHTS) return (uint8_t *)(uintptr_t)arena->weights_base + s->offset;
+    return arena->base + (s->offset - arena->skip);
 }

@@ -74,12 +74,31 @@ struct samrt_arena {
     uint8_t *base;                /* the pool; owned by whoever obtained it, not the arena */
     uint64_t capacity;
     const struct samrt_plan *plan;
+    /* shared weights (samrt_arena_commit_shared): the weights region lives at weights_base,
+     * another arena's, and the pool holds the regions after it (base = pool - skip bytes of
+     * plan offsets). NULL / 0 for an arena that owns all its regions. */
+    const uint8_t *weights_base;
+    uint64_t skip;
 };
 
 /* Binds a finalized plan to a pool. Fails with SAMRT_E_ARENA_TOO_SMALL, naming the bytes
  * needed and the bytes available, when the pool is short; base must be 256-byte aligned. */
 enum samrt_status samrt_arena_commit(struct samrt_arena *arena, const struct samrt_plan *plan,
                                      void *base, uint64_t capacity);
+/* Binds a finalized plan whose weights region is identical to the one committed at
+ * weights_base (another arena of the same model, precision and size: the caller checks with
+ * samrt_plan_same_weights): only the regions after the weights take pool bytes,
+ * samrt_plan_own_bytes of them. Several videos then run on one copy of the weights. */
+enum samrt_status samrt_arena_commit_shared(struct samrt_arena *arena, const struct samrt_plan *plan, void *pool,
+                                            uint64_t capacity, const void *weights_base);
+/* Bytes of the regions after the weights (what a shared-weights arena takes). */
+uint64_t samrt_plan_own_bytes(const struct samrt_plan *plan);
+/* 1 when the two plans' weights regions have the same slots (names, sizes, offsets). */
+int samrt_plan_same_weights(const struct samrt_plan *a, const struct samrt_plan *b);
+/* 1 when slot lives in the weights region. */
+static inline int samrt_arena_is_weight(const struct samrt_arena *arena, int slot) {
+    return arena->plan->slots[slot].region == SAMRT_REGION_WEIGHTS;
+}
 void *samrt_arena_ptr(const struct samrt_arena *arena, int slot);
 
 #ifdef __cplusplus

@@ -194,6 +194,21 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path,
                                     samrt_engine_t *out);
 void samrt_engine_free(samrt_engine_t engine);
 
+/* A session: another engine that tracks its own video on the weights of `model` (an engine
+ * from samrt_engine_init, or another session of it). It has its own state, workspace,
+ * staging and scratch (its own pool, planned exactly as `model`'s minus the weights) and,
+ * on a GPU, its own CUDA stream and library handles, so sessions run from different threads
+ * without waiting for each other; one engine (model or session) is used by one thread at a
+ * time. params NULL: the model's parameters; otherwise precision, imgsz, platform, memory kind
+ * and device must resolve to the model's (SAMRT_E_INVALID_ARG names the one that differs),
+ * and max_objects and the frame size may differ. Setup reads the model's checkpoint again
+ * (its derived constants) but uploads no weights. Freeing `model` while sessions live is
+ * allowed: the weights stay until the last session is freed. samrt_engine_memory() of a
+ * session reports its own arena, the weights it reads as weights_shared_bytes. K videos on
+ * one copy of the weights take weights + K x (the rest): `samrt budget --streams K`. */
+enum samrt_status samrt_engine_init_session(samrt_engine_t model, const struct samrt_engine_params *params,
+                                            samrt_engine_t *out);
+
 /* The arena plan of a model on a platform profile (params->platform is required), without a
  * checkpoint and without a GPU: the same planning code samrt_engine_init runs, so
  * samrt_engine_memory() on the result reports exactly what init would commit. The engine
@@ -211,6 +226,8 @@ struct samrt_memory_report {
     uint64_t arena_bytes;          /* the single pool: sum of the above plus alignment */
     uint64_t pool_capacity_bytes;  /* the profile's pool size (what the arena must fit in) */
     enum samrt_mem_kind mem_kind;  /* the kind actually committed */
+    uint64_t weights_shared_bytes; /* a session: the model engine's weights it reads (not in
+                                      arena_bytes; weights_bytes is then 0); 0 otherwise */
 };
 enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory_report *out);
 

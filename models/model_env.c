@@ -32,6 +32,11 @@ void *samrt_model_slot(const struct samrt_model_env *env, int slot) {
 }
 
 enum samrt_status samrt_model_upload(const struct samrt_model_env *env, void *dst, const void *src, uint64_t bytes) {
+    const struct samrt_arena *a = env->arena;
+    if (a && a->weights_base) {  /* a session: its weights region is another engine's, already written */
+        const uint8_t *p = dst, *lo = a->weights_base, *hi = lo + a->plan->region_bytes[SAMRT_REGION_WEIGHTS];
+        if (p >= lo && p < hi) return SAMRT_OK;
+    }
     return samrt_platform_mem_upload(env->mem_kind, dst, src, bytes);
 }
 

@@ -31,7 +31,10 @@ const struct samrt_tensor *samrt_model_weight(const struct samrt_model_env *env,
                                               const char *name, int n_dims, const int64_t *ne);
 /* The address of arena slot `slot` (NULL for a negative slot). Prepare time. */
 void *samrt_model_slot(const struct samrt_model_env *env, int slot);
-/* Copies `bytes` host bytes into the arena at dst (a slot address). Setup only. */
+/* Copies `bytes` host bytes into the arena at dst (a slot address). Setup only. An arena
+ * whose weights region is shared (samrt_arena_commit_shared: a session of another engine)
+ * skips copies into that region: the owner wrote the same bytes, and other sessions may be
+ * reading them. */
 enum samrt_status samrt_model_upload(const struct samrt_model_env *env, void *dst, const void *src, uint64_t bytes);
 /* f32 copies of weights, read at full precision from ck (not widened from the run-dtype copy):
  * dst[i] (f32, data resolved in the arena) receives the checkpoint values of src[i] (a tensor

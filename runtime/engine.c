@@ -1,13 +1,23 @@
-/* engine.c - samrt_engine_init / free: open the checkpoint, recognise the model and check
- * its keys strictly, choose the platform profile, plan the arena, take the one pool from
- * the platform, commit, and convert the weights into it. After init returns nothing is
- * allocated: later stages only add slots to the plan built here (models/ plan functions).
+/* engine.c - samrt_engine_init / init_session / free: open the checkpoint, recognise the
+ * model and check its keys strictly, choose the platform profile, plan the arena, take the one
+ * pool from the platform, commit, and convert the weights into it. After init returns nothing
+ * is allocated: later stages only add slots to the plan built here (models/ plan functions).
  *
  * Setup order matters for the "exact high-water mark" promise: the plan is complete and
- * checked against the profile's pool before a single device byte is requested. */
+ * checked against the profile's pool before a single device byte is requested.
+ *
+ * Sessions (several videos on one copy of the weights, as whisper.cpp's context / state
+ * split): a session plans exactly as its model engine does, checks that its weights region
+ * is the same slot for slot, and commits only the regions after it (state, workspace,
+ * staging, scratch) from a pool of its own; its weight slots resolve into the model
+ * engine's pool (core/arena.h, samrt_arena_commit_shared). It re-reads the checkpoint for
+ * the derived constants its prepare writes outside the weights; writes into the weights are
+ * skipped (models/model_env.c). The weights' pool is reference-counted: freeing the model
+ * engine while sessions live keeps it until the last of them is freed. */
 #include "engine_impl.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,11 +163,42 @@ static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt
     return st;
 }
 
-enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct samrt_engine_params *params,
-                                    samrt_engine_t *out) {
-    if (out) *out = NULL;
-    SAMRT_CHECK(checkpoint_path && params && out, SAMRT_E_INVALID_ARG,
-                "engine_init: checkpoint path, params and out are required");
+struct samrt_weight_share {
+    atomic_int refs;               /* engines reading the weights */
+    void *pool;                    /* the model engine's pool: weights first */
+    enum samrt_mem_kind mem_kind;
+};
+
+static void share_release(struct samrt_weight_share *s) {
+    if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
+        if (s->pool) samrt_platform_mem_free(s->mem_kind, s->pool);
+        free(s);
+    }
+}
+
+/* A session must run what its model engine runs: the same resolved precision, model side,
+ * memory kind, device and workspace caps (the profile), so that the weights plan matches. */
+static enum samrt_status check_session(const struct samrt_engine *e, const struct samrt_engine *from) {
+    SAMRT_CHECK(e->model == from->model, SAMRT_E_MODEL_MISMATCH, "session: model %s, its weights are %s",
+                samrt_model_name(e->model), samrt_model_name(from->model));
+#define SAME(what, x, fmt, a, b) \
+    SAMRT_CHECK(x, SAMRT_E_INVALID_ARG, "session: " what " " fmt " differs from the model engine's " fmt, a, b)
+    SAME("precision", e->precision == from->precision, "%s", samrt_dtype_name(e->precision),
+         samrt_dtype_name(from->precision));
+    SAME("imgsz", e->params.imgsz == from->params.imgsz, "%d", e->params.imgsz, from->params.imgsz);
+    SAME("memory kind", e->mem_kind == from->mem_kind, "%s", samrt_mem_kind_name(e->mem_kind),
+         samrt_mem_kind_name(from->mem_kind));
+    SAME("device", e->params.device == from->params.device, "%d", e->params.device, from->params.device);
+    SAME("platform profile", e->profile == from->profile, "%s", e->profile->name, from->profile->name);
+#undef SAME
+    SAMRT_CHECK(samrt_plan_same_weights(&e->plan, &from->plan), SAMRT_E_BAD_STATE,
+                "session: the weights plan differs from the model engine's");
+    return SAMRT_OK;
+}
+
+/* samrt_engine_init, or with `from` a session reading from's weights. */
+static enum samrt_status engine_init(const char *checkpoint_path, const struct samrt_engine_params *params,
+                                     struct samrt_engine *from, samrt_engine_t *out) {
     SAMRT_CHECK(params->imgsz >= 64 && params->imgsz <= 4096 && params->imgsz % 16 == 0, SAMRT_E_INVALID_ARG,
                 "imgsz %d: must be a multiple of 16 in [64, 4096]", params->imgsz);
     SAMRT_CHECK(params->max_objects >= 1 && params->max_objects <= 256, SAMRT_E_INVALID_ARG,
@@ -166,6 +207,11 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
     struct samrt_engine *e = calloc(1, sizeof *e);
     SAMRT_CHECK(e != NULL, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
     e->params = *params;
+    e->ckpt_path = strdup(checkpoint_path);
+    if (!e->ckpt_path) {
+        free(e);
+        SAMRT_CHECK(0, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
+    }
     struct samrt_ckpt ck;
     memset(&ck, 0, sizeof ck);
     enum samrt_status st = samrt_ckpt_open(checkpoint_path, &ck);
@@ -182,29 +228,74 @@ enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct sa
         st = resolve_profile(e);
     }
     if (st == SAMRT_OK) st = plan_engine(e, ck.tensors, ck.n_tensors);
+    if (st == SAMRT_OK && from) st = check_session(e, from);
+    /* a session's pool: the regions after the weights */
+    const uint64_t need = from ? samrt_plan_own_bytes(&e->plan) : e->plan.total_bytes;
     if (st == SAMRT_OK) {
         if (params->verbose) samrt_plan_log(&e->plan, SAMRT_LOG_INFO);
-        if (e->plan.total_bytes > e->profile->pool_bytes) {
+        if (need > e->profile->pool_bytes) {
             SAMRT_LOG_ERROR("arena plan needs %" PRIu64 " bytes (%.2f MiB) but profile %s allows a pool of %" PRIu64
-                            " bytes (%.2f MiB)", e->plan.total_bytes, e->plan.total_bytes / 1048576.0, e->profile->name,
+                            " bytes (%.2f MiB)", need, need / 1048576.0, e->profile->name,
                             e->profile->pool_bytes, e->profile->pool_bytes / 1048576.0);
             st = SAMRT_E_ARENA_TOO_SMALL;
         }
     }
-    if (st == SAMRT_OK) st = samrt_platform_mem_alloc(e->mem_kind, e->plan.total_bytes, &e->pool);
-    if (st == SAMRT_OK) st = samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
-    if (st == SAMRT_OK) st = load_weights(e, &ck);
+    if (st == SAMRT_OK) st = samrt_platform_mem_alloc(e->mem_kind, need, &e->pool);
+    if (st == SAMRT_OK && !from) {
+        e->share = calloc(1, sizeof *e->share);
+        if (!e->share) {
+            samrt_platform_mem_free(e->mem_kind, e->pool);
+            e->pool = NULL;
+            st = SAMRT_E_HOST_MEMORY;
+        } else {
+            atomic_init(&e->share->refs, 1);
+            e->share->pool = e->pool, e->share->mem_kind = e->mem_kind;
+        }
+    }
+    if (st == SAMRT_OK && from) {
+        e->is_session = 1;
+        atomic_fetch_add(&from->share->refs, 1);
+        e->share = from->share;
+    }
+    if (st == SAMRT_OK)
+        st = from ? samrt_arena_commit_shared(&e->arena, &e->plan, e->pool, need, from->share->pool)
+                  : samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
+    if (st == SAMRT_OK && from) {  /* the weight tensors read the model engine's bytes */
+        for (int i = 0; i < e->weights.n; i++)
+            if (!e->weights.items[i].released)
+                e->weights.items[i].t.data = samrt_arena_ptr(&e->arena, e->weights.items[i].slot);
+    }
+    if (st == SAMRT_OK && !from) st = load_weights(e, &ck);
     if (st == SAMRT_OK) st = samrt_model_prepare(e, &ck);
     samrt_ckpt_close(&ck);
     if (st != SAMRT_OK) {
         samrt_engine_free(e);
         return st;
     }
-    SAMRT_LOG_INFO("%s: %" PRIu64 " parameters, %s, arena %.2f MiB (%s) on profile %s", samrt_model_name(e->model),
-                   e->weights.n_params, samrt_dtype_name(e->precision), e->plan.total_bytes / 1048576.0,
-                   samrt_mem_kind_name(e->mem_kind), e->profile->name);
+    SAMRT_LOG_INFO("%s: %" PRIu64 " parameters, %s, arena %.2f MiB (%s) on profile %s%s", samrt_model_name(e->model),
+                   e->weights.n_params, samrt_dtype_name(e->precision), need / 1048576.0,
+                   samrt_mem_kind_name(e->mem_kind), e->profile->name, from ? ", a session on shared weights" : "");
     *out = e;
     return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_init(const char *checkpoint_path, const struct samrt_engine_params *params,
+                                    samrt_engine_t *out) {
+    if (out) *out = NULL;
+    SAMRT_CHECK(checkpoint_path && params && out, SAMRT_E_INVALID_ARG,
+                "engine_init: checkpoint path, params and out are required");
+    return engine_init(checkpoint_path, params, NULL, out);
+}
+
+enum samrt_status samrt_engine_init_session(samrt_engine_t model, const struct samrt_engine_params *params,
+                                            samrt_engine_t *out) {
+    if (out) *out = NULL;
+    SAMRT_CHECK(model && out, SAMRT_E_INVALID_ARG, "engine_init_session: model and out are required");
+    SAMRT_CHECK(!model->plan_only && model->share && model->ckpt_path, SAMRT_E_INVALID_ARG,
+                "engine_init_session: a plan-only engine has no weights to share");
+    struct samrt_engine_params p = params ? *params : model->params;
+    if (!params) p.platform = model->profile->name;  /* the model's may have been the caller's string */
+    return engine_init(model->ckpt_path, &p, model, out);
 }
 
 /* The plan of a model without its checkpoint: weights come from the key table
@@ -256,8 +347,15 @@ void samrt_engine_free(samrt_engine_t e) {
     if (!e) return;
     samrt_model_free(e);
     samrt_backend_close(e);  /* after every pass that borrowed the GPU context */
-    if (e->pool) samrt_platform_mem_free(e->mem_kind, e->pool);
+    /* the model engine's pool holds the weights: it goes with the last engine reading them */
+    if (e->share) {
+        if (e->is_session && e->pool) samrt_platform_mem_free(e->mem_kind, e->pool);
+        share_release(e->share);
+    } else if (e->pool) {
+        samrt_platform_mem_free(e->mem_kind, e->pool);
+    }
     samrt_weights_free(&e->weights);
+    free(e->ckpt_path);
     free(e->slots);
     free(e);
 }
@@ -271,6 +369,11 @@ enum samrt_status samrt_engine_memory(samrt_engine_t e, struct samrt_memory_repo
     out->staging_bytes = e->plan.region_bytes[SAMRT_REGION_STAGING];
     out->scratch_bytes = e->plan.region_bytes[SAMRT_REGION_SCRATCH];
     out->arena_bytes = e->plan.total_bytes;
+    if (e->is_session) {  /* its own pool; the weights are the model engine's */
+        out->weights_shared_bytes = out->weights_bytes;
+        out->weights_bytes = 0;
+        out->arena_bytes = samrt_plan_own_bytes(&e->plan);
+    }
     out->pool_capacity_bytes = e->profile->pool_bytes;
     out->mem_kind = e->mem_kind;
     return SAMRT_OK;

@@ -18,6 +18,7 @@ extern "C" {
 struct samrt_sam2;
 struct samrt_ckpt;
 struct samrt_gpu_ctx;
+struct samrt_weight_share;  /* engine.c: the pool holding the weights, counted by its engines */
 
 struct samrt_engine {
     struct samrt_engine_params params;
@@ -39,6 +40,9 @@ struct samrt_engine {
                                         stream), made by runtime/hooks.h planning (backend.c); else NULL */
     struct samrt_sam2 *sam2;         /* SAM 2 model state (runtime/sam2.h); NULL otherwise */
     struct samrt_model_env env;      /* what the networks see of this engine (samrt_engine_env) */
+    char *ckpt_path;                 /* the checkpoint (host heap): sessions read its derived constants */
+    struct samrt_weight_share *share;/* the weights' pool and its reference count (NULL: plan-only) */
+    int is_session;                  /* 1: the weights region is another engine's (samrt_engine_init_session) */
 };
 
 /* 1 on device engines (a GPU-visible pool; plan-only budgets of such a profile too): their

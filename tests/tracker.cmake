@@ -32,3 +32,8 @@ samrt_add_test(test_numeric SOURCES test_numeric.c LABELS cpu ARGS host)
 if (SAMRT_CUDA)
   samrt_add_test(test_numeric_cuda SOURCES test_numeric.c LABELS cuda ARGS gpu)
 endif()
+# several videos on one copy of the weights (samrt_engine_init_session), from threads
+samrt_add_test(test_sessions SOURCES test_sessions.c LABELS cpu ARGS host)
+if (SAMRT_CUDA)
+  samrt_add_test(test_sessions_cuda SOURCES test_sessions.c LABELS cuda ARGS gpu)
+endif()

@@ -4,7 +4,8 @@
  * profile's fixed workspace caps), so the total is what samrt_engine_init commits on that
  * platform, to the byte. It then says whether the plan fits the profile's pool and how much
  * headroom is left for the CUDA context, library handles and the host side. The plan comes
- * from samrt_internal_budget (runtime/samrt_internal.h). */
+ * from samrt_internal_budget (runtime/samrt_internal.h). --streams K: K videos tracked at once
+ * on one copy of the weights (samrt_engine_init_session): the weights once, the rest K times. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,12 +17,14 @@
 static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
-            "                    [--frame WxH] --platform PROFILE [--json] [--slots]\n\n"
+            "                    [--frame WxH] [--streams K] --platform PROFILE [--json] [--slots]\n\n"
             "Prints the exact arena plan: weights, per-object state, workspaces (the profile's caps),\n"
             "I/O staging and peak activations (lifetime-packed scratch), and whether it fits the\n"
             "profile's pool. Runs without a GPU. --frame is the largest video frame the engine must\n"
-            "accept (default 3840x2160; it sizes the frame and mask staging). --slots lists every\n"
-            "slot. Profiles: ");
+            "accept (default 3840x2160; it sizes the frame and mask staging). --streams K: K videos\n"
+            "at once on one copy of the weights (one engine and K-1 sessions of it): the weights\n"
+            "once, state, workspaces, staging and scratch K times, all within the pool. --slots\n"
+            "lists every slot. Profiles: ");
     int n = 0;
     const struct samrt_platform_profile *p = samrt_platform_profile_list(&n);
     for (int i = 0; i < n; i++) fprintf(f, "%s%s", p[i].name, i + 1 < n ? ", " : ".\n");
@@ -42,6 +45,8 @@ struct budget_view {
     uint64_t n_params;
     int fits;
     int64_t headroom;  /* device bytes the arena leaves for context, handles and host side */
+    int streams;       /* 0: --streams not given */
+    uint64_t total;    /* the arenas of all streams: weights + streams x the rest */
 };
 
 static void print_json(const struct budget_view *v) {
@@ -51,12 +56,16 @@ static void print_json(const struct budget_view *v) {
            "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
            ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
            ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
-           ",\"headroom_bytes\":%lld,\"fits\":%s}\n",
+           ",\"headroom_bytes\":%lld,\"fits\":%s",
            samrt_model_name(v->model), samrt_dtype_name(v->b->precision), v->prm->imgsz, v->prm->max_objects,
            v->prm->max_frame_width, v->prm->max_frame_height, pf->name,
            samrt_mem_kind_name(m->mem_kind), v->n_params, m->weights_bytes, m->state_bytes,
            m->workspace_bytes, m->staging_bytes, m->scratch_bytes, m->arena_bytes, pf->pool_bytes,
            pf->reserve_bytes, pf->device_bytes, (long long)v->headroom, v->fits ? "true" : "false");
+    if (v->streams)
+        printf(",\"streams\":%d,\"session_bytes\":%" PRIu64 ",\"streams_arena_bytes\":%" PRIu64, v->streams,
+               m->arena_bytes - m->weights_bytes, v->total);
+    printf("}\n");
 }
 
 static void print_table(const struct budget_view *v, samrt_engine_t e, int slots) {
@@ -78,6 +87,10 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
         printf("%-28s %16lld %12.2f  (device %.0f MiB minus arena; the profile reserves %.0f MiB for the CUDA "
                "context, handles and host side)\n", "headroom", (long long)v->headroom, v->headroom / 1048576.0,
                mib(pf->device_bytes), mib(pf->reserve_bytes));
+    if (v->streams)
+        printf("%-28s %16" PRIu64 " %12.2f  (weights once + %d x %.2f MiB of state, workspaces, staging and "
+               "scratch)\n", "arenas of all streams", v->total, mib(v->total), v->streams,
+               mib(m->arena_bytes - m->weights_bytes));
     printf("verdict    %s\n", v->fits ? "fits" : "DOES NOT FIT the profile's pool");
     for (int i = 0; slots && i < v->b->n_slots; i++) {
         struct samrt_internal_budget_slot sl;
@@ -93,11 +106,11 @@ int samrt_cmd_budget(int argc, char **argv) {
         {"imgsz", required_argument, 0, 'i'},  {"objects", required_argument, 0, 'k'},
         {"platform", required_argument, 0, 'P'}, {"json", no_argument, 0, 'j'},
         {"slots", no_argument, 0, 's'},        {"frame", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},
+        {"streams", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     struct samrt_engine_params prm = samrt_engine_default_params();
     enum samrt_model_id model = SAMRT_MODEL_UNKNOWN;
-    int json = 0, slots = 0, c;
+    int json = 0, slots = 0, streams = 0, c;
     long v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -129,6 +142,13 @@ int samrt_cmd_budget(int argc, char **argv) {
             prm.max_objects = (int)v;
             break;
         case 'P': prm.platform = optarg; break;
+        case 'S':
+            if (samrt_parse_int(optarg, 1, 64, &v)) {
+                fprintf(stderr, "samrt budget: --streams must be in [1, 64] ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            streams = (int)v;
+            break;
         case 'f': {
             int fw = 0, fh = 0;
             char tail;
@@ -167,13 +187,14 @@ int samrt_cmd_budget(int argc, char **argv) {
     }
     struct samrt_memory_report m;
     samrt_engine_memory(e, &m);
-    struct budget_view bv = {model, &prm, &b, &m, 0, 0, 0};
+    struct budget_view bv = {model, &prm, &b, &m, 0, 0, 0, streams, m.arena_bytes};
     samrt_engine_model(e, NULL, &bv.n_params);
     const struct samrt_platform_profile *pf = b.profile;
-    const int fits = m.arena_bytes <= pf->pool_bytes;
+    if (streams) bv.total = m.weights_bytes + (uint64_t)streams * (m.arena_bytes - m.weights_bytes);
+    const int fits = bv.total <= pf->pool_bytes;
     bv.fits = fits;
-    /* headroom: what the device keeps beyond the arena, for context, handles and host side */
-    bv.headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)m.arena_bytes : 0;
+    /* headroom: what the device keeps beyond the arena(s), for context, handles and host side */
+    bv.headroom = pf->device_bytes ? (int64_t)pf->device_bytes - (int64_t)bv.total : 0;
     if (json) print_json(&bv);
     else print_table(&bv, e, slots);
     samrt_engine_free(e);

@@ -63,7 +63,8 @@ class MemoryReport(ctypes.Structure):
     _fields_ = [("weights_bytes", ctypes.c_uint64), ("state_bytes", ctypes.c_uint64),
                 ("workspace_bytes", ctypes.c_uint64), ("scratch_bytes", ctypes.c_uint64),
                 ("staging_bytes", ctypes.c_uint64), ("arena_bytes", ctypes.c_uint64),
-                ("pool_capacity_bytes", ctypes.c_uint64), ("mem_kind", ctypes.c_int)]
+                ("pool_capacity_bytes", ctypes.c_uint64), ("mem_kind", ctypes.c_int),
+                ("weights_shared_bytes", ctypes.c_uint64)]
 
 
 class Image(ctypes.Structure):
@@ -118,6 +119,7 @@ _PROTOTYPES = {
     "samrt_platform_profile_for_device": (_P(PlatformProfile), [_P(DeviceInfo)]),
     "samrt_engine_default_params": (EngineParams, []),
     "samrt_engine_init": (_st, [ctypes.c_char_p, _P(EngineParams), _P(_vp)]),
+    "samrt_engine_init_session": (_st, [_vp, _P(EngineParams), _P(_vp)]),
     "samrt_engine_init_plan_only": (_st, [ctypes.c_int, _P(EngineParams), _P(_vp)]),
     "samrt_engine_free": (None, [_vp]),
     "samrt_engine_memory": (_st, [_vp, _P(MemoryReport)]),

@@ -107,6 +107,30 @@ class Model:
         self._setup(eng, params, platform, device, plan_only=False)
         del keep
 
+    def shared(self, max_objects: Optional[int] = None, max_frame: Optional[Sequence[int]] = None) -> "Model":
+        """Another Model that reads this one's weights in place (samrt_engine_init_session): its
+        own memory bank, staging, scratch and CUDA stream, so several videos run at once, from
+        different threads, on one copy of the weights. Same checkpoint, precision, platform and
+        imgsz; max_objects and max_frame may differ (default: this model's). Closing this model
+        first is fine: the weights stay until the last model reading them is closed."""
+        if self._plan_only:
+            raise errors.UnsupportedError("a plan_only model has no weights to share", errors.E_UNSUPPORTED,
+                                          "unsupported")
+        mo = self._max_objects if max_objects is None else max_objects
+        mf = self._max_frame if max_frame is None else max_frame
+        params, keep = _params(self._precision, self._platform, mo, mf, self._imgsz, self._device, None, None, False)
+        other = type(self).__new__(type(self))
+        other._handle = None
+        other._lock = threading.RLock()
+        other._session_gen = 0
+        eng = ctypes.c_void_p()
+        with self._lock:
+            _capi.call("samrt_engine_init_session", _capi.lib().samrt_engine_init_session, self._engine(),
+                       ctypes.byref(params), ctypes.byref(eng))
+        other._setup(eng, params, self._platform, self._device, plan_only=False)
+        del keep
+        return other
+
     @classmethod
     def plan_only(cls, model: str, platform: str, precision: Optional[str] = None, max_objects: int = 1,
                   max_frame: Sequence[int] = (3840, 2160), imgsz: int = 1024,
@@ -132,6 +156,7 @@ class Model:
                plan_only: bool) -> None:
         self._handle = eng.value
         self._plan_only = plan_only
+        self._device = int(device)
         self._imgsz = int(params.imgsz)
         self._max_objects = int(params.max_objects)
         self._max_frame = (int(params.max_frame_width), int(params.max_frame_height))
@@ -197,13 +222,15 @@ class Model:
         """The arena by region, in bytes, exactly as committed (or as it would be, for a
         plan_only model): weights, state (per-object memory bank), workspace (cuBLASLt +
         cuDNN), scratch (lifetime-packed activations), staging (frame upload, mask download),
-        arena (the single pool), pool_capacity (the profile's cap) and mem_kind."""
+        arena (the single pool), pool_capacity (the profile's cap), mem_kind, and weights_shared
+        (a shared() model: the weights it reads from the model it was made from; its own
+        weights are then 0 and arena excludes them)."""
         rep = _capi.MemoryReport()
         with self._lock:
             _capi.call("samrt_engine_memory", _capi.lib().samrt_engine_memory, self._engine(), ctypes.byref(rep))
         return {"weights": rep.weights_bytes, "state": rep.state_bytes, "workspace": rep.workspace_bytes,
                 "scratch": rep.scratch_bytes, "staging": rep.staging_bytes, "arena": rep.arena_bytes,
-                "pool_capacity": rep.pool_capacity_bytes,
+                "pool_capacity": rep.pool_capacity_bytes, "weights_shared": rep.weights_shared_bytes,
                 "mem_kind": _capi.text(_capi.lib().samrt_mem_kind_name(rep.mem_kind))}
 
     def info(self) -> Dict[str, Any]:

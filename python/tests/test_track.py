@@ -145,3 +145,45 @@ def test_session_keeps_its_model(checkpoint):
     assert len(s.push(frame(0))) == 1
     assert not s.model.closed
     s.model.close()
+
+
+def _track_clip(m, n=4):
+    s = m.track(W, H)
+    s.prompt(7, points=[[30, 30]], labels=[1])
+    out = []
+    for i in range(n):
+        out.append([(r.obj_id, r.mask.copy(), r.score) for r in s.push(frame(i))])
+    return out
+
+
+def test_shared_models_track_from_threads(fresh_model):
+    """Model.shared(): other videos on the same weights, from threads at once, with the
+    results of the model itself; closing the model first keeps the shared one working."""
+    import threading
+    ref = _track_clip(fresh_model)
+    a, b = fresh_model.shared(), fresh_model.shared(max_objects=1, max_frame=(128, 128))
+    mem, ma = a.budget(), fresh_model.budget()
+    assert mem["weights"] == 0 and mem["weights_shared"] == ma["weights"] > 0
+    assert mem["arena"] + mem["weights_shared"] == ma["arena"]
+    assert a.info()["model"] == "sam2.1_tiny" and b.max_objects == 1
+    got = {}
+
+    def run(name, m):
+        got[name] = _track_clip(m)
+
+    threads = [threading.Thread(target=run, args=(k, m)) for k, m in (("model", fresh_model), ("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in ("model", "a", "b"):
+        for want, have in zip(ref, got[k]):
+            assert [(i, s) for i, _, s in want] == [(i, s) for i, _, s in have], k
+            assert all(np.array_equal(x[1], y[1]) for x, y in zip(want, have)), k
+    fresh_model.close()
+    again = _track_clip(a)
+    assert all(np.array_equal(x[0][1], y[0][1]) for x, y in zip(ref, again))
+    a.close()
+    b.close()
+    with pytest.raises(samrt.StateError):
+        a.shared()
