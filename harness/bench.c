@@ -27,7 +27,7 @@ static void usage(FILE *f) {
             "                   [--warmup N] [--warmup_frames N] [--runs N] [--imgsz N]\n"
             "                   [--precision fp32|fp16|bf16] [--platform PROFILE] [--per_obj]\n"
             "                   [--prefetch N] [--save_masks annotated|all|none] [--nsight_report PATH]\n"
-            "                   [--objects N,N,...]\n\n"
+            "                   [--objects N,N,...] [--streams K,K,...]\n\n"
             "Tracks the videos of an SA-V split from a prompt derived from each object's frame-0 mask\n"
             "and writes profile_summary.csv, profile_stats.json and experiment_config.txt to the\n"
             "out folder, the masks to <out_dir>/<model>/<video>/<obj>/<frame>.png (`samrt eval`\n"
@@ -69,6 +69,10 @@ static void usage(FILE *f) {
             "                      tracker is set up for N objects and tracks the clip's first N objects plus\n"
             "                      grid clicks for the rest; one row per count: ms/frame p50/p95/p99,\n"
             "                      object-frames/s, GPU busy, arena bytes (no masks, no J&F)\n"
+            "  --streams LIST      the sweep over streams (1..16, e.g. 1,2,4), alone (1 object) or with\n"
+            "                      --objects: per count K one engine and K-1 sessions on its weights\n"
+            "                      track the clip from K threads at once; the row adds each stream's\n"
+            "                      frames/s, the aggregate frames/s and object-frames/s, all K arenas\n"
             "exit: 0 ok, 2 bad usage or input, 3 runtime failure, 4 model, tracking or video not in this build\n");
 }
 
@@ -170,12 +174,14 @@ static int parse_prompt_opt(int c, const char *arg, struct samrt_bench_opts *o) 
     return 0;
 }
 
-/* --objects: the sweep's configurations. Returns 0, or 1 after printing why. */
-static int parse_sweep(const char *arg, struct samrt_bench_opts *o) {
+/* --objects or --streams (streams 1): the sweep's configurations. Returns 0, or 1 after
+ * printing why. */
+static int parse_sweep(const char *arg, int streams, struct samrt_bench_opts *o) {
     char why[160];
-    if (!samrt_bench_parse_objects(arg, o->sweep, &o->n_sweep, why, sizeof why)) return 0;
-    fprintf(stderr, "samrt bench: --objects '%s': %s\n", arg, why);
-    return 1;
+    const int bad = streams ? samrt_bench_parse_streams(arg, o->streams, &o->n_streams, why, sizeof why)
+                            : samrt_bench_parse_objects(arg, o->sweep, &o->n_sweep, why, sizeof why);
+    if (bad) fprintf(stderr, "samrt bench: --%s '%s': %s\n", streams ? "streams" : "objects", arg, why);
+    return bad != 0;
 }
 
 /* --video: every object has a prompt, and the models' tags say which kind they all are. */
@@ -219,7 +225,8 @@ static int finish_video_opts(struct samrt_bench_opts *o) {
 int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend *backend,
                       struct samrt_bench_opts *o) {
     enum { O_SPLIT = 256, O_MODELS, O_WEIGHTS, O_OUT, O_VIDEOS, O_LIMV, O_LIMO, O_SHARD, O_WARM, O_WARMF,
-           O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS, O_VIDEO, O_START, O_MAXF, O_SWEEP };
+           O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS, O_VIDEO, O_START, O_MAXF, O_SWEEP,
+           O_STREAMS };
     static const struct option opts[] = {
         {"split_dir", required_argument, 0, O_SPLIT},     {"models", required_argument, 0, O_MODELS},
         {"weights_dir", required_argument, 0, O_WEIGHTS}, {"out_dir", required_argument, 0, O_OUT},
@@ -235,7 +242,7 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         {"max-frames", required_argument, 0, O_MAXF},     {"max_frames", required_argument, 0, O_MAXF},
         {"point", required_argument, 0, 'p'},             {"box", required_argument, 0, 'b'},
         {"object", no_argument, 0, 'o'},                  {"objects", required_argument, 0, O_SWEEP},
-        {0, 0, 0, 0}};
+        {"streams", required_argument, 0, O_STREAMS},     {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->weights_dir = "checkpoints";
     o->warmup = 1;
@@ -261,7 +268,8 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         case O_START: bad = opt_int("start", optarg, 0, 1 << 30, &o->start); break;
         case O_MAXF: bad = opt_int("max-frames", optarg, 1, 1 << 30, &o->max_frames); break;
         case 'p': case 'b': case 'o': bad = parse_prompt_opt(c, optarg, o); break;
-        case O_SWEEP: bad = parse_sweep(optarg, o); break;
+        case O_SWEEP: bad = parse_sweep(optarg, 0, o); break;
+        case O_STREAMS: bad = parse_sweep(optarg, 1, o); break;
         case O_LIMV: bad = opt_int("limit_videos", optarg, 0, 1000000, &o->limit_videos); break;
         case O_LIMO: bad = opt_int("limit_objects", optarg, 0, 1000000, &o->limit_objects); break;
         case O_WARM: bad = opt_int("warmup", optarg, 0, 1000, &o->warmup); break;
@@ -299,10 +307,12 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         usage(stderr);
         return SAMRT_EXIT_USAGE;
     }
-    if (o->n_sweep && o->per_obj) {
-        fprintf(stderr, "samrt bench: --objects tracks each configuration's objects together; drop --per_obj\n");
+    if ((o->n_sweep || o->n_streams) && o->per_obj) {
+        fprintf(stderr, "samrt bench: --%s tracks each configuration's objects together; drop --per_obj\n",
+                o->n_sweep ? "objects" : "streams");
         return SAMRT_EXIT_USAGE;
     }
+    if (o->n_streams && !o->n_sweep) o->sweep[o->n_sweep++] = 1;  /* --streams alone: one object */
     if (o->platform && !samrt_platform_profile_find(o->platform)) {
         fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", o->platform);
         return SAMRT_EXIT_USAGE;

@@ -6,6 +6,9 @@
  * instead, from prompts given on the command line (no ground truth, no J&F; bench_video.c).
  * With --objects it runs the object sweep instead (bench_sweep.c): per configuration (objects
  * tracked at once) one row of ms/frame percentiles, object-frames/s, GPU busy and the arena.
+ * --streams adds the streams dimension (bench_streams.c): K engines on one copy of the weights
+ * (the model engine and K-1 sessions), each tracking the clip from its own thread, with the
+ * per-stream and aggregate frame rates and all K arenas on the row.
  * docs/profiling.md ("samrt bench", "Objects sweep") is the manual.
  *
  * Design choices:
@@ -40,6 +43,7 @@ extern "C" {
 #define SAMRT_BENCH_MAX_OBJECTS 64   /* --video: objects prompted on the command line */
 #define SAMRT_BENCH_MAX_SWEEP 64     /* --objects: configurations */
 #define SAMRT_BENCH_SWEEP_MAX_OBJ 256 /* --objects: objects of one configuration (max_objects) */
+#define SAMRT_BENCH_MAX_STREAMS 16   /* --streams: streams of one configuration, and list items */
 
 /* One entry of --models: a model and the prompt it is given on frame 0. */
 struct samrt_bench_model {
@@ -76,6 +80,9 @@ struct samrt_bench_opts {
     struct samrt_prompt prompts[SAMRT_BENCH_MAX_OBJECTS];
     int n_sweep;                   /* --objects: 0 = no sweep (one row per object and run) */
     int sweep[SAMRT_BENCH_MAX_SWEEP]; /* objects tracked at once, per configuration, as given */
+    int n_streams;                 /* --streams: 0 = one stream (and n_sweep 1 with 1 object when
+                                      --objects is absent) */
+    int streams[SAMRT_BENCH_MAX_STREAMS]; /* videos tracked at once, one engine and thread each */
 };
 
 /* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench
@@ -98,6 +105,10 @@ enum samrt_status samrt_bench_video_split(const struct samrt_bench_opts *o, stru
  * at most SAMRT_BENCH_MAX_SWEEP of them, no empty item, no duplicate, kept in the given
  * order. Returns 0, or -1 with the reason in why (a sentence naming the bad item). */
 int samrt_bench_parse_objects(const char *list, int *out, int *n_out, char *why, size_t why_len);
+
+/* Parses a --streams list: the rules and messages of samrt_bench_parse_objects, with whole
+ * numbers in [1, SAMRT_BENCH_MAX_STREAMS]. */
+int samrt_bench_parse_streams(const char *list, int *out, int *n_out, char *why, size_t why_len);
 
 /* The sweep's prompt of extra object j of n_extra (the objects beyond the clip's prompts) on a
  * width x height frame: one positive click at the centre of cell j of a grid of

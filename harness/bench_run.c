@@ -177,7 +177,7 @@ static void conclude_scores(struct video_run *vr, int k) {
 
 static void progress(struct bench *B, const struct model_run *mr, const struct video_run *vr, int vi, int pass,
                      int frame, int force) {
-    if (!B->progress) return;
+    if (!B->progress || mr->stream) return;  /* one line: stream 0's */
     const uint64_t now = samrt_platform_now_ns();
     if (!force && now - B->t_progress < 100000000ull) return;
     B->t_progress = now;
@@ -444,6 +444,12 @@ static enum samrt_status write_config(struct bench *B, const char *status) {
         snprintf(sweep + len, sizeof sweep - len, "%s%d", i ? "," : "", o->sweep[i]);
     }
     if (o->n_sweep) kv[n++] = (struct samrt_profile_kv){"objects", sweep};  /* only in a sweep */
+    char streams[SAMRT_BENCH_MAX_STREAMS * 3 + 1] = "";
+    for (int i = 0; i < o->n_streams; i++) {
+        size_t len = strlen(streams);
+        snprintf(streams + len, sizeof streams - len, "%s%d", i ? "," : "", o->streams[i]);
+    }
+    if (o->n_streams) kv[n++] = (struct samrt_profile_kv){"streams", streams};  /* only with --streams */
     kv[n++] = (struct samrt_profile_kv){"save_masks", save_names[o->save_masks]};
     kv[n++] = (struct samrt_profile_kv){"nsight_report", o->nsight_report};
     kv[n++] = (struct samrt_profile_kv){"n_videos_selected", ints[7]};

@@ -1,6 +1,7 @@
 /* bench_run.h - the state of a `samrt bench` run shared by its two drivers: the per-object
- * run (bench_run.c: one row per object and timed pass) and the object sweep (bench_sweep.c:
- * one row per configuration of --objects). Internal to the bench; users call bench.h.
+ * run (bench_run.c: one row per object and timed pass) and the sweep (bench_sweep.c: one row
+ * per configuration of --objects x --streams; the streams' threads are bench_streams.c).
+ * Internal to the bench; users call bench.h.
  *
  * Both drivers go through the same pieces, so a sweep row is measured exactly as any other
  * row: the tracker is opened by samrt_bench_open_model, a video's prompts and buffers come
@@ -47,6 +48,7 @@ struct model_run {
     double setup_ms;                /* absent until the first frame is ready */
     uint64_t t_setup0;
     double max_drop;                /* largest device-memory drop seen, bytes */
+    int stream;                     /* --streams: this stream's index; only stream 0 draws progress */
     int frames;                     /* timed frames, for the decode summary */
     double decode_sum, wait_sum, loop_s;
 };
@@ -117,7 +119,37 @@ enum samrt_status samrt_bench_push_row(struct bench *B, const struct samrt_profi
 /* profile_summary.csv and profile_stats.json of the rows so far. */
 enum samrt_status samrt_bench_write_outputs(struct bench *B);
 
-/* The object sweep of one model: every configuration of --objects over every video
+/* One configuration of the sweep: n_obj objects on n_streams streams, the model's tracker
+ * (stream 0) and n_streams - 1 sessions of it. */
+struct samrt_bench_sweep_config {
+    int n_obj, n_streams;
+    struct samrt_tracker sessions[SAMRT_BENCH_MAX_STREAMS]; /* [1, n_streams) */
+    int n_open;                     /* 1 + the sessions open */
+    double sessions_arena;          /* their arenas summed, bytes; absent when one is unknown */
+};
+/* Opens the configuration's sessions on mr's tracker (says why on failure; the ones opened
+ * stay for samrt_bench_sessions_close). */
+enum samrt_status samrt_bench_sessions_open(struct model_run *mr, struct samrt_bench_sweep_config *cfg);
+void samrt_bench_sessions_close(struct samrt_bench_sweep_config *cfg);
+
+/* What the streams of a configuration measured on one video (bench_streams.c). */
+struct samrt_bench_streams {
+    int n_streams;
+    struct pass_stats acc;          /* every stream's timed passes; memory: the largest */
+    struct samrt_latency_rec lat;   /* every timed frame of every stream (free it) */
+    double stream_fps[SAMRT_BENCH_MAX_STREAMS]; /* frames / loop seconds of each stream */
+    double slowest_s;               /* the longest loop time of one stream */
+};
+/* The configuration's streams on video v (objects as samrt_bench_video_prepare with n_clip):
+ * stream 0 with mr and vr (prepared by the caller) on this thread, the sessions each with
+ * their own buffers on threads of their own; --warmup passes, then the timed passes started
+ * together. The streams' loop and decode sums are added to mr. */
+enum samrt_status samrt_bench_streams_run(struct bench *B, struct model_run *mr, struct video_run *vr,
+                                          const struct samrt_sav_video *v, int n_clip, int vi,
+                                          const struct samrt_bench_sweep_config *cfg,
+                                          struct samrt_bench_streams *out);
+
+/* The sweep of one model: every configuration of --objects x --streams over every video
  * (bench_sweep.c). */
 enum samrt_status samrt_bench_sweep_model(struct bench *B, const struct samrt_bench_model *m, int index);
 

@@ -1,6 +1,7 @@
 /* bench_tracker.c - the trackers of this build for `samrt bench`: the model table (which models
  * exist here, their checkpoint file names) and the tracker on the public streaming API
- * (samrt_engine_track_*, samrt_engine_stage_times), which runs SAM 2.1 and EdgeTAM alike.
+ * (samrt_engine_track_*, samrt_engine_stage_times), which runs SAM 2.1 and EdgeTAM alike; its
+ * sessions (samrt_engine_init_session) are the streams of `samrt bench --streams`.
  *
  * The tracker is compiled in with the CMake option SAMRT_BENCH_TRACKING (ON by default). A
  * build configured with -DSAMRT_BENCH_TRACKING=OFF refuses every model with "video tracking is
@@ -86,8 +87,19 @@ static uint64_t sam2_host_resident(void *self) { return samrt_internal_pool_resi
 
 static void sam2_close(void *self) { samrt_engine_free((samrt_engine_t)self); }
 
-static const struct samrt_tracker_ops g_sam2_ops = {sam2_begin,  sam2_prompt,        sam2_push, NULL,
-                                                    sam2_memory, sam2_host_resident, sam2_close};
+static enum samrt_status sam2_session(void *self, struct samrt_tracker *out);
+
+static const struct samrt_tracker_ops g_sam2_ops = {sam2_begin,  sam2_prompt,        sam2_push,  NULL,
+                                                    sam2_memory, sam2_host_resident, sam2_close, sam2_session};
+
+/* Another engine on the weights of self, with self's parameters (NULL: the model's). */
+static enum samrt_status sam2_session(void *self, struct samrt_tracker *out) {
+    samrt_engine_t e = NULL;
+    SAMRT_TRY(samrt_engine_init_session((samrt_engine_t)self, NULL, &e));
+    out->ops = &g_sam2_ops;
+    out->self = e;
+    return SAMRT_OK;
+}
 
 static enum samrt_status builtin_open(const struct samrt_tracker_config *cfg, struct samrt_tracker *out) {
     SAMRT_TRY(builtin_available(cfg->model, NULL));

@@ -21,6 +21,8 @@
  *   t.ops->begin(t.self, w, h);  t.ops->prompt(t.self, 1, &prompt);
  *   for each frame: t.ops->push(t.self, &img, results, n_obj, &n, &times);
  *   t.ops->end(t.self);  t.ops->close(t.self);
+ *   struct samrt_tracker s2;                 // another video on the same weights, another thread
+ *   SAMRT_TRY(t.ops->session(t.self, &s2));  ... s2.ops->close(s2.self);
  */
 #ifndef SAMRT_HARNESS_BENCH_TRACKER_H
 #define SAMRT_HARNESS_BENCH_TRACKER_H
@@ -42,6 +44,8 @@ struct samrt_tracker_config {
     int max_objects;               /* objects tracked at once (enters the arena plan) */
 };
 
+struct samrt_tracker;
+
 struct samrt_tracker_ops {
     /* Starts a video of width x height frames; forgets every object. */
     enum samrt_status (*begin)(void *self, int width, int height);
@@ -61,6 +65,11 @@ struct samrt_tracker_ops {
     uint64_t (*host_resident_bytes)(void *self);
     /* Frees everything. */
     void (*close)(void *self);
+    /* Opens another tracker on this one's weights with its configuration (a session,
+     * samrt_engine_init_session): its own state and buffers, usable from another thread at
+     * the same time. May be NULL: the tracker cannot share its weights (`--streams` then
+     * fails with SAMRT_E_NOT_IMPLEMENTED). */
+    enum samrt_status (*session)(void *self, struct samrt_tracker *out);
 };
 
 struct samrt_tracker {

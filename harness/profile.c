@@ -74,7 +74,8 @@ static const struct samrt_profile_col g_cols[] = {
     COL_S("timestamp", timestamp),
 };
 
-/* The object sweep's, after the table above and only in files that hold a sweep row. */
+/* The sweep's (--objects, --streams), after the table above and only in files that hold a
+ * sweep row. */
 static const struct samrt_profile_col g_sweep_cols[] = {
     COL_S("config", config),
     COL_I("objects", objects, ""),
@@ -86,6 +87,13 @@ static const struct samrt_profile_col g_sweep_cols[] = {
     COL_R("frame_gpu_busy", frame_gpu_busy, 4, 0, 0, ""),
     COL_I("arena_bytes", arena_bytes, "B"),
     COL_I("state_bytes", state_bytes, "B"),
+    COL_I("streams", streams, ""),
+    COL_S("stream_fps", stream_fps),
+    COL_R("stream_fps_min", stream_fps_min, 3, +1, 0, "FPS"),
+    COL_R("stream_fps_max", stream_fps_max, 3, +1, 0, "FPS"),
+    COL_R("aggregate_fps", aggregate_fps, 3, +1, 0, "FPS"),
+    COL_R("aggregate_object_frames_per_s", aggregate_object_frames_per_s, 3, +1, 0, "1/s"),
+    COL_I("total_arena_bytes", total_arena_bytes, "B"),
 };
 
 const struct samrt_profile_col *samrt_profile_columns(size_t *n) {
@@ -145,6 +153,7 @@ void samrt_profile_row_derive(struct samrt_profile_row *row) {
     }
     if (samrt_profile_row_is_sweep(row)) {
         row->object_frames_per_s = row->objects * row->fps;  /* absent when fps is */
+        row->aggregate_object_frames_per_s = row->objects * row->aggregate_fps;
         row->frame_gpu_busy = SAMRT_PROFILE_ABSENT;
         /* per-frame stage ms / per-frame push ms == total stage time / total frame time */
         if (any && !samrt_profile_absent(row->latency_ms) && row->latency_ms > 0)

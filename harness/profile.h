@@ -3,7 +3,7 @@
  * model and metric: n, mean, std, min, max, median, p95) and experiment_config.txt
  * (key=value). Also the per-frame latency recorder and the statistics helpers that
  * `samrt compare` and `samrt report` share. docs/profiling.md defines every column. The
- * object sweep (`samrt bench --objects`) writes one row per configuration with its own
+ * sweep (`samrt bench --objects`, `--streams`) writes one row per configuration with its own
  * columns appended, and a "sweep" list in the JSON; files without sweep rows are unchanged.
  *
  * Design choices:
@@ -89,16 +89,25 @@ struct samrt_profile_row {
     double ms_per_frame_p50, ms_per_frame_p95, ms_per_frame_p99;  /* nearest rank */
     double object_frames_per_s;   /* objects * fps */
     double frame_gpu_busy;        /* sum of stage times / sum of frame times, in [0, 1] */
-    double arena_bytes, state_bytes;  /* samrt_engine_memory */
+    double arena_bytes, state_bytes;  /* samrt_engine_memory of the model engine */
+    /* its streams dimension (`--streams`): K engines on one copy of the weights, one thread
+     * each; an objects-only sweep row has streams 1 and the same columns */
+    double streams;               /* K: the model engine plus K-1 sessions */
+    char stream_fps[256];         /* each stream's frames / its loop seconds, "%.3f" joined by ';' */
+    double stream_fps_min, stream_fps_max;
+    double aggregate_fps;         /* all streams' frames / the slowest stream's loop seconds */
+    double aggregate_object_frames_per_s;  /* objects * aggregate_fps */
+    double total_arena_bytes;     /* the model engine's arena + the K-1 sessions' */
     int warmup;                   /* 1: never written (not a column) */
 };
 
 void samrt_profile_row_init(struct samrt_profile_row *row);
 /* Fills gpu_busy_fraction = (sum of the present GPU stages) * fps / 1000 when fps and at
  * least one GPU stage are present; leaves it absent otherwise. On a sweep row (objects
- * present) also object_frames_per_s = objects * fps and frame_gpu_busy = (sum of the
- * present GPU stages) / latency_ms clamped to [0, 1] (both per-frame means over the same
- * frames, so the ratio is total stage time over total frame time). */
+ * present) also object_frames_per_s = objects * fps, aggregate_object_frames_per_s =
+ * objects * aggregate_fps and frame_gpu_busy = (sum of the present GPU stages) / latency_ms
+ * clamped to [0, 1] (both per-frame means over the same frames, so the ratio is total stage
+ * time over total frame time). */
 void samrt_profile_row_derive(struct samrt_profile_row *row);
 /* 1 when the row belongs to an object sweep (objects present). */
 int samrt_profile_row_is_sweep(const struct samrt_profile_row *row);
@@ -126,7 +135,7 @@ struct samrt_profile_col {
 
 /* All columns in CSV order; *n receives the count. */
 const struct samrt_profile_col *samrt_profile_columns(size_t *n);
-/* The object sweep's columns (config, objects, ..., state_bytes), appended after the columns
+/* The sweep's columns (config, objects, ..., total_arena_bytes), appended after the columns
  * above when some row is a sweep row, and only then; *n receives the count. */
 const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n);
 /* NULL when name is not a column. */

@@ -2,8 +2,9 @@
 # scripted test double of the tracker interface on a synthetic split. A build configured with
 # -DSAMRT_BENCH_TRACKING=OFF checks the refusal path of the real backend instead.
 samrt_add_test(test_bench SOURCES test_bench.c LABELS cpu LIBS samrt_harness)
-# The object sweep (--objects, harness/bench_sweep.c): its list parser and grid, and a 1, 2
-# sweep with the real tracker on the CPU backend (random-weight SAM 2.1 tiny, 64-pixel side).
+# The sweep (--objects, --streams; harness/bench_sweep.c, bench_streams.c): its list parsers and
+# grid, a 1, 2 objects sweep and a 1, 2 streams sweep (a session on a second thread) with the
+# real tracker on the CPU backend (random-weight SAM 2.1 tiny, 64-pixel side).
 samrt_add_test(test_bench_sweep SOURCES test_bench_sweep.c LABELS cpu LIBS samrt_harness)
 foreach(_t test_bench test_bench_sweep)
   if (SAMRT_BENCH_TRACKING)

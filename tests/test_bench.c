@@ -5,11 +5,15 @@
  * frame-0 mask, masks in the layout `samrt eval` reads and J/F equal to the evaluator's,
  * complete files after a failure, and the object sweep (--objects: one tracker per
  * configuration, grid clicks beyond the clip's objects, one row per configuration; files
- * without a sweep carry none of its columns or keys). Expected values are recomputed here with
+ * without a sweep carry none of its columns or keys), and its streams (--streams: sessions
+ * opened, one thread per stream, the timed passes started together, pushes counted, the
+ * pooled row; a tracker without sessions refused). Expected values are recomputed here with
  * naive loops; tests/test_bench_sweep.c runs the sweep with the real tracker.
  *
  * Run: ctest --preset cpu -R test_bench */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "bench.h"
 #include "csv.h"
@@ -26,26 +30,49 @@
 #define VH 48
 #define FAKE_ARENA_MIB 12
 #define FAKE_WEIGHTS_MIB 8
+#define FAKE_SESSION_MIB 4  /* a session's arena: the model's without the weights */
+#define MAX_FAKE_SESSIONS 8
 
 /* ---- the scripted test double ----------------------------------------------------------- */
 
 /* Returns each object's frame-0 prompt mask on every frame (a box prompt: the box filled),
  * reports preprocess 1.0 ms and image encoder 2.5 ms on every frame, memory encoder 4.0 ms on
- * frames after the first, and nothing else; fails push number fail_at (1-based) when set. */
+ * frames after the first, and nothing else; fails push number fail_at (1-based) when set.
+ * g_fake is the model's tracker; its sessions (--streams) are g_sess[], each push of theirs
+ * 1 ms slower, so that a stream that did not wait for the others would be seen. */
 struct fake_tracker {
     int w, h, frame, n_obj;
     int ids[16];
     uint8_t masks[16][VW * VH];
     struct samrt_prompt last_prompt;
     int opens, begins, prompts, pushes, fail_at, max_objects;
+    int session, closes;
+    pthread_t thread;              /* of the last push */
+    int threads;                   /* times the pushing thread changed, the first push included */
+    int cfg_begins;                /* begins since the configuration's model was opened */
+    atomic_int cfg_pushes;         /* pushes since then, read by the other streams' threads */
 };
-static struct fake_tracker g_fake;
+static struct fake_tracker g_fake, g_sess[MAX_FAKE_SESSIONS];
+static int g_n_sess, g_sess_first;  /* sessions opened; the first of the current configuration */
+/* --streams: with g_gate_warm warm-up passes, each tracker's first timed begin checks that
+ * every stream of the configuration finished its warm-up (the start gate) */
+static int g_gate_warm;
+static atomic_int g_gate_checked, g_gate_bad;
+
+static void gate_check(struct fake_tracker *f) {
+    if (!g_gate_warm || ++f->cfg_begins != g_gate_warm + 1) return;
+    atomic_fetch_add(&g_gate_checked, 1);
+    int ok = atomic_load(&g_fake.cfg_pushes) >= g_gate_warm * N_FRAMES;
+    for (int i = g_sess_first; i < g_n_sess; i++) ok &= atomic_load(&g_sess[i].cfg_pushes) >= g_gate_warm * N_FRAMES;
+    if (!ok) atomic_fetch_add(&g_gate_bad, 1);
+}
 
 static enum samrt_status fake_begin(void *self, int w, int h) {
     struct fake_tracker *f = self;
-    CHECK(w == VW && h == VH);
+    if (w != VW || h != VH) return SAMRT_E_INVALID_ARG;  /* no CHECK: streams call from their threads */
     f->w = w, f->h = h, f->frame = 0, f->n_obj = 0;
     f->begins++;
+    gate_check(f);
     return SAMRT_OK;
 }
 
@@ -67,8 +94,12 @@ static enum samrt_status fake_prompt(void *self, int obj_id, const struct samrt_
 static enum samrt_status fake_push(void *self, const struct samrt_image *img, struct samrt_track_result *res, int max,
                                    int *n, struct samrt_stage_times *t) {
     struct fake_tracker *f = self;
+    if (!f->pushes || !pthread_equal(f->thread, pthread_self())) f->threads++;
+    f->thread = pthread_self();
+    if (f->session) usleep(1000);
+    atomic_fetch_add(&f->cfg_pushes, 1);
     if (++f->pushes == f->fail_at) return SAMRT_E_CUDA;
-    CHECK(img->width == f->w && img->height == f->h && img->rgb);
+    if (img->width != f->w || img->height != f->h || !img->rgb) return SAMRT_E_INVALID_ARG;
     if (f->n_obj > max) return SAMRT_E_INVALID_ARG;
     for (int k = 0; k < f->n_obj; k++) {
         res[k].obj_id = f->ids[k];
@@ -81,19 +112,38 @@ static enum samrt_status fake_push(void *self, const struct samrt_image *img, st
 }
 
 static enum samrt_status fake_memory(void *self, struct samrt_memory_report *m) {
-    (void)self;
+    const struct fake_tracker *f = self;
     memset(m, 0, sizeof *m);
-    m->weights_bytes = FAKE_WEIGHTS_MIB << 20;
+    m->weights_bytes = f->session ? 0 : FAKE_WEIGHTS_MIB << 20;
+    m->weights_shared_bytes = f->session ? FAKE_WEIGHTS_MIB << 20 : 0;
     m->state_bytes = m->workspace_bytes = m->staging_bytes = m->scratch_bytes = 1 << 20;
-    m->arena_bytes = (uint64_t)FAKE_ARENA_MIB << 20;
+    m->arena_bytes = (uint64_t)(f->session ? FAKE_SESSION_MIB : FAKE_ARENA_MIB) << 20;
     m->mem_kind = SAMRT_MEM_DEVICE;
     return SAMRT_OK;
 }
 
-static void fake_close(void *self) { (void)self; }
+static void fake_close(void *self) { ((struct fake_tracker *)self)->closes++; }
 
-static const struct samrt_tracker_ops g_fake_ops = {fake_begin, fake_prompt, fake_push, NULL, fake_memory, NULL,
-                                                    fake_close};
+static enum samrt_status fake_session(void *self, struct samrt_tracker *out);
+
+static const struct samrt_tracker_ops g_fake_ops = {fake_begin,  fake_prompt, fake_push,  NULL,
+                                                    fake_memory, NULL,        fake_close, fake_session};
+/* a tracker that cannot open sessions */
+static const struct samrt_tracker_ops g_fake_ops_alone = {fake_begin,  fake_prompt, fake_push,  NULL,
+                                                          fake_memory, NULL,        fake_close, NULL};
+
+/* Sessions are opened on the calling thread, before any stream starts. */
+static enum samrt_status fake_session(void *self, struct samrt_tracker *out) {
+    CHECK(self == &g_fake);
+    if (g_n_sess == MAX_FAKE_SESSIONS) return SAMRT_E_HOST_MEMORY;
+    struct fake_tracker *f = &g_sess[g_n_sess++];
+    memset(f, 0, sizeof *f);
+    atomic_init(&f->cfg_pushes, 0);
+    f->session = 1, f->max_objects = g_fake.max_objects;
+    out->ops = &g_fake_ops;
+    out->self = f;
+    return SAMRT_OK;
+}
 
 static enum samrt_status fake_available(enum samrt_model_id m, const char **why) {
     *why = "only SAM 2.1 in the test double";
@@ -103,19 +153,32 @@ static enum samrt_status fake_available(enum samrt_model_id m, const char **why)
 static enum samrt_status fake_open(const struct samrt_tracker_config *cfg, struct samrt_tracker *out) {
     g_fake.opens++;
     g_fake.max_objects = cfg->max_objects;
+    g_fake.cfg_begins = 0;
+    atomic_store(&g_fake.cfg_pushes, 0);
+    g_sess_first = g_n_sess;
     out->ops = &g_fake_ops;
     out->self = &g_fake;
     return SAMRT_OK;
 }
 
+static enum samrt_status fake_open_alone(const struct samrt_tracker_config *cfg, struct samrt_tracker *out) {
+    SAMRT_TRY(fake_open(cfg, out));
+    out->ops = &g_fake_ops_alone;
+    return SAMRT_OK;
+}
+
 static const struct samrt_tracker_backend g_fake_backend = {fake_available, fake_open};
+static const struct samrt_tracker_backend g_fake_backend_alone = {fake_available, fake_open_alone};
 
 static int bench_fake(int argc, char **argv) { return samrt_bench_main(argc, argv, &g_fake_backend); }
+static int bench_fake_alone(int argc, char **argv) { return samrt_bench_main(argc, argv, &g_fake_backend_alone); }
 static int bench_real(int argc, char **argv) { return samrt_bench_main(argc, argv, samrt_tracker_backend()); }
 
 static void fake_reset(int fail_at) {
     memset(&g_fake, 0, sizeof g_fake);
+    atomic_init(&g_fake.cfg_pushes, 0);
     g_fake.fail_at = fail_at;
+    g_n_sess = g_sess_first = 0;
 }
 
 /* ---- helpers -------------------------------------------------------------------------------- */
@@ -152,6 +215,14 @@ static const char *cell(const struct samrt_csv *t, size_t row, const char *col) 
 }
 
 static double num(const struct samrt_csv *t, size_t row, const char *col) { return atof(cell(t, row, col)); }
+
+/* The profile_summary.csv of run folder out, which must hold n_rows rows. */
+static void read_summary(const char *out, struct samrt_csv *t, int n_rows) {
+    char err[256], path[600];
+    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
+    CHECK_STATUS(samrt_csv_read_table(path, t, err, sizeof err), SAMRT_OK);
+    CHECK_EQ_INT((int)t->n_rows - 1, n_rows);
+}
 
 /* Rows of the CSV whose column col equals value. */
 static int count_rows(const struct samrt_csv *t, const char *col, const char *value) {
@@ -414,10 +485,8 @@ static void test_sweep(void) {
     CHECK(g_fake.last_prompt.kind == SAMRT_PROMPT_POINTS && g_fake.last_prompt.n_points == 1);
     CHECK(g_fake.last_prompt.points[0].x == VW / 2 && g_fake.last_prompt.points[0].y == VH / 2);
     struct samrt_csv t;
-    char err[256], path[600];
-    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
-    CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
-    CHECK_EQ_INT((int)t.n_rows - 1, 2);
+    char path[600];
+    read_summary(out, &t, 2);
     for (size_t r = 1; r < t.n_rows && t.n_rows == 3; r++) {
         const double k = r == 1 ? 1 : 3;
         CHECK(!strcmp(cell(&t, r, "config"), r == 1 ? "objects=1" : "objects=3") && num(&t, r, "objects") == k);
@@ -438,6 +507,89 @@ static void test_sweep(void) {
     free(js);
     snprintf(path, sizeof path, "%s/sam2.1_tiny_mask", out);
     CHECK(access(path, F_OK) != 0);  /* no masks in a sweep */
+}
+
+/* --objects 2 --streams 1,3 on one video: per configuration the model's tracker and K-1
+ * sessions, stream 0 on the calling thread and each session on a thread of its own, the timed
+ * passes started only when every stream finished its warm-up, and one row per configuration
+ * pooling every stream's timed frames. */
+static void test_streams(void) {
+    const char *cap = tt_path("streams.txt"), *out = tt_path("streams");
+    fake_reset(0);
+    atomic_store(&g_gate_checked, 0), atomic_store(&g_gate_bad, 0);
+    g_gate_warm = 1;
+    const int rc = TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir",
+                          g_weights, "--models", "sam2.1_tiny_mask", "--objects", "2", "--streams", "1,3",
+                          "--limit_videos", "1", "--warmup", "1", "--runs", "2");
+    g_gate_warm = 0;
+    CHECK_EQ_INT(rc, SAMRT_EXIT_OK);
+    CHECK_EQ_INT(g_fake.opens, 2);      /* a model tracker per configuration */
+    CHECK_EQ_INT(g_fake.closes, 2);
+    CHECK_EQ_INT(g_n_sess, 0 + 2);      /* K - 1 sessions of it */
+    /* each tracker: (1 warm-up + 2 timed) passes of N_FRAMES frames, 2 objects prompted */
+    CHECK_EQ_INT(g_fake.begins, 2 * 3);
+    CHECK_EQ_INT(g_fake.pushes, 2 * 3 * N_FRAMES);
+    CHECK(g_fake.threads == 1 && pthread_equal(g_fake.thread, pthread_self()));  /* stream 0: this thread */
+    for (int i = 0; i < g_n_sess && i < MAX_FAKE_SESSIONS; i++) {
+        const struct fake_tracker *f = &g_sess[i];
+        CHECK(f->closes == 1 && f->max_objects == 2 && f->begins == 3 && f->prompts == 3 * 2);
+        CHECK_EQ_INT(f->pushes, 3 * N_FRAMES);
+        CHECK(f->threads == 1 && !pthread_equal(f->thread, pthread_self()));  /* one thread each */
+    }
+    CHECK(!pthread_equal(g_sess[0].thread, g_sess[1].thread));
+    /* the first timed pass of every tracker of both configurations came after all warm-ups */
+    CHECK_EQ_INT(atomic_load(&g_gate_checked), 1 + 3);
+    CHECK_EQ_INT(atomic_load(&g_gate_bad), 0);
+
+    struct samrt_csv t;
+    char path[600];
+    read_summary(out, &t, 2);
+    for (size_t r = 1; r < t.n_rows && t.n_rows == 3; r++) {
+        const int k = r == 1 ? 1 : 3;
+        const double fps = num(&t, r, "fps"), agg = num(&t, r, "aggregate_fps");
+        const double lo = num(&t, r, "stream_fps_min"), hi = num(&t, r, "stream_fps_max");
+        CHECK(!strcmp(cell(&t, r, "config"), r == 1 ? "objects=2;streams=1" : "objects=2;streams=3"));
+        CHECK(num(&t, r, "streams") == k && num(&t, r, "objects") == 2 && num(&t, r, "grid_objects") == 0);
+        CHECK(num(&t, r, "frames") == k * 2 * N_FRAMES);  /* every stream's timed frames */
+        CHECK_EQ_INT(tt_count(cell(&t, r, "stream_fps"), ";"), k - 1);
+        CHECK(lo > 0 && lo <= hi && lo <= fps + 1e-3 && fps <= hi + 1e-3);  /* fps: the streams' mean */
+        /* equal frames per stream: the aggregate is K x the slowest stream's rate */
+        CHECK_MSG(fabs(agg - k * lo) <= k * 5e-4 + 1e-9 * agg, "aggregate %f, slowest %f", agg, lo);
+        CHECK(fabs(num(&t, r, "aggregate_object_frames_per_s") - 2 * agg) <= 2e-3 + 1e-6 * agg);
+        CHECK(fabs(num(&t, r, "object_frames_per_s") - 2 * fps) <= 2e-3 + 1e-6 * fps);
+        CHECK(num(&t, r, "arena_bytes") == (double)(FAKE_ARENA_MIB << 20));
+        const double total = (double)((FAKE_ARENA_MIB + (k - 1) * FAKE_SESSION_MIB) << 20);
+        CHECK(num(&t, r, "total_arena_bytes") == total && num(&t, r, "gpu_peak_alloc_MiB") == total / 1048576.0);
+        if (k == 1) CHECK(!strcmp(cell(&t, r, "stream_fps"), cell(&t, r, "fps")) && agg == fps && lo == hi);
+    }
+    samrt_csv_free(&t);
+    snprintf(path, sizeof path, "%s/profile_stats.json", out);
+    char *js = tt_read(path);
+    CHECK(js && strstr(js, "\"config\": \"objects=2;streams=3\", \"objects\": 2, "));
+    CHECK(js && strstr(js, "\"streams\": 3, \"stream_fps\": \""));
+    free(js);
+    snprintf(path, sizeof path, "%s/experiment_config.txt", out);
+    char *cfg = tt_read(path);
+    CHECK(cfg && strstr(cfg, "\nobjects=2\n") && strstr(cfg, "\nstreams=1,3\n") && strstr(cfg, "\nstatus=ok\n"));
+    free(cfg);
+
+    /* a tracker without sessions: 1 stream runs, 2 are refused (exit 4) */
+    fake_reset(0);
+    CHECK_EQ_INT(TT_RUN(cap, bench_fake_alone, "bench", "--split_dir", g_split, "--out_dir", tt_path("alone"),
+                        "--weights_dir", g_weights, "--models", "sam2.1_tiny_mask", "--streams", "1,2",
+                        "--limit_videos", "1", "--warmup", "0"),
+                 SAMRT_EXIT_UNAVAILABLE);
+    char *s = tt_read(cap);
+    CHECK(s && strstr(s, "cannot share its weights with sessions (--streams)"));
+    free(s);
+    CHECK(g_fake.opens == 2 && g_fake.closes == 2 && g_fake.max_objects == 1 && g_n_sess == 0);
+    CHECK_EQ_INT(g_fake.pushes, N_FRAMES);  /* streams=1 ran, with one object */
+    /* --streams options */
+    CHECK_EQ_INT(TT_RUN(cap, bench_fake, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
+                        "sam2.1_tiny", "--streams", "1,17"), SAMRT_EXIT_USAGE);
+    s = tt_read(cap);
+    CHECK(s && strstr(s, "--streams '1,17': '17' is not a whole number in [1, 16]"));
+    free(s);
 }
 
 static void test_failure_keeps_complete_files(void) {
@@ -477,6 +629,7 @@ int main(void) {
     test_run();
     test_shard_per_obj();
     test_sweep();
+    test_streams();
     test_failure_keeps_complete_files();
     return tt_end("test_bench");
 }
