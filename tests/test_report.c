@@ -2,12 +2,16 @@
  * external resource or script anywhere in the page, absent stages left out and named,
  * HTML escaping of names, the fallback to mean latency for older CSVs, bad input, and the
  * throughput-vs-latency chart of an object sweep: drawn (points, labels, whiskers, medians
- * in its table) when rows carry `objects`, absent otherwise.
+ * in its table) when rows carry `objects`, absent otherwise; and the chart of
+ * harness/report_sweep.c with streams (a line per model, platform and stream count, or one
+ * across the streams), which draws an objects-only file exactly as the report does.
  * The page's look is checked by eye in headless Chromium (docs/profiling.md).
  * Run: ctest -R test_report */
 #include <string.h>
 
 #include "check.h"
+#include "csv.h"
+#include "report_sweep.h"
 #include "tool_test.h"
 
 /* The page may not load or link anything. */
@@ -81,17 +85,20 @@ static void test_partial(void) {
     free(html);
 }
 
+/* edgetam on one platform: 1, 2, 4 objects, two videos of 2 objects (medians of two rows);
+ * tiny: 1 object; the last row is an ordinary (non-sweep) row */
+static const char *const g_object_sweep =
+    "platform,model,video,fps,latency_ms,config,objects,ms_per_frame_p50,ms_per_frame_p95,"
+    "object_frames_per_s\n"
+    "h100,edgetam,a,100,10,objects=1,1,10,12,100\n"
+    "h100,edgetam,a,90,11,objects=2,2,11,13,180\n"
+    "h100,edgetam,b,80,12,objects=2,2,13,17,160\n"
+    "h100,edgetam,a,60,16,objects=4,4,16,21,240\n"
+    "h100,tiny,a,50,20,objects=1,1,20,25,50\n"
+    "h100,tiny,a,50,20,,,,,\n";
+
 static void test_sweep(void) {
-    /* edgetam on one platform: 1, 2, 4 objects, two videos of 2 objects (medians of two rows);
-     * tiny: 1 object; the last row is an ordinary (non-sweep) row */
-    const char *csv = "platform,model,video,fps,latency_ms,config,objects,ms_per_frame_p50,ms_per_frame_p95,"
-                      "object_frames_per_s\n"
-                      "h100,edgetam,a,100,10,objects=1,1,10,12,100\n"
-                      "h100,edgetam,a,90,11,objects=2,2,11,13,180\n"
-                      "h100,edgetam,b,80,12,objects=2,2,13,17,160\n"
-                      "h100,edgetam,a,60,16,objects=4,4,16,21,240\n"
-                      "h100,tiny,a,50,20,objects=1,1,20,25,50\n"
-                      "h100,tiny,a,50,20,,,,,\n";
+    const char *csv = g_object_sweep;
     char *html = report_ok(csv);
     if (!html) return;
     CHECK_EQ_INT(tt_count(html, "<svg"), 4);  /* throughput, latency, memory, sweep (no stages) */
@@ -135,11 +142,64 @@ static void test_bad_input(void) {
                  SAMRT_EXIT_USAGE);
 }
 
+/* samrt_report_sweep_chart (harness/report_sweep.c) on csv_text: the figure it writes. */
+static char *sweep_figure(const char *csv_text) {
+    struct samrt_csv t;
+    char err[256];
+    CHECK(tt_write(tt_path("sweep.csv"), csv_text) == 0);
+    CHECK_STATUS(samrt_csv_read_table(tt_path("sweep.csv"), &t, err, sizeof err), SAMRT_OK);
+    FILE *f = fopen(tt_path("sweep.html"), "w");
+    CHECK(f != NULL);
+    if (f) CHECK_EQ_INT(samrt_report_sweep_chart(f, &t), 0);
+    if (f) fclose(f);
+    samrt_csv_free(&t);
+    return tt_read(tt_path("sweep.html"));
+}
+
+/* The chart with the streams dimension: edgetam 1 object on 1, 2, 4 streams is one line
+ * across the streams (Kx); tiny 1 and 2 objects on 1 and 2 streams is a line per stream
+ * count (Nobj); x is the aggregate object-frames/s of all streams. An objects-only file gives
+ * exactly the figure `samrt report` draws. */
+static void test_sweep_streams(void) {
+    char *fig = sweep_figure(g_object_sweep), *page = report_ok(g_object_sweep);
+    const char *from = page ? strstr(page, "<figure>\n<h2>Throughput vs latency") : NULL;
+    const char *to = from ? strstr(from, "</figure>\n") : NULL;
+    CHECK(fig && to && strlen(fig) == (size_t)(to + 10 - from) && !strncmp(fig, from, strlen(fig)));
+    free(fig), free(page);
+    const char *csv = "platform,model,video,fps,objects,streams,ms_per_frame_p50,ms_per_frame_p95,"
+                      "object_frames_per_s,aggregate_object_frames_per_s\n"
+                      "h100,edgetam,a,100,1,1,10,12,100,100\n"
+                      "h100,edgetam,a,95,1,2,11,14,95,190\n"
+                      "h100,edgetam,b,85,1,2,13,16,85,170\n"
+                      "h100,edgetam,a,80,1,4,12,15,80,320\n"
+                      "h100,tiny,a,50,1,1,20,25,50,50\n"
+                      "h100,tiny,a,40,2,1,25,30,80,80\n"
+                      "h100,tiny,a,45,1,2,22,26,45,90\n"
+                      "h100,tiny,a,35,2,2,28,33,70,140\n"
+                      "h100,tiny,a,50,,,,,,\n";
+    fig = sweep_figure(csv);
+    CHECK(fig && strstr(fig, "Throughput vs latency (sweep over objects and streams)") &&
+          strstr(fig, ">object-frames per second, all streams together (higher is better)<"));
+    CHECK(fig && tt_count(fig, "<svg") == 1 && tt_count(fig, "<circle") == 3 + 4 && tt_count(fig, "<polyline") == 3);
+    /* 2 streams: the medians of two videos, x (190 + 170) / 2 */
+    CHECK(fig && strstr(fig, "edgetam / h100, 1 object 2x: x 180.0, y 12.00, whisker 15.00"));
+    CHECK(fig && strstr(fig, "<td>edgetam / h100, 1 object</td><td>4x</td><td>320.0</td><td>12.00</td>"));
+    CHECK(fig && strstr(fig, "<td>tiny / h100, 1 stream</td><td>2obj</td><td>80.00</td><td>25.00</td>"));
+    CHECK(fig && strstr(fig, "<td>tiny / h100, 2 streams</td><td>2obj</td><td>140.0</td><td>28.00</td>"));
+    CHECK(fig && strstr(fig, "<th>configuration</th>") && !strstr(fig, "tiny / h100, 1 object"));
+    free(fig);
+    /* no sweep row: nothing */
+    fig = sweep_figure("model,fps,objects,streams\nsam2_tiny,8,,\n");
+    CHECK(fig && !*fig);
+    free(fig);
+}
+
 int main(void) {
     if (tt_begin("test_report")) return 1;
     test_full();
     test_partial();
     test_sweep();
+    test_sweep_streams();
     test_bad_input();
     return tt_end("test_report");
 }
