@@ -159,8 +159,8 @@ static enum samrt_status push_sweep_row(struct bench *B, const struct model_run 
            row.object_frames_per_s, B->have_device ? "GPU" : "stages", busy, row.arena_bytes / MIB,
            row.state_bytes / MIB);
     if (B->o->n_streams)
-        printf("; %d streams: %s frames/s, aggregate %.2f frames/s (%.2f object-frames/s), all arenas %.1f MiB", k,
-               row.stream_fps[0] ? row.stream_fps : "-", row.aggregate_fps, row.aggregate_object_frames_per_s,
+        printf("; %d stream%s: %s frames/s, aggregate %.2f frames/s (%.2f object-frames/s), all arenas %.1f MiB", k,
+               k == 1 ? "" : "s", row.stream_fps[0] ? row.stream_fps : "-", row.aggregate_fps, row.aggregate_object_frames_per_s,
                row.total_arena_bytes / MIB);
     printf("\n");
     return SAMRT_OK;
