@@ -4,7 +4,10 @@
  *   samrt bench --split_dir sav_val --models sam2.1_tiny_mask,sam2.1_tiny_points \
  *       --weights_dir checkpoints --out_dir results/run1 --limit_videos 4 --runs 3
  * and the object sweep (one row per count of objects tracked at once, harness/bench_sweep.c):
- *   samrt bench --video clip.mp4 --point 210,350 --models edgetam --out_dir sweep --objects 1,2,4,8,16 */
+ *   samrt bench --video clip.mp4 --point 210,350 --models edgetam --out_dir sweep --objects 1,2,4,8,16
+ * or over videos tracked at once on one copy of the weights (sessions on threads,
+ * harness/bench_streams.c), with or without --objects:
+ *   samrt bench --video frames/ --point 210,350 --models edgetam --out_dir streams --streams 1,2,4 */
 #include "bench.h"
 #include "cli.h"
 
