@@ -8,11 +8,11 @@
  *      columns; stages empty in every row are left out and named in a note (not drawn as 0).
  * A summary table lists rows, frames, precision and device per model and platform; with
  * --thumbs, four thumbnails of a run's overlays follow it (harness/thumbs.h, inline JPEGs).
- * When the CSV holds an object sweep (`samrt bench --objects`: rows with an `objects` value),
- * a throughput-vs-latency chart comes first: per model and platform one line, per object
- * count one point at the medians of object_frames_per_s (x) and ms_per_frame_p50 (y), with
- * a whisker up to the median ms_per_frame_p95, labelled by the count. Without one it is left
- * out.
+ * When the CSV holds a sweep (`samrt bench --objects`, `--streams`: rows with an `objects`
+ * value), a throughput-vs-latency chart comes first (harness/report_sweep.c): per model and
+ * platform (and stream count) one line, per configuration one point at the medians of
+ * object-frames/s (x; all streams together with --streams) and ms_per_frame_p50 (y), with a
+ * whisker up to the median ms_per_frame_p95. Without one it is left out.
  *
  * Exit: 0 written, 2 bad input (nothing written), 3 the page could not be written.
  * Run: samrt report merged.csv -o report.html; check it in headless Chromium as
@@ -28,6 +28,7 @@
 #include "csv.h"
 #include "profile.h"
 #include "report_html.h"
+#include "report_sweep.h"
 #include "thumbs.h"
 
 struct group {
@@ -132,65 +133,6 @@ static int chart_by_group(FILE *f, struct report *r, const char *title, const ch
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
-
-/* The object counts of group g's sweep rows, distinct and ascending; returns how many. */
-static size_t sweep_counts(const struct report *r, const struct group *g, int c_obj, int *counts) {
-    size_t n = 0;
-    for (size_t i = 1; i < r->csv.n_rows; i++) {
-        long v;
-        if (strcmp(samrt_csv_cell(&r->csv, i, r->c_model), g->model) ||
-            strcmp(samrt_csv_cell(&r->csv, i, r->c_platform), g->platform) ||
-            samrt_parse_int(samrt_csv_cell(&r->csv, i, c_obj), 1, 1 << 20, &v))
-            continue;
-        size_t k = 0;
-        while (k < n && counts[k] != (int)v) k++;
-        if (k == n) counts[n++] = (int)v;
-    }
-    qsort(counts, n, sizeof *counts, cmp_int);
-    return n;
-}
-
-/* Throughput against latency of an object sweep: one series per (model, platform) with sweep
- * rows, one point per object count. Nothing when no row has an `objects` value. */
-static int sweep_chart(FILE *f, struct report *r) {
-    const int c_obj = samrt_csv_col(&r->csv, "objects");
-    if (c_obj < 0 || !column_present(r, "objects")) return 0;
-    const size_t cap = r->csv.n_rows;  /* points in all: each has a row of its own */
-    struct samrt_html_xy_series *se = calloc(r->n_groups, sizeof *se);
-    double *v = malloc(3 * cap * sizeof *v);
-    int *counts = malloc(cap * sizeof *counts);
-    char(*text)[16] = malloc(cap * sizeof *text);
-    const char **labels = malloc(cap * sizeof *labels);
-    int rc = se && v && counts && text && labels ? 0 : -1;
-    size_t n_series = 0, used = 0;
-    for (size_t g = 0; g < r->n_groups && !rc; g++) {
-        const struct group *gr = &r->groups[g];
-        const size_t n = sweep_counts(r, gr, c_obj, counts);
-        if (!n) continue;
-        double *x = v + used, *y = v + cap + used, *hi = v + 2 * cap + used, lo, top;
-        se[n_series++] = (struct samrt_html_xy_series){gr->label, n, x, y, hi, labels + used};
-        for (size_t k = 0; k < n; k++, used++) {
-            snprintf(text[used], sizeof text[used], "%d", counts[k]);
-            labels[used] = text[used];
-            group_stats_where(r, gr->model, gr->platform, c_obj, text[used], "object_frames_per_s", &x[k], &lo, &top);
-            group_stats_where(r, gr->model, gr->platform, c_obj, text[used], "ms_per_frame_p50", &y[k], &lo, &top);
-            group_stats_where(r, gr->model, gr->platform, c_obj, text[used], "ms_per_frame_p95", &hi[k], &lo, &top);
-        }
-    }
-    if (!rc) {
-        const struct samrt_html_xy c = {
-            "Throughput vs latency (object sweep)", "object-frames per second (higher is better)",
-            "ms per frame, p50 (lower is better)", n_series, se, "objects", "ms/frame p95",
-            "One point per object count (its label), the median over the rows of that count: x object-frames/s, "
-            "y ms/frame p50, the whisker up to ms/frame p95. The other charts take every row of a model, "
-            "configurations included."};
-        samrt_html_xy_chart(f, &c);
-    }
-    free(se), free(v), free(counts), free(text), free(labels);
-    return rc;
-}
-
 static void summary_table(FILE *f, struct report *r) {
     static const char *const text_cols[] = {"precision", "device", "driver", "imgsz"};
     fputs("<h2>Runs</h2>\n<table><tr><th>model</th><th>platform</th><th>rows</th><th>frames (median)</th>", f);
@@ -240,7 +182,7 @@ static int write_page(FILE *f, struct report *r, const char *title, const struct
     summary_table(f, r);
     samrt_html_thumbnails(f, "Overlays", "A few frames of the run's overlays (each object's mask tinted, outlined "
                           "and labelled with its id), spread from its first frame to its last.", thumbs);
-    if (sweep_chart(f, r)) return -1;
+    if (samrt_report_sweep_chart(f, &r->csv)) return -1;
 
     if (chart_by_platform(f, r, "Throughput", "FPS (higher is better)", "fps", NULL)) return -1;
     if (column_present(r, "latency_p95_ms") || !column_present(r, "latency_ms")) {
@@ -290,8 +232,8 @@ static void usage(FILE *f) {
                "Writes one self-contained HTML page (inline CSS and SVG, no script, no external\n"
                "resource): FPS, p95 latency and memory per model and platform, and the stacked\n"
                "stage breakdown. Works on profile_summary.csv and on `samrt merge` output; the\n"
-               "throughput-vs-latency chart of an object sweep (samrt bench --objects) comes first\n"
-               "when the CSV holds one.\n"
+               "throughput-vs-latency chart of a sweep (samrt bench --objects, --streams) comes\n"
+               "first when the CSV holds one.\n"
                "--thumbs embeds four thumbnails of a run's overlays: a folder of PNG / JPEG frames\n"
                "(samrt track --overlay-dir) or a video (--overlay-video).\n\n"
                "exit: 0 written, 2 bad input, 3 write failed\n");
