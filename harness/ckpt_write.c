@@ -133,6 +133,15 @@ static void fill_values(const struct samrt_key *k, int i, uint64_t seed, int64_t
     else if (k->n_dims == 1 && ends_with(k->name, ".weight")) fill = 1.0f;  /* every 1-D weight is a norm's */
     else if (k->n_dims == 1 && ends_with(k->name, ".bias")) fill = 0.0f;
     if (strstr(k->name, "pred_obj_score_head.layers.2.bias")) fill = 4.0f;
+    /* RepViT's residual branches end in a BatchNorm: at scale 1 each block would triple the
+     * stream's variance (x + dw3x3 + dw1x1), and EdgeTAM's stage 3 would reach ~4e7, past
+     * fp16; 0.1 keeps the trunk's activations at a trained model's order */
+    if (strstr(k->name, "trunk.body.") &&
+        (ends_with(k->name, "token_mixer.conv.bn.weight") || ends_with(k->name, "token_mixer.conv1.bn.weight") ||
+         ends_with(k->name, "channel_mixer.conv2.bn.weight") || ends_with(k->name, "ffn.conv2.bn.weight")))
+        fill = 0.1f;
+    /* and its squeeze-excite gates near open (sigmoid(3) = 0.95), not halving every other block */
+    if (strstr(k->name, "trunk.body.") && ends_with(k->name, "se.fc2.bias")) fill = 3.0f;
     if (!isnan(fill)) {
         for (int64_t j = 0; j < n; j++) v[j] = fill;
         return;

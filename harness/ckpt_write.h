@@ -5,7 +5,10 @@
  * pipeline when no official checkpoint is at hand: timings and memory are those of the
  * model, the masks mean nothing.
  *
- * The values: LayerNorm / BatchNorm scales 1, biases and running means 0, running variances
+ * The values: LayerNorm / BatchNorm scales 1 (0.1 for the BatchNorms that end EdgeTAM's
+ * RepViT residual branches, so that the trunk's activations stay in fp16's range, as a
+ * trained model's do), biases and running means 0 (3 for RepViT's squeeze-excite gates, near
+ * open), running variances
  * 1, every other tensor uniform in +-sqrt(3 / fan_in) (unit variance through a layer), from
  * one xorshift stream per key (seed, key index), so the same seed gives the same file. The
  * object-score head's last bias is +4, which keeps the object-score gate open: the masks

@@ -37,3 +37,5 @@ samrt_add_test(test_sessions SOURCES test_sessions.c LABELS cpu ARGS host)
 if (SAMRT_CUDA)
   samrt_add_test(test_sessions_cuda SOURCES test_sessions.c LABELS cuda ARGS gpu)
 endif()
+# the demo's random-weight checkpoints (harness/ckpt_write.h) stay inside fp16's range
+samrt_add_test(test_ckpt_random SOURCES test_ckpt_random.c LABELS cpu LIBS samrt_harness)
