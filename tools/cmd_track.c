@@ -389,13 +389,14 @@ static void print_timing(struct run *r, int n_objects) {
     struct samrt_stats s;  /* sorts r->ms in place (harness/profile.h) */
     if (r->n_ms == 0 || samrt_stats_compute(r->ms, (size_t)r->n_ms, &s) != SAMRT_OK) return;
     const int n = r->n_ms;
-#define PCT(q) r->ms[(int)((q) * (n - 1) + 0.5)]
+    const size_t nn = (size_t)n;
     struct samrt_memory_report m;
     samrt_engine_memory(r->e, &m);
     printf("timing: %d frames, %d object(s): ms/frame median %.3f p95 %.3f p99 %.3f mean %.3f min %.3f max %.3f "
            "(push: RGB8 in, masks on the host out)\n",
-           n, n_objects, PCT(0.5), PCT(0.95), PCT(0.99), s.mean, s.min, s.max);
-#undef PCT
+           n, n_objects, samrt_percentile_nearest_sorted(r->ms, nn, 50.0),
+           samrt_percentile_nearest_sorted(r->ms, nn, 95.0), samrt_percentile_nearest_sorted(r->ms, nn, 99.0), s.mean,
+           s.min, s.max);
     printf("decode: %.3f ms/frame on the decode thread; the tracker waited %.3f ms/frame for frames%s\n",
            r->decode_ms / n, r->wait_ms / n, r->wait_ms > 0.05 * r->loop_ms ? " (decode-bound)" : "");
     printf("arena: total %.2f MiB (weights %.2f, state %.2f, workspace %.2f, staging %.2f, scratch %.2f)\n",
