@@ -4,10 +4,13 @@
  * frame and the last; cudaMemGetInfo stays flat and the arena report does not change. Two
  * objects: one prompted on frame 0, one on frame 3 (corrected on frame 40 on the GPU run), so
  * every memory-count state of the bank is met and the rings wrap many times.
- * Arguments: "host" (CPU backend, side 64, a few frames) or "gpu" (1200 frames at side 512,
- * bf16; exits 77 without a GPU), then optionally the frame count and the side, e.g.
- * `test_sam2_track_alloc_cuda gpu 10000 1024` for the long-video evidence: VmHWM and
- * cudaMemGetInfo are also compared between frame 100 and the last frame.
+ * Arguments: "host" (CPU backend, side 64, a few frames; then again with 2 streams of 3
+ * objects) or "gpu" (1200 frames at side 512, bf16; exits 77 without a GPU), then optionally
+ * the frame count, the side, the number of streams (one engine and streams-1 sessions of it,
+ * samrt_engine_init_session, pushed in turn) and of objects (from frame 5 the objects past the
+ * second are clicked on a grid), e.g. `test_sam2_track_alloc_cuda gpu 10000 1024 4 16` for the
+ * long-video evidence: VmHWM and cudaMemGetInfo are also compared between frame 100 and the
+ * last frame.
  * The device's free memory must stay flat from frame 100 on, not from frame 1: the first
  * frames of each memory-count state instantiate their CUDA graphs (a bounded cache, driver
  * memory outside the arena, docs/tracking.md); the drop until frame 100 is printed.
@@ -51,42 +54,71 @@ static void make_frame(int t) {
         }
 }
 
-static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, int side, int n_frames) {
+#define MAX_STREAMS 8
+#define MAX_OBJ 16
+
+/* Objects 3.. of the many-object runs: clicks on a 4x4 grid over the frame. */
+static struct samrt_object_prompt grid_click(int k) {
+    struct samrt_object_prompt pr = {0};
+    pr.n_clicks = 1;
+    pr.clicks[0] = (struct samrt_click){(float)(W / 8 + (k % 4) * W / 4), (float)(H / 8 + (k / 4 % 4) * H / 4), 1};
+    return pr;
+}
+
+static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, int side, int n_frames, int n_streams,
+                int n_obj) {
     struct samrt_engine_params p = samrt_engine_default_params();
     p.platform = platform;
     p.precision = prec;
     p.imgsz = side;
-    p.max_objects = 2;
-    samrt_engine_t e = NULL;
-    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
-    if (!e) return;
+    p.max_objects = n_obj;
+    samrt_engine_t e[MAX_STREAMS] = {0};
+    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e[0]), SAMRT_OK);
+    for (int i = 1; i < n_streams && e[0]; i++) CHECK_STATUS(samrt_engine_init_session(e[0], NULL, &e[i]), SAMRT_OK);
+    for (int i = 0; i < n_streams; i++)
+        if (!e[i]) {
+            for (int j = 0; j < n_streams; j++) samrt_engine_free(e[j]);
+            return;
+        }
     struct samrt_object_prompt a = {0}, b = {0};
     a.n_clicks = 1;
     a.clicks[0] = (struct samrt_click){55.0f, 60.0f, 1};
     b.has_box = 1;
     b.box[0] = 5, b.box[1] = 5, b.box[2] = 40, b.box[3] = 30;
-    struct samrt_memory_report m0, m1;
-    samrt_engine_memory(e, &m0);
-    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);  /* setup of the video: may allocate */
+    struct samrt_memory_report m0[MAX_STREAMS], m1[MAX_STREAMS];
+    for (int i = 0; i < n_streams; i++) {
+        samrt_engine_memory(e[i], &m0[i]);
+        CHECK_STATUS(samrt_engine_track_begin(e[i], W, H), SAMRT_OK);  /* setup of the video: may allocate */
+    }
     struct alloc_counts c0, c1;
     uint64_t free0 = 0, free_min = UINT64_MAX, free_max = 0, hwm100 = 0, free100 = 0;
     int n_bad = 0, n_absent = 0;
+    struct samrt_track_result res[MAX_OBJ];
     for (int t = 0; t < n_frames; t++) {
-        if (t == 0) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &a), SAMRT_OK);
-        if (t == 3) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &b), SAMRT_OK);
-        if (t == 40) CHECK_STATUS(samrt_engine_track_prompt(e, 1, &a), SAMRT_OK);
         make_frame(t);
         const struct samrt_image img = {g_rgb, W, H, 3 * W};
-        struct samrt_track_result res[2] = {{.mask = g_mask[0]}, {.mask = g_mask[1]}};
-        int n = 0;
-        enum samrt_status st = samrt_engine_track_push(e, &img, 0, res, 2, &n);
+        enum samrt_status st = SAMRT_OK;
+        for (int i = 0; i < n_streams && st == SAMRT_OK; i++) {
+            if (t == 0) CHECK_STATUS(samrt_engine_track_prompt(e[i], 1, &a), SAMRT_OK);
+            if (t == 3) CHECK_STATUS(samrt_engine_track_prompt(e[i], 2, &b), SAMRT_OK);
+            if (t == 5)
+                for (int k = 2; k < n_obj; k++) {
+                    const struct samrt_object_prompt g = grid_click(k);
+                    CHECK_STATUS(samrt_engine_track_prompt(e[i], k + 1, &g), SAMRT_OK);
+                }
+            if (t == 40) CHECK_STATUS(samrt_engine_track_prompt(e[i], 1, &a), SAMRT_OK);
+            memset(res, 0, sizeof res);
+            res[0].mask = g_mask[0], res[1].mask = g_mask[1];
+            int n = 0;
+            st = samrt_engine_track_push(e[i], &img, 0, res, MAX_OBJ, &n);
+            n_bad += n != (t >= 5 ? n_obj : t >= 3 ? 2 : 1);
+            for (int k = 0; k < n; k++) n_absent += res[k].object_score <= 0.0f;
+        }
         if (st != SAMRT_OK) {
             CHECK_STATUS(st, SAMRT_OK);
             break;
         }
-        n_bad += n != (t >= 3 ? 2 : 1);
-        for (int i = 0; i < n; i++) n_absent += res[i].object_score <= 0.0f;
-        if (t == 1) {  /* after the first prompt frame and the first tracked frame */
+        if (t == (n_obj > 2 ? 5 : 1)) {  /* after the last prompt frame and a tracked frame */
             alloc_counts_get(&c0);
             free0 = dev_free_bytes();
         }
@@ -94,7 +126,7 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
             hwm100 = samrt_platform_peak_rss_bytes();
             free100 = dev_free_bytes();
         }
-        if (t >= (n_frames > 100 ? 100 : 2)) {
+        if (t >= (n_frames > 100 ? 100 : 6)) {
             const uint64_t f = dev_free_bytes();
             if (f < free_min) free_min = f;
             if (f > free_max) free_max = f;
@@ -102,7 +134,10 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     }
     alloc_counts_get(&c1);
     const uint64_t hwm_end = samrt_platform_peak_rss_bytes(), free_end = dev_free_bytes();
-    samrt_engine_memory(e, &m1);
+    for (int i = 0; i < n_streams; i++) {
+        samrt_engine_memory(e[i], &m1[i]);
+        CHECK(memcmp(&m0[i], &m1[i], sizeof m0[i]) == 0);
+    }
     if (hwm100) CHECK(hwm_end == hwm100);
     CHECK(free_end == free100);
     CHECK_EQ_INT(n_bad, 0);
@@ -110,17 +145,17 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     CHECK_EQ_INT(c1.managed_calls - c0.managed_calls, 0);
     CHECK_EQ_INT(c1.pinned_calls - c0.pinned_calls, 0);
     CHECK_EQ_INT(c1.host_calls - c0.host_calls, 0);
-    CHECK(memcmp(&m0, &m1, sizeof m0) == 0);
     if (free0 && free100) CHECK(free_min == free100 && free_max == free100);
-    printf("%s %s side %d: %d frames, allocations after frame 1: dev %llu host %llu; cudaMemGetInfo free "
-           "%.2f MiB at frame 1, from frame 100 min %.2f max %.2f; absent results %d; state %.2f MiB\n"
+    printf("%s %s side %d, %d stream(s) x %d objects: %d frames, allocations after frame %d: dev %llu host %llu; "
+           "cudaMemGetInfo free %.2f MiB then, from frame 100 min %.2f max %.2f; absent results %d; state %.2f MiB "
+           "per stream\n"
            "  at frame %d: VmHWM %llu B, cudaMemGetInfo free %llu B; at frame %d: VmHWM %llu B, free %llu B\n",
-           platform ? platform : "gpu", samrt_dtype_name(prec), side, n_frames,
+           platform ? platform : "gpu", samrt_dtype_name(prec), side, n_streams, n_obj, n_frames, n_obj > 2 ? 5 : 1,
            (unsigned long long)(c1.dev_calls - c0.dev_calls), (unsigned long long)(c1.host_calls - c0.host_calls),
            free0 / 1048576.0, free_min == UINT64_MAX ? 0 : free_min / 1048576.0, free_max / 1048576.0, n_absent,
-           m1.state_bytes / 1048576.0, n_frames > 100 ? 100 : n_frames - 1, (unsigned long long)hwm100,
+           m1[0].state_bytes / 1048576.0, n_frames > 100 ? 100 : n_frames - 1, (unsigned long long)hwm100,
            (unsigned long long)free100, n_frames - 1, (unsigned long long)hwm_end, (unsigned long long)free_end);
-    samrt_engine_free(e);
+    for (int i = n_streams - 1; i >= 0; i--) samrt_engine_free(e[i]);
 }
 
 int main(int argc, char **argv) {
@@ -136,12 +171,19 @@ int main(int argc, char **argv) {
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
     const int n_frames = argc > 2 ? atoi(argv[2]) : 1200, side = argc > 3 ? atoi(argv[3]) : 512;
-    if (gpu && (n_frames < 2 || side < 64 || side % 32)) {
-        fprintf(stderr, "usage: %s gpu [frames >= 2] [side: multiple of 32, >= 64]\n", argv[0]);
+    const int n_streams = argc > 4 ? atoi(argv[4]) : 1, n_obj = argc > 5 ? atoi(argv[5]) : 2;
+    if (gpu && (n_frames < 7 || side < 64 || side % 32 || n_streams < 1 || n_streams > MAX_STREAMS || n_obj < 2 ||
+                n_obj > MAX_OBJ)) {
+        fprintf(stderr, "usage: %s gpu [frames >= 7] [side: multiple of 32, >= 64] [streams 1..%d] [objects 2..%d]\n",
+                argv[0], MAX_STREAMS, MAX_OBJ);
         return 2;
     }
-    if (gpu) run(path, NULL, SAMRT_DTYPE_BF16, side, n_frames);
-    else run(path, "cpu", SAMRT_DTYPE_F32, 64, 9);
+    if (gpu) {
+        run(path, NULL, SAMRT_DTYPE_BF16, side, n_frames, n_streams, n_obj);
+    } else {
+        run(path, "cpu", SAMRT_DTYPE_F32, 64, 9, 1, 2);
+        run(path, "cpu", SAMRT_DTYPE_F32, 64, 8, 2, 3);
+    }
     unlink(path);
     return check_report(name);
 }
