@@ -95,10 +95,6 @@ enum samrt_status samrt_arena_commit_shared(struct samrt_arena *arena, const str
 uint64_t samrt_plan_own_bytes(const struct samrt_plan *plan);
 /* 1 when the two plans' weights regions have the same slots (names, sizes, offsets). */
 int samrt_plan_same_weights(const struct samrt_plan *a, const struct samrt_plan *b);
-/* 1 when slot lives in the weights region. */
-static inline int samrt_arena_is_weight(const struct samrt_arena *arena, int slot) {
-    return arena->plan->slots[slot].region == SAMRT_REGION_WEIGHTS;
-}
 void *samrt_arena_ptr(const struct samrt_arena *arena, int slot);
 
 #ifdef __cplusplus

@@ -140,6 +140,13 @@ int samrt_engine_release_weights(struct samrt_engine *e, const char *prefix, con
     return e ? samrt_weights_release(&e->weights, &e->plan, prefix, except) : 0;
 }
 
+/* Every kept weight's tensor at its slot: the engine's own pool, or a session's model engine's. */
+static void resolve_weights(struct samrt_engine *e) {
+    for (int i = 0; i < e->weights.n; i++)
+        if (!e->weights.items[i].released)
+            e->weights.items[i].t.data = samrt_arena_ptr(&e->arena, e->weights.items[i].slot);
+}
+
 static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt_ckpt *ck) {
     uint64_t max_bytes = 0;
     for (int i = 0; i < e->weights.n; i++) {
@@ -153,7 +160,6 @@ static enum samrt_status load_weights(struct samrt_engine *e, const struct samrt
     for (int i = 0; i < e->weights.n && st == SAMRT_OK; i++) {
         struct samrt_weight *w = &e->weights.items[i];
         if (w->released) continue;
-        w->t.data = samrt_arena_ptr(&e->arena, w->slot);
         const struct samrt_ckpt_tensor *t = samrt_ckpt_find(ck, w->name);
         uint64_t bytes = samrt_tensor_nbytes(&w->t);
         st = samrt_ckpt_read(ck, t, e->precision, bounce, bytes);
@@ -260,11 +266,7 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
     if (st == SAMRT_OK)
         st = from ? samrt_arena_commit_shared(&e->arena, &e->plan, e->pool, need, from->share->pool)
                   : samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
-    if (st == SAMRT_OK && from) {  /* the weight tensors read the model engine's bytes */
-        for (int i = 0; i < e->weights.n; i++)
-            if (!e->weights.items[i].released)
-                e->weights.items[i].t.data = samrt_arena_ptr(&e->arena, e->weights.items[i].slot);
-    }
+    if (st == SAMRT_OK) resolve_weights(e);  /* a session's read the model engine's bytes */
     if (st == SAMRT_OK && !from) st = load_weights(e, &ck);
     if (st == SAMRT_OK) st = samrt_model_prepare(e, &ck);
     samrt_ckpt_close(&ck);

@@ -428,19 +428,22 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
                         cond_pairs(t->tab.data, t), n_prompted));
     SAMRT_TRY(copy_rows(e, stream, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
                         scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
-    /* the frame's results must be finite (health.h): the objects' rows only */
+    /* the frame's results must be finite (health.h): the objects' rows only, and the image
+     * embedding when this frame encoded it (a prompted frame's segmentation call checked it) */
     const struct samrt_health_seg segs[] = {
         {"image embedding", &m->enc.vision, -1},
         {"mask logits", &t->cur_low, key->n_obj},
         {"memories", &t->mem_new, key->n_obj},
         {"object pointers", &t->cur_ptr, key->n_obj},
     };
-    SAMRT_TRY(samrt_health_enqueue(e, &t->health, segs, key->n_obj > 0 ? 4 : 1, stream));
+    const int first = key->encode ? 0 : 1, end = key->n_obj > 0 ? 4 : 1;
+    if (end > first) SAMRT_TRY(samrt_health_enqueue(e, &t->health, segs + first, end - first, stream));
     return mark(m, SAMRT_STAGE_MK_MEMENC, stream);
 }
 
 /* The frame's verdict after its work is done (health.h). */
 static enum samrt_status frame_verdict(const struct samrt_engine *e, const struct samrt_sam2_tracker *t) {
+    if (t->health.host == 0) return SAMRT_OK;  /* every frame: nothing to format */
     char what[48];
     snprintf(what, sizeof what, "track: frame %d", t->frame);
     return samrt_health_verdict(e, &t->health, what);

@@ -96,9 +96,7 @@ class Model:
     def __init__(self, checkpoint: str, precision: Optional[str] = None, platform: Optional[str] = None,
                  max_objects: int = 1, max_frame: Sequence[int] = (3840, 2160), imgsz: int = 1024, device: int = 0,
                  memory: Optional[str] = None, expect_model: Optional[str] = None, verbose: bool = False) -> None:
-        self._handle: Optional[int] = None
-        self._lock = threading.RLock()
-        self._session_gen = 0
+        self._init_state()
         params, keep = _params(precision, platform, max_objects, max_frame, imgsz, device, memory, expect_model,
                                verbose)
         path = str(checkpoint).encode()
@@ -120,9 +118,7 @@ class Model:
         mf = self._max_frame if max_frame is None else max_frame
         params, keep = _params(self._precision, self._platform, mo, mf, self._imgsz, self._device, None, None, False)
         other = type(self).__new__(type(self))
-        other._handle = None
-        other._lock = threading.RLock()
-        other._session_gen = 0
+        other._init_state()
         eng = ctypes.c_void_p()
         with self._lock:
             _capi.call("samrt_engine_init_session", _capi.lib().samrt_engine_init_session, self._engine(),
@@ -141,9 +137,7 @@ class Model:
         if not isinstance(platform, str):
             raise ValueError("plan_only needs a platform profile name (samrt.platform_profiles())")
         self = cls.__new__(cls)
-        self._handle = None
-        self._lock = threading.RLock()
-        self._session_gen = 0
+        self._init_state()
         params, keep = _params(precision, platform, max_objects, max_frame, imgsz, 0, memory, None, False)
         eng = ctypes.c_void_p()
         _capi.call("samrt_engine_init_plan_only", _capi.lib().samrt_engine_init_plan_only, model_id(model),
@@ -151,6 +145,12 @@ class Model:
         self._setup(eng, params, platform, 0, plan_only=True)
         del keep
         return self
+
+    def _init_state(self) -> None:
+        """No engine yet: the handle, the lock that serialises calls, the session counter."""
+        self._handle: Optional[int] = None
+        self._lock = threading.RLock()
+        self._session_gen = 0
 
     def _setup(self, eng: ctypes.c_void_p, params: _capi.EngineParams, platform: Optional[str], device: int,
                plan_only: bool) -> None:
