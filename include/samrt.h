@@ -220,7 +220,7 @@ enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const s
 struct samrt_memory_report {
     uint64_t weights_bytes;        /* persistent: model weights at run precision */
     uint64_t state_bytes;          /* persistent: per-object state (memory bank, pointers) */
-    uint64_t workspace_bytes;      /* cuBLASLt + cuDNN workspaces (profile caps) */
+    uint64_t workspace_bytes;      /* the workspace cuBLASLt and cuDNN share (larger cap) */
     uint64_t scratch_bytes;        /* activations, lifetime-packed */
     uint64_t staging_bytes;        /* frame upload / mask download buffers */
     uint64_t arena_bytes;          /* the single pool: sum of the above plus alignment */

@@ -18,7 +18,7 @@
 
 static const struct samrt_platform_profile g_profiles[] = {
     {"orin-nano-8gb", "Jetson Orin Nano 8GB (unified LPDDR5, sm_87)", 8 * GiB, 4 * GiB + 512 * MiB,
-     3 * GiB, 32 * MiB, 64 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
+     3 * GiB, 4 * MiB, 32 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
     {"orin-nx-16gb", "Jetson Orin NX 16GB (unified LPDDR5, sm_87)", 16 * GiB, 11 * GiB, 4 * GiB,
      32 * MiB, 128 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
     {"agx-orin-64gb", "Jetson AGX Orin 64GB (unified LPDDR5, sm_87)", 64 * GiB, 48 * GiB, 8 * GiB,

@@ -101,7 +101,8 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
 
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision (a model
  * may release the slots of tensors it keeps only as a derived copy: samrt_engine_release_weights).
- * Workspaces: the profile's fixed caps (GPU pools only), so the plan is exact without a GPU. */
+ * Workspace: one slot of the larger of the profile's two fixed caps (GPU pools only), so the
+ * plan is exact without a GPU. */
 static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_ckpt_tensor *tensors, int n_tensors) {
     int cap = n_tensors + 64 + SAMRT_ENGINE_MODEL_SLOTS;
     e->slots = calloc((size_t)cap, sizeof *e->slots);
@@ -121,14 +122,18 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
         e->weights.n++;
         e->weights.n_floats += (uint64_t)t->nelements;
     }
+    /* One workspace slot serves both libraries: every launch of an engine is ordered on its one
+     * stream (a captured graph is the same chain), so a cuBLASLt GEMM and a cuDNN convolution
+     * never use it at the same time. It holds the larger cap; each library still chooses its
+     * algorithms within its own cap (samrt_sam2_ctx_init). */
     e->slot_ws_cublaslt = e->slot_ws_cudnn = -1;
-    if (e->mem_kind != SAMRT_MEM_HOST) {
-        if (e->profile->cublaslt_ws_bytes)
-            SAMRT_TRY(samrt_plan_add(&e->plan, "workspace.cublaslt", SAMRT_REGION_WORKSPACE,
-                                     e->profile->cublaslt_ws_bytes, 0, 0, &e->slot_ws_cublaslt));
-        if (e->profile->cudnn_ws_bytes)
-            SAMRT_TRY(samrt_plan_add(&e->plan, "workspace.cudnn", SAMRT_REGION_WORKSPACE,
-                                     e->profile->cudnn_ws_bytes, 0, 0, &e->slot_ws_cudnn));
+    const uint64_t ws_lt = e->profile->cublaslt_ws_bytes, ws_dnn = e->profile->cudnn_ws_bytes;
+    if (e->mem_kind != SAMRT_MEM_HOST && (ws_lt || ws_dnn)) {
+        int slot = -1;
+        SAMRT_TRY(samrt_plan_add(&e->plan, "workspace", SAMRT_REGION_WORKSPACE, ws_lt > ws_dnn ? ws_lt : ws_dnn, 0, 0,
+                                 &slot));
+        if (ws_lt) e->slot_ws_cublaslt = slot;
+        if (ws_dnn) e->slot_ws_cudnn = slot;
     }
     samrt_weights_sort(&e->weights);
     SAMRT_TRY(samrt_model_plan(e));  /* the forward passes' slots, before the plan is final */

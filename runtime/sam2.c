@@ -22,9 +22,10 @@ struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->s
 
 enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
     SAMRT_TRY(samrt_backend_ctx_init(e, c, ex));  /* backend.h: the engine's backend, precision, plan */
-    /* plans are chosen to fit the arena's workspace slots (the profile's caps) */
-    if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->plan.slots[e->slot_ws_cublaslt].nbytes;
-    if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->plan.slots[e->slot_ws_cudnn].nbytes;
+    /* each library chooses its algorithms within its own cap; both share the arena's one
+     * workspace slot, which holds the larger cap (engine.c) */
+    if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->profile->cublaslt_ws_bytes;
+    if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->profile->cudnn_ws_bytes;
     c->step_base = &e->sam2->step_base;
     c->sm_count = e->profile->sm_count;
     return SAMRT_OK;

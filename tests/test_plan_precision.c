@@ -10,7 +10,9 @@
  *     per output channel of every folded conv, and one f32 copy of each spatial_perceiver
  *     tensor (the perceiver computes in f32, models/edgetam/perceiver.h); fp16 / f32 runs none;
  *   - engine weights are found back by tensor (samrt_engine_weight_name), which is how the f32
- *     copies find their checkpoint tensors. */
+ *     copies find their checkpoint tensors;
+ *   - the workspace is one slot that cuBLASLt and cuDNN share, the larger of the profile's two
+ *     caps, on every GPU profile (none on the cpu profile). */
 #include <stdio.h>
 #include <string.h>
 
@@ -113,7 +115,40 @@ static int key_count(enum samrt_model_id model, int (*keep)(const char *), int64
     return n;
 }
 
+/* The workspace region of a plan-only engine on every profile: one slot named "workspace" of
+ * the larger cap, nothing on the host profile. */
+static void check_workspace(enum samrt_model_id model) {
+    int n = 0;
+    const struct samrt_platform_profile *pf = samrt_platform_profile_list(&n);
+    for (int i = 0; i < n; i++) {
+        struct samrt_engine_params p = samrt_engine_default_params();
+        p.platform = pf[i].name;
+        samrt_engine_t e = NULL;
+        CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &e), SAMRT_OK);
+        if (!e) continue;
+        const struct samrt_plan *plan = samrt_engine_plan(e);
+        int n_ws = 0;
+        uint64_t ws = 0;
+        for (int j = 0; j < plan->n_slots; j++)
+            if (plan->slots[j].region == SAMRT_REGION_WORKSPACE) {
+                n_ws++;
+                ws += plan->slots[j].nbytes;
+                CHECK_MSG(!strcmp(plan->slots[j].name, "workspace"), "%s: workspace slot %s", pf[i].name,
+                          plan->slots[j].name);
+            }
+        const uint64_t want = pf[i].cublaslt_ws_bytes > pf[i].cudnn_ws_bytes ? pf[i].cublaslt_ws_bytes
+                                                                             : pf[i].cudnn_ws_bytes;
+        CHECK_EQ_INT(n_ws, want ? 1 : 0);
+        CHECK_EQ_INT(ws, want);
+        struct samrt_memory_report m;
+        CHECK_STATUS(samrt_engine_memory(e, &m), SAMRT_OK);
+        CHECK_EQ_INT(m.workspace_bytes, want);
+        samrt_engine_free(e);
+    }
+}
+
 int main(void) {
+    check_workspace(SAMRT_MODEL_EDGETAM);
     const enum samrt_model_id models[2] = {SAMRT_MODEL_SAM2_1_TINY, SAMRT_MODEL_EDGETAM};
     for (int mi = 0; mi < 2; mi++) {
         const enum samrt_model_id m = models[mi];

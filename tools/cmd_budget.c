@@ -18,12 +18,13 @@ static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
             "                    [--frame WxH] [--streams K] --platform PROFILE [--json] [--slots]\n\n"
-            "Prints the exact arena plan: weights, per-object state, workspaces (the profile's caps),\n"
-            "I/O staging and peak activations (lifetime-packed scratch), and whether it fits the\n"
-            "profile's pool. Runs without a GPU. --frame is the largest video frame the engine must\n"
-            "accept (default 3840x2160; it sizes the frame and mask staging). --streams K: K videos\n"
+            "Prints the exact arena plan: weights, per-object state, the workspace (one slot that\n"
+            "cuBLASLt and cuDNN share: the larger of the profile's caps), I/O staging and peak\n"
+            "activations (lifetime-packed scratch), and whether it fits the profile's pool. Runs\n"
+            "without a GPU. --frame is the largest video frame the engine must accept (default\n"
+            "3840x2160; it sizes the frame and mask staging). --streams K: K videos\n"
             "at once on one copy of the weights (one engine and K-1 sessions of it): the weights\n"
-            "once, state, workspaces, staging and scratch K times, all within the pool. --slots\n"
+            "once, state, workspace, staging and scratch K times, all within the pool. --slots\n"
             "lists every slot. Profiles: ");
     int n = 0;
     const struct samrt_platform_profile *p = samrt_platform_profile_list(&n);
@@ -78,7 +79,7 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
     printf("platform   %s: %s, %s pool\n", pf->name, pf->description, samrt_mem_kind_name(m->mem_kind));
     printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
     static const char *const what[SAMRT_INTERNAL_REGIONS] = {
-        "weights", "per-object state", "workspaces (profile caps)", "I/O staging", "peak activations (scratch)"};
+        "weights", "per-object state", "workspace (larger cap)", "I/O staging", "peak activations (scratch)"};
     for (int r = 0; r < SAMRT_INTERNAL_REGIONS; r++)
         printf("%-28s %16" PRIu64 " %12.2f\n", what[r], v->b->region_bytes[r], mib(v->b->region_bytes[r]));
     printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m->arena_bytes, mib(m->arena_bytes));
@@ -88,7 +89,7 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
                "context, handles and host side)\n", "headroom", (long long)v->headroom, v->headroom / 1048576.0,
                mib(pf->device_bytes), mib(pf->reserve_bytes));
     if (v->streams)
-        printf("%-28s %16" PRIu64 " %12.2f  (weights once + %d x %.2f MiB of state, workspaces, staging and "
+        printf("%-28s %16" PRIu64 " %12.2f  (weights once + %d x %.2f MiB of state, workspace, staging and "
                "scratch)\n", "arenas of all streams", v->total, mib(v->total), v->streams,
                mib(m->arena_bytes - m->weights_bytes));
     printf("verdict    %s\n", v->fits ? "fits" : "DOES NOT FIT the profile's pool");
