@@ -54,7 +54,7 @@
  * of one memory for the 4 layers ONCE when it is stored; samrt_sam2_memattn_forward_cached then
  * adds the per-layer (256) vector W_k tpos[idx] of the memory's current slot (a table made at
  * prepare) instead of projecting S * g*g memory tokens per frame and layer. It costs
- * 4 * 2 * g*g * 256 elements per memory (8 MB bf16 at 1024) against 512 KB for the raw memory,
+ * 4 * 2 * g*g * 256 elements per memory (16 MiB bf16 at 1024) against 512 KiB for the raw memory,
  * and with an attention that reads one contiguous key tensor the cached keys are still copied
  * (with the tpos add) into it every frame and layer: more bytes than the 64 -> 256 projection
  * it saves (7.5 GFLOP per frame, 1.2% of the memory attention). So the uncached pass is the
