@@ -32,7 +32,7 @@ extern "C" {
 enum samrt_region {
     SAMRT_REGION_WEIGHTS = 0,  /* model weights at run precision */
     SAMRT_REGION_STATE,        /* per-object state kept across frames (memory bank, pointers) */
-    SAMRT_REGION_WORKSPACE,    /* cuBLASLt / cuDNN workspaces, capped per platform profile */
+    SAMRT_REGION_WORKSPACE,    /* the workspace cuBLASLt and cuDNN share (platform profile caps) */
     SAMRT_REGION_STAGING,      /* frame upload and mask download buffers */
     SAMRT_REGION_SCRATCH,      /* activations, reused by lifetime */
     SAMRT_REGION_COUNT

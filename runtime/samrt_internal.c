@@ -59,6 +59,9 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
 
 /* ---- budget tables ---------------------------------------------------------------------- */
 
+_Static_assert(SAMRT_INTERNAL_REGIONS == SAMRT_REGION_COUNT && SAMRT_INTERNAL_REGION_WORKSPACE == SAMRT_REGION_WORKSPACE,
+               "samrt_internal.h's region order is the arena's");
+
 enum samrt_status samrt_internal_budget(samrt_engine_t e, struct samrt_internal_budget *out) {
     SAMRT_CHECK(e && out, SAMRT_E_INVALID_ARG, "budget: NULL argument");
     const struct samrt_plan *plan = samrt_engine_plan(e);

@@ -68,9 +68,10 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
 
 /* ---- budget tables ---------------------------------------------------------------------- */
 
-/* The arena's regions, in this order: weights, per-object state, workspaces, I/O staging,
+/* The arena's regions, in this order: weights, per-object state, the workspace, I/O staging,
  * scratch (peak activations). */
 #define SAMRT_INTERNAL_REGIONS 5
+#define SAMRT_INTERNAL_REGION_WORKSPACE 2
 
 struct samrt_internal_budget {
     enum samrt_dtype precision;                     /* the run precision planned */

@@ -80,8 +80,13 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
     printf("%-28s %16s %12s\n", "region", "bytes", "MiB");
     static const char *const what[SAMRT_INTERNAL_REGIONS] = {
         "weights", "per-object state", "workspace (larger cap)", "I/O staging", "peak activations (scratch)"};
-    for (int r = 0; r < SAMRT_INTERNAL_REGIONS; r++)
-        printf("%-28s %16" PRIu64 " %12.2f\n", what[r], v->b->region_bytes[r], mib(v->b->region_bytes[r]));
+    for (int r = 0; r < SAMRT_INTERNAL_REGIONS; r++) {
+        printf("%-28s %16" PRIu64 " %12.2f", what[r], v->b->region_bytes[r], mib(v->b->region_bytes[r]));
+        if (r == SAMRT_INTERNAL_REGION_WORKSPACE && v->b->region_bytes[r])  /* the workspace: what each library may use of it */
+            printf("  (cuBLASLt cap %.0f MiB, cuDNN cap %.0f MiB)", mib(pf->cublaslt_ws_bytes),
+                   mib(pf->cudnn_ws_bytes));
+        printf("\n");
+    }
     printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m->arena_bytes, mib(m->arena_bytes));
     printf("%-28s %16" PRIu64 " %12.2f\n", "profile pool cap", pf->pool_bytes, mib(pf->pool_bytes));
     if (pf->device_bytes)
