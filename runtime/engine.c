@@ -126,15 +126,11 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
      * stream (a captured graph is the same chain), so a cuBLASLt GEMM and a cuDNN convolution
      * never use it at the same time. It holds the larger cap; each library still chooses its
      * algorithms within its own cap (samrt_sam2_ctx_init). */
-    e->slot_ws_cublaslt = e->slot_ws_cudnn = -1;
+    e->slot_ws = -1;
     const uint64_t ws_lt = e->profile->cublaslt_ws_bytes, ws_dnn = e->profile->cudnn_ws_bytes;
-    if (e->mem_kind != SAMRT_MEM_HOST && (ws_lt || ws_dnn)) {
-        int slot = -1;
+    if (e->mem_kind != SAMRT_MEM_HOST && (ws_lt || ws_dnn))
         SAMRT_TRY(samrt_plan_add(&e->plan, "workspace", SAMRT_REGION_WORKSPACE, ws_lt > ws_dnn ? ws_lt : ws_dnn, 0, 0,
-                                 &slot));
-        if (ws_lt) e->slot_ws_cublaslt = slot;
-        if (ws_dnn) e->slot_ws_cudnn = slot;
-    }
+                                 &e->slot_ws));
     samrt_weights_sort(&e->weights);
     SAMRT_TRY(samrt_model_plan(e));  /* the forward passes' slots, before the plan is final */
     SAMRT_TRY(samrt_plan_finalize(&e->plan));

@@ -33,7 +33,7 @@ struct samrt_engine {
     void *pool;                      /* the one allocation from the platform */
 
     struct samrt_weights weights;
-    int slot_ws_cublaslt, slot_ws_cudnn;  /* workspaces (-1 when absent) */
+    int slot_ws;                          /* the workspace cuBLASLt and cuDNN share (-1 when absent) */
     int failed;                      /* set after a run failure; the engine refuses work */
     int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
     struct samrt_gpu_ctx *gpu;       /* device engines: the GPU context (cuBLASLt / cuDNN handles, the

@@ -24,11 +24,17 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model
     SAMRT_TRY(samrt_backend_ctx_init(e, c, ex));  /* backend.h: the engine's backend, precision, plan */
     /* each library chooses its algorithms within its own cap; both share the arena's one
      * workspace slot, which holds the larger cap (engine.c) */
-    if (e->slot_ws_cublaslt >= 0) c->ws_lt_bytes = e->profile->cublaslt_ws_bytes;
-    if (e->slot_ws_cudnn >= 0) c->ws_dnn_bytes = e->profile->cudnn_ws_bytes;
+    if (e->slot_ws >= 0) {
+        c->ws_lt_bytes = e->profile->cublaslt_ws_bytes;
+        c->ws_dnn_bytes = e->profile->cudnn_ws_bytes;
+    }
     c->step_base = &e->sam2->step_base;
     c->sm_count = e->profile->sm_count;
     return SAMRT_OK;
+}
+
+void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_model_ctx *c) {
+    if (e->slot_ws >= 0) c->ws_lt = c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws);
 }
 
 enum samrt_status samrt_model_plan(struct samrt_engine *e) {
@@ -81,9 +87,7 @@ enum samrt_status samrt_model_prepare(struct samrt_engine *e, const struct samrt
     free(pos);
     free(win);
     SAMRT_TRY(st);
-    struct samrt_model_ctx *c = &m->ctx_enc;
-    if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
-    if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
+    samrt_sam2_ctx_workspace(e, &m->ctx_enc);
     m->enc_ready = 1;
     SAMRT_TRY(samrt_stage_clock_init(&m->clock, e->mem_kind != SAMRT_MEM_HOST));
     samrt_stage_times_none(&m->times);

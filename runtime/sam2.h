@@ -41,6 +41,8 @@ struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e);
 /* Sets up an op context for one of the model's passes on e (backend, precision, workspace
  * caps, the shared PLAN step counter). */
 enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex);
+/* Points a pass's context at the engine's workspace slot (after commit; nothing without one). */
+void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_model_ctx *c);
 
 /* Runs the image encoder on the preprocessed input slot (enc.input, NCHW run dtype).
  * stream: a samrt_stream (platform/stream.h; on CUDA builds any cudaStream_t) on device

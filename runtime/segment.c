@@ -49,8 +49,7 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     struct samrt_sam2_segment *s = &m->seg;
     SAMRT_TRY(samrt_sam2_heads_prepare(&s->heads, samrt_engine_env(e), ck));
     struct samrt_model_ctx *c = &s->ctx;
-    if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
-    if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
+    samrt_sam2_ctx_workspace(e, c);
     const size_t n_low = (size_t)samrt_tensor_nelements(&s->heads.low_res);
     s->low_host = malloc(sizeof(float) * n_low);
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));

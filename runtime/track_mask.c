@@ -104,8 +104,7 @@ enum samrt_status samrt_sam2_track_mask_prepare(struct samrt_engine *e, struct s
                                                 const struct samrt_ckpt *ck) {
     struct samrt_sam2_track_mask *tm = &m->trk.mask;
     SAMRT_TRY(samrt_sam2_heads_prepare(&tm->heads, samrt_engine_env(e), ck));
-    if (e->slot_ws_cublaslt >= 0) tm->ctx.ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
-    if (e->slot_ws_cudnn >= 0) tm->ctx.ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
+    samrt_sam2_ctx_workspace(e, &tm->ctx);
     SAMRT_TRY(read_small(ck, "mask_downsample.weight", tm->ds_w, 16));
     SAMRT_TRY(read_small(ck, "mask_downsample.bias", &tm->ds_b, 1));
     SAMRT_TRY(read_small(ck, "no_obj_ptr", tm->no_obj_ptr, SAMRT_SAM2_DIM));

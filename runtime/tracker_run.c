@@ -201,11 +201,6 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     return SAMRT_OK;
 }
 
-static void pass_workspaces(const struct samrt_engine *e, struct samrt_model_ctx *c) {
-    if (e->slot_ws_cublaslt >= 0) c->ws_lt = samrt_arena_ptr(&e->arena, e->slot_ws_cublaslt);
-    if (e->slot_ws_cudnn >= 0) c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws_cudnn);
-}
-
 enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
                                                     const struct samrt_ckpt *ck) {
     struct samrt_sam2_tracker *t = &m->trk;
@@ -223,9 +218,9 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     SAMRT_TRY(samrt_sam2_memattn_prepare(&t->memattn, samrt_engine_env(e), ck));
     if (t->perceiver) SAMRT_TRY(samrt_edgetam_perceiver_prepare(t->perceiver, samrt_engine_env(e), ck));
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
-        if (t->ma[i].planned) pass_workspaces(e, &t->ma[i].ctx);
-    pass_workspaces(e, &t->heads.ctx);
-    pass_workspaces(e, &t->enc.ctx);
+        if (t->ma[i].planned) samrt_sam2_ctx_workspace(e, &t->ma[i].ctx);
+    samrt_sam2_ctx_workspace(e, &t->heads.ctx);
+    samrt_sam2_ctx_workspace(e, &t->enc.ctx);
     SAMRT_TRY(samrt_graph_cache_init(&t->graphs, "track", SAMRT_TRACK_GRAPHS, sizeof t->key));
     /* unused object rows of pix must hold finite values: the batched heads read them */
     void *zero = calloc(1, samrt_tensor_nbytes(&t->pix));

@@ -73,7 +73,7 @@ static inline void ew_engine_init(struct samrt_engine *e, struct ew_table *t, st
     qsort(t->w, (size_t)t->keys.n, sizeof t->w[0], ew_cmp_weight);
     e->mem_kind = SAMRT_MEM_HOST;
     e->precision = SAMRT_DTYPE_F32;
-    e->slot_ws_cublaslt = e->slot_ws_cudnn = -1;
+    e->slot_ws = -1;
     samrt_plan_init(&e->plan, slots, n_slots);
 }
 

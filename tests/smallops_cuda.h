@@ -144,6 +144,29 @@ static inline void sc_bench(const char *op, const char *shape, enum samrt_dtype 
     SC_CUDA(cudaFree(flush));
 }
 
+/* One launch of fn captured into a graph on a new non-blocking stream (thread-local capture
+ * mode), for the graph-replay tests: replay with cudaGraphLaunch(gr.exec, gr.s), then
+ * sc_graph_free. */
+struct sc_graph {
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+};
+
+static inline void sc_graph_capture(struct sc_graph *gr, sc_launch_fn fn, void *ctx) {
+    SC_CUDA(cudaStreamCreateWithFlags(&gr->s, cudaStreamNonBlocking));
+    SC_CUDA(cudaStreamBeginCapture(gr->s, cudaStreamCaptureModeThreadLocal));
+    CHECK_STATUS(fn(ctx, gr->s), SAMRT_OK);
+    SC_CUDA(cudaStreamEndCapture(gr->s, &gr->g));
+    SC_CUDA(cudaGraphInstantiate(&gr->exec, gr->g, 0));
+}
+
+static inline void sc_graph_free(struct sc_graph *gr) {
+    SC_CUDA(cudaGraphExecDestroy(gr->exec));
+    SC_CUDA(cudaGraphDestroy(gr->g));
+    SC_CUDA(cudaStreamDestroy(gr->s));
+}
+
 static const enum samrt_dtype sc_dtypes[3] = {SAMRT_DTYPE_F32, SAMRT_DTYPE_F16, SAMRT_DTYPE_BF16};
 
 /* Start of every GPU test: 1 when a device is usable, else prints the skip reason. */

@@ -123,14 +123,9 @@ static void test_graph(uint64_t seed) {
     float *dx = (float *)sc_dev_at(NULL, bytes, 0), *dout = (float *)sc_dev_at(NULL, bytes, 0);
     int32_t *dws = (int32_t *)sc_dev_at(NULL, samrt_fill_holes_ws_bytes(c.batch, c.h, c.w), 0);
     const struct samrt_fill_holes_args a = {c.batch, c.h, c.w, c.max_area, dx, dout, dws};
-    cudaStream_t s;
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    SC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    SC_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    CHECK_STATUS(samrt_fill_holes_cuda(&a, s), SAMRT_OK);
-    SC_CUDA(cudaStreamEndCapture(s, &g));
-    SC_CUDA(cudaGraphInstantiate(&ge, g, 0));
+    struct sc_graph gr;
+    sc_graph_capture(&gr, fh_launch, (void *)&a);
+    cudaStream_t s = gr.s;
     for (int rep = 0; rep < 2; rep++) {
         float *hx = make_masks(&c, seed + (uint64_t)rep);
         float *want = (float *)sc_host_alloc(bytes);
@@ -140,13 +135,11 @@ static void test_graph(uint64_t seed) {
         /* on the graph's stream: a cudaMemcpy from pageable memory may return before its DMA
          * lands, and the non-blocking stream does not wait for the legacy stream */
         SC_CUDA(cudaMemcpyAsync(dx, hx, bytes, cudaMemcpyHostToDevice, s));
-        SC_CUDA(cudaGraphLaunch(ge, s));
+        SC_CUDA(cudaGraphLaunch(gr.exec, s));
         SC_CUDA(cudaStreamSynchronize(s));
         compare_exact(rep ? "graph replay 2" : "graph replay 1", dout, want, n);
     }
-    SC_CUDA(cudaGraphExecDestroy(ge));
-    SC_CUDA(cudaGraphDestroy(g));
-    SC_CUDA(cudaStreamDestroy(s));
+    sc_graph_free(&gr);
     sc_free_all();
 }
 

@@ -83,6 +83,10 @@ static void test_many(uint64_t seed) {
     sc_free_all();
 }
 
+static enum samrt_status fin_launch(void *user, cudaStream_t s) {
+    return samrt_finite_cuda((const struct samrt_finite_args *)user, s);
+}
+
 /* Captured once, replayed on a clean and then a poisoned input. */
 static void test_graph(uint64_t seed) {
     const long n = 300000;
@@ -94,34 +98,21 @@ static void test_graph(uint64_t seed) {
     a.n_seg = 1;
     a.seg[0] = (struct samrt_finite_seg){dv, n, SAMRT_DTYPE_F16};
     a.flags = dflags;
-    cudaStream_t s;
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    SC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    SC_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    CHECK_STATUS(samrt_finite_cuda(&a, s), SAMRT_OK);
-    SC_CUDA(cudaStreamEndCapture(s, &g));
-    SC_CUDA(cudaGraphInstantiate(&ge, g, 0));
+    struct sc_graph gr;
+    sc_graph_capture(&gr, fin_launch, &a);
+    cudaStream_t s = gr.s;
     for (int rep = 0; rep < 3; rep++) {
         if (rep == 1) SC_CUDA(cudaMemcpyAsync((char *)dv + 2 * (n - 5), &H_INF, 2, cudaMemcpyHostToDevice, s));
         if (rep == 2) SC_CUDA(cudaMemcpyAsync(dv, h, 2 * (size_t)n, cudaMemcpyHostToDevice, s));
-        SC_CUDA(cudaGraphLaunch(ge, s));
+        SC_CUDA(cudaGraphLaunch(gr.exec, s));
         int32_t got = -7;
         SC_CUDA(cudaMemcpyAsync(&got, dflags, sizeof got, cudaMemcpyDeviceToHost, s));
         SC_CUDA(cudaStreamSynchronize(s));
         CHECK_MSG(got == (rep == 1), "graph replay %d: %d", rep, got);
     }
-    SC_CUDA(cudaGraphExecDestroy(ge));
-    SC_CUDA(cudaGraphDestroy(g));
-    SC_CUDA(cudaStreamDestroy(s));
+    sc_graph_free(&gr);
     sc_free_all();
 }
-
-struct fin_bench {
-    struct samrt_finite_args a;
-};
-
-static enum samrt_status fin_launch(void *user, cudaStream_t s) { return samrt_finite_cuda(&((struct fin_bench *)user)->a, s); }
 
 int main(int argc, char **argv) {
     char why[256];
@@ -130,18 +121,18 @@ int main(int argc, char **argv) {
     test_many(0xabcdull);
     test_graph(0x5eedull);
     if (sc_has_flag(argc, argv, "--bench")) {  /* a tracked frame's checks at 1024: embedding + 1 object */
-        struct fin_bench b;
+        struct samrt_finite_args b;
         memset(&b, 0, sizeof b);
-        b.a.n_seg = 4;
-        b.a.seg[0] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F16, 1 << 20, 1, -1, 1), 2 << 20, 0),
+        b.n_seg = 4;
+        b.seg[0] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F16, 1 << 20, 1, -1, 1), 2 << 20, 0),
                                                1 << 20, SAMRT_DTYPE_F16};
-        b.a.seg[1] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F32, 65536, 2, -1, 1), 4 * 65536, 0),
+        b.seg[1] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F32, 65536, 2, -1, 1), 4 * 65536, 0),
                                                65536, SAMRT_DTYPE_F32};
-        b.a.seg[2] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_BF16, 262144, 3, -1, 1), 2 * 262144, 0),
+        b.seg[2] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_BF16, 262144, 3, -1, 1), 2 * 262144, 0),
                                                262144, SAMRT_DTYPE_BF16};
-        b.a.seg[3] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F32, 256, 4, -1, 1), 4 * 256, 0), 256,
+        b.seg[3] = (struct samrt_finite_seg){sc_dev_at(sc_host_random(SAMRT_DTYPE_F32, 256, 4, -1, 1), 4 * 256, 0), 256,
                                                SAMRT_DTYPE_F32};
-        b.a.flags = (int32_t *)sc_dev_at(NULL, sizeof(int32_t) * SAMRT_FINITE_FLAG_WORDS, 0);
+        b.flags = (int32_t *)sc_dev_at(NULL, sizeof(int32_t) * SAMRT_FINITE_FLAG_WORDS, 0);
         sc_bench("finite", "frame_1024_1obj", SAMRT_DTYPE_F16, 2.0 * (1 << 20) + 4.0 * 65536 + 2.0 * 262144 + 1024.0,
                  fin_launch, &b);
         sc_free_all();
