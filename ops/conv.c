@@ -39,7 +39,7 @@ static enum samrt_status check_args(const struct samrt_tensor *x, const struct s
 }
 
 /* The chain the fused op replaces, op by op (what bf16 runs did before it). */
-static struct samrt_tensor chain(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+static struct samrt_tensor chain(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                  const struct samrt_tensor *w, const struct samrt_op_dwconv_bn_args *a) {
     struct samrt_tensor t = samrt_op_conv2d(c, name, x, w, NULL, a->stride, a->pad, (int)x->ne[3], SAMRT_CONV_NHWC,
                                             SAMRT_ACT_NONE);
@@ -50,7 +50,7 @@ static struct samrt_tensor chain(struct samrt_model_ctx *c, const char *name, co
     return samrt_op_add(c, name, &sum, x);
 }
 
-struct samrt_tensor samrt_op_dwconv_bn(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                        const struct samrt_tensor *w, const struct samrt_op_dwconv_bn_args *a) {
     const int k = w->n_dims >= 2 ? (int)w->ne[1] : 0;
     const struct samrt_dwconv_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3], k, a->stride,

@@ -21,11 +21,11 @@
 /* ---- context --------------------------------------------------------------------------------- */
 
 #ifdef SAMRT_HAVE_CUDA
-enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+enum samrt_status samrt_ctx_init_backend(struct samrt_op_ctx *c, enum samrt_backend backend,
                                        enum samrt_dtype dtype, const struct samrt_gpu_ctx *gpu,
                                        struct samrt_exec *ex, struct samrt_plan *plan)
 #else
-enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+enum samrt_status samrt_ctx_init_backend(struct samrt_op_ctx *c, enum samrt_backend backend,
                                        enum samrt_dtype dtype, const void *gpu, struct samrt_exec *ex,
                                        struct samrt_plan *plan)
 #endif
@@ -52,11 +52,11 @@ enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_bac
     return SAMRT_OK;
 }
 
-void samrt_model_ctx_free(struct samrt_model_ctx *c) {
+void samrt_ctx_free(struct samrt_op_ctx *c) {
     if (!c) return;
 #ifdef SAMRT_HAVE_CUDA
     for (int i = 0; c->plans && i < c->n_plans; i++) {
-        struct samrt_ops_plan *p = &c->plans[i];
+        struct samrt_ctx_plan *p = &c->plans[i];
         if (c->backend != SAMRT_BACKEND_CUDA) continue;
         if (p->kind == SAMRT_OPS_PLAN_GEMM) samrt_gemm_plan_free(&p->g);
         else if (p->kind == SAMRT_OPS_PLAN_CONV) samrt_conv_plan_free(&p->cv);
@@ -68,7 +68,7 @@ void samrt_model_ctx_free(struct samrt_model_ctx *c) {
     c->n_plans = 0;
 }
 
-void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena) {
+void samrt_ctx_begin(struct samrt_op_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena) {
     samrt_exec_begin(c->ex, mode, c->plan, arena);
 #ifdef SAMRT_HAVE_CUDA
     const int runnable = c->backend == SAMRT_BACKEND_CPU || c->gpu != NULL;
@@ -86,7 +86,7 @@ void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const
     c->i_call = 0;
 }
 
-enum samrt_status samrt_ops_end(struct samrt_model_ctx *c) {
+enum samrt_status samrt_ctx_end(struct samrt_op_ctx *c) {
     enum samrt_status st = samrt_exec_end(c->ex);
     if (st != SAMRT_OK) return st;
     if (c->ex->mode == SAMRT_EXEC_PLAN) {
@@ -100,7 +100,7 @@ enum samrt_status samrt_ops_end(struct samrt_model_ctx *c) {
 
 /* Bytes between host and arena on c's backend: for the CUDA backend cudaMemcpyAsync on c's
  * stream (async) or cudaMemcpy (on the legacy stream, returns when done); memcpy for the CPU. */
-static enum samrt_status copy_bytes(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes,
+static enum samrt_status copy_bytes(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes,
                                     int async) {
 #ifdef SAMRT_HAVE_CUDA
     if (c->backend == SAMRT_BACKEND_CUDA) {
@@ -116,15 +116,15 @@ static enum samrt_status copy_bytes(const struct samrt_model_ctx *c, void *dst, 
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+enum samrt_status samrt_ctx_memcpy(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes) {
     return copy_bytes(c, dst, src, bytes, 1);
 }
 
-enum samrt_status samrt_ops_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes) {
+enum samrt_status samrt_ctx_fetch(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes) {
     return copy_bytes(c, dst, src, bytes, 0);
 }
 
-enum samrt_status samrt_ops_sync(const struct samrt_model_ctx *c) {
+enum samrt_status samrt_ctx_sync(const struct samrt_op_ctx *c) {
 #ifdef SAMRT_HAVE_CUDA
     if (c->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(c->stream));
 #else
@@ -133,7 +133,7 @@ enum samrt_status samrt_ops_sync(const struct samrt_model_ctx *c) {
     return SAMRT_OK;
 }
 
-void samrt_ops_use_gpu_stream(struct samrt_model_ctx *c) {
+void samrt_ctx_use_gpu_stream(struct samrt_op_ctx *c) {
 #ifdef SAMRT_HAVE_CUDA
     c->stream = c->backend == SAMRT_BACKEND_CUDA && c->gpu ? c->gpu->stream : NULL;
 #else
@@ -141,11 +141,11 @@ void samrt_ops_use_gpu_stream(struct samrt_model_ctx *c) {
 #endif
 }
 
-void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st) {
+void samrt_ctx_fail(struct samrt_op_ctx *c, enum samrt_status st) {
     if (c->ex->status == SAMRT_OK && st != SAMRT_OK) c->ex->status = st;
 }
 
-enum samrt_status samrt_ops_persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
+enum samrt_status samrt_ctx_persistent(struct samrt_op_ctx *c, const char *name, enum samrt_region region,
                                        enum samrt_dtype dtype, int n_dims, const int64_t *ne,
                                        struct samrt_tensor *t, int *slot) {
     SAMRT_CHECK(region != SAMRT_REGION_SCRATCH, SAMRT_E_INVALID_ARG, "ops: %s: scratch tensors come from passes",
@@ -154,13 +154,13 @@ enum samrt_status samrt_ops_persistent(struct samrt_model_ctx *c, const char *na
     return samrt_plan_add(c->plan, name, region, samrt_tensor_nbytes(t), 0, 0, slot);
 }
 
-struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype, int n_dims,
+struct samrt_tensor samrt_op_new(struct samrt_op_ctx *c, const char *name, enum samrt_dtype dtype, int n_dims,
                                  const int64_t *ne) {
     return samrt_exec_new(c->ex, name, SAMRT_REGION_SCRATCH, dtype, n_dims, ne);
 }
 
-void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t) {
-    if (samrt_ops_tapping(c)) samrt_ops_fail(c, c->tap(c->tap_user, name, t));
+void samrt_op_tap(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *t) {
+    if (samrt_ctx_tapping(c)) samrt_ctx_fail(c, c->tap(c->tap_user, name, t));
 }
 
 /* ---- shape helpers --------------------------------------------------------------------------- */
@@ -221,7 +221,7 @@ static int convt_desc_eq(const struct samrt_convt2x2_desc *a, const struct samrt
            a->dtype == b->dtype && a->epilogue == b->epilogue && a->residual == b->residual;
 }
 
-static int plan_matches(const struct samrt_ops_plan *p, const struct samrt_ops_plan *want) {
+static int plan_matches(const struct samrt_ctx_plan *p, const struct samrt_ctx_plan *want) {
     if (p->kind != want->kind) return 0;
     if (p->kind == SAMRT_OPS_PLAN_GEMM) return gemm_desc_eq(&p->gemm, &want->gemm);
     if (p->kind == SAMRT_OPS_PLAN_CONV) return conv_desc_eq(&p->conv, &want->conv);
@@ -230,11 +230,11 @@ static int plan_matches(const struct samrt_ops_plan *p, const struct samrt_ops_p
 
 /* PLAN: finds or creates the plan for `want` and records the call. RUN: the plan of the next
  * call, checked against `want`. *out is the table entry. */
-static enum samrt_status plan_for(struct samrt_model_ctx *c, const struct samrt_ops_plan *want,
-                                  const struct samrt_ops_plan **out) {
+static enum samrt_status plan_for(struct samrt_op_ctx *c, const struct samrt_ctx_plan *want,
+                                  const struct samrt_ctx_plan **out) {
     if (!planning(c)) {
         if (c->i_call >= c->n_calls) return SAMRT_E_BAD_STATE;
-        const struct samrt_ops_plan *p = &c->plans[c->calls[c->i_call++]];
+        const struct samrt_ctx_plan *p = &c->plans[c->calls[c->i_call++]];
         if (!plan_matches(p, want)) return SAMRT_E_BAD_STATE;
         *out = p;
         return SAMRT_OK;
@@ -247,7 +247,7 @@ static enum samrt_status plan_for(struct samrt_model_ctx *c, const struct samrt_
     if (idx < 0) {
         SAMRT_CHECK(c->n_plans < SAMRT_OPS_MAX_PLANS, SAMRT_E_UNSUPPORTED, "ops: more than %d distinct plans",
                     SAMRT_OPS_MAX_PLANS);
-        struct samrt_ops_plan *p = &c->plans[c->n_plans];
+        struct samrt_ctx_plan *p = &c->plans[c->n_plans];
         *p = *want;
         if (want->kind == SAMRT_OPS_PLAN_GEMM) SAMRT_TRY(samrt_gemm_desc_check(&want->gemm));
         else if (want->kind == SAMRT_OPS_PLAN_CONV) SAMRT_TRY(samrt_conv_desc_check(&want->conv));
@@ -270,7 +270,7 @@ static enum samrt_status plan_for(struct samrt_model_ctx *c, const struct samrt_
 
 /* ---- linear ------------------------------------------------------------------------------------ */
 
-static enum samrt_status linear_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                      const struct samrt_tensor *w, const struct samrt_tensor *b, enum samrt_act act,
                                      const struct samrt_tensor *r, const struct samrt_tensor *y) {
     use(c, x, w, b, r);
@@ -298,7 +298,7 @@ static enum samrt_status linear_impl(struct samrt_model_ctx *c, const struct sam
         SAMRT_CHECK(samrt_tensor_nelements(r) == m * n && r->data != y->data, SAMRT_E_INVALID_ARG,
                     "linear: residual must have the output's shape and not alias it");
     }
-    struct samrt_ops_plan want;
+    struct samrt_ctx_plan want;
     memset(&want, 0, sizeof want);
     want.kind = SAMRT_OPS_PLAN_GEMM;
     struct samrt_gemm_desc *d = &want.gemm;
@@ -313,7 +313,7 @@ static enum samrt_status linear_impl(struct samrt_model_ctx *c, const struct sam
     if (b) a = SAMRT_MIN(a, align_of(b->data, NULL, 0));
     if (r) a = SAMRT_MIN(a, align_of(r->data, NULL, 0));
     d->align_bytes = SAMRT_MAX(a, (unsigned)SAMRT_MAX(es, eo));
-    const struct samrt_ops_plan *p = NULL;
+    const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, &want, &p));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
 #ifdef SAMRT_HAVE_CUDA
@@ -325,7 +325,7 @@ static enum samrt_status linear_impl(struct samrt_model_ctx *c, const struct sam
     return SAMRT_OK;
 }
 
-static struct samrt_tensor new_like_rows(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+static struct samrt_tensor new_like_rows(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                          int64_t last, enum samrt_dtype dt) {
     int64_t ne[SAMRT_MAX_DIMS];
     int nd = x->n_dims ? x->n_dims : 1;
@@ -334,7 +334,7 @@ static struct samrt_tensor new_like_rows(struct samrt_model_ctx *c, const char *
     return samrt_op_new(c, name, dt, nd, ne);
 }
 
-struct samrt_tensor samrt_op_linear(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_linear(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b, enum samrt_act act,
                                     const struct samrt_tensor *residual) {
     struct samrt_tensor y = new_like_rows(c, name, x, w->ne[0], x->dtype);
@@ -342,7 +342,7 @@ struct samrt_tensor samrt_op_linear(struct samrt_model_ctx *c, const char *name,
     return y;
 }
 
-void samrt_op_linear_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
+void samrt_op_linear_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
                           const struct samrt_tensor *b, enum samrt_act act, const struct samrt_tensor *residual,
                           const struct samrt_tensor *out) {
     finish(c, linear_impl(c, x, w, b, act, residual, out));
@@ -350,12 +350,12 @@ void samrt_op_linear_into(struct samrt_model_ctx *c, const struct samrt_tensor *
 
 /* ---- convolutions ------------------------------------------------------------------------------ */
 
-static enum samrt_status conv_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                    const struct samrt_tensor *w, const struct samrt_tensor *b,
-                                   const struct samrt_ops_plan *want, const struct samrt_tensor *y) {
+                                   const struct samrt_ctx_plan *want, const struct samrt_tensor *y) {
     use(c, x, w, b, y);
     SAMRT_TRY(c->ex->status);
-    const struct samrt_ops_plan *p = NULL;
+    const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, want, &p));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
 #ifdef SAMRT_HAVE_CUDA
@@ -369,14 +369,14 @@ static enum samrt_status conv_impl(struct samrt_model_ctx *c, const struct samrt
     return SAMRT_OK;
 }
 
-struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_conv2d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b, int stride, int pad,
                                     int groups, enum samrt_conv_layout layout, enum samrt_act act) {
     const int nhwc = layout == SAMRT_CONV_NHWC;
     const int64_t n = x->ne[0], ci = nhwc ? x->ne[3] : x->ne[1], h = nhwc ? x->ne[1] : x->ne[2],
                   wd = nhwc ? x->ne[2] : x->ne[3];
     const int64_t k = nhwc ? w->ne[1] : w->ne[2], co = w->ne[0];
-    struct samrt_ops_plan want;
+    struct samrt_ctx_plan want;
     memset(&want, 0, sizeof want);
     want.kind = SAMRT_OPS_PLAN_CONV;
     want.conv = samrt_conv_desc_make((int)n, (int)ci, (int)h, (int)wd, (int)co, (int)k, stride, pad, groups, layout,
@@ -386,7 +386,7 @@ struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name,
     const int64_t ne[4] = {n, nhwc ? ho : co, nhwc ? wo : ho, nhwc ? co : wo};
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, ne);
     enum samrt_status st = SAMRT_OK;
-    if (planning(c) && samrt_ops_ok(c)) {
+    if (planning(c) && samrt_ctx_ok(c)) {
         const int64_t cpg = groups > 0 ? ci / groups : 0;
         const int w_ok = w->n_dims == 4 && (nhwc ? (w->ne[1] == w->ne[2] && w->ne[3] == cpg)
                                                  : (w->ne[2] == w->ne[3] && w->ne[1] == cpg));
@@ -402,10 +402,10 @@ struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name,
     return y;
 }
 
-struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                       const struct samrt_tensor *w_packed, const struct samrt_tensor *b_packed,
                                       int c_out, enum samrt_act act) {
-    struct samrt_ops_plan want;
+    struct samrt_ctx_plan want;
     memset(&want, 0, sizeof want);
     want.kind = SAMRT_OPS_PLAN_CONVT;
     want.convt = (struct samrt_convt2x2_desc){(int)x->ne[0], (int)x->ne[3], (int)x->ne[1], (int)x->ne[2], c_out,
@@ -421,7 +421,7 @@ struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *nam
         SAMRT_LOG_ERROR("convt2x2 %s: x (N, H, W, C) contiguous, packed w (2, 2*out, in), b (2*out)", name ? name : "?");
         st = SAMRT_E_INVALID_ARG;
     }
-    const struct samrt_ops_plan *p = NULL;
+    const struct samrt_ctx_plan *p = NULL;
     if (st == SAMRT_OK) st = plan_for(c, &want, &p);
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const void *bp = b_packed ? b_packed->data : NULL;

@@ -26,21 +26,21 @@
  *
  * Errors. Ops return tensors, not statuses, so a forward pass reads as a list of layers.
  * The first failure is stored in ctx->ex->status (exec.h); every later op is then a no-op,
- * and samrt_ops_end() returns that status. PLAN mode validates every shape, dtype and
+ * and samrt_ctx_end() returns that status. PLAN mode validates every shape, dtype and
  * plan (logged with SAMRT_CHECK messages); RUN mode only returns launcher statuses.
  *
- *   struct samrt_model_ctx c;
- *   samrt_model_ctx_init(&c, SAMRT_BACKEND_CUDA, SAMRT_DTYPE_BF16, &gpu, &exec, &plan);
- *   samrt_ops_begin(&c, SAMRT_EXEC_PLAN, NULL);  forward(&c);  samrt_ops_end(&c);  // init
+ *   struct samrt_op_ctx c;
+ *   samrt_ctx_init_backend(&c, SAMRT_BACKEND_CUDA, SAMRT_DTYPE_BF16, &gpu, &exec, &plan);
+ *   samrt_ctx_begin(&c, SAMRT_EXEC_PLAN, NULL);  forward(&c);  samrt_ctx_end(&c);  // init
  *   ... samrt_plan_finalize, samrt_arena_commit ...
- *   samrt_ops_begin(&c, SAMRT_EXEC_RUN, &arena); forward(&c);  samrt_ops_end(&c);  // frame
- *   samrt_model_ctx_free(&c);
+ *   samrt_ctx_begin(&c, SAMRT_EXEC_RUN, &arena); forward(&c);  samrt_ctx_end(&c);  // frame
+ *   samrt_ctx_free(&c);
  * and inside forward:
  *   struct samrt_tensor h = samrt_op_layernorm(c, "blk.norm1", &x, w1, b1, NULL, 1e-6f, NULL);
  *   struct samrt_tensor y = samrt_op_linear(c, "blk.fc1", &h, fc1_w, fc1_b, SAMRT_ACT_GELU, NULL);
  */
-#ifndef SAMRT_MODELS_OPS_H
-#define SAMRT_MODELS_OPS_H
+#ifndef SAMRT_OPS_H
+#define SAMRT_OPS_H
 
 #include "conv.h"
 #include "elementwise.h"
@@ -62,9 +62,9 @@ enum samrt_backend { SAMRT_BACKEND_CPU = 0, SAMRT_BACKEND_CUDA };
 typedef enum samrt_status (*samrt_tap_fn)(void *user, const char *name, const struct samrt_tensor *t);
 
 /* One GEMM or convolution plan; kind says which member is live. */
-enum samrt_ops_plan_kind { SAMRT_OPS_PLAN_GEMM = 1, SAMRT_OPS_PLAN_CONV, SAMRT_OPS_PLAN_CONVT };
-struct samrt_ops_plan {
-    enum samrt_ops_plan_kind kind;
+enum samrt_ctx_plan_kind { SAMRT_OPS_PLAN_GEMM = 1, SAMRT_OPS_PLAN_CONV, SAMRT_OPS_PLAN_CONVT };
+struct samrt_ctx_plan {
+    enum samrt_ctx_plan_kind kind;
     struct samrt_gemm_desc gemm;       /* the descs the plan was made for (also the key) */
     struct samrt_conv_desc conv;
     struct samrt_convt2x2_desc convt;
@@ -75,7 +75,7 @@ struct samrt_ops_plan {
 #endif
 };
 
-struct samrt_model_ctx {
+struct samrt_op_ctx {
     enum samrt_backend backend;
     enum samrt_dtype dtype;            /* run precision of activations and weights */
     struct samrt_exec *ex;             /* borrowed; this context's passes run on it */
@@ -96,7 +96,7 @@ struct samrt_model_ctx {
 
     /* Plans, made in PLAN mode and reused by shape; calls[i] is the plan of the i-th
      * plan-using op of the pass, so RUN mode finds its plan by position. */
-    struct samrt_ops_plan *plans;      /* SAMRT_OPS_MAX_PLANS, host heap (setup only) */
+    struct samrt_ctx_plan *plans;      /* SAMRT_OPS_MAX_PLANS, host heap (setup only) */
     int n_plans;
     int calls[SAMRT_OPS_MAX_CALLS];
     int n_calls, i_call;
@@ -107,52 +107,52 @@ struct samrt_model_ctx {
 /* Sets up a context. gpu is required for the CUDA backend (pass NULL for CPU). The plan
  * table is allocated here (host, setup only). */
 #ifdef SAMRT_HAVE_CUDA
-enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+enum samrt_status samrt_ctx_init_backend(struct samrt_op_ctx *c, enum samrt_backend backend,
                                        enum samrt_dtype dtype, const struct samrt_gpu_ctx *gpu,
                                        struct samrt_exec *ex, struct samrt_plan *plan);
 #else
-enum samrt_status samrt_model_ctx_init(struct samrt_model_ctx *c, enum samrt_backend backend,
+enum samrt_status samrt_ctx_init_backend(struct samrt_op_ctx *c, enum samrt_backend backend,
                                        enum samrt_dtype dtype, const void *gpu, struct samrt_exec *ex,
                                        struct samrt_plan *plan);
 #endif
 /* Frees the plans (cuBLASLt / cuDNN descriptors) and the table. */
-void samrt_model_ctx_free(struct samrt_model_ctx *c);
+void samrt_ctx_free(struct samrt_op_ctx *c);
 /* Starts a pass; arena is the committed arena in RUN mode (NULL in PLAN mode). */
-void samrt_ops_begin(struct samrt_model_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena);
+void samrt_ctx_begin(struct samrt_op_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena);
 /* Ends a pass: the first error of the pass, or a mismatch between the RUN and PLAN passes. */
-enum samrt_status samrt_ops_end(struct samrt_model_ctx *c);
+enum samrt_status samrt_ctx_end(struct samrt_op_ctx *c);
 /* Records a failure from model code (a shape check): logs nothing, later ops become no-ops. */
-void samrt_ops_fail(struct samrt_model_ctx *c, enum samrt_status st);
+void samrt_ctx_fail(struct samrt_op_ctx *c, enum samrt_status st);
 /* Copies bytes on the context's backend: cudaMemcpyAsync (cudaMemcpyDefault) on c's stream
  * for the CUDA backend -- from pageable host memory it returns once the source is staged, so
  * the host buffer is free again -- and memcpy for the CPU backend. */
-enum samrt_status samrt_ops_memcpy(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
+enum samrt_status samrt_ctx_memcpy(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes);
 /* Copies arena bytes to host memory and returns once they are there: cudaMemcpy
  * (cudaMemcpyDefault, on the legacy stream, which orders after the engine's blocking work
  * stream) for the CUDA backend, memcpy for the CPU backend. For results read back after a
  * pass (host rows, taps). */
-enum samrt_status samrt_ops_fetch(const struct samrt_model_ctx *c, void *dst, const void *src, size_t bytes);
+enum samrt_status samrt_ctx_fetch(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes);
 /* Waits until the work enqueued on c's stream is done (CUDA backend); returns at once on the
  * CPU backend, whose work is done when it returns. */
-enum samrt_status samrt_ops_sync(const struct samrt_model_ctx *c);
+enum samrt_status samrt_ctx_sync(const struct samrt_op_ctx *c);
 /* Points c's later work at the stream of its GPU context (the engine's work stream); no
  * stream on the CPU backend. */
-void samrt_ops_use_gpu_stream(struct samrt_model_ctx *c);
-static inline int samrt_ops_ok(const struct samrt_model_ctx *c) { return c->ex->status == SAMRT_OK; }
+void samrt_ctx_use_gpu_stream(struct samrt_op_ctx *c);
+static inline int samrt_ctx_ok(const struct samrt_op_ctx *c) { return c->ex->status == SAMRT_OK; }
 /* 1 in a RUN pass without error when a tap observer is set: the taps' views are worth making. */
-static inline int samrt_ops_tapping(const struct samrt_model_ctx *c) { return c->tap && samrt_exec_running(c->ex); }
+static inline int samrt_ctx_tapping(const struct samrt_op_ctx *c) { return c->tap && samrt_exec_running(c->ex); }
 
 /* A persistent tensor (weights-derived constants, state, staging) added straight to the plan
  * at setup, outside any pass: *t gets the shape with no data, *slot the slot to resolve with
  * samrt_arena_ptr after commit. Passes may read and write it; its bytes are never shared. */
-enum samrt_status samrt_ops_persistent(struct samrt_model_ctx *c, const char *name, enum samrt_region region,
+enum samrt_status samrt_ctx_persistent(struct samrt_op_ctx *c, const char *name, enum samrt_region region,
                                        enum samrt_dtype dtype, int n_dims, const int64_t *ne,
                                        struct samrt_tensor *t, int *slot);
 /* A new scratch tensor of `dtype`, for ops written in model code. */
-struct samrt_tensor samrt_op_new(struct samrt_model_ctx *c, const char *name, enum samrt_dtype dtype,
+struct samrt_tensor samrt_op_new(struct samrt_op_ctx *c, const char *name, enum samrt_dtype dtype,
                                  int n_dims, const int64_t *ne);
 /* Passes t to the tap observer under `name` (RUN mode, when one is set). */
-void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t);
+void samrt_op_tap(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *t);
 
 /* ---- dense layers ------------------------------------------------------------------------ */
 
@@ -160,24 +160,24 @@ void samrt_op_tap(struct samrt_model_ctx *c, const char *name, const struct samr
  * every leading dim collapses to rows at that stride), W (N, K) as nn.Linear stores it (or a
  * 1x1 conv weight (N, K, 1, 1)), b (N) or NULL, residual (..., N) contiguous or NULL. GELU is
  * the exact erf form. Output (..., N) contiguous. An activation needs a bias. */
-struct samrt_tensor samrt_op_linear(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_linear(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b,
                                     enum samrt_act act, const struct samrt_tensor *residual);
 /* Same, written into an existing contiguous tensor `out` (persistent outputs); residual must
  * not alias out. */
-void samrt_op_linear_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
+void samrt_op_linear_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *w,
                           const struct samrt_tensor *b, enum samrt_act act, const struct samrt_tensor *residual,
                           const struct samrt_tensor *out);
 
 /* LayerNorm over the last dim of a contiguous x (..., C). With a residual r:
  * s = x + r (rounded to the dtype) is normalised, and written to *sum_out (a new tensor)
  * when sum_out is not NULL. w, b may be NULL (identity). eps: 1e-6 Hiera / LN2d, 1e-5 else. */
-struct samrt_tensor samrt_op_layernorm(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_layernorm(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                        const struct samrt_tensor *w, const struct samrt_tensor *b,
                                        const struct samrt_tensor *residual, float eps,
                                        struct samrt_tensor *sum_out);
 /* SAM's LayerNorm2d on an NCHW tensor (N, C, H, W), then act; optional residual before. */
-struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_layernorm2d(struct samrt_op_ctx *c, const char *name,
                                          const struct samrt_tensor *x, const struct samrt_tensor *w,
                                          const struct samrt_tensor *b, const struct samrt_tensor *residual,
                                          float eps, enum samrt_act act);
@@ -185,22 +185,22 @@ struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *
 /* ---- pointwise ---------------------------------------------------------------------------- */
 
 /* out = alpha * act(x) + beta, x contiguous. */
-struct samrt_tensor samrt_op_unary(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_unary(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                    enum samrt_act act, float alpha, float beta);
 /* out = a * x + b * y (x, y contiguous, same shape); samrt_op_add is a = b = 1. */
-struct samrt_tensor samrt_op_add_scaled(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_add_scaled(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                         const struct samrt_tensor *y, float a, float b);
-struct samrt_tensor samrt_op_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_add(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                  const struct samrt_tensor *y);
 /* out = x * scale[ch] + bias[ch] + residual; the channel is the last dim (channels_last 1)
  * or dim 1 of (N, C, H, W) (channels_last 0). scale, bias, residual may be NULL. */
-struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_channel_affine(struct samrt_op_ctx *c, const char *name,
                                             const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                             const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                             int channels_last);
 /* out = act(x * scale[ch] + bias[ch]) + residual. scale and bias may be f32 on a 16-bit x: an
  * eval BatchNorm applied after its conv in fp32 math, as autocast does (models/edgetam/repvit.c). */
-struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_channel_affine_act(struct samrt_op_ctx *c, const char *name,
                                                 const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                                 const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                                 int channels_last, enum samrt_act act);
@@ -211,7 +211,7 @@ struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const
  * (N, C, H, W) and w (out, in/groups, kh, kw) as the checkpoint stores it; layout NHWC: x is
  * (N, H, W, C), w packed (out, kh, kw, in/groups) (samrt_conv_pack_nhwc; the same bytes for
  * depthwise and 1x1). Output in x's layout. */
-struct samrt_tensor samrt_op_conv2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_conv2d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
                                     int pad, int groups, enum samrt_conv_layout layout, enum samrt_act act);
 /* A depthwise NHWC conv (no bias) with its eval BatchNorm applied after the output is
@@ -231,11 +231,11 @@ struct samrt_op_dwconv_bn_args {
     int unfused;                              /* TEST/BENCH: the chain of ops even where the
                                                  fused kernel applies */
 };
-struct samrt_tensor samrt_op_dwconv_bn(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                        const struct samrt_tensor *w, const struct samrt_op_dwconv_bn_args *a);
 /* ConvTranspose2d(k 2, stride 2) on NHWC x (N, H, W, C_in) -> (N, 2H, 2W, C_out), with the
  * packed weight (2, 2*C_out, C_in) and bias (2*C_out) of samrt_conv_pack_transpose2x2. */
-struct samrt_tensor samrt_op_convt2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                       const struct samrt_tensor *w_packed, const struct samrt_tensor *b_packed,
                                       int c_out, enum samrt_act act);
 
@@ -261,7 +261,7 @@ struct samrt_op_attn_args {
     int rope_k_period, rope_k_skip;
     int64_t rope_n_k;
 };
-struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
+struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,
                                        const struct samrt_op_attn_args *a);
 /* Multi-head SDPA where batch item b attends over its first n_keys[b] keys only (the SAM
@@ -269,7 +269,7 @@ struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *na
  * n_head*d) with contiguous channels and any token / batch stride; 1 <= n_keys[b] <= T, read
  * in RUN mode (PLAN mode checks the full length). One batch-1 launch per item, no split, no
  * workspace. Output (B, Lq, n_head*d) contiguous. */
-struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const char *name,
                                                   const struct samrt_tensor *q, const struct samrt_tensor *k,
                                                   const struct samrt_tensor *v, int n_head, int d,
                                                   const int32_t *n_keys);
@@ -278,32 +278,32 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_model_ctx *c, con
 
 /* The 1-D sine encoding of n_pos positions pos (f32, contiguous, >= n_pos values) -> (n_pos,
  * dim) in the run dtype (kernels/sine_pe.h, get_1d_sine_pe). */
-struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *pos,
+struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *pos,
                                         int n_pos, int dim);
 
 /* ---- resampling and data movement --------------------------------------------------------- */
 
 /* 2x2 stride-2 max pool of a channels-last map x (B, H, W, C) (channel stride 1, token
  * stride x->s[2] may exceed C) -> (B, H/2, W/2, C) contiguous. */
-struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x);
+struct samrt_tensor samrt_op_maxpool2x2(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x);
 
 /* Mean of every channel over the tokens of a contiguous channels-last x (B, ..., C)
  * (RepViT's squeeze: x.mean((2, 3)) of the NCHW map) -> (B, C). */
-struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x);
+struct samrt_tensor samrt_op_channel_mean(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x);
 
 /* F.interpolate on NCHW planes: x (N, C, H, W) contiguous -> (N, C, h_out, w_out) in
  * dtype `out_dtype` (nearest / bilinear / bicubic A=-0.75, align_corners False). */
-struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_interp(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     int mode /* enum samrt_interp_mode */, int h_out, int w_out,
                                     enum samrt_dtype out_dtype);
 
 /* out = convert(x) (+ add): x any strided view of up to 4 dims, out a new contiguous tensor
  * of x's shape in `out_dtype`; `add` (out's shape, contiguous, out_dtype) may be NULL.
  * Permute first with samrt_tensor_permute to change the layout (NCHW <-> NHWC). */
-struct samrt_tensor samrt_op_copy(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_copy(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                   enum samrt_dtype out_dtype, const struct samrt_tensor *add);
 /* Same into an existing contiguous tensor out (out's shape equals x's). */
-void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
+void samrt_op_copy_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
                         const struct samrt_tensor *out);
 
 /* ---- host tables (ops_host.c) -------------------------------------------------------------- */
@@ -314,20 +314,20 @@ void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x,
  * host buffers of f32 unless a dtype is given (then rounded once to it). */
 
 /* The 2-D sine encoding of an (h, w) grid as channels-last tokens (h*w, n_feats) in dtype. */
-enum samrt_status samrt_ops_host_sine_pe(enum samrt_dtype dtype, int n_feats, int h, int w, void *out);
+enum samrt_status samrt_op_host_sine_pe(enum samrt_dtype dtype, int n_feats, int h, int w, void *out);
 /* The random-Fourier encoding of an (h, w) grid (get_dense_pe) as tokens (h*w, 2*n_feats);
  * gauss (2, n_feats). */
-enum samrt_status samrt_ops_host_fourier_pe_dense(int n_feats, const float *gauss, int h, int w, float *out);
+enum samrt_status samrt_op_host_fourier_pe_dense(int n_feats, const float *gauss, int h, int w, float *out);
 /* The random-Fourier encoding of n_points (x, y) coords (+ offset, normalised by img_w,
  * img_h) -> (n_points, 2*n_feats). */
-enum samrt_status samrt_ops_host_fourier_pe_points(int n_feats, const float *gauss, int n_points, const float *coords,
+enum samrt_status samrt_op_host_fourier_pe_points(int n_feats, const float *gauss, int n_points, const float *coords,
                                                    float offset, float img_w, float img_h, float *out);
 /* F.interpolate of n_planes f32 planes (h_in, w_in) -> (h_out, w_out), as samrt_op_interp. */
-enum samrt_status samrt_ops_host_interp(int mode /* enum samrt_interp_mode */, int n_planes, int h_in, int w_in,
+enum samrt_status samrt_op_host_interp(int mode /* enum samrt_interp_mode */, int n_planes, int h_in, int w_in,
                                         int h_out, int w_out, const float *x, float *y);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* SAMRT_MODELS_OPS_H */
+#endif /* SAMRT_OPS_H */

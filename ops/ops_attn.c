@@ -29,7 +29,7 @@ static enum samrt_status rows3(const struct samrt_tensor *t, int64_t hd, const c
     return SAMRT_OK;
 }
 
-static enum samrt_status fill_params(struct samrt_model_ctx *c, const struct samrt_tensor *q,
+static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_tensor *q,
                                      const struct samrt_tensor *k, const struct samrt_tensor *v,
                                      const struct samrt_tensor *o, const struct samrt_op_attn_args *a,
                                      struct samrt_attention_params *p) {
@@ -111,7 +111,7 @@ static enum samrt_status fill_params(struct samrt_model_ctx *c, const struct sam
     return SAMRT_OK;
 }
 
-struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *q,
+struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,
                                        const struct samrt_op_attn_args *a) {
     const int64_t ne[3] = {q->ne[0], q->ne[1], (int64_t)a->n_head * a->d_v};
@@ -142,12 +142,12 @@ struct samrt_tensor samrt_op_attention(struct samrt_model_ctx *c, const char *na
 #endif
             st = samrt_attention_ref(&p);
     }
-    samrt_ops_fail(c, st);
+    samrt_ctx_fail(c, st);
     samrt_exec_step(c->ex);
     return o;
 }
 
-struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_interp(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     int mode, int h_out, int w_out, enum samrt_dtype out_dtype) {
     const int64_t ne[4] = {x->ne[0], x->ne[1], h_out, w_out};
     struct samrt_tensor y = samrt_op_new(c, name, out_dtype, 4, ne);
@@ -170,12 +170,12 @@ struct samrt_tensor samrt_op_interp(struct samrt_model_ctx *c, const char *name,
 #endif
             st = samrt_interp_ref(&d, x->data, y.data);
     }
-    samrt_ops_fail(c, st);
+    samrt_ctx_fail(c, st);
     samrt_exec_step(c->ex);
     return y;
 }
 
-struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const char *name,
                                                   const struct samrt_tensor *q, const struct samrt_tensor *k,
                                                   const struct samrt_tensor *v, int n_head, int d,
                                                   const int32_t *n_keys) {

@@ -7,9 +7,9 @@
 
 #include "ops.h"
 
-static inline int planning(const struct samrt_model_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
+static inline int planning(const struct samrt_op_ctx *c) { return c->ex->mode == SAMRT_EXEC_PLAN; }
 #ifdef SAMRT_HAVE_CUDA
-static inline int cuda(const struct samrt_model_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
+static inline int cuda(const struct samrt_op_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
 #endif
 
 /* The status of kernel pair fn of kernels/ run on c's backend: fn_cuda(args..., c's stream)
@@ -21,7 +21,7 @@ static inline int cuda(const struct samrt_model_ctx *c) { return c->backend == S
 #endif
 
 /* Marks tensors (NULLs skipped) as used by the current step. */
-static inline void use(struct samrt_model_ctx *c, const struct samrt_tensor *a, const struct samrt_tensor *b,
+static inline void use(struct samrt_op_ctx *c, const struct samrt_tensor *a, const struct samrt_tensor *b,
                        const struct samrt_tensor *d, const struct samrt_tensor *e) {
     samrt_exec_use(c->ex, a);
     samrt_exec_use(c->ex, b);
@@ -30,8 +30,8 @@ static inline void use(struct samrt_model_ctx *c, const struct samrt_tensor *a, 
 }
 
 /* Wraps an op body: a failure sticks in the exec; the step advances either way. */
-static inline void finish(struct samrt_model_ctx *c, enum samrt_status st) {
-    samrt_ops_fail(c, st);
+static inline void finish(struct samrt_op_ctx *c, enum samrt_status st) {
+    samrt_ctx_fail(c, st);
     samrt_exec_step(c->ex);
 }
 

@@ -11,7 +11,7 @@
 
 /* ---- norms ------------------------------------------------------------------------------------- */
 
-static enum samrt_status layernorm_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status layernorm_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                         const struct samrt_tensor *w, const struct samrt_tensor *b,
                                         const struct samrt_tensor *r, float eps, const struct samrt_tensor *y,
                                         const struct samrt_tensor *sum) {
@@ -38,7 +38,7 @@ static enum samrt_status layernorm_impl(struct samrt_model_ctx *c, const struct 
     return samrt_layernorm_ref(&a);
 }
 
-struct samrt_tensor samrt_op_layernorm(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_layernorm(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                        const struct samrt_tensor *w, const struct samrt_tensor *b,
                                        const struct samrt_tensor *residual, float eps,
                                        struct samrt_tensor *sum_out) {
@@ -48,7 +48,7 @@ struct samrt_tensor samrt_op_layernorm(struct samrt_model_ctx *c, const char *na
     return y;
 }
 
-static enum samrt_status layernorm2d_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status layernorm2d_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                           const struct samrt_tensor *w, const struct samrt_tensor *b,
                                           const struct samrt_tensor *r, float eps, enum samrt_act act,
                                           const struct samrt_tensor *y) {
@@ -71,7 +71,7 @@ static enum samrt_status layernorm2d_impl(struct samrt_model_ctx *c, const struc
     return samrt_layernorm2d_ref(&a);
 }
 
-struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_layernorm2d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                          const struct samrt_tensor *w, const struct samrt_tensor *b,
                                          const struct samrt_tensor *residual, float eps, enum samrt_act act) {
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
@@ -81,7 +81,7 @@ struct samrt_tensor samrt_op_layernorm2d(struct samrt_model_ctx *c, const char *
 
 /* ---- pointwise --------------------------------------------------------------------------------- */
 
-static enum samrt_status unary_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x, enum samrt_act act,
+static enum samrt_status unary_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x, enum samrt_act act,
                                     float alpha, float beta, const struct samrt_tensor *y) {
     use(c, x, y, NULL, NULL);
     SAMRT_TRY(c->ex->status);
@@ -95,14 +95,14 @@ static enum samrt_status unary_impl(struct samrt_model_ctx *c, const struct samr
     return samrt_unary_ref(&a);
 }
 
-struct samrt_tensor samrt_op_unary(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_unary(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                    enum samrt_act act, float alpha, float beta) {
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
     finish(c, unary_impl(c, x, act, alpha, beta, &y));
     return y;
 }
 
-static enum samrt_status add_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status add_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                   const struct samrt_tensor *y, float fa, float fb, const struct samrt_tensor *out) {
     use(c, x, y, out, NULL);
     SAMRT_TRY(c->ex->status);
@@ -120,19 +120,19 @@ static enum samrt_status add_impl(struct samrt_model_ctx *c, const struct samrt_
     return samrt_add_scaled_ref(&a);
 }
 
-struct samrt_tensor samrt_op_add_scaled(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_add_scaled(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                         const struct samrt_tensor *y, float a, float b) {
     struct samrt_tensor out = samrt_op_new(c, name, x->dtype, x->n_dims, x->ne);
     finish(c, add_impl(c, x, y, a, b, &out));
     return out;
 }
 
-struct samrt_tensor samrt_op_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_add(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                  const struct samrt_tensor *y) {
     return samrt_op_add_scaled(c, name, x, y, 1.0f, 1.0f);
 }
 
-static enum samrt_status affine_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status affine_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                      const struct samrt_tensor *s, const struct samrt_tensor *b,
                                      const struct samrt_tensor *r, int channels_last, enum samrt_act act,
                                      const struct samrt_tensor *y) {
@@ -167,14 +167,14 @@ static enum samrt_status affine_impl(struct samrt_model_ctx *c, const struct sam
     return samrt_channel_affine_ref(&a);
 }
 
-struct samrt_tensor samrt_op_channel_affine(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_channel_affine(struct samrt_op_ctx *c, const char *name,
                                             const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                             const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                             int channels_last) {
     return samrt_op_channel_affine_act(c, name, x, scale, bias, residual, channels_last, SAMRT_ACT_NONE);
 }
 
-struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_channel_affine_act(struct samrt_op_ctx *c, const char *name,
                                                 const struct samrt_tensor *x, const struct samrt_tensor *scale,
                                                 const struct samrt_tensor *bias, const struct samrt_tensor *residual,
                                                 int channels_last, enum samrt_act act) {
@@ -185,7 +185,7 @@ struct samrt_tensor samrt_op_channel_affine_act(struct samrt_model_ctx *c, const
 
 /* ---- position encodings ------------------------------------------------------------------------ */
 
-struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *pos,
+struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *pos,
                                         int n_pos, int dim) {
     struct samrt_tensor y = samrt_op_new(c, name, c->dtype, 2, SAMRT_SHAPE(n_pos, dim));
     use(c, pos, &y, NULL, NULL);
@@ -198,7 +198,7 @@ struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_model_ctx *c, const char *n
 
 /* ---- pooling and copies ------------------------------------------------------------------------ */
 
-struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x) {
+struct samrt_tensor samrt_op_maxpool2x2(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x) {
     const int64_t ne[4] = {x->ne[0], x->ne[1] / 2, x->ne[2] / 2, x->ne[3]};
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, ne);
     use(c, x, &y, NULL, NULL);
@@ -222,7 +222,7 @@ struct samrt_tensor samrt_op_maxpool2x2(struct samrt_model_ctx *c, const char *n
     return y;
 }
 
-struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x) {
+struct samrt_tensor samrt_op_channel_mean(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x) {
     const int64_t ne[2] = {x->ne[0], x->ne[x->n_dims - 1]};
     const int64_t n_tok = samrt_tensor_nelements(x) / SAMRT_MAX(ne[0] * ne[1], 1);
     const int32_t split = samrt_pool_mean_splits(n_tok);
@@ -248,7 +248,7 @@ struct samrt_tensor samrt_op_channel_mean(struct samrt_model_ctx *c, const char 
     return y;
 }
 
-static enum samrt_status copy_impl(struct samrt_model_ctx *c, const struct samrt_tensor *x,
+static enum samrt_status copy_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                    const struct samrt_tensor *add, const struct samrt_tensor *y) {
     use(c, x, add, y, NULL);
     SAMRT_TRY(c->ex->status);
@@ -277,14 +277,14 @@ static enum samrt_status copy_impl(struct samrt_model_ctx *c, const struct samrt
     return samrt_copy_ref(&a);
 }
 
-struct samrt_tensor samrt_op_copy(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *x,
+struct samrt_tensor samrt_op_copy(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                   enum samrt_dtype out_dtype, const struct samrt_tensor *add) {
     struct samrt_tensor y = samrt_op_new(c, name, out_dtype, x->n_dims, x->ne);
     finish(c, copy_impl(c, x, add, &y));
     return y;
 }
 
-void samrt_op_copy_into(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
+void samrt_op_copy_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
                         const struct samrt_tensor *out) {
     finish(c, copy_impl(c, x, add, out));
 }

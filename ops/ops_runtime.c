@@ -8,23 +8,23 @@
 #include "gpu_ctx.h"
 #include "samrt_impl.h"
 
-enum samrt_backend samrt_ops_backend_for(enum samrt_mem_kind kind) {
+enum samrt_backend samrt_ctx_backend_for(enum samrt_mem_kind kind) {
     return kind != SAMRT_MEM_HOST ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU;
 }
 
-enum samrt_status samrt_ops_ctx_init(struct samrt_model_ctx *c, enum samrt_mem_kind kind, enum samrt_dtype dtype,
+enum samrt_status samrt_ctx_init(struct samrt_op_ctx *c, enum samrt_mem_kind kind, enum samrt_dtype dtype,
                                      const struct samrt_gpu_ctx *g, struct samrt_exec *ex, struct samrt_plan *plan) {
-    return samrt_model_ctx_init(c, samrt_ops_backend_for(kind), dtype, g, ex, plan);
+    return samrt_ctx_init_backend(c, samrt_ctx_backend_for(kind), dtype, g, ex, plan);
 }
 
-enum samrt_status samrt_ops_resize_normalize_host(const struct samrt_resize_plan *plan, const void *tables,
+enum samrt_status samrt_op_resize_normalize_host(const struct samrt_resize_plan *plan, const void *tables,
                                                   const uint8_t *src, size_t nb_row, float *dst) {
     return samrt_resize_normalize_ref(plan, tables, src, nb_row, samrt_sam_mean, samrt_sam_std, dst, SAMRT_DTYPE_F32);
 }
 
 #ifdef SAMRT_HAVE_CUDA
 
-enum samrt_status samrt_ops_gpu_open(int device, struct samrt_gpu_ctx **out) {
+enum samrt_status samrt_ctx_gpu_open(int device, struct samrt_gpu_ctx **out) {
     *out = NULL;
     struct samrt_gpu_ctx *g = calloc(1, sizeof *g);  /* setup only */
     SAMRT_CHECK(g != NULL, SAMRT_E_HOST_MEMORY, "gpu: out of host memory");
@@ -37,82 +37,82 @@ enum samrt_status samrt_ops_gpu_open(int device, struct samrt_gpu_ctx **out) {
     return SAMRT_OK;
 }
 
-void samrt_ops_gpu_close(struct samrt_gpu_ctx *g) {
+void samrt_ctx_gpu_close(struct samrt_gpu_ctx *g) {
     if (!g) return;
     samrt_gpu_ctx_free(g);
     free(g);
 }
 
-samrt_stream *samrt_ops_gpu_stream(const struct samrt_gpu_ctx *g) { return g ? (samrt_stream *)g->stream : NULL; }
+samrt_stream *samrt_ctx_gpu_stream(const struct samrt_gpu_ctx *g) { return g ? (samrt_stream *)g->stream : NULL; }
 
-void samrt_ops_set_stream(struct samrt_model_ctx *c, samrt_stream *s) { c->stream = (cudaStream_t)s; }
+void samrt_ctx_set_stream(struct samrt_op_ctx *c, samrt_stream *s) { c->stream = (cudaStream_t)s; }
 
-enum samrt_status samrt_ops_resize_normalize(const struct samrt_resize_plan *plan, const void *tables,
+enum samrt_status samrt_op_resize_normalize(const struct samrt_resize_plan *plan, const void *tables,
                                              const uint8_t *src, size_t nb_row, void *dst, enum samrt_dtype dtype,
                                              samrt_stream *s) {
     return samrt_resize_normalize_cuda(plan, tables, src, nb_row, dst, dtype, (cudaStream_t)s);
 }
 
-enum samrt_status samrt_ops_mask_decode(const struct samrt_mask_decode_desc *d, const void *logits, uint8_t *mask,
+enum samrt_status samrt_op_mask_decode(const struct samrt_mask_decode_desc *d, const void *logits, uint8_t *mask,
                                         struct samrt_mask_stats *stats, float *logits_out, samrt_stream *s) {
     return samrt_mask_decode_cuda(d, logits, mask, stats, logits_out, (cudaStream_t)s);
 }
 
-enum samrt_status samrt_ops_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
+enum samrt_status samrt_op_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
                                                     uint8_t *mask, struct samrt_mask_stats *stats, samrt_stream *s) {
     return samrt_mask_decode_non_overlap_cuda(d, logits, mask, stats, (cudaStream_t)s);
 }
 
-enum samrt_status samrt_ops_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s) {
+enum samrt_status samrt_op_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s) {
     return device ? samrt_track_rows_cuda(a, (cudaStream_t)s) : samrt_track_rows_ref(a);
 }
 
-enum samrt_status samrt_ops_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
+enum samrt_status samrt_op_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
     return device ? samrt_finite_cuda(a, (cudaStream_t)s) : samrt_finite_ref(a);
 }
 
 #else /* host builds: no device memory exists */
 
-enum samrt_status samrt_ops_gpu_open(int device, struct samrt_gpu_ctx **out) {
+enum samrt_status samrt_ctx_gpu_open(int device, struct samrt_gpu_ctx **out) {
     (void)device;
     *out = NULL;
     SAMRT_CHECK(0, SAMRT_E_UNSUPPORTED, "gpu: this build has no CUDA backend");
 }
 
-void samrt_ops_gpu_close(struct samrt_gpu_ctx *g) { (void)g; }
+void samrt_ctx_gpu_close(struct samrt_gpu_ctx *g) { (void)g; }
 
-samrt_stream *samrt_ops_gpu_stream(const struct samrt_gpu_ctx *g) {
+samrt_stream *samrt_ctx_gpu_stream(const struct samrt_gpu_ctx *g) {
     (void)g;
     return NULL;
 }
 
-void samrt_ops_set_stream(struct samrt_model_ctx *c, samrt_stream *s) { (void)c, (void)s; }
+void samrt_ctx_set_stream(struct samrt_op_ctx *c, samrt_stream *s) { (void)c, (void)s; }
 
-enum samrt_status samrt_ops_resize_normalize(const struct samrt_resize_plan *plan, const void *tables,
+enum samrt_status samrt_op_resize_normalize(const struct samrt_resize_plan *plan, const void *tables,
                                              const uint8_t *src, size_t nb_row, void *dst, enum samrt_dtype dtype,
                                              samrt_stream *s) {
     (void)plan, (void)tables, (void)src, (void)nb_row, (void)dst, (void)dtype, (void)s;
     return SAMRT_E_UNSUPPORTED;
 }
 
-enum samrt_status samrt_ops_mask_decode(const struct samrt_mask_decode_desc *d, const void *logits, uint8_t *mask,
+enum samrt_status samrt_op_mask_decode(const struct samrt_mask_decode_desc *d, const void *logits, uint8_t *mask,
                                         struct samrt_mask_stats *stats, float *logits_out, samrt_stream *s) {
     (void)d, (void)logits, (void)mask, (void)stats, (void)logits_out, (void)s;
     return SAMRT_E_UNSUPPORTED;
 }
 
-enum samrt_status samrt_ops_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
+enum samrt_status samrt_op_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
                                                     uint8_t *mask, struct samrt_mask_stats *stats, samrt_stream *s) {
     (void)d, (void)logits, (void)mask, (void)stats, (void)s;
     return SAMRT_E_UNSUPPORTED;
 }
 
-enum samrt_status samrt_ops_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s) {
+enum samrt_status samrt_op_track_rows(int device, const struct samrt_track_rows_args *a, samrt_stream *s) {
     (void)s;
     return device ? SAMRT_E_UNSUPPORTED : samrt_track_rows_ref(a);
 }
 
-enum samrt_status samrt_ops_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
+enum samrt_status samrt_op_finite(int device, const struct samrt_finite_args *a, samrt_stream *s) {
     (void)s;
     return device ? SAMRT_E_UNSUPPORTED : samrt_finite_ref(a);
 }

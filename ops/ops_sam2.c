@@ -13,7 +13,7 @@
 #include "mem_store.h"
 #include "ops_impl.h"
 
-void samrt_op_sam2_select(struct samrt_model_ctx *c, const struct samrt_tensor *masks, const struct samrt_tensor *iou,
+void samrt_op_sam2_select(struct samrt_op_ctx *c, const struct samrt_tensor *masks, const struct samrt_tensor *iou,
                           const struct samrt_tensor *score, const struct samrt_tensor *mask_tokens,
                           const uint8_t *mode, const struct samrt_tensor *low_res, const struct samrt_tensor *result,
                           const struct samrt_tensor *token_out) {
@@ -44,7 +44,7 @@ void samrt_op_sam2_select(struct samrt_model_ctx *c, const struct samrt_tensor *
     finish(c, st);
 }
 
-void samrt_op_sam2_ptr_gate(struct samrt_model_ctx *c, const struct samrt_tensor *ptr,
+void samrt_op_sam2_ptr_gate(struct samrt_op_ctx *c, const struct samrt_tensor *ptr,
                             const struct samrt_tensor *no_obj_ptr, const struct samrt_tensor *result,
                             const struct samrt_tensor *out) {
     samrt_exec_use(c->ex, ptr);
@@ -57,7 +57,7 @@ void samrt_op_sam2_ptr_gate(struct samrt_model_ctx *c, const struct samrt_tensor
     finish(c, st);
 }
 
-struct samrt_tensor samrt_op_sam2_mem_input(struct samrt_model_ctx *c, const char *name,
+struct samrt_tensor samrt_op_sam2_mem_input(struct samrt_op_ctx *c, const char *name,
                                             const struct samrt_tensor *low_res, int n_obj, int low, int side,
                                             int binarize, float scale, float bias) {
     struct samrt_tensor m = samrt_op_new(c, name, c->dtype, 4, SAMRT_SHAPE(n_obj, 1, side, side));
@@ -81,7 +81,7 @@ struct samrt_tensor samrt_op_sam2_mem_input(struct samrt_model_ctx *c, const cha
     return m;
 }
 
-void samrt_op_sam2_mem_store(struct samrt_model_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *score,
+void samrt_op_sam2_mem_store(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *score,
                              const struct samrt_tensor *no_obj, const struct samrt_tensor *out) {
     use(c, x, score, out, NULL);
     const int64_t B = x->ne[0], n = x->ne[1], dim = x->ne[2];
@@ -102,7 +102,7 @@ void samrt_op_sam2_mem_store(struct samrt_model_ctx *c, const struct samrt_tenso
     finish(c, st);
 }
 
-enum samrt_status samrt_ops_fill_holes(const struct samrt_model_ctx *c, const struct samrt_tensor *x, int max_area,
+enum samrt_status samrt_op_fill_holes(const struct samrt_op_ctx *c, const struct samrt_tensor *x, int max_area,
                                        const struct samrt_tensor *out, const struct samrt_tensor *ws) {
     const struct samrt_fill_holes_args a = {(int32_t)x->ne[0], (int32_t)x->ne[2], (int32_t)x->ne[3], max_area,
                                             (const float *)x->data, (float *)out->data, (int32_t *)ws->data};

@@ -24,9 +24,9 @@ samrt_stream *samrt_backend_stream(const struct samrt_engine *e);
 
 /* An op context for one of e's passes: the CUDA backend on device engines (with the GPU
  * handles unless plan-only), the CPU reference backend on host engines; e's precision and plan. */
-enum samrt_status samrt_backend_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex);
+enum samrt_status samrt_backend_ctx_init(struct samrt_engine *e, struct samrt_op_ctx *c, struct samrt_exec *ex);
 /* The stream c's passes run on (ignored on the CPU backend). */
-void samrt_backend_set_stream(struct samrt_model_ctx *c, samrt_stream *s);
+void samrt_backend_set_stream(struct samrt_op_ctx *c, samrt_stream *s);
 
 #ifdef __cplusplus
 }

@@ -6,10 +6,10 @@
 
 #include "samrt_impl.h"
 
-enum samrt_status samrt_health_plan(struct samrt_model_ctx *c, const char *slot_name, struct samrt_health *h) {
+enum samrt_status samrt_health_plan(struct samrt_op_ctx *c, const char *slot_name, struct samrt_health *h) {
     memset(h, 0, sizeof *h);
     h->slot = -1;
-    return samrt_ops_persistent(c, slot_name, SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 1,
+    return samrt_ctx_persistent(c, slot_name, SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 1,
                                 SAMRT_SHAPE(SAMRT_FINITE_FLAG_WORDS), &h->flags, &h->slot);
 }
 
@@ -34,7 +34,7 @@ enum samrt_status samrt_health_enqueue(const struct samrt_engine *e, struct samr
         h->names[i] = segs[i].name;
     }
     h->n_seg = n;
-    return samrt_ops_finite(samrt_engine_on_device(e), &a, stream);
+    return samrt_op_finite(samrt_engine_on_device(e), &a, stream);
 }
 
 enum samrt_status samrt_health_download(const struct samrt_engine *e, struct samrt_health *h, samrt_stream *stream) {

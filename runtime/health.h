@@ -28,7 +28,7 @@ struct samrt_health {
 };
 
 /* Adds the flag slot to the plan (setup). */
-enum samrt_status samrt_health_plan(struct samrt_model_ctx *c, const char *slot_name, struct samrt_health *h);
+enum samrt_status samrt_health_plan(struct samrt_op_ctx *c, const char *slot_name, struct samrt_health *h);
 /* Resolves the slot after commit. */
 void samrt_health_prepare(struct samrt_health *h, const struct samrt_arena *a);
 /* Enqueues the check of n tensors (contiguous f32 / f16 / bf16, n <= SAMRT_FINITE_MAX_SEGS; a

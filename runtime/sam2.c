@@ -20,7 +20,7 @@
 
 struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? e->sam2 : NULL; }
 
-enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex) {
+enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_op_ctx *c, struct samrt_exec *ex) {
     SAMRT_TRY(samrt_backend_ctx_init(e, c, ex));  /* backend.h: the engine's backend, precision, plan */
     /* each library chooses its algorithms within its own cap; both share the arena's one
      * workspace slot, which holds the larger cap (engine.c) */
@@ -33,7 +33,7 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model
     return SAMRT_OK;
 }
 
-void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_model_ctx *c) {
+void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_op_ctx *c) {
     if (e->slot_ws >= 0) c->ws_lt = c->ws_dnn = samrt_arena_ptr(&e->arena, e->slot_ws);
 }
 
@@ -100,7 +100,7 @@ void samrt_model_free(struct samrt_engine *e) {
     samrt_sam2_tracker_free(e->sam2);
     samrt_sam2_segment_free(e->sam2);
     samrt_stage_clock_free(&e->sam2->clock);  /* after the graphs that record its events */
-    samrt_model_ctx_free(&e->sam2->ctx_enc);
+    samrt_ctx_free(&e->sam2->ctx_enc);
     free(e->sam2);
     e->sam2 = NULL;
 }
@@ -109,11 +109,11 @@ enum samrt_status samrt_sam2_encode_image(struct samrt_engine *e, void *stream) 
     if (!e || e->failed) return SAMRT_E_BAD_STATE;
     struct samrt_sam2 *m = e->sam2;
     if (!m || !m->enc_ready) return SAMRT_E_UNSUPPORTED;
-    struct samrt_model_ctx *c = &m->ctx_enc;
+    struct samrt_op_ctx *c = &m->ctx_enc;
     samrt_backend_set_stream(c, (samrt_stream *)stream);
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     samrt_sam2_encoder_forward(&m->enc, c);
-    enum samrt_status st = samrt_ops_end(c);
+    enum samrt_status st = samrt_ctx_end(c);
     if (st != SAMRT_OK) e->failed = 1;
     return st;
 }

@@ -25,7 +25,7 @@ extern "C" {
 struct samrt_sam2 {
     struct samrt_sam2_encoder enc;
     struct samrt_exec ex_enc;          /* the image encoder's pass */
-    struct samrt_model_ctx ctx_enc;
+    struct samrt_op_ctx ctx_enc;
     int enc_ready;                     /* planned and prepared */
     struct samrt_staging stage;        /* frame in, results out: the slots both passes use (staging.h) */
     struct samrt_sam2_segment seg;     /* prompt encoder + mask decoder pass (segment.h) */
@@ -40,9 +40,9 @@ struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e);
 
 /* Sets up an op context for one of the model's passes on e (backend, precision, workspace
  * caps, the shared PLAN step counter). */
-enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_model_ctx *c, struct samrt_exec *ex);
+enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_op_ctx *c, struct samrt_exec *ex);
 /* Points a pass's context at the engine's workspace slot (after commit; nothing without one). */
-void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_model_ctx *c);
+void samrt_sam2_ctx_workspace(const struct samrt_engine *e, struct samrt_op_ctx *c);
 
 /* Runs the image encoder on the preprocessed input slot (enc.input, NCHW run dtype).
  * stream: a samrt_stream (platform/stream.h; on CUDA builds any cudaStream_t) on device

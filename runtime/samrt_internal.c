@@ -165,7 +165,7 @@ enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const
         const size_t bytes = (size_t)p->plan.in_w * p->plan.in_h * 3;
         SAMRT_TRY(samrt_stream_copy(p->rgb_dev, rgb, bytes, SAMRT_COPY_H2D, p->stream));
         SAMRT_TRY(samrt_event_record(p->e0, p->stream, 0));
-        SAMRT_TRY(samrt_ops_resize_normalize(&p->plan, p->tables_dev, p->rgb_dev, 3 * (size_t)p->plan.in_w,
+        SAMRT_TRY(samrt_op_resize_normalize(&p->plan, p->tables_dev, p->rgb_dev, 3 * (size_t)p->plan.in_w,
                                              p->out_dev, SAMRT_DTYPE_BF16, p->stream));
         SAMRT_TRY(samrt_event_record(p->e1, p->stream, 0));
         SAMRT_TRY(samrt_stream_sync(p->stream));
@@ -173,7 +173,7 @@ enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const
         return SAMRT_OK;
     }
     const uint64_t t0 = samrt_platform_now_ns();
-    SAMRT_TRY(samrt_ops_resize_normalize_host(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, p->out_host));
+    SAMRT_TRY(samrt_op_resize_normalize_host(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, p->out_host));
     *ms = (samrt_platform_now_ns() - t0) / 1e6;
     return SAMRT_OK;
 }

@@ -21,7 +21,7 @@
 
 /* pix_feat_with_mem = vision features + no_mem_embed (an initial conditioning frame with
  * directly_add_no_mem_embed, model-spec 3.5), then the SAM heads. */
-static void segment_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
+static void segment_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     struct samrt_sam2_heads *h = &m->seg.heads;
     struct samrt_tensor pix =
         samrt_op_channel_affine(c, "seg.pix", &m->enc.vision, NULL, h->dw.no_mem_embed, NULL, 1);
@@ -39,16 +39,16 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_staging_plan(&m->stage, &s->ctx, e->params.max_frame_width, e->params.max_frame_height,
                                  e->params.imgsz, s->heads.cfg.b_max, e->mem_kind != SAMRT_MEM_HOST));
     SAMRT_TRY(samrt_health_plan(&s->ctx, "seg.health", &s->health));
-    samrt_ops_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
     segment_forward(m, &s->ctx);
-    return samrt_ops_end(&s->ctx);
+    return samrt_ctx_end(&s->ctx);
 }
 
 enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samrt_sam2 *m,
                                              const struct samrt_ckpt *ck) {
     struct samrt_sam2_segment *s = &m->seg;
     SAMRT_TRY(samrt_sam2_heads_prepare(&s->heads, samrt_engine_env(e), ck));
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     samrt_sam2_ctx_workspace(e, c);
     const size_t n_low = (size_t)samrt_tensor_nelements(&s->heads.low_res);
     s->low_host = malloc(sizeof(float) * n_low);
@@ -64,7 +64,7 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
 
 void samrt_sam2_segment_free(struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
-    samrt_model_ctx_free(&s->ctx);
+    samrt_ctx_free(&s->ctx);
     samrt_sam2_heads_free(&s->heads);
     samrt_graph_cache_free(&s->graphs);
     samrt_staging_free(&m->stage);
@@ -96,7 +96,7 @@ enum samrt_status samrt_sam2_segment_configure(struct samrt_engine *e, int use_g
  * and res_host hold the heads' results. */
 static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float *video_logits, int width,
                                       int height) {
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     struct samrt_sam2_heads *h = &s->heads;
     const struct samrt_sam2_points *p = &s->pts[0];
     float coords[2 * SAMRT_SAM2_MAX_POINTS], labels[SAMRT_SAM2_MAX_POINTS], ptr[SAMRT_SAM2_DIM];
@@ -108,7 +108,7 @@ static enum samrt_status segment_taps(struct samrt_sam2_segment *s, const float 
     samrt_sam2_tap_host(c, "tap.prompt.coords", coords, 3, SAMRT_SHAPE(1, p->n, 2));
     samrt_sam2_tap_host(c, "tap.prompt.labels", labels, 2, SAMRT_SHAPE(1, p->n));
     SAMRT_TRY(samrt_sam2_heads_taps(h, c));
-    SAMRT_TRY(samrt_ops_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
+    SAMRT_TRY(samrt_ctx_fetch(c, ptr, h->obj_ptr.data, sizeof ptr));
     const int64_t L = h->low;
     samrt_sam2_tap_host(c, "tap.out.pred_masks", s->low_host, 4, SAMRT_SHAPE(1, 1, L, L));
     samrt_sam2_tap_host(c, "tap.out.obj_ptr", ptr, 2, SAMRT_SHAPE(1, SAMRT_SAM2_DIM));
@@ -128,10 +128,10 @@ static enum samrt_status check_health(struct samrt_engine *e, struct samrt_sam2 
 
 /* The heads' results of n objects (low-res logits, result rows) into low_host / res_host. */
 static enum samrt_status fetch_results(struct samrt_sam2_segment *s, int n) {
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     const int64_t P = (int64_t)s->heads.low * s->heads.low;
-    SAMRT_TRY(samrt_ops_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
-    return samrt_ops_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
+    SAMRT_TRY(samrt_ctx_fetch(c, s->low_host, s->heads.low_res.data, sizeof(float) * (size_t)(n * P)));
+    return samrt_ctx_fetch(c, s->res_host, s->heads.result.data, sizeof(float) * (size_t)n * SAMRT_SAM2_RES_COLS);
 }
 
 static void fill_result(struct samrt_mask_result *o, const float *res, const struct samrt_mask_stats *st) {
@@ -147,13 +147,13 @@ static void fill_result(struct samrt_mask_result *o, const float *res, const str
 static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                       int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input));
     SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     segment_forward(m, c);
-    enum samrt_status st = samrt_ops_end(c);
+    enum samrt_status st = samrt_ctx_end(c);
     if (st == SAMRT_OK) st = check_health(e, m, n, NULL);
     if (st == SAMRT_OK) st = samrt_health_download(e, &s->health, NULL);
     if (st == SAMRT_OK) st = fetch_results(s, n);
@@ -193,20 +193,20 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
 static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
                                        int n, int timed, samrt_stream *stream) {
     struct samrt_sam2_segment *s = &m->seg;
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
     MARK(PRE);
     SAMRT_TRY(samrt_sam2_encode_image(e, stream));
     MARK(ENC);
     samrt_backend_set_stream(c, stream);
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     segment_forward(m, c);
-    SAMRT_TRY(samrt_ops_end(c));
+    SAMRT_TRY(samrt_ctx_end(c));
     MARK(HEADS);
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {n, L, L, rp->in_h, rp->in_w, SAMRT_DTYPE_F32};
     const struct samrt_staging *st = &m->stage;
-    SAMRT_TRY(samrt_ops_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
+    SAMRT_TRY(samrt_op_mask_decode(&d, s->heads.low_res.data, samrt_staging_masks(st), samrt_staging_stats(st),
                                     NULL, stream));
     SAMRT_TRY(check_health(e, m, n, stream));
     return samrt_stream_copy(samrt_staging_results(st), s->heads.result.data,
@@ -243,7 +243,7 @@ static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int
     const int L = s->heads.low;
     const struct samrt_mask_decode_desc d = {1, L, L, h, w, SAMRT_DTYPE_F32};
     const size_t px = (size_t)w * (size_t)h;
-    SAMRT_TRY(samrt_ops_mask_decode(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
+    SAMRT_TRY(samrt_op_mask_decode(&d, (const float *)s->heads.low_res.data + (size_t)i * L * L,
                                     samrt_staging_masks(st) + px * i, NULL, st->logits.data, stream));
     return samrt_stream_copy(dst, st->logits.data, sizeof(float) * px, SAMRT_COPY_D2H, stream);
 }
@@ -260,7 +260,7 @@ static enum samrt_status preprocess_device(struct samrt_engine *e, struct samrt_
 static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                         int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
-    struct samrt_model_ctx *c = &s->ctx;
+    struct samrt_op_ctx *c = &s->ctx;
     samrt_stream *stream = samrt_backend_stream(e);
     const int w = img->width, h = img->height, taps = c->tap != NULL || m->ctx_enc.tap != NULL;
     const int timed = s->timed && !taps;

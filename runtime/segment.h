@@ -57,7 +57,7 @@ struct samrt_sam2_seg_key {
 struct samrt_sam2_segment {
     struct samrt_sam2_heads heads;
     struct samrt_exec ex;
-    struct samrt_model_ctx ctx;
+    struct samrt_op_ctx ctx;
     int ready;
     struct samrt_sam2_points pts[SAMRT_SAM2_MAX_OBJ];  /* per call: the objects' prompts */
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */

@@ -10,7 +10,7 @@
 #include "backend.h"
 #include "mask_decoder.h"
 
-enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_model_ctx *c, int max_w, int max_h,
+enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_op_ctx *c, int max_w, int max_h,
                                      int side, int b_max, int device) {
     const int W = max_w, H = max_h;
     SAMRT_CHECK(W >= 1 && W <= SAMRT_RESIZE_MAX_SIDE && H >= 1 && H <= SAMRT_RESIZE_MAX_SIDE, SAMRT_E_INVALID_ARG,
@@ -26,13 +26,13 @@ enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_mode
     const int64_t B = b_max, px = (int64_t)W * H;
     st->out_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16);
     st->out_hdr = st->out_res + SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &st->rgb,
+    SAMRT_TRY(samrt_ctx_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &st->rgb,
                                    &st->slot_rgb));
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+    SAMRT_TRY(samrt_ctx_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
                                    SAMRT_SHAPE((int64_t)st->tables_cap), &st->tables, &st->slot_tables));
-    SAMRT_TRY(samrt_ops_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+    SAMRT_TRY(samrt_ctx_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
                                    SAMRT_SHAPE((int64_t)st->out_hdr + B * px), &st->out, &st->slot_out));
-    return samrt_ops_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px),
+    return samrt_ctx_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px),
                                 &st->logits, &st->slot_logits);
 }
 
@@ -89,6 +89,6 @@ enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct sa
 
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,
                                        const struct samrt_tensor *input, samrt_stream *stream) {
-    return samrt_ops_resize_normalize(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
+    return samrt_op_resize_normalize(rp, st->tables.data, st->rgb.data, 3 * (size_t)rp->in_w, input->data,
                                       input->dtype, stream);
 }

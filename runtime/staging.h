@@ -46,9 +46,9 @@ struct samrt_staging {
 };
 
 /* Checks the max frame (each side in [1, SAMRT_RESIZE_MAX_SIDE]) and, on device engines,
- * adds the four slots through c (samrt_ops_persistent, names "seg.rgb", "seg.resize_tables",
+ * adds the four slots through c (samrt_ctx_persistent, names "seg.rgb", "seg.resize_tables",
  * "seg.out", "seg.logits"). side: the model side the frames are resized to. */
-enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_model_ctx *c, int max_w, int max_h,
+enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_op_ctx *c, int max_w, int max_h,
                                      int side, int b_max, int device);
 /* After commit: the slots' views and the host buffers. */
 enum samrt_status samrt_staging_prepare(struct samrt_staging *st, const struct samrt_arena *a);

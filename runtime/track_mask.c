@@ -87,9 +87,9 @@ enum samrt_status samrt_sam2_track_mask_plan(struct samrt_engine *e, struct samr
     SAMRT_TRY(samrt_sam2_heads_bind(&tm->heads, &cfg, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &tm->ctx, &tm->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&tm->heads, &tm->ctx));
-    samrt_ops_begin(&tm->ctx, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&tm->ctx, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_heads_forward(&tm->heads, &tm->ctx, &m->enc.vision, &m->enc.feat_s0, &m->enc.feat_s1);
-    SAMRT_TRY(samrt_ops_end(&tm->ctx));
+    SAMRT_TRY(samrt_ctx_end(&tm->ctx));
     tm->planned = 1;
     return SAMRT_OK;
 }
@@ -124,7 +124,7 @@ enum samrt_status samrt_sam2_track_mask_prepare(struct samrt_engine *e, struct s
 void samrt_sam2_track_mask_free(struct samrt_sam2 *m) {
     struct samrt_sam2_track_mask *tm = &m->trk.mask;
     if (tm->planned) {
-        samrt_model_ctx_free(&tm->ctx);
+        samrt_ctx_free(&tm->ctx);
         samrt_sam2_heads_free(&tm->heads);
     }
     free(tm->low_rows);
@@ -184,13 +184,13 @@ void samrt_sam2_track_mask_move(struct samrt_sam2 *m, int from, int to) {
 static enum samrt_status pointer(struct samrt_engine *e, struct samrt_sam2 *m, int k) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_sam2_track_mask *tm = &t->mask;
-    struct samrt_model_ctx *c = &tm->ctx;
+    struct samrt_op_ctx *c = &tm->ctx;
     const size_t pb = sizeof(float) * SAMRT_SAM2_DIM, n_low = (size_t)tm->low * tm->low;
     float *ptr_dst = (float *)t->cur_ptr.data + (size_t)k * SAMRT_SAM2_DIM;
-    if (!tm->is_obj[k]) return samrt_ops_memcpy(c, ptr_dst, tm->no_obj_ptr, pb);  /* lambda 0 */
+    if (!tm->is_obj[k]) return samrt_ctx_memcpy(c, ptr_dst, tm->no_obj_ptr, pb);  /* lambda 0 */
     const float *dense = tm->dense_rows + (size_t)k * n_low;
     for (size_t i = 0; i < n_low; i++) ref_store(e->precision, tm->stage, (int64_t)i, dense[i]);
-    SAMRT_TRY(samrt_ops_memcpy(c, tm->heads.mask_in.data, tm->stage, samrt_dtype_size(e->precision) * n_low));
+    SAMRT_TRY(samrt_ctx_memcpy(c, tm->heads.mask_in.data, tm->stage, samrt_dtype_size(e->precision) * n_low));
     struct samrt_sam2_points none;
     samrt_sam2_points_none(&none);
     const int notebook = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
@@ -198,10 +198,10 @@ static enum samrt_status pointer(struct samrt_engine *e, struct samrt_sam2 *m, i
     /* _use_mask_as_output calls _forward_sam_heads with multimask_output False: one mask (or
      * the stability fallback), pointer from token 0, whatever the point count says */
     tm->heads.mode[0] = notebook ? SAMRT_SAM2_MODE_SINGLE_DYNAMIC : SAMRT_SAM2_MODE_SINGLE;
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     samrt_sam2_heads_forward(&tm->heads, c, &m->enc.vision, &m->enc.feat_s0, &m->enc.feat_s1);
-    SAMRT_TRY(samrt_ops_end(c));
-    return samrt_ops_memcpy(c, ptr_dst, tm->heads.obj_ptr.data, pb);  /* gated by the decoder's score */
+    SAMRT_TRY(samrt_ctx_end(c));
+    return samrt_ctx_memcpy(c, ptr_dst, tm->heads.obj_ptr.data, pb);  /* gated by the decoder's score */
 }
 
 int samrt_sam2_track_mask_pending(const struct samrt_sam2 *m, int k) { return m->trk.obj[k].pending == PENDING_MASK; }
@@ -209,17 +209,17 @@ int samrt_sam2_track_mask_pending(const struct samrt_sam2 *m, int k) { return m-
 enum samrt_status samrt_sam2_track_mask_step(struct samrt_engine *e, struct samrt_sam2 *m, int *is_prompted) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_sam2_track_mask *tm = &t->mask;
-    struct samrt_model_ctx *c = &tm->ctx;
-    samrt_ops_use_gpu_stream(c);  /* the tracker's stream: the engine's */
+    struct samrt_op_ctx *c = &tm->ctx;
+    samrt_ctx_use_gpu_stream(c);  /* the tracker's stream: the engine's */
     const size_t n_low = (size_t)tm->low * tm->low;
     for (int k = 0; k < t->n_obj; k++) {
         if (t->obj[k].pending != PENDING_MASK) continue;
         SAMRT_TRY(pointer(e, m, k));
         const float score = tm->is_obj[k] ? MASK_LOGIT : -MASK_LOGIT;
-        SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_low.data + (size_t)k * n_low, tm->low_rows + (size_t)k * n_low,
+        SAMRT_TRY(samrt_ctx_memcpy(c, (float *)t->cur_low.data + (size_t)k * n_low, tm->low_rows + (size_t)k * n_low,
                                    sizeof(float) * n_low));
-        SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_score.data + k, &score, sizeof score));
-        SAMRT_TRY(samrt_ops_sync(c));  /* score lives on this stack frame: the copy must be done before it goes */
+        SAMRT_TRY(samrt_ctx_memcpy(c, (float *)t->cur_score.data + k, &score, sizeof score));
+        SAMRT_TRY(samrt_ctx_sync(c));  /* score lives on this stack frame: the copy must be done before it goes */
         is_prompted[k] = 1;
     }
     return SAMRT_OK;

@@ -36,7 +36,7 @@ struct samrt_sam2_track_mask {
     int planned;
     struct samrt_sam2_heads heads;       /* b_max 1, max_points 1, mask_input 1 */
     struct samrt_exec ex;
-    struct samrt_model_ctx ctx;
+    struct samrt_op_ctx ctx;
     int side, low;                       /* S and S/4 */
     float *low_rows;                     /* (K + 1, low*low) host: each object's prompt logits; row K: the call's */
     float *dense_rows;                   /* (K + 1, low*low) host: mask_downsample(m) */

@@ -26,13 +26,13 @@ enum samrt_status samrt_sam2_track_post_plan(struct samrt_engine *e, struct samr
     (void)e;
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_sam2_track_post *p = &t->post;
-    struct samrt_model_ctx *c = &m->seg.ctx;
+    struct samrt_op_ctx *c = &m->seg.ctx;
     const int64_t K = t->k_max, L = 4 * (int64_t)t->grid, n_tok = t->mem_tok;  /* g*g, EdgeTAM 512 */
-    SAMRT_TRY(samrt_ops_persistent(c, "track.low_fill", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
+    SAMRT_TRY(samrt_ctx_persistent(c, "track.low_fill", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
                                    &p->low_fill, &p->slot_low_fill));
-    SAMRT_TRY(samrt_ops_persistent(c, "track.fill_ws", SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 1,
+    SAMRT_TRY(samrt_ctx_persistent(c, "track.fill_ws", SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 1,
                                    SAMRT_SHAPE(2 * K * L * L), &p->fill_ws, &p->slot_fill_ws));
-    return samrt_ops_persistent(c, "track.enc_tmp", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
+    return samrt_ctx_persistent(c, "track.enc_tmp", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
                                 SAMRT_SHAPE(K, n_tok, SAMRT_SAM2_MEM_DIM), &p->enc_tmp, &p->slot_enc_tmp);
 }
 
@@ -51,22 +51,22 @@ const struct samrt_tensor *samrt_sam2_track_post_low(const struct samrt_sam2_tra
 static enum samrt_status encode(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_tensor *low,
                                 int binarize, const struct samrt_tensor *out) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_model_ctx *c = &t->enc.ctx;
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    struct samrt_op_ctx *c = &t->enc.ctx;
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     if (t->perceiver)  /* EdgeTAM: the memory encoder's features through the spatial perceiver */
         samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, low, binarize, out);
     else
         samrt_sam2_memenc_forward(&t->memenc, c, &m->enc.vision, low, &t->cur_score, binarize, out);
-    return samrt_ops_end(c);
+    return samrt_ctx_end(c);
 }
 
 enum samrt_status samrt_sam2_track_post_encode(struct samrt_engine *e, struct samrt_sam2 *m, const int *is_prompted,
                                                const struct samrt_tensor *out) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_model_ctx *c = &t->enc.ctx;
+    struct samrt_op_ctx *c = &t->enc.ctx;
     const int max_area = samrt_sam2_track_fill_area(&t->opt);
     const int binarize = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
-    if (max_area > 0) SAMRT_TRY(samrt_ops_fill_holes(c, &t->cur_low, max_area, &t->post.low_fill, &t->post.fill_ws));
+    if (max_area > 0) SAMRT_TRY(samrt_op_fill_holes(c, &t->cur_low, max_area, &t->post.low_fill, &t->post.fill_ws));
     const struct samrt_tensor *low_p = max_area > 0 ? &t->post.low_fill : &t->cur_low;
     int n_prompted = 0, n_tracked = 0;
     for (int k = 0; k < t->n_obj; k++) {
@@ -80,7 +80,7 @@ enum samrt_status samrt_sam2_track_post_encode(struct samrt_engine *e, struct sa
     const size_t mb = (size_t)out->s[0] * samrt_dtype_size(SAMRT_DTYPE_BF16);
     for (int k = 0; k < t->n_obj; k++)
         if (is_prompted[k])
-            SAMRT_TRY(samrt_ops_memcpy(c, (char *)out->data + (size_t)k * mb,
+            SAMRT_TRY(samrt_ctx_memcpy(c, (char *)out->data + (size_t)k * mb,
                                        (const char *)t->post.enc_tmp.data + (size_t)k * mb, mb));
     return SAMRT_OK;
 }

@@ -42,14 +42,14 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     t->edgetam = e->model == SAMRT_MODEL_EDGETAM;
     t->planned = is_sam21(e->model) || t->edgetam;
     if (!t->planned) return SAMRT_OK;
-    struct samrt_model_ctx *c = &m->seg.ctx;
+    struct samrt_op_ctx *c = &m->seg.ctx;
     t->k_max = e->params.max_objects;
     t->grid = e->params.imgsz / 16;
     t->mem_tok = t->edgetam ? SAMRT_EDGETAM_MEM_TOKENS : (int64_t)t->grid * t->grid;
-    SAMRT_TRY(samrt_ops_persistent(c, "track.mem_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_BF16, 4,
+    SAMRT_TRY(samrt_ctx_persistent(c, "track.mem_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_BF16, 4,
                                    SAMRT_SHAPE(SAMRT_TRACK_MEM_SLOTS, t->k_max, t->mem_tok, 64), &t->mem_bank,
                                    &t->slot_mem_bank));
-    SAMRT_TRY(samrt_ops_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
+    SAMRT_TRY(samrt_ctx_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SAMRT_SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
     SAMRT_TRY(samrt_sam2_tracker_plan_passes(e, m));

@@ -89,7 +89,7 @@ struct samrt_sam2_track_options {
 /* One separately run pass: its executor and op context. */
 struct samrt_sam2_track_pass {
     struct samrt_exec ex;
-    struct samrt_model_ctx ctx;
+    struct samrt_op_ctx ctx;
     int planned;
 };
 

@@ -103,7 +103,7 @@ static void table_layout(struct samrt_sam2_tracker *t) {
 
 /* ---- the passes ------------------------------------------------------------------------------ */
 
-static void ma_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, int n_mem, int n_ptr, int k) {
+static void ma_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c, int n_mem, int n_ptr, int k) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_tensor mem[SAMRT_TRACK_MAX_SEL_MEM];
     const struct samrt_tensor *mp[SAMRT_TRACK_MAX_SEL_MEM];
@@ -119,11 +119,11 @@ static void ma_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c, int n_me
     samrt_op_copy_into(c, &out, NULL, &dst);
 }
 
-static void heads_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
+static void heads_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     samrt_sam2_heads_forward(&m->seg.heads, c, &m->trk.pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
-static void enc_forward(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
+static void enc_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
     if (t->perceiver)
         samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, &t->cur_low, 0,
@@ -136,22 +136,22 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     struct samrt_sam2_tracker *t = &m->trk;
     const int K = t->k_max, side = e->params.imgsz;
     const int64_t n = (int64_t)t->grid * t->grid, L = 4 * (int64_t)t->grid;
-    struct samrt_model_ctx *c0 = &m->seg.ctx;
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.pix", SAMRT_REGION_STAGING, e->precision, 3,
+    struct samrt_op_ctx *c0 = &m->seg.ctx;
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.pix", SAMRT_REGION_STAGING, e->precision, 3,
                                    SAMRT_SHAPE(K, n, SAMRT_SAM2_DIM), &t->pix, &t->slot_pix));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.ptr_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 3,
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.ptr_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 3,
                                    SAMRT_SHAPE(1, SAMRT_TRACK_MAX_SEL_PTR, SAMRT_SAM2_DIM), &t->ptr_sel,
                                    &t->slot_ptr_sel));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.mem_sel", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
                                    SAMRT_SHAPE(SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_sel,
                                    &t->slot_mem_sel));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.mem_new", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.mem_new", SAMRT_REGION_STAGING, SAMRT_DTYPE_BF16, 3,
                                    SAMRT_SHAPE(K, t->mem_bank.ne[2], t->mem_bank.ne[3]), &t->mem_new, &t->slot_mem_new));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_low", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.cur_low", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(K, 1, L, L),
                                    &t->cur_low, &t->slot_cur_low));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_score", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(K, 1),
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.cur_score", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(K, 1),
                                    &t->cur_score, &t->slot_cur_score));
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.cur_ptr", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.cur_ptr", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
                                    SAMRT_SHAPE(K, SAMRT_SAM2_DIM), &t->cur_ptr, &t->slot_cur_ptr));
     SAMRT_TRY(samrt_health_plan(c0, "track.health", &t->health));
 
@@ -172,7 +172,7 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
         SAMRT_TRY(samrt_edgetam_perceiver_plan(t->perceiver, c0));
     }
     table_layout(t);
-    SAMRT_TRY(samrt_ops_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+    SAMRT_TRY(samrt_ctx_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
                                    SAMRT_SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
                                    &t->slot_tab));
 
@@ -182,21 +182,21 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
         for (int p = s; p <= SAMRT_TRACK_MAX_SEL_PTR; p++) {
             struct samrt_sam2_track_pass *ps = &t->ma[samrt_track_ma_index(s, p)];
             SAMRT_TRY(samrt_sam2_ctx_init(e, &ps->ctx, &ps->ex));
-            samrt_ops_begin(&ps->ctx, SAMRT_EXEC_PLAN, NULL);
+            samrt_ctx_begin(&ps->ctx, SAMRT_EXEC_PLAN, NULL);
             ma_forward(m, &ps->ctx, s, p, 0);
-            SAMRT_TRY(samrt_ops_end(&ps->ctx));
+            SAMRT_TRY(samrt_ctx_end(&ps->ctx));
             ps->planned = 1;
         }
     }
     SAMRT_TRY(samrt_sam2_ctx_init(e, &t->heads.ctx, &t->heads.ex));
-    samrt_ops_begin(&t->heads.ctx, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&t->heads.ctx, SAMRT_EXEC_PLAN, NULL);
     heads_forward(m, &t->heads.ctx);
-    SAMRT_TRY(samrt_ops_end(&t->heads.ctx));
+    SAMRT_TRY(samrt_ctx_end(&t->heads.ctx));
     t->heads.planned = 1;
     SAMRT_TRY(samrt_sam2_ctx_init(e, &t->enc.ctx, &t->enc.ex));
-    samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&t->enc.ctx, SAMRT_EXEC_PLAN, NULL);
     enc_forward(m, &t->enc.ctx);
-    SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+    SAMRT_TRY(samrt_ctx_end(&t->enc.ctx));
     t->enc.planned = 1;
     return SAMRT_OK;
 }
@@ -241,12 +241,12 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
     samrt_graph_cache_free(&t->graphs);
     if (t->ma) {
         for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
-            if (t->ma[i].planned) samrt_model_ctx_free(&t->ma[i].ctx);
+            if (t->ma[i].planned) samrt_ctx_free(&t->ma[i].ctx);
         free(t->ma);
         t->ma = NULL;
     }
-    if (t->heads.planned) samrt_model_ctx_free(&t->heads.ctx);
-    if (t->enc.planned) samrt_model_ctx_free(&t->enc.ctx);
+    if (t->heads.planned) samrt_ctx_free(&t->heads.ctx);
+    if (t->enc.planned) samrt_ctx_free(&t->enc.ctx);
     t->heads.planned = t->enc.planned = 0;
     samrt_sam2_memattn_free(&t->memattn);
     free(t->perceiver);
@@ -333,18 +333,18 @@ static enum samrt_status mark(struct samrt_sam2 *m, int i, samrt_stream *stream)
 static enum samrt_status copy_rows(const struct samrt_engine *e, samrt_stream *s, void *dst, int64_t n_dst,
                                    const void *src, int64_t n_src, size_t row_bytes, const int32_t *pairs, int n) {
     const struct samrt_track_rows_args a = {dst, src, row_bytes, n_dst, n_src, pairs, n};
-    return samrt_ops_track_rows(samrt_engine_on_device(e), &a, s);
+    return samrt_op_track_rows(samrt_engine_on_device(e), &a, s);
 }
 
 /* Row b of the heads' results -> row k of the frame's cur_* tensors. */
-static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt_model_ctx *c, int b, int k) {
+static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt_op_ctx *c, int b, int k) {
     struct samrt_sam2_tracker *t = &m->trk;
     const struct samrt_sam2_heads *h = &m->seg.heads;
     const size_t low_bytes = sizeof(float) * (size_t)h->low * (size_t)h->low;
-    SAMRT_TRY(samrt_ops_memcpy(c, (char *)t->cur_low.data + k * low_bytes, (const char *)h->low_res.data + b * low_bytes,
+    SAMRT_TRY(samrt_ctx_memcpy(c, (char *)t->cur_low.data + k * low_bytes, (const char *)h->low_res.data + b * low_bytes,
                                low_bytes));
-    SAMRT_TRY(samrt_ops_memcpy(c, (float *)t->cur_score.data + k, (const float *)h->score.data + b, sizeof(float)));
-    return samrt_ops_memcpy(c, (char *)t->cur_ptr.data + k * PTR_BYTES, (const char *)h->obj_ptr.data + b * PTR_BYTES,
+    SAMRT_TRY(samrt_ctx_memcpy(c, (float *)t->cur_score.data + k, (const float *)h->score.data + b, sizeof(float)));
+    return samrt_ctx_memcpy(c, (char *)t->cur_ptr.data + k * PTR_BYTES, (const char *)h->obj_ptr.data + b * PTR_BYTES,
                             PTR_BYTES);
 }
 
@@ -353,19 +353,19 @@ static enum samrt_status take_heads_row(struct samrt_sam2 *m, const struct samrt
 static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, int k, samrt_stream *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     const int S = t->key.n_mem[k], P = t->key.n_ptr[k], K = t->k_max;
-    struct samrt_model_ctx *c = &t->ma[samrt_track_ma_index(S, P)].ctx;
+    struct samrt_op_ctx *c = &t->ma[samrt_track_ma_index(S, P)].ctx;
     samrt_backend_set_stream(c, stream);
     const uint8_t *rows_dev = (const uint8_t *)t->tab.data + (size_t)k * t->tab_obj_bytes;
     const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos);
-    SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.tpos.data, rows_dev, b_tpos));
-    SAMRT_TRY(samrt_ops_memcpy(c, t->memattn.ptr_p.data, rows_dev + b_tpos, samrt_tensor_nbytes(&t->memattn.ptr_p)));
+    SAMRT_TRY(samrt_ctx_memcpy(c, t->memattn.tpos.data, rows_dev, b_tpos));
+    SAMRT_TRY(samrt_ctx_memcpy(c, t->memattn.ptr_p.data, rows_dev + b_tpos, samrt_tensor_nbytes(&t->memattn.ptr_p)));
     SAMRT_TRY(copy_rows(e, stream, t->mem_sel.data, SAMRT_TRACK_MAX_SEL_MEM, t->mem_bank.data,
                         (int64_t)SAMRT_TRACK_MEM_SLOTS * K, mem_bytes(t), mem_pairs(t->tab.data, t, k), S));
     SAMRT_TRY(copy_rows(e, stream, t->ptr_sel.data, SAMRT_TRACK_MAX_SEL_PTR, t->ptr_bank.data,
                         (int64_t)SAMRT_TRACK_PTR_SLOTS * K, PTR_BYTES, ptr_pairs(t->tab.data, t, k), P));
-    samrt_ops_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     ma_forward(m, c, S, P, k);
-    return samrt_ops_end(c);
+    return samrt_ctx_end(c);
 }
 
 /* Everything between the uploads and the download, on `stream` (NULL on the CPU backend):
@@ -374,7 +374,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
                                        samrt_stream *stream) {
     struct samrt_sam2_tracker *t = &m->trk;
     const struct samrt_sam2_track_key *key = &t->key;
-    struct samrt_model_ctx *ch = &t->heads.ctx;
+    struct samrt_op_ctx *ch = &t->heads.ctx;
     const int K = t->k_max;
     samrt_backend_set_stream(ch, stream);
     samrt_backend_set_stream(&t->enc.ctx, stream);
@@ -402,9 +402,9 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     }
     if (n_tracked > 0) {
         SAMRT_TRY(mark(m, SAMRT_STAGE_MK_MA, stream));
-        samrt_ops_begin(ch, SAMRT_EXEC_RUN, &e->arena);
+        samrt_ctx_begin(ch, SAMRT_EXEC_RUN, &e->arena);
         heads_forward(m, ch);
-        SAMRT_TRY(samrt_ops_end(ch));
+        SAMRT_TRY(samrt_ctx_end(ch));
         for (int k = 0; k < key->n_obj; k++)
             if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
         SAMRT_TRY(mark(m, SAMRT_STAGE_MK_HEADS, stream));
@@ -412,9 +412,9 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
         SAMRT_TRY(samrt_sam2_track_post_encode(e, m, is_prompted, &t->mem_new));
     } else {
-        samrt_ops_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
+        samrt_ctx_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
         enc_forward(m, &t->enc.ctx);
-        SAMRT_TRY(samrt_ops_end(&t->enc.ctx));
+        SAMRT_TRY(samrt_ctx_end(&t->enc.ctx));
     }
     const size_t mb = mem_bytes(t);
     SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
@@ -478,7 +478,7 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
 
 /* The heads' prompt slot gets the no-prompt tokens when tracked objects run the heads (the
  * segmentation pass of a prompted frame left its prompts there); an upload, before the frame. */
-static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_model_ctx *c) {
+static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
     int n_tracked = 0;
     for (int k = 0; k < t->key.n_obj; k++) n_tracked += t->key.role[k] == ROLE_TRACKED;
@@ -505,8 +505,8 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, samrt_stream *s) {
     struct samrt_mask_stats *stats = samrt_staging_stats(sg);
     uint8_t *masks = samrt_staging_masks(sg);
     const void *low = samrt_sam2_track_post_low(t)->data;
-    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_ops_mask_decode_non_overlap(&d, low, masks, stats, s)
-                                          : samrt_ops_mask_decode(&d, low, masks, stats, NULL, s));
+    SAMRT_TRY(t->opt.non_overlap && n > 1 ? samrt_op_mask_decode_non_overlap(&d, low, masks, stats, s)
+                                          : samrt_op_mask_decode(&d, low, masks, stats, NULL, s));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_POST, s));
     SAMRT_TRY(samrt_stream_copy(t->masks_host, masks, (size_t)n * px, SAMRT_COPY_D2H, s));
     return samrt_stream_copy(t->stats_host, stats, sizeof *stats * (size_t)n, SAMRT_COPY_D2H, s);
@@ -515,7 +515,7 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, samrt_stream *s) {
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           const int *prompted, int n_prompted) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_model_ctx *ch = &t->heads.ctx;
+    struct samrt_op_ctx *ch = &t->heads.ctx;
     samrt_stream *stream = samrt_backend_stream(e);  /* NULL on host engines */
     samrt_backend_set_stream(ch, stream);
     samrt_stage_clock_reset(&m->clock);
@@ -527,19 +527,19 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
             SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
             SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
         }
-        SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
+        SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
         SAMRT_TRY(set_no_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
         samrt_stage_clock_read(&m->clock, &m->times);
         SAMRT_TRY(samrt_health_download(e, &t->health, NULL));
         SAMRT_TRY(frame_verdict(e, t));
-        SAMRT_TRY(samrt_ops_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
+        SAMRT_TRY(samrt_ctx_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
                                   samrt_tensor_nbytes(&t->cur_low)));
-        return samrt_ops_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
+        return samrt_ctx_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
     struct samrt_resize_plan plan;
     if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, stream));  /* resize: in the graph */
-    SAMRT_TRY(samrt_ops_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
+    SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
     SAMRT_TRY(set_no_prompts(m, ch));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_H2D, stream));
     const struct samrt_resize_plan *rp = img ? &plan : NULL;

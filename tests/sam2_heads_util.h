@@ -219,7 +219,7 @@ struct hu_rig {
     struct samrt_engine e;          /* only weights, plan, arena and mem_kind are used */
     struct samrt_arena_slot *slots;
     struct samrt_exec *ex;
-    struct samrt_model_ctx c;
+    struct samrt_op_ctx c;
     struct samrt_sam2_heads h;
     void *pool;
     void *ws;
@@ -256,19 +256,19 @@ static inline int hu_rig_init(struct hu_rig *r, struct hu_weights *w, void **wda
         if (samrt_gpu_ctx_init(0, &r->gpu) != SAMRT_OK) return -1;
         gpu = &r->gpu;
     }
-    if (samrt_model_ctx_init(&r->c, be, cfg->dtype, (const struct samrt_gpu_ctx *)gpu, r->ex, &r->e.plan) != SAMRT_OK)
+    if (samrt_ctx_init_backend(&r->c, be, cfg->dtype, (const struct samrt_gpu_ctx *)gpu, r->ex, &r->e.plan) != SAMRT_OK)
         return -1;
 #else
-    if (samrt_model_ctx_init(&r->c, be, cfg->dtype, gpu, r->ex, &r->e.plan) != SAMRT_OK) return -1;
+    if (samrt_ctx_init_backend(&r->c, be, cfg->dtype, gpu, r->ex, &r->e.plan) != SAMRT_OK) return -1;
 #endif
     r->c.ws_lt_bytes = r->c.ws_dnn_bytes = be == SAMRT_BACKEND_CUDA ? HU_WS_BYTES : 0;
     if (samrt_sam2_heads_bind(&r->h, cfg, samrt_engine_env(&r->e)) != SAMRT_OK) return -1;
     if (samrt_sam2_heads_plan(&r->h, &r->c) != SAMRT_OK) return -1;
     struct samrt_tensor pi = *image, p0 = *f0, p1 = *f1;
     pi.data = p0.data = p1.data = NULL;
-    samrt_ops_begin(&r->c, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&r->c, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_heads_forward(&r->h, &r->c, &pi, &p0, &p1);
-    if (samrt_ops_end(&r->c) != SAMRT_OK || samrt_plan_finalize(&r->e.plan) != SAMRT_OK) return -1;
+    if (samrt_ctx_end(&r->c) != SAMRT_OK || samrt_plan_finalize(&r->e.plan) != SAMRT_OK) return -1;
     const uint64_t bytes = r->e.plan.total_bytes;
 #ifdef SAMRT_HAVE_CUDA
     if (be == SAMRT_BACKEND_CUDA) {
@@ -292,9 +292,9 @@ static inline int hu_rig_run(struct hu_rig *r, const struct samrt_sam2_points *p
                              const struct samrt_tensor *f1, struct hu_result *out) {
     struct samrt_sam2_heads *h = &r->h;
     if (samrt_sam2_heads_set_prompts(h, &r->c, pts, n_obj, dynamic) != SAMRT_OK) return -1;
-    samrt_ops_begin(&r->c, SAMRT_EXEC_RUN, &r->e.arena);
+    samrt_ctx_begin(&r->c, SAMRT_EXEC_RUN, &r->e.arena);
     samrt_sam2_heads_forward(h, &r->c, image, f0, f1);
-    if (samrt_ops_end(&r->c) != SAMRT_OK) return -1;
+    if (samrt_ctx_end(&r->c) != SAMRT_OK) return -1;
 #ifdef SAMRT_HAVE_CUDA
     if (r->c.backend == SAMRT_BACKEND_CUDA && cudaDeviceSynchronize() != cudaSuccess) return -1;
 #endif
@@ -303,12 +303,12 @@ static inline int hu_rig_run(struct hu_rig *r, const struct samrt_sam2_points *p
     out->low_res = malloc(sizeof(float) * (size_t)(B * P));
     out->ptr = malloc(sizeof(float) * (size_t)(B * 256));
     int rc = 0;
-    rc |= samrt_ops_fetch(&r->c, out->all_masks, h->all_masks.data, sizeof(float) * (size_t)(B * 4 * P)) != SAMRT_OK;
-    rc |= samrt_ops_fetch(&r->c, out->low_res, h->low_res.data, sizeof(float) * (size_t)(B * P)) != SAMRT_OK;
-    rc |= samrt_ops_fetch(&r->c, out->ptr, h->obj_ptr.data, sizeof(float) * (size_t)(B * 256)) != SAMRT_OK;
-    rc |= samrt_ops_fetch(&r->c, out->iou, h->all_iou.data, sizeof(float) * (size_t)(B * 4)) != SAMRT_OK;
-    rc |= samrt_ops_fetch(&r->c, out->score, h->score.data, sizeof(float) * (size_t)B) != SAMRT_OK;
-    rc |= samrt_ops_fetch(&r->c, out->res, h->result.data, sizeof(float) * (size_t)(B * SAMRT_SAM2_RES_COLS)) !=
+    rc |= samrt_ctx_fetch(&r->c, out->all_masks, h->all_masks.data, sizeof(float) * (size_t)(B * 4 * P)) != SAMRT_OK;
+    rc |= samrt_ctx_fetch(&r->c, out->low_res, h->low_res.data, sizeof(float) * (size_t)(B * P)) != SAMRT_OK;
+    rc |= samrt_ctx_fetch(&r->c, out->ptr, h->obj_ptr.data, sizeof(float) * (size_t)(B * 256)) != SAMRT_OK;
+    rc |= samrt_ctx_fetch(&r->c, out->iou, h->all_iou.data, sizeof(float) * (size_t)(B * 4)) != SAMRT_OK;
+    rc |= samrt_ctx_fetch(&r->c, out->score, h->score.data, sizeof(float) * (size_t)B) != SAMRT_OK;
+    rc |= samrt_ctx_fetch(&r->c, out->res, h->result.data, sizeof(float) * (size_t)(B * SAMRT_SAM2_RES_COLS)) !=
           SAMRT_OK;
     return rc ? -1 : 0;
 }
@@ -321,7 +321,7 @@ static inline void hu_result_free(struct hu_result *o) {
 
 static inline void hu_rig_free(struct hu_rig *r) {
     samrt_sam2_heads_free(&r->h);
-    samrt_model_ctx_free(&r->c);
+    samrt_ctx_free(&r->c);
 #ifdef SAMRT_HAVE_CUDA
     if (r->c.backend == SAMRT_BACKEND_CUDA) {
         cudaFree(r->pool);

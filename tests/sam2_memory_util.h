@@ -132,7 +132,7 @@ struct mu_rig {
     struct samrt_engine e;
     struct samrt_arena_slot *slots;
     struct samrt_exec *ex[MU_MAX_PASSES];
-    struct samrt_model_ctx c[MU_MAX_PASSES];
+    struct samrt_op_ctx c[MU_MAX_PASSES];
     struct mu_pass pass[MU_MAX_PASSES];
     int n_pass;
     struct samrt_sam2_memenc me;
@@ -162,13 +162,13 @@ static inline int mu_persist(struct mu_rig *r, const char *name, enum samrt_dtyp
                              struct samrt_tensor *t) {
     int k = r->n_slots_used++;
     r->slot_t[k] = t;
-    return samrt_ops_persistent(&r->c[0], name, SAMRT_REGION_STAGING, dt, n_dims, ne, t, &r->slot_of[k]) == SAMRT_OK
+    return samrt_ctx_persistent(&r->c[0], name, SAMRT_REGION_STAGING, dt, n_dims, ne, t, &r->slot_of[k]) == SAMRT_OK
                ? 0
                : -1;
 }
 
 static inline void mu_run_pass(struct mu_rig *r, int i) {
-    struct samrt_model_ctx *c = &r->c[i];
+    struct samrt_op_ctx *c = &r->c[i];
     const struct mu_pass *p = &r->pass[i];
     const struct samrt_tensor *mp[SAMRT_SAM2_MAX_MEM];
     const struct samrt_tensor *kc[SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS],
@@ -233,10 +233,10 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     for (int i = 0; i < n_pass; i++) {
         r->ex[i] = calloc(1, sizeof *r->ex[i]);
 #ifdef SAMRT_HAVE_CUDA
-        if (samrt_model_ctx_init(&r->c[i], be, dt, (const struct samrt_gpu_ctx *)gpu, r->ex[i], &r->e.plan) != SAMRT_OK)
+        if (samrt_ctx_init_backend(&r->c[i], be, dt, (const struct samrt_gpu_ctx *)gpu, r->ex[i], &r->e.plan) != SAMRT_OK)
             return -1;
 #else
-        if (samrt_model_ctx_init(&r->c[i], be, dt, gpu, r->ex[i], &r->e.plan) != SAMRT_OK) return -1;
+        if (samrt_ctx_init_backend(&r->c[i], be, dt, gpu, r->ex[i], &r->e.plan) != SAMRT_OK) return -1;
 #endif
         r->c[i].ws_lt_bytes = r->c[i].ws_dnn_bytes = be == SAMRT_BACKEND_CUDA ? HU_WS_BYTES : 0;
     }
@@ -271,9 +271,9 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     }
     if (rc) return -1;
     for (int i = 0; i < n_pass; i++) {
-        samrt_ops_begin(&r->c[i], SAMRT_EXEC_PLAN, NULL);
+        samrt_ctx_begin(&r->c[i], SAMRT_EXEC_PLAN, NULL);
         mu_run_pass(r, i);
-        if (samrt_ops_end(&r->c[i]) != SAMRT_OK) return -1;
+        if (samrt_ctx_end(&r->c[i]) != SAMRT_OK) return -1;
     }
     if (samrt_plan_finalize(&r->e.plan) != SAMRT_OK) return -1;
     const uint64_t bytes = r->e.plan.total_bytes;
@@ -318,9 +318,9 @@ static inline int mu_put_f32(struct mu_rig *r, const struct samrt_tensor *t, con
 
 /* One RUN pass. 0 on success. */
 static inline int mu_run(struct mu_rig *r, int i) {
-    samrt_ops_begin(&r->c[i], SAMRT_EXEC_RUN, &r->e.arena);
+    samrt_ctx_begin(&r->c[i], SAMRT_EXEC_RUN, &r->e.arena);
     mu_run_pass(r, i);
-    if (samrt_ops_end(&r->c[i]) != SAMRT_OK) return -1;
+    if (samrt_ctx_end(&r->c[i]) != SAMRT_OK) return -1;
 #ifdef SAMRT_HAVE_CUDA
     if (r->c[i].backend == SAMRT_BACKEND_CUDA && cudaDeviceSynchronize() != cudaSuccess) return -1;
 #endif
@@ -331,7 +331,7 @@ static inline int mu_run(struct mu_rig *r, int i) {
 static inline int mu_get_f32(struct mu_rig *r, const struct samrt_tensor *t, float *dst, size_t n) {
     const size_t bytes = n * samrt_dtype_size(t->dtype);
     void *tmp = malloc(bytes);
-    int rc = samrt_ops_fetch(&r->c[0], tmp, t->data, bytes) != SAMRT_OK;
+    int rc = samrt_ctx_fetch(&r->c[0], tmp, t->data, bytes) != SAMRT_OK;
     tu_load(t->dtype, dst, tmp, (long)n);
     free(tmp);
     return rc ? -1 : 0;
@@ -340,7 +340,7 @@ static inline int mu_get_f32(struct mu_rig *r, const struct samrt_tensor *t, flo
 static inline void mu_rig_free(struct mu_rig *r) {
     samrt_sam2_memattn_free(&r->ma);
     for (int i = 0; i < r->n_pass; i++) {
-        samrt_model_ctx_free(&r->c[i]);
+        samrt_ctx_free(&r->c[i]);
         free(r->ex[i]);
     }
 #ifdef SAMRT_HAVE_CUDA

@@ -49,7 +49,7 @@ static void fill(struct samrt_tensor *t, uint32_t seed, float lo, float hi) {
     }
 }
 
-static void forward(struct samrt_model_ctx *c) {
+static void forward(struct samrt_op_ctx *c) {
     const int run = samrt_exec_running(c->ex);
     /* key-prefix attention on scratch copies, against the general op on each prefix */
     struct samrt_tensor q = samrt_op_copy(c, "q", &g.q, SAMRT_DTYPE_F32, NULL);
@@ -83,12 +83,12 @@ static void forward(struct samrt_model_ctx *c) {
     if (run) memcpy(g.sine, s.data, sizeof g.sine);
 }
 
-static void add(struct samrt_model_ctx *c, const char *name, struct samrt_tensor *t, int i, enum samrt_dtype dt,
+static void add(struct samrt_op_ctx *c, const char *name, struct samrt_tensor *t, int i, enum samrt_dtype dt,
                 int nd, const int64_t *ne) {
-    CHECK_STATUS(samrt_ops_persistent(c, name, SAMRT_REGION_STAGING, dt, nd, ne, t, &g.slot[i]), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_persistent(c, name, SAMRT_REGION_STAGING, dt, nd, ne, t, &g.slot[i]), SAMRT_OK);
 }
 
-static void plan_all(struct samrt_model_ctx *c) {
+static void plan_all(struct samrt_op_ctx *c) {
     const enum samrt_dtype f = SAMRT_DTYPE_F32;
     add(c, "q", &g.q, 0, f, 3, SAMRT_SHAPE(B, LQ, NH * HD));
     add(c, "k", &g.k, 1, f, 3, SAMRT_SHAPE(B, TK, NH * HD));
@@ -163,34 +163,34 @@ static void check_against_refs(void) {
 }
 
 /* The entries outside a pass: hole filling, fetch, and the host tables. */
-static void check_outside_pass(const struct samrt_model_ctx *c) {
-    CHECK_STATUS(samrt_ops_fill_holes(c, &g.fx, 8, &g.fout, &g.fws), SAMRT_OK);
+static void check_outside_pass(const struct samrt_op_ctx *c) {
+    CHECK_STATUS(samrt_op_fill_holes(c, &g.fx, 8, &g.fout, &g.fws), SAMRT_OK);
     static float want[B * FH * FH], out[B * FH * FH];
     static int32_t ws[2 * B * FH * FH];
     const struct samrt_fill_holes_args fa = {B, FH, FH, 8, g.fx.data, want, ws};
     CHECK_STATUS(samrt_fill_holes_ref(&fa), SAMRT_OK);
-    CHECK_STATUS(samrt_ops_fetch(c, out, g.fout.data, sizeof out), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_fetch(c, out, g.fout.data, sizeof out), SAMRT_OK);
     check_close_f32("fill_holes", out, want, B * FH * FH, 0, 0);
     CHECK(out[3 * FH + 3] > 0.0f);  /* the hole is filled */
-    CHECK_STATUS(samrt_ops_sync(c), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_sync(c), SAMRT_OK);
 
     float pe[4 * 4 * 8], pe_ref[4 * 4 * 8], big[2 * 8 * 8], big_ref[2 * 8 * 8];
     const struct samrt_sine_pe_args s = {SAMRT_DTYPE_F32, 8, 4, 4, 1, pe_ref};
-    CHECK_STATUS(samrt_ops_host_sine_pe(SAMRT_DTYPE_F32, 8, 4, 4, pe), SAMRT_OK);
+    CHECK_STATUS(samrt_op_host_sine_pe(SAMRT_DTYPE_F32, 8, 4, 4, pe), SAMRT_OK);
     CHECK_STATUS(samrt_sine_pe_ref(&s), SAMRT_OK);
     check_close_f32("host sine_pe", pe, pe_ref, 4 * 4 * 8, 0, 0);
     const float gauss[2 * 4] = {0.3f, -1.2f, 0.7f, 2.0f, -0.4f, 0.9f, 1.1f, -0.6f};
     const float coords[2 * 2] = {10.0f, 20.0f, 100.0f, 3.0f};
     const struct samrt_fourier_pe_dense_args fd = {SAMRT_DTYPE_F32, 4, gauss, 4, 4, 1, pe_ref};
-    CHECK_STATUS(samrt_ops_host_fourier_pe_dense(4, gauss, 4, 4, pe), SAMRT_OK);
+    CHECK_STATUS(samrt_op_host_fourier_pe_dense(4, gauss, 4, 4, pe), SAMRT_OK);
     CHECK_STATUS(samrt_fourier_pe_dense_ref(&fd), SAMRT_OK);
     check_close_f32("host fourier_pe_dense", pe, pe_ref, 4 * 4 * 8, 0, 0);
     const struct samrt_fourier_pe_points_args fp = {SAMRT_DTYPE_F32, 4, gauss, 2, coords, 0.5f, 128.0f, 64.0f, pe_ref};
-    CHECK_STATUS(samrt_ops_host_fourier_pe_points(4, gauss, 2, coords, 0.5f, 128.0f, 64.0f, pe), SAMRT_OK);
+    CHECK_STATUS(samrt_op_host_fourier_pe_points(4, gauss, 2, coords, 0.5f, 128.0f, 64.0f, pe), SAMRT_OK);
     CHECK_STATUS(samrt_fourier_pe_points_ref(&fp), SAMRT_OK);
     check_close_f32("host fourier_pe_points", pe, pe_ref, 2 * 8, 0, 0);
     const struct samrt_interp_desc id = {SAMRT_INTERP_BICUBIC, 2, 4, 4, 8, 8, SAMRT_DTYPE_F32, SAMRT_DTYPE_F32};
-    CHECK_STATUS(samrt_ops_host_interp(SAMRT_INTERP_BICUBIC, 2, 4, 4, 8, 8, pe, big), SAMRT_OK);
+    CHECK_STATUS(samrt_op_host_interp(SAMRT_INTERP_BICUBIC, 2, 4, 4, 8, 8, pe, big), SAMRT_OK);
     CHECK_STATUS(samrt_interp_ref(&id, pe, big_ref), SAMRT_OK);
     check_close_f32("host interp", big, big_ref, 2 * 8 * 8, 0, 0);
 }
@@ -199,26 +199,26 @@ int main(void) {
     static struct samrt_arena_slot slots[128];
     static struct samrt_exec ex;
     struct samrt_plan plan;
-    struct samrt_model_ctx c;
+    struct samrt_op_ctx c;
     samrt_plan_init(&plan, slots, 128);
-    CHECK_STATUS(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &plan), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_init_backend(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &plan), SAMRT_OK);
     plan_all(&c);
-    samrt_ops_begin(&c, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&c, SAMRT_EXEC_PLAN, NULL);
     forward(&c);
-    CHECK_STATUS(samrt_ops_end(&c), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_end(&c), SAMRT_OK);
     CHECK_STATUS(samrt_plan_finalize(&plan), SAMRT_OK);
     void *pool = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(plan.total_bytes, SAMRT_ALIGN));
     struct samrt_arena arena;
     CHECK(pool != NULL);
     CHECK_STATUS(samrt_arena_commit(&arena, &plan, pool, plan.total_bytes), SAMRT_OK);
     resolve_all(&arena);
-    samrt_ops_use_gpu_stream(&c);  /* no stream on the CPU backend: a no-op */
-    samrt_ops_begin(&c, SAMRT_EXEC_RUN, &arena);
+    samrt_ctx_use_gpu_stream(&c);  /* no stream on the CPU backend: a no-op */
+    samrt_ctx_begin(&c, SAMRT_EXEC_RUN, &arena);
     forward(&c);
-    CHECK_STATUS(samrt_ops_end(&c), SAMRT_OK);
+    CHECK_STATUS(samrt_ctx_end(&c), SAMRT_OK);
     check_against_refs();
     check_outside_pass(&c);
-    samrt_model_ctx_free(&c);
+    samrt_ctx_free(&c);
     free(pool);
     return check_report("test_ops_sam2");
 }

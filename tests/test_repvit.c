@@ -191,7 +191,7 @@ static enum samrt_status collect(void *user, const char *name, const struct samr
     return SAMRT_OK;
 }
 
-static void on_stage(void *user, struct samrt_model_ctx *c, int stage, const struct samrt_tensor *x, int h, int w) {
+static void on_stage(void *user, struct samrt_op_ctx *c, int stage, const struct samrt_tensor *x, int h, int w) {
     (void)user;
     if (!samrt_exec_running(c->ex)) return;
     g_taps.stage_calls++;
@@ -227,22 +227,22 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     memset(&g_taps, 0, sizeof g_taps);
     struct samrt_engine e;
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
-    struct samrt_model_ctx c;
-    CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
+    struct samrt_op_ctx c;
+    CHECK_EQ_INT(samrt_ctx_init_backend(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
     struct samrt_model_binder binder = {samrt_engine_env(&e), NULL, SAMRT_OK};
     CHECK_EQ_INT(samrt_repvit_bind(&rv, rc, IMGSZ, &binder), SAMRT_OK);
     rv.bn_mode = mode;
     rv.bn_unfused = unfused;
     struct samrt_tensor input;
     int slot_input = -1;
-    CHECK_EQ_INT(samrt_ops_persistent(&c, "input", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4,
+    CHECK_EQ_INT(samrt_ctx_persistent(&c, "input", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 4,
                                       (const int64_t[]){1, 3, IMGSZ, IMGSZ}, &input, &slot_input),
                  SAMRT_OK);
     CHECK_EQ_INT(samrt_repvit_plan(&rv, &c), SAMRT_OK);
     CHECK_MSG(rv.bn_apart == (mode == SAMRT_REPVIT_BN_APART), "%s: bn_apart %d", mname, rv.bn_apart);
-    samrt_ops_begin(&c, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(&c, SAMRT_EXEC_PLAN, NULL);
     samrt_repvit_forward(&rv, &c, &input, on_stage, NULL);
-    CHECK_EQ_INT(samrt_ops_end(&c), SAMRT_OK);
+    CHECK_EQ_INT(samrt_ctx_end(&c), SAMRT_OK);
     CHECK_EQ_INT(samrt_plan_finalize(&e.plan), SAMRT_OK);
     void *pool = aligned_alloc(SAMRT_ALIGN, SAMRT_PAD(e.plan.total_bytes, SAMRT_ALIGN));
     CHECK_EQ_INT(samrt_arena_commit(&e.arena, &e.plan, pool, e.plan.total_bytes), SAMRT_OK);
@@ -250,9 +250,9 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, samrt_engine_env(&e), get_weight, NULL), SAMRT_OK);
     tu_fill_uniform(input.data, 3L * IMGSZ * IMGSZ, 11, -2.1f, 2.6f);
     c.tap = collect;
-    samrt_ops_begin(&c, SAMRT_EXEC_RUN, &e.arena);
+    samrt_ctx_begin(&c, SAMRT_EXEC_RUN, &e.arena);
     samrt_repvit_forward(&rv, &c, &input, on_stage, NULL);
-    CHECK_EQ_INT(samrt_ops_end(&c), SAMRT_OK);
+    CHECK_EQ_INT(samrt_ctx_end(&c), SAMRT_OK);
     CHECK_EQ_INT(g_taps.stage_calls, 4);
     for (int s = 0; s < 4; s++) CHECK(g_taps.stage_h[s] == IMGSZ / (4 << s) && g_taps.stage_w[s] == IMGSZ / (4 << s));
 
@@ -298,7 +298,7 @@ static void run_mode(const struct samrt_repvit_config *rc, enum samrt_repvit_bn 
     var[3] = -1.0f;
     CHECK_EQ_INT(samrt_repvit_prepare_with(&rv, samrt_engine_env(&e), get_weight, NULL), SAMRT_E_FORMAT);
     var[3] = keep;
-    samrt_model_ctx_free(&c);
+    samrt_ctx_free(&c);
     free(pool);
 }
 

@@ -270,8 +270,8 @@ int main(void) {
     ew_fill(&g_t, 12345, weight_value);
     struct samrt_engine e;
     ew_engine_init(&e, &g_t, slots, (int)SAMRT_ARRAY_LEN(slots));
-    struct samrt_model_ctx c;
-    CHECK_EQ_INT(samrt_model_ctx_init(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
+    struct samrt_op_ctx c;
+    CHECK_EQ_INT(samrt_ctx_init_backend(&c, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, NULL, &ex, &e.plan), SAMRT_OK);
     CHECK_EQ_INT(samrt_sam2_encoder_bind(&enc, &g_cfg, IMGSZ, samrt_engine_env(&e), NULL), SAMRT_OK);
     CHECK_EQ_INT(samrt_sam2_encoder_plan(&enc, &c), SAMRT_OK);
     CHECK_EQ_INT(samrt_plan_finalize(&e.plan), SAMRT_OK);
@@ -284,9 +284,9 @@ int main(void) {
     const int64_t n_in = 3 * IMGSZ * IMGSZ;
     tu_fill_uniform(enc.input.data, (long)n_in, 7, -2.1f, 2.6f);
     c.tap = collect;
-    samrt_ops_begin(&c, SAMRT_EXEC_RUN, &e.arena);
+    samrt_ctx_begin(&c, SAMRT_EXEC_RUN, &e.arena);
     samrt_sam2_encoder_forward(&enc, &c);
-    CHECK_EQ_INT(samrt_ops_end(&c), SAMRT_OK);
+    CHECK_EQ_INT(samrt_ctx_end(&c), SAMRT_OK);
 
     /* the reference, tap by tap */
     const float *in = enc.input.data;
@@ -360,7 +360,7 @@ int main(void) {
     free(f0); free(f1); free(pos);
     for (int i = 0; i < g_n_taps; i++) free(g_taps[i].v);
     ew_free(&g_t);
-    samrt_model_ctx_free(&c);
+    samrt_ctx_free(&c);
     free(pool);
     return check_report("test_sam2_encoder");
 }

@@ -103,19 +103,19 @@ static int fields(struct samrt_edgetam_perceiver *p, const struct samrt_tensor *
     return n;
 }
 
-enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c) {
+enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c) {
     SAMRT_CHECK(c->dtype == p->cfg.dtype, SAMRT_E_INVALID_ARG, "perceiver: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
     SAMRT_CHECK(!p->own32, SAMRT_E_BAD_STATE, "perceiver: planned twice (bind again first)");
     const int64_t n = (int64_t)p->grid * p->grid;
-    SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SAMRT_SHAPE(1, n, D),
+    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SAMRT_SHAPE(1, n, D),
                                    &p->pos, &p->slot_pos));
     if (p->pdt == p->cfg.dtype) return SAMRT_OK;
     const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
     const int nf = fields(p, f);
     for (int i = 0; i < nf; i++) {
         p->w_run[i] = *f[i];
-        SAMRT_TRY(samrt_ops_persistent(c, "edgetam.perceiver.f32", SAMRT_REGION_WEIGHTS, p->pdt, p->w_run[i]->n_dims,
+        SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.f32", SAMRT_REGION_WEIGHTS, p->pdt, p->w_run[i]->n_dims,
                                        p->w_run[i]->ne, &p->w32[i], &p->slot_w32[i]));
         *f[i] = &p->w32[i];
     }
@@ -130,7 +130,7 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
     enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     /* f32 values stored once at pdt, as the other sine PE tables */
-    if (st == SAMRT_OK) st = samrt_ops_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, img);
+    if (st == SAMRT_OK) st = samrt_op_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, img);
     if (st == SAMRT_OK) st = samrt_model_upload(env, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
@@ -157,7 +157,7 @@ static struct samrt_op_attn_args attn_args(void) {
 }
 
 /* lat + Linear(GELU(Linear(LN lat))), both Linear without bias. */
-static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *lat,
+static struct samrt_tensor feed_forward(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *lat,
                                         const struct samrt_tensor *nw, const struct samrt_tensor *nb,
                                         const struct samrt_tensor *w1, const struct samrt_tensor *w2) {
     struct samrt_tensor t = samrt_op_layernorm(c, name, lat, nw, nb, NULL, LN_EPS, NULL);
@@ -168,7 +168,7 @@ static struct samrt_tensor feed_forward(struct samrt_model_ctx *c, const char *n
 
 /* part (nb, nx, 64) of the fused kv (nb, nx, 128) at channel offset off, + pos (1, nx, 64) per
  * object, as a new contiguous tensor. */
-static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *kv,
+static struct samrt_tensor split_add(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *kv,
                                      int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
     struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SAMRT_SHAPE(nb, nx, D));
     for (int64_t b = 0; b < nb; b++) {
@@ -181,7 +181,7 @@ static struct samrt_tensor split_add(struct samrt_model_ctx *c, const char *name
 
 /* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 64) or
  * NULL). nq = 1 takes the exact single-token form of the self-attention block. */
-static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
+static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
                                  struct samrt_tensor lat, const struct samrt_tensor *x,
                                  const struct samrt_tensor *pos) {
     char name[48];
@@ -219,15 +219,15 @@ static struct samrt_tensor layer(struct samrt_model_ctx *c, const struct samrt_e
 
 /* ---- forward --------------------------------------------------------------------------------- */
 
-struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c,
                                                     const struct samrt_tensor *x) {
     const int64_t B = p->cfg.b_max, g = p->grid, n = g * g, ws = p->win;
-    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ctx_ok(c) &&
         (x->n_dims != 3 || x->ne[0] != B || x->ne[1] != n || x->ne[2] != D || !samrt_tensor_is_contiguous(x) ||
          x->dtype != c->dtype)) {
         SAMRT_LOG_ERROR("perceiver: x must be contiguous (%lld, %lld, %d) %s", (long long)B, (long long)n, D,
                         samrt_dtype_name(c->dtype));
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
     }
     /* bf16 runs: the whole perceiver in f32 (pdt), from one conversion of x */
     const enum samrt_dtype dt = p->pdt;

@@ -92,7 +92,7 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
                                                const struct samrt_edgetam_perceiver_config *cfg,
                                                const struct samrt_model_env *env);
 /* Adds the pos slot to c->plan, and in bf16 runs the f32 weight copies. */
-enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c);
+enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c);
 /* After commit: writes pos (sine PE of the g x g map, rounded to pdt) and, in bf16 runs, the f32
  * weight copies from ck (the checkpoint the engine's weights came from). */
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
@@ -102,7 +102,7 @@ enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver
  * (b_max, 512, 64) pdt (a scratch tensor of the pass). Taps: tap.perceiver.global
  * (b_max, 256, 64) and tap.perceiver.window (b_max, 256, 64) before the final norm,
  * tap.perceiver.out. */
-struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c,
                                                     const struct samrt_tensor *x);
 
 #ifdef __cplusplus

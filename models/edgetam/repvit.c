@@ -213,10 +213,10 @@ static void all_views(struct samrt_repvit *rv) {
     }
 }
 
-enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c) {
+enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_op_ctx *c) {
     rv->bn_apart = rv->bn_mode == SAMRT_REPVIT_BN_APART ||
                    (rv->bn_mode == SAMRT_REPVIT_BN_AUTO && c->dtype == SAMRT_DTYPE_BF16);
-    SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.folded", SAMRT_REGION_WEIGHTS, c->dtype, 1,
+    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.trunk.folded", SAMRT_REGION_WEIGHTS, c->dtype, 1,
                                    SAMRT_SHAPE(rv->folded_elems), &rv->folded, &rv->slot_folded));
     if (rv->bn_apart) {
         struct samrt_repvit_conv *cv[MAX_CONVS];
@@ -226,7 +226,7 @@ enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_
             cv[i]->off_bn = rv->bn_elems;
             rv->bn_elems += SAMRT_PAD((int64_t)4 * cv[i]->c_out, FOLD_ALIGN);
         }
-        SAMRT_TRY(samrt_ops_persistent(c, "edgetam.trunk.batchnorm", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 1,
+        SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.trunk.batchnorm", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 1,
                                        SAMRT_SHAPE(rv->bn_elems), &rv->bn, &rv->slot_bn));
     }
     all_views(rv);
@@ -372,7 +372,7 @@ enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct sam
  * bn_apart: the raw conv (output rounded), then BatchNorm + act (+ res) as one f32 affine; a
  * RepVggDw as timm computes it: bn3(dw3x3(x)) + bn1(dw1x1(x)) + x, left to right. The
  * depthwise ones run as samrt_op_dwconv_bn: one kernel with the same roundings. */
-static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit *rv,
+static struct samrt_tensor conv(struct samrt_op_ctx *c, const char *name, const struct samrt_repvit *rv,
                                 const struct samrt_repvit_conv *cv, const struct samrt_tensor *x, enum samrt_act act,
                                 const struct samrt_tensor *res) {
     const int lin = cv->k == 1 && cv->stride == 1 && cv->groups == 1;
@@ -401,14 +401,14 @@ static struct samrt_tensor conv(struct samrt_model_ctx *c, const char *name, con
 }
 
 /* x + mlp2(GELU(mlp1(x))) (RepVitMlp with its residual). */
-static struct samrt_tensor mlp(struct samrt_model_ctx *c, const struct samrt_repvit *rv,
+static struct samrt_tensor mlp(struct samrt_op_ctx *c, const struct samrt_repvit *rv,
                                const struct samrt_repvit_conv *c1, const struct samrt_repvit_conv *c2,
                                const struct samrt_tensor *x) {
     struct samrt_tensor h = conv(c, "repvit.mlp1", rv, c1, x, SAMRT_ACT_GELU, NULL);
     return conv(c, "repvit.mlp2", rv, c2, &h, SAMRT_ACT_NONE, x);
 }
 
-static struct samrt_tensor block(struct samrt_model_ctx *c, const struct samrt_repvit *rv,
+static struct samrt_tensor block(struct samrt_op_ctx *c, const struct samrt_repvit *rv,
                                  const struct samrt_repvit_block *b, const struct samrt_tensor *x) {
     struct samrt_tensor t = conv(c, "repvit.mixer", rv, &b->mixer, x, SAMRT_ACT_NONE, NULL);
     if (b->se_w1) {
@@ -422,7 +422,7 @@ static struct samrt_tensor block(struct samrt_model_ctx *c, const struct samrt_r
 }
 
 /* A stem conv (3x3 stride 2, NCHW), folded or with its BatchNorm apart. */
-static struct samrt_tensor stem_conv(struct samrt_model_ctx *c, const char *name, const struct samrt_repvit *rv,
+static struct samrt_tensor stem_conv(struct samrt_op_ctx *c, const char *name, const struct samrt_repvit *rv,
                                      const struct samrt_repvit_conv *cv, const struct samrt_tensor *x,
                                      enum samrt_act act) {
     if (!rv->bn_apart) return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, 2, 1, 1, SAMRT_CONV_NCHW, act);
@@ -430,18 +430,18 @@ static struct samrt_tensor stem_conv(struct samrt_model_ctx *c, const char *name
     return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, NULL, 0, act);
 }
 
-void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, const struct samrt_tensor *x,
+void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_op_ctx *c, const struct samrt_tensor *x,
                           samrt_repvit_stage_fn stage_end, void *user) {
     struct samrt_tensor s1 = stem_conv(c, "repvit.stem1", rv, &rv->stem1, x, SAMRT_ACT_GELU);
     struct samrt_tensor s2 = stem_conv(c, "repvit.stem2", rv, &rv->stem2, &s1, SAMRT_ACT_NONE);
     static const int to_nhwc[4] = {0, 2, 3, 1};
     struct samrt_tensor s2_nhwc;
-    samrt_ops_fail(c, samrt_tensor_permute(&s2, to_nhwc, &s2_nhwc));
+    samrt_ctx_fail(c, samrt_tensor_permute(&s2, to_nhwc, &s2_nhwc));
     struct samrt_tensor h = samrt_op_copy(c, "repvit.stem_tokens", &s2_nhwc, c->dtype, NULL);
     samrt_op_tap(c, "tap.trunk.stem", &h);
     int side = rv->imgsz / 4, i_blk = 0;
     char name[32];
-    for (int s = 0; s < SAMRT_REPVIT_N_STAGES && samrt_ops_ok(c); s++) {
+    for (int s = 0; s < SAMRT_REPVIT_N_STAGES && samrt_ctx_ok(c); s++) {
         if (s > 0) {
             const struct samrt_repvit_down *d = &rv->down[s - 1];
             struct samrt_tensor p = block(c, rv, &d->pre, &h);

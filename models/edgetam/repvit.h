@@ -108,7 +108,7 @@ struct samrt_repvit {
 };
 
 /* Called after stage s (0..3) with its output x (1, h, w, C) channels-last, contiguous. */
-typedef void (*samrt_repvit_stage_fn)(void *user, struct samrt_model_ctx *c, int stage,
+typedef void (*samrt_repvit_stage_fn)(void *user, struct samrt_op_ctx *c, int stage,
                                       const struct samrt_tensor *x, int h, int w);
 
 /* make_divisible(C / 4, 8) of timm's SqueezeExcite: 16, 24, 48, 96 for 48, 96, 192, 384. */
@@ -119,7 +119,7 @@ enum samrt_status samrt_repvit_bind(struct samrt_repvit *rv, const struct samrt_
                                     struct samrt_model_binder *b);
 /* Resolves bn_mode for c->dtype and adds the weights slots to c->plan: the folded (or raw)
  * weights at c->dtype, and with bn_apart the f32 BatchNorm scales and shifts. */
-enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_model_ctx *c);
+enum samrt_status samrt_repvit_plan(struct samrt_repvit *rv, struct samrt_op_ctx *c);
 /* Source of checkpoint values for the folding: writes the f32 values of key `key` (exactly n
  * elements) to out, or fails. */
 typedef enum samrt_status (*samrt_repvit_get_fn)(void *user, const char *key, int64_t n, float *out);
@@ -133,7 +133,7 @@ enum samrt_status samrt_repvit_prepare(struct samrt_repvit *rv, const struct sam
                                        const struct samrt_ckpt *ck);
 /* The forward pass on the NCHW model input x (1, 3, S, S). Taps "tap.trunk.stem",
  * "tap.trunk.stage.<s>" as channels-last 4-D views. */
-void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_model_ctx *c, const struct samrt_tensor *x,
+void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_op_ctx *c, const struct samrt_tensor *x,
                           samrt_repvit_stage_fn stage_end, void *user);
 
 #ifdef __cplusplus

@@ -109,31 +109,31 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
 
 /* ---- planning ---------------------------------------------------------------------------------- */
 
-enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
+enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c) {
     const int64_t S = enc->imgsz, E = enc->cfg->hiera.embed_dim;
     const int hiera = enc->cfg->trunk == SAMRT_TRUNK_HIERA;
     const int64_t n0 = (int64_t)enc->side[0] * enc->side[0], n1 = (int64_t)enc->side[1] * enc->side[1],
                   n2 = (int64_t)enc->side[2] * enc->side[2];
     const enum samrt_dtype dt = c->dtype;
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SAMRT_SHAPE(1, 3, S, S), &enc->input,
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SAMRT_SHAPE(1, 3, S, S), &enc->input,
                          &enc->slot_input));
     enc->slot_pos = -1;
     if (hiera)
-        SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n0, E),
+        SAMRT_TRY(samrt_ctx_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n0, E),
                                        &enc->pos, &enc->slot_pos));
     else
         SAMRT_TRY(samrt_repvit_plan(&enc->rv, c));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM),
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM),
                          &enc->vision_pos, &enc->slot_vision_pos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n0, 32), &enc->feat_s0,
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n0, 32), &enc->feat_s0,
                          &enc->slot_feat_s0));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n1, 64), &enc->feat_s1,
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n1, 64), &enc->feat_s1,
                          &enc->slot_feat_s1));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM), &enc->vision,
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM), &enc->vision,
                          &enc->slot_vision));
-    samrt_ops_begin(c, SAMRT_EXEC_PLAN, NULL);
+    samrt_ctx_begin(c, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_encoder_forward(enc, c);
-    return samrt_ops_end(c);
+    return samrt_ctx_end(c);
 }
 
 /* ---- constants --------------------------------------------------------------------------------- */
@@ -147,7 +147,7 @@ static enum samrt_status make_pos_embed(const struct samrt_sam2_encoder *enc, co
     SAMRT_CHECK(small && win, SAMRT_E_INVALID_ARG, "sam2 encoder: pos_embed values are required");
     float *big = malloc(sizeof(float) * (size_t)E * side * side);  /* setup only */
     enum samrt_status st = big ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
-    if (st == SAMRT_OK) st = samrt_ops_host_interp(SAMRT_INTERP_BICUBIC, E, sb, sb, side, side, small, big);
+    if (st == SAMRT_OK) st = samrt_op_host_interp(SAMRT_INTERP_BICUBIC, E, sb, sb, side, side, small, big);
     if (st == SAMRT_OK) {
         for (int y = 0; y < side; y++)
             for (int x = 0; x < side; x++)
@@ -181,7 +181,7 @@ enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, con
         if (st == SAMRT_OK) st = samrt_model_upload(env, enc->pos.data, host, nb_pos);
     }
     if (st == SAMRT_OK)
-        st = samrt_ops_host_sine_pe(enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], host);
+        st = samrt_op_host_sine_pe(enc->vision_pos.dtype, NECK_DIM, enc->side[2], enc->side[2], host);
     if (st == SAMRT_OK) st = samrt_model_upload(env, enc->vision_pos.data, host, nb_vp);
     free(host);
     return st;
@@ -216,14 +216,14 @@ static struct samrt_tensor chan_slice(const struct samrt_tensor *t, int64_t star
     return v;
 }
 
-static void tap_map(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *t, int64_t h, int64_t w) {
-    if (!samrt_ops_tapping(c)) return;
+static void tap_map(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *t, int64_t h, int64_t w) {
+    if (!samrt_ctx_tapping(c)) return;
     const struct samrt_tensor v = map4(t, h, w);
     samrt_op_tap(c, name, &v);
 }
 
 /* One MultiScaleBlock on x (1, H*W, dim); *h, *w become the output map. */
-static struct samrt_tensor hiera_block(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c, int i,
+static struct samrt_tensor hiera_block(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c, int i,
                                        const struct samrt_tensor *x, int *h, int *w) {
     const struct samrt_hiera_block *b = &enc->blk[i];
     const struct samrt_hiera_block_weights *bw = &enc->w.blk[i];
@@ -282,7 +282,7 @@ struct neck_state {
     struct samrt_tensor lat2;
 };
 
-static void neck_level(void *user, struct samrt_model_ctx *c, int s, const struct samrt_tensor *x, int h, int wd) {
+static void neck_level(void *user, struct samrt_op_ctx *c, int s, const struct samrt_tensor *x, int h, int wd) {
     struct neck_state *ns = user;
     struct samrt_sam2_encoder *enc = ns->enc;
     const struct samrt_sam2_encoder_weights *w = &enc->w;
@@ -315,7 +315,7 @@ static void neck_level(void *user, struct samrt_model_ctx *c, int s, const struc
     }
 }
 
-void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c) {
+void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c) {
     const struct samrt_sam2_encoder_weights *w = &enc->w;
     struct neck_state ns = {enc, {0}};
     samrt_op_tap(c, "tap.input", &enc->input);
@@ -330,14 +330,14 @@ void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_mod
     int h = enc->side[0], wd = enc->side[0];
     static const int to_nhwc[4] = {0, 2, 3, 1};
     struct samrt_tensor pe_nhwc;
-    samrt_ops_fail(c, samrt_tensor_permute(&pe, to_nhwc, &pe_nhwc));
+    samrt_ctx_fail(c, samrt_tensor_permute(&pe, to_nhwc, &pe_nhwc));
     samrt_op_tap(c, "tap.trunk.patch_embed", &pe_nhwc);
     struct samrt_tensor x4 = samrt_op_copy(c, "hiera.embed", &pe_nhwc, c->dtype, &enc->pos);
     struct samrt_tensor x = tokens3(&x4);
     tap_map(c, "tap.trunk.embed", &x, h, wd);
 
     char name[48];
-    for (int i = 0; i < enc->n_blocks && samrt_ops_ok(c); i++) {
+    for (int i = 0; i < enc->n_blocks && samrt_ctx_ok(c); i++) {
         x = hiera_block(enc, c, i, &x, &h, &wd);
         snprintf(name, sizeof name, "tap.trunk.block.%d", i);
         tap_map(c, name, &x, h, wd);

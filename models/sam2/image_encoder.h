@@ -80,7 +80,7 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
                                           int imgsz, const struct samrt_model_env *env,
                                           struct samrt_model_bound_keys *bound);
 /* Adds the encoder's persistent slots to c->plan and runs the PLAN pass on c. */
-enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c);
+enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c);
 /* After commit: resolves the persistent views against e->arena and writes the constants,
  * computed on the host in fp32 from pos_embed (E, bkg, bkg) and pos_embed_window (E, w0, w0)
  * as the checkpoint stores them (f32, before any rounding to the run dtype), rounded once to
@@ -92,7 +92,7 @@ enum samrt_status samrt_sam2_encoder_prepare(struct samrt_sam2_encoder *enc, con
  * Taps (ops.h) see "tap.input", "tap.trunk.patch_embed", "tap.trunk.embed",
  * "tap.trunk.block.<i>" (Hiera), "tap.trunk.stem", "tap.trunk.stage.<k>" (RepViT), "tap.trunk.out.<k>", "tap.neck.feat.<i>", "tap.fpn.<0..2>" as
  * channels-last 4-D views (1, H, W, C) (the input as NCHW). */
-void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_model_ctx *c);
+void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c);
 
 #ifdef __cplusplus
 }

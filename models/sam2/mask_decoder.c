@@ -188,7 +188,7 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
 
 /* ---- planning and constants ------------------------------------------------------------------ */
 
-enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
+enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_op_ctx *c) {
     SAMRT_CHECK(c->dtype == h->cfg.dtype, SAMRT_E_INVALID_ARG, "sam2 heads: context dtype %s, heads %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(h->cfg.dtype));
     const enum samrt_dtype dt = h->cfg.dtype, tr = h->tr_dtype, f32 = SAMRT_DTYPE_F32;
@@ -224,7 +224,7 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(spec); i++) {
         const struct slot_spec *q = &spec[i];
         if (q->t == &h->mask_in && !h->cfg.mask_input) continue;
-        SAMRT_TRY(samrt_ops_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
+        SAMRT_TRY(samrt_ctx_persistent(c, q->name, q->region, q->dt, q->n_dims, q->ne, q->t, q->slot));
     }
     /* the decoder's f32 weights (bf16 runs): tw's tensors (dw's since bind) become the copies */
     h->own_tr = 0;
@@ -237,7 +237,7 @@ enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt
         tr_fields(&h->tw, &h->no_mask_embed_tr, f);
         for (int i = 0; i < SAMRT_SAM2_TR_TENSORS; i++) {
             const struct samrt_tensor *src = *f[i];
-            SAMRT_TRY(samrt_ops_persistent(c, "sam2.heads.decoder_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
+            SAMRT_TRY(samrt_ctx_persistent(c, "sam2.heads.decoder_f32", W, tr, src->n_dims, src->ne, &h->tr_f32[i],
                                            &h->slot_tr[i]));
             *f[i] = &h->tr_f32[i];
         }
@@ -348,7 +348,7 @@ void samrt_sam2_heads_free(struct samrt_sam2_heads *h) {
 
 /* ---- prompts --------------------------------------------------------------------------------- */
 
-enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_op_ctx *c,
                                                const struct samrt_sam2_points *pts, int n_obj, int dynamic) {
     SAMRT_CHECK(h && c && h->tokens_host && h->tokens.data, SAMRT_E_BAD_STATE, "sam2 heads: not prepared");
     SAMRT_CHECK(n_obj >= 1 && n_obj <= h->cfg.b_max, SAMRT_E_INVALID_ARG, "sam2 heads: %d objects (1 .. %d)", n_obj,
@@ -367,7 +367,7 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
                                                      : SAMRT_SAM2_MODE_SINGLE;
     }
     /* from pageable memory: returns once the source is staged, so the buffer is free again */
-    return samrt_ops_memcpy(c, h->tokens.data, h->tokens_host, (size_t)samrt_tensor_nbytes(&h->tokens));
+    return samrt_ctx_memcpy(c, h->tokens.data, h->tokens_host, (size_t)samrt_tensor_nbytes(&h->tokens));
 }
 
 /* ---- views ----------------------------------------------------------------------------------- */
@@ -388,7 +388,7 @@ static struct samrt_tensor token_rows(const struct samrt_tensor *t, int r) {
 
 /* One Attention module: projections, SDPA (token keys limited per object when n_keys is
  * given), out_proj. The residual is left to the LayerNorm that follows. */
-static struct samrt_tensor attention(struct samrt_model_ctx *c, const struct samrt_sam2_attn_weights *w,
+static struct samrt_tensor attention(struct samrt_op_ctx *c, const struct samrt_sam2_attn_weights *w,
                                      const struct samrt_tensor *q_in, const struct samrt_tensor *k_in,
                                      const struct samrt_tensor *v_in, int d_head, const int32_t *n_keys) {
     struct samrt_tensor q = samrt_op_linear(c, "dec.attn.q", q_in, w->q_w, w->q_b, SAMRT_ACT_NONE, NULL);
@@ -407,7 +407,7 @@ static struct samrt_tensor attention(struct samrt_model_ctx *c, const struct sam
     return samrt_op_linear(c, "dec.attn.out", &o, w->o_w, w->o_b, SAMRT_ACT_NONE, NULL);
 }
 
-static struct samrt_tensor mlp3(struct samrt_model_ctx *c, const struct samrt_sam2_mlp3_weights *m,
+static struct samrt_tensor mlp3(struct samrt_op_ctx *c, const struct samrt_sam2_mlp3_weights *m,
                                 const struct samrt_tensor *x) {
     struct samrt_tensor y = samrt_op_linear(c, "dec.mlp3.0", x, m->w[0], m->b[0], SAMRT_ACT_RELU, NULL);
     y = samrt_op_linear(c, "dec.mlp3.1", &y, m->w[1], m->b[1], SAMRT_ACT_RELU, NULL);
@@ -416,21 +416,21 @@ static struct samrt_tensor mlp3(struct samrt_model_ctx *c, const struct samrt_sa
 
 /* Taps a 4-D map given as an NCHW-ordered view: the tap convention (as the encoder's) is
  * channels-last (N, H, W, C), which the dump writer turns into the official NCHW. */
-static void tap4(struct samrt_model_ctx *c, const char *name, const struct samrt_tensor *nchw) {
+static void tap4(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *nchw) {
     static const int to_nhwc[4] = {0, 2, 3, 1};
     struct samrt_tensor v;
     if (samrt_tensor_permute(nchw, to_nhwc, &v) == SAMRT_OK) samrt_op_tap(c, name, &v);
 }
 
-void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
+void samrt_sam2_tap_host(struct samrt_op_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne) {
     struct samrt_tensor t = samrt_tensor_make(data, SAMRT_DTYPE_F32, n_dims, ne);
     if (n_dims == 4) tap4(c, name, &t);
     else samrt_op_tap(c, name, &t);
 }
 
 /* Taps of object 0 (the parity runs prompt one object), in the official layouts. */
-static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
-    if (!samrt_ops_tapping(c)) return;
+static void tap_maps(struct samrt_op_ctx *c, struct samrt_sam2_heads *h, const struct samrt_tensor *image) {
+    if (!samrt_ctx_tapping(c)) return;
     const int64_t g = h->grid, n = g * g, ns0 = h->n_sparse[0];
     struct samrt_tensor t = samrt_tensor_view(&h->tokens, SAMRT_SAM2_N_OUT_TOKENS * DIM, 3, SAMRT_SHAPE(1, ns0, DIM),
                                  SAMRT_SHAPE(h->tokens.s[0], DIM, 1));
@@ -447,14 +447,14 @@ static void tap_maps(struct samrt_model_ctx *c, struct samrt_sam2_heads *h, cons
 
 /* src = image_embeddings + dense prompt embeddings (B, N, 256), at the transformer's dtype tr
  * (f32 in bf16 runs: the sum is fp32 under autocast as well). */
-static struct samrt_tensor dense_src(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+static struct samrt_tensor dense_src(struct samrt_sam2_heads *h, struct samrt_op_ctx *c,
                                      const struct samrt_tensor *image) {
     const int64_t B = h->cfg.b_max, g = h->grid, n = g * g, L = h->low;
     const enum samrt_dtype tr = h->tr_dtype;
     struct samrt_tensor keys;
     if (h->cfg.mask_input) {
         struct samrt_tensor dense = samrt_sam2_mask_embed(c, &h->pw, &h->mask_in);   /* (B, 256, g, g) */
-        if (samrt_ops_tapping(c)) {
+        if (samrt_ctx_tapping(c)) {
             struct samrt_tensor d0 = samrt_tensor_view(&dense, 0, 4, SAMRT_SHAPE(1, DIM, g, g), SAMRT_SHAPE(DIM * n, n, g, 1));
             tap4(c, "tap.prompt.dense", &d0);
             d0 = samrt_tensor_view(&h->mask_in, 0, 4, SAMRT_SHAPE(1, 1, L, L), SAMRT_SHAPE(L * L, L * L, L, 1));
@@ -479,7 +479,7 @@ static struct samrt_tensor dense_src(struct samrt_sam2_heads *h, struct samrt_mo
 /* TwoWayTransformer: two TwoWayAttentionBlocks, then the final token-to-image attention. The
  * queries are the prompt tokens, which are also their PE; the keys are src, with the dense PE.
  * Returns the queries; *keys becomes the transformer's keys. */
-static struct samrt_tensor twoway_transformer(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+static struct samrt_tensor twoway_transformer(struct samrt_sam2_heads *h, struct samrt_op_ctx *c,
                                               struct samrt_tensor *keys, const int32_t *n_keys) {
     const struct samrt_sam2_decoder_weights *tw = &h->tw;
     const enum samrt_dtype tr = h->tr_dtype;
@@ -516,7 +516,7 @@ static struct samrt_tensor twoway_transformer(struct samrt_sam2_heads *h, struct
 /* output_upscaling of the keys (B, g*g, 256) with the high-resolution features (NHWC) ->
  * (B, L*L, 32), at tr as well: in bf16 runs the whole decoder computes in f32 (the
  * high-resolution features arrive in bf16). */
-static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *keys,
+static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_op_ctx *c, const struct samrt_tensor *keys,
                                    const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1) {
     const struct samrt_sam2_decoder_weights *tw = &h->tw;
     const enum samrt_dtype tr = h->tr_dtype;
@@ -532,7 +532,7 @@ static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_mode
     f = bcast(feat_s0, B);
     u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    if (samrt_ops_tapping(c)) {
+    if (samrt_ctx_tapping(c)) {
         struct samrt_tensor t =
             samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(1, UP1_DIM, L, L), SAMRT_SHAPE(L * L * UP1_DIM, 1, L * UP1_DIM, UP1_DIM));
         tap4(c, "tap.decoder.upscaled", &t);
@@ -541,7 +541,7 @@ static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_mode
 }
 
 /* The hypernetworks on the mask tokens and masks = hyper_in @ upscaled, into h->all_masks. */
-static void mask_logits(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *queries,
+static void mask_logits(struct samrt_sam2_heads *h, struct samrt_op_ctx *c, const struct samrt_tensor *queries,
                         const struct samrt_tensor *u) {
     const struct samrt_sam2_decoder_weights *tw = &h->tw;
     const int64_t B = h->cfg.b_max, L = h->low;
@@ -567,7 +567,7 @@ static void mask_logits(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, c
     }
 }
 
-void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
+void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_op_ctx *c, const struct samrt_tensor *image,
                               const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1) {
     const struct samrt_sam2_decoder_weights *w = &h->dw, *tw = &h->tw;
     const int64_t B = h->cfg.b_max, T = h->t_max, g = h->grid, n = g * g, L = h->low;
@@ -583,14 +583,14 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
         if (!ok) {
             SAMRT_LOG_ERROR("sam2 heads: inputs must be image (1|B, %lld, 256), feat_s0 (1|B, %lld, 32), "
                             "feat_s1 (1|B, %lld, 64) tokens", (long long)n, (long long)L * L, (long long)4 * n);
-            samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+            samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
         }
     }
     tap_maps(c, h, image);
 
     struct samrt_tensor keys = dense_src(h, c, image);
     struct samrt_tensor queries = twoway_transformer(h, c, &keys, n_keys);
-    if (samrt_ops_tapping(c)) {
+    if (samrt_ctx_tapping(c)) {
         struct samrt_tensor t = samrt_tensor_view(&queries, 0, 3, SAMRT_SHAPE(1, n_keys[0], DIM), SAMRT_SHAPE(T * DIM, DIM, 1));
         samrt_op_tap(c, "tap.decoder.hs", &t);
         t = samrt_tensor_view(&keys, 0, 3, SAMRT_SHAPE(1, n, DIM), SAMRT_SHAPE(n * DIM, DIM, 1));
@@ -607,7 +607,7 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
     struct samrt_tensor score = mlp3(c, &tw->obj_head, &tok);
     samrt_op_copy_into(c, &iou, NULL, &h->all_iou);
     samrt_op_copy_into(c, &score, NULL, &h->score);
-    if (samrt_ops_tapping(c)) {
+    if (samrt_ctx_tapping(c)) {
         const int64_t nb = 1;
         struct samrt_tensor t = samrt_tensor_view(&h->all_masks, 0, 4, SAMRT_SHAPE(nb, 4, L, L), SAMRT_SHAPE(4 * L * L, L * L, L, 1));
         tap4(c, "tap.decoder.all_masks", &t);
@@ -638,19 +638,19 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
 
 /* ---- selection taps (after the pass) ----------------------------------------------------------- */
 
-enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c) {
+enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_op_ctx *c) {
     if (!c->tap) return SAMRT_OK;
     const int64_t L = h->low, P = L * L, S = h->cfg.model_side;
     float iou[4], score, res[SAMRT_SAM2_RES_COLS], ptr[DIM];
     float *buf = malloc(sizeof(float) * (size_t)(4 * P + 3 * P + P + S * S));  /* debug path only */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: no host memory for the taps");
     float *all = buf, *sel = all + 4 * P, *low = sel + 3 * P, *high = low + P;
-    enum samrt_status st = samrt_ops_fetch(c, all, h->all_masks.data, sizeof(float) * (size_t)(4 * P));
-    if (st == SAMRT_OK) st = samrt_ops_fetch(c, iou, h->all_iou.data, sizeof iou);
-    if (st == SAMRT_OK) st = samrt_ops_fetch(c, &score, h->score.data, sizeof score);
-    if (st == SAMRT_OK) st = samrt_ops_fetch(c, res, h->result.data, sizeof res);
-    if (st == SAMRT_OK) st = samrt_ops_fetch(c, low, h->low_res.data, sizeof(float) * (size_t)P);
-    if (st == SAMRT_OK) st = samrt_ops_fetch(c, ptr, h->obj_ptr.data, sizeof ptr);
+    enum samrt_status st = samrt_ctx_fetch(c, all, h->all_masks.data, sizeof(float) * (size_t)(4 * P));
+    if (st == SAMRT_OK) st = samrt_ctx_fetch(c, iou, h->all_iou.data, sizeof iou);
+    if (st == SAMRT_OK) st = samrt_ctx_fetch(c, &score, h->score.data, sizeof score);
+    if (st == SAMRT_OK) st = samrt_ctx_fetch(c, res, h->result.data, sizeof res);
+    if (st == SAMRT_OK) st = samrt_ctx_fetch(c, low, h->low_res.data, sizeof(float) * (size_t)P);
+    if (st == SAMRT_OK) st = samrt_ctx_fetch(c, ptr, h->obj_ptr.data, sizeof ptr);
     if (st == SAMRT_OK) {
         /* MaskDecoder.forward's selection: masks 1..3 (multimask), mask 0, or the dynamic choice */
         const int multi = h->mode[0] == SAMRT_SAM2_MODE_MULTI, m = multi ? 3 : 1;
@@ -666,7 +666,7 @@ enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt
         for (int64_t i = 0; i < m * P; i++) sel[i] = score > 0.0f ? sel[i] : SAMRT_SAM2_NO_OBJ_SCORE;
         samrt_sam2_tap_host(c, "tap.heads.low_res_multimasks", sel, 4, SAMRT_SHAPE(1, m, L, L));
         samrt_sam2_tap_host(c, "tap.heads.low_res_masks", low, 4, SAMRT_SHAPE(1, 1, L, L));
-        st = samrt_ops_host_interp(SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S, low, high);
+        st = samrt_op_host_interp(SAMRT_INTERP_BILINEAR, 1, (int)L, (int)L, (int)S, (int)S, low, high);
         if (st == SAMRT_OK) samrt_sam2_tap_host(c, "tap.heads.high_res_masks", high, 4, SAMRT_SHAPE(1, 1, S, S));
         samrt_sam2_tap_host(c, "tap.heads.obj_ptr", ptr, 2, SAMRT_SHAPE(1, DIM));
         samrt_sam2_tap_host(c, "tap.heads.object_score_logits", &score, 2, SAMRT_SHAPE(1, 1));

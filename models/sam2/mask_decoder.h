@@ -150,7 +150,7 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
                                         const struct samrt_model_env *env);
 /* Adds the persistent slots to c->plan. The PLAN pass itself is samrt_sam2_heads_forward on a
  * PLAN-mode context (driven by the caller together with the encoder's). */
-enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_model_ctx *c);
+enum samrt_status samrt_sam2_heads_plan(struct samrt_sam2_heads *h, struct samrt_op_ctx *c);
 /* After commit and weight loading: resolves the slot views from e's arena and writes the
  * constants. Allocates the host token buffer (setup only). */
 enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const struct samrt_model_env *env,
@@ -158,19 +158,19 @@ enum samrt_status samrt_sam2_heads_prepare(struct samrt_sam2_heads *h, const str
 void samrt_sam2_heads_free(struct samrt_sam2_heads *h);
 
 /* Builds the query tokens of n_obj objects (pts[b]) on the host and copies them into
- * h->tokens on c's stream (samrt_ops_memcpy: on the CUDA backend an asynchronous copy from the
+ * h->tokens on c's stream (samrt_ctx_memcpy: on the CUDA backend an asynchronous copy from the
  * host buffer, which must not change until the stream reaches the copy: the next set_prompts
  * call syncs first). Object
  * slots n_obj .. B-1 get the no-prompt tokens. dynamic: 1 for the notebook settings
  * (single-mask prompts use the stability fallback). */
-enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_model_ctx *c,
+enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struct samrt_op_ctx *c,
                                                const struct samrt_sam2_points *pts, int n_obj, int dynamic);
 
 /* The SAM heads forward over the op layer: image (Bi, g*g, 256) with Bi = 1 (broadcast) or B,
  * the pixel features AFTER any no_mem_embed / memory conditioning; feat_s0 (Bf, 4g*4g, 32) and
  * feat_s1 (Bf, 2g*2g, 64) channels-last, Bf = 1 or B. Writes h->low_res, h->result,
  * h->obj_ptr (and h->all_masks, h->all_iou, h->score). */
-void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx *c, const struct samrt_tensor *image,
+void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_op_ctx *c, const struct samrt_tensor *image,
                               const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1);
 
 /* After a RUN pass (stream synchronised): the taps of the selection stage, from the
@@ -178,10 +178,10 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_model_ctx
  * MaskDecoder outputs: masks 1..3, mask 0, or the dynamic choice), tap.heads.ious,
  * tap.heads.low_res_masks, tap.heads.obj_ptr, tap.heads.object_score_logits. Host copies are
  * passed to c->tap as host tensors. */
-enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_model_ctx *c);
+enum samrt_status samrt_sam2_heads_taps(struct samrt_sam2_heads *h, struct samrt_op_ctx *c);
 
 /* Taps host f32 data (a 4-D array in NCHW order is passed channels-last, as every 4-D tap). */
-void samrt_sam2_tap_host(struct samrt_model_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne);
+void samrt_sam2_tap_host(struct samrt_op_ctx *c, const char *name, float *data, int n_dims, const int64_t *ne);
 
 #ifdef __cplusplus
 }

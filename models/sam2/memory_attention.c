@@ -120,25 +120,25 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
 
 /* ---- planning and constants ------------------------------------------------------------------ */
 
-enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c) {
+enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c) {
     SAMRT_CHECK(c->dtype == ma->cfg.dtype, SAMRT_E_INVALID_ARG, "memory attention: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(ma->cfg.dtype));
     const enum samrt_dtype dt = ma->cfg.dtype, f32 = SAMRT_DTYPE_F32;
     const enum samrt_region W = SAMRT_REGION_WEIGHTS, SG = SAMRT_REGION_STAGING;
     const int64_t n = ma->n_tok, M = ma->cfg.max_mem, P = SAMRT_MAX(ma->cfg.max_ptr, 1);
     const int64_t nk = (int64_t)ma->mem_grid * ma->mem_grid;
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope", W, f32, 3, SAMRT_SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.rope", W, f32, 3, SAMRT_SHAPE(n, DIM / 2, 2), &ma->rope, &ma->slot_rope));
     if (ma->mem_grid != ma->grid)
-        SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.rope_k", W, f32, 3, SAMRT_SHAPE(nk, DIM / 2, 2), &ma->rope_k,
+        SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.rope_k", W, f32, 3, SAMRT_SHAPE(nk, DIM / 2, 2), &ma->rope_k,
                                        &ma->slot_rope_k));
     else
         ma->rope_k = ma->rope;  /* pixel memories: the query table */
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SAMRT_SHAPE(1, ma->n_mem_tok, MEM_DIM),
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SAMRT_SHAPE(1, ma->n_mem_tok, MEM_DIM),
                                    &ma->mem_pos, &ma->slot_mem_pos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SAMRT_SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
-    SAMRT_TRY(samrt_ops_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SAMRT_SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SAMRT_SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
+    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SAMRT_SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
                                    &ma->slot_tpos_k));
-    return samrt_ops_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SAMRT_SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
+    return samrt_ctx_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SAMRT_SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
 }
 
 /* n f32 values rounded to t's dtype into dst (host), for an upload. */
@@ -184,7 +184,7 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     if (st == SAMRT_OK) {
         /* latents: position 0 (the perceiver's zeros); grid tokens: the sine PE of the grid */
         memset(pos, 0, sizeof(float) * (size_t)(lat * MEM_DIM));
-        st = samrt_ops_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, (int)mg, (int)mg, pos + lat * MEM_DIM);
+        st = samrt_op_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, (int)mg, (int)mg, pos + lat * MEM_DIM);
     }
     if (st == SAMRT_OK) {
         round_into(&ma->mem_pos, tmp, pos, n * MEM_DIM);
@@ -258,15 +258,15 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
+enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, int n_mem,
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
     SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
     SAMRT_TRY(samrt_sam2_memattn_fill_frame(ma, n_mem, tpos_idx, n_ptr, ptr_dist, max_ptr, ma->stage_host));
     const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
     const uint8_t *h_tpos = ma->stage_host, *h_tk = h_tpos + b_tpos, *h_p = h_tk + b_tk;
-    SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos.data, h_tpos, b_tpos));
-    SAMRT_TRY(samrt_ops_memcpy(c, ma->tpos_k.data, h_tk, b_tk));
-    return samrt_ops_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
+    SAMRT_TRY(samrt_ctx_memcpy(c, ma->tpos.data, h_tpos, b_tpos));
+    SAMRT_TRY(samrt_ctx_memcpy(c, ma->tpos_k.data, h_tk, b_tk));
+    return samrt_ctx_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
 }
 
 /* ---- views ----------------------------------------------------------------------------------- */
@@ -276,15 +276,15 @@ static struct samrt_tensor block2(const struct samrt_tensor *t, int64_t off, int
     return samrt_tensor_view(t, off, 2, SAMRT_SHAPE(rows, cols), SAMRT_SHAPE(cols, 1));
 }
 
-struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr) {
+struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, int n_ptr) {
     /* sine1d of the first n_ptr staged distances */
     struct samrt_tensor env = samrt_op_sine_pe_1d(c, "memattn.ptr_sine", &ma->ptr_p, n_ptr, DIM);
     return samrt_op_linear(c, "memattn.ptr_pos", &env, ma->w.tpos_w, ma->w.tpos_b, SAMRT_ACT_NONE, NULL);
 }
 
-static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *curr,
+static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, const struct samrt_tensor *curr,
                         const struct samrt_tensor *curr_pos, int n_mem, int n_ptr, const struct samrt_tensor *ptr) {
-    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ops_ok(c)) return 1;
+    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ctx_ok(c)) return 1;
     const int64_t B = ma->cfg.b_max, n = ma->n_tok;
     int ok = n_mem >= 1 && n_mem <= ma->cfg.max_mem && n_ptr >= 0 && n_ptr <= ma->cfg.max_ptr;
     ok = ok && curr->n_dims == 3 && (curr->ne[0] == 1 || curr->ne[0] == B) && curr->ne[1] == n && curr->ne[2] == DIM &&
@@ -298,20 +298,20 @@ static int check_inputs(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c
                         "(1, %lld, %d) %s, ptr (%lld, %d, %d) f32)",
                         n_mem, n_ptr, (long long)B, (long long)n, DIM, (long long)n, DIM, samrt_dtype_name(c->dtype),
                         (long long)B, n_ptr, DIM);
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
         return 0;
     }
     return 1;
 }
 
-static int check_mem(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, const struct samrt_tensor *m,
+static int check_mem(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, const struct samrt_tensor *m,
                      enum samrt_dtype dt, int64_t ch) {
-    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ops_ok(c)) return 1;
+    if (c->ex->mode != SAMRT_EXEC_PLAN || !samrt_ctx_ok(c)) return 1;
     if (!m || m->n_dims != 3 || m->ne[0] != ma->cfg.b_max || m->ne[1] != ma->n_mem_tok || m->ne[2] != ch ||
         !samrt_tensor_is_contiguous(m) || m->dtype != dt) {
         SAMRT_LOG_ERROR("memory attention: memory tensors must be contiguous (%d, %lld, %lld) %s", ma->cfg.b_max,
                         (long long)ma->n_mem_tok, (long long)ch, samrt_dtype_name(dt));
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
         return 0;
     }
     return 1;
@@ -319,7 +319,7 @@ static int check_mem(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, c
 
 /* The pointer tokens of every object into rows [row0, row0 + 4 n_ptr) of kin (+ position) and
  * vin (raw), both (B, L, 64). */
-static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr,
+static void put_pointers(struct samrt_op_ctx *c, struct samrt_sam2_memattn *ma, int n_ptr,
                          const struct samrt_tensor *ptr, const struct samrt_tensor *kin,
                          const struct samrt_tensor *vin, int64_t row0, int64_t L) {
     if (n_ptr == 0) return;
@@ -341,7 +341,7 @@ static void put_pointers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *m
 }
 
 /* x = curr + 0.1 * curr_pos, as (B, n, 256). */
-static struct samrt_tensor input_op(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma,
+static struct samrt_tensor input_op(struct samrt_op_ctx *c, struct samrt_sam2_memattn *ma,
                                     const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos) {
     const int64_t B = ma->cfg.b_max;
     if (curr->ne[0] == 1) {
@@ -376,7 +376,7 @@ static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, 
  * kv(l) (B, L, 256) each. */
 typedef void (*kv_fn)(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v);
 
-static struct samrt_tensor layers(struct samrt_model_ctx *c, struct samrt_sam2_memattn *ma, struct samrt_tensor x,
+static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_memattn *ma, struct samrt_tensor x,
                                   int n_mem, kv_fn kv, void *user) {
     const struct samrt_op_attn_args sa = rope_args(ma, 0, 0);
     const struct samrt_op_attn_args ca = rope_args(ma, 1, n_mem);
@@ -409,7 +409,7 @@ static struct samrt_tensor layers(struct samrt_model_ctx *c, struct samrt_sam2_m
 /* ---- uncached forward ------------------------------------------------------------------------ */
 
 struct plain_kv {
-    struct samrt_model_ctx *c;
+    struct samrt_op_ctx *c;
     struct samrt_sam2_memattn *ma;
     struct samrt_tensor kin, vin;
 };
@@ -421,7 +421,7 @@ static void plain_kv(void *user, int l, struct samrt_tensor *k, struct samrt_ten
     *v = samrt_op_linear(p->c, "memattn.v", &p->vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
 }
 
-struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                                const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
                                                int n_mem, const struct samrt_tensor *const *mem, int n_ptr,
                                                const struct samrt_tensor *ptr) {
@@ -435,7 +435,7 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
     p.vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
     struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
     const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
-    for (int j = 0; j < n_mem && samrt_ops_ok(c); j++) {
+    for (int j = 0; j < n_mem && samrt_ctx_ok(c); j++) {
         /* memory_pos = maskmem_pos_enc + maskmem_tpos_enc[idx], then memory + memory_pos */
         struct samrt_tensor trow = block2(&ma->tpos, (int64_t)j * MEM_DIM, 1, MEM_DIM);
         struct samrt_tensor pos = samrt_op_channel_affine(c, "memattn.mem_pos", &pos1, NULL, &trow, NULL, 1);
@@ -453,7 +453,7 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
 
 /* ---- the K/V cache --------------------------------------------------------------------------- */
 
-void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                 const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
                                 const struct samrt_tensor *const *v) {
     const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
@@ -476,7 +476,7 @@ void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_mode
 }
 
 struct cached_kv {
-    struct samrt_model_ctx *c;
+    struct samrt_op_ctx *c;
     struct samrt_sam2_memattn *ma;
     int n_mem;
     const struct samrt_tensor *const *kc, *const *v;
@@ -487,7 +487,7 @@ struct cached_kv {
 
 static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v) {
     struct cached_kv *p = user;
-    struct samrt_model_ctx *c = p->c;
+    struct samrt_op_ctx *c = p->c;
     struct samrt_sam2_memattn *ma = p->ma;
     const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok, L = p->L, M = ma->cfg.max_mem;
     const int NL = ma->n_layers;
@@ -523,7 +523,7 @@ static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_te
     }
 }
 
-struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                                       const struct samrt_tensor *curr,
                                                       const struct samrt_tensor *curr_pos, int n_mem,
                                                       const struct samrt_tensor *const *kc,

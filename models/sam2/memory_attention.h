@@ -144,7 +144,7 @@ struct samrt_sam2_memattn {
 enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const struct samrt_sam2_memattn_config *cfg,
                                           const struct samrt_model_env *env);
 /* Adds the persistent slots to c->plan (once; every per-count pass shares them). */
-enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c);
+enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c);
 /* After commit and weight loading: slot views, RoPE table, memory pos-enc, host tables
  * (maskmem_tpos_enc and W_k tpos from the checkpoint in f32). */
 enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_model_env *env,
@@ -155,7 +155,7 @@ void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma);
  * prompts): memory j takes maskmem_tpos_enc[tpos_idx[j]] (0..6), pointer i the distance
  * ptr_dist[i] (signed frames) normalised by max_ptr - 1 (max_ptr = min(num_frames, 16) >= 2).
  * n_mem <= max_mem, n_ptr <= max_ptr. */
-enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_mem,
+enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, int n_mem,
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr);
 
 /* The same rows as a host image, without uploading: dst (samrt_sam2_memattn_frame_bytes) gets the
@@ -174,23 +174,23 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
  *             NULL when n_ptr = 0.
  * Returns pix_feat_with_mem (b_max, g*g, 256) run dtype, channels-last (a scratch tensor of the
  * pass; the heads read it as their image embedding). Tap: tap.memattn.out. */
-struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                                const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
                                                int n_mem, const struct samrt_tensor *const *mem, int n_ptr,
                                                const struct samrt_tensor *ptr);
 
 /* The pointer tokens' positions: (n_ptr, 64) run dtype = obj_ptr_tpos_proj(sine1d(ptr_p)) (a new
  * tensor of the pass). Used by the forward passes; exposed for tests. */
-struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c, int n_ptr);
+struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, int n_ptr);
 
 /* The K/V cache of one memory (see above), run as part of a pass (the memory encoder's, right
  * after the memory is stored): kc[l], v[l] (b_max, n_mem_tok, 256) run dtype, caller slots, l < n_layers. */
-void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                 const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
                                 const struct samrt_tensor *const *v);
 /* The pass over cached memories: kc[j * n_layers + l], v[j * n_layers + l] of memory j, layer l
  * (from samrt_sam2_memattn_project), otherwise as samrt_sam2_memattn_forward. */
-struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                                       const struct samrt_tensor *curr,
                                                       const struct samrt_tensor *curr_pos, int n_mem,
                                                       const struct samrt_tensor *const *kc,

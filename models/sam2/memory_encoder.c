@@ -93,11 +93,11 @@ enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const str
 
 /* ---- planning and constants ------------------------------------------------------------------ */
 
-enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c) {
+enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c) {
     SAMRT_CHECK(c->dtype == me->cfg.dtype, SAMRT_E_INVALID_ARG, "memory encoder: context dtype %s, module %s",
                 samrt_dtype_name(c->dtype), samrt_dtype_name(me->cfg.dtype));
     const int64_t n = (int64_t)me->grid * me->grid;
-    return samrt_ops_persistent(c, "sam2.memenc.pos", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 3, SAMRT_SHAPE(1, n, MEM_DIM),
+    return samrt_ctx_persistent(c, "sam2.memenc.pos", SAMRT_REGION_WEIGHTS, SAMRT_DTYPE_F32, 3, SAMRT_SHAPE(1, n, MEM_DIM),
                                 &me->pos, &me->slot_pos);
 }
 
@@ -107,7 +107,7 @@ enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const 
     const uint64_t bytes = samrt_tensor_nbytes(&me->pos);
     float *tmp = malloc(bytes);  /* setup only */
     SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "memory encoder: out of host memory");
-    enum samrt_status st = samrt_ops_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, tmp);
+    enum samrt_status st = samrt_op_host_sine_pe(SAMRT_DTYPE_F32, MEM_DIM, me->grid, me->grid, tmp);
     if (st == SAMRT_OK) st = samrt_model_upload(env, me->pos.data, tmp, bytes);
     free(tmp);
     return st;
@@ -121,17 +121,17 @@ static struct samrt_tensor reshaped(const struct samrt_tensor *t, int n_dims, co
     return r;
 }
 
-struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c,
                                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                                int binarize) {
     const struct samrt_sam2_memenc_weights *w = &me->w;
     const int64_t B = me->cfg.b_max, g = me->grid, n = g * g;
-    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ctx_ok(c) &&
         (vision->n_dims != 3 || (vision->ne[0] != 1 && vision->ne[0] != B) || vision->ne[1] != n ||
          vision->ne[2] != DIM || !samrt_tensor_is_contiguous(vision) || vision->dtype != c->dtype)) {
         SAMRT_LOG_ERROR("memory encoder: vision must be contiguous (1 or %lld, %lld, %d) %s", (long long)B,
                         (long long)n, DIM, samrt_dtype_name(c->dtype));
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
     }
     /* 3. pix_feat_proj of the raw features, one row block per object slot */
     struct samrt_tensor pix = *vision;
@@ -157,7 +157,7 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
     }
     struct samrt_tensor m_cl;
     static const int to_nhwc[4] = {0, 2, 3, 1};
-    if (samrt_tensor_permute(&m, to_nhwc, &m_cl) != SAMRT_OK) samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+    if (samrt_tensor_permute(&m, to_nhwc, &m_cl) != SAMRT_OK) samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
     m_cl = samrt_op_copy(c, "memenc.ds_nhwc", &m_cl, c->dtype, NULL);
     struct samrt_tensor m_tok = reshaped(&m_cl, 3, SAMRT_SHAPE(B, n, DIM));
     struct samrt_tensor x = samrt_op_linear(c, "memenc.ds12", &m_tok, w->ds_w[4], w->ds_b[4], SAMRT_ACT_NONE, &proj);
@@ -185,7 +185,7 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
     return f;
 }
 
-void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c,
                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out) {
     struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
@@ -193,17 +193,17 @@ void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_
 }
 
 void samrt_sam2_memenc_forward_perceiver(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
-                                         struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                         struct samrt_op_ctx *c, const struct samrt_tensor *vision,
                                          const struct samrt_tensor *low_res, int binarize,
                                          const struct samrt_tensor *out) {
     struct samrt_tensor f = samrt_sam2_memenc_features(me, c, vision, low_res, binarize);
     struct samrt_tensor lat = samrt_edgetam_perceiver_forward(p, c, &f);
-    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ops_ok(c) &&
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ctx_ok(c) &&
         (out->dtype != SAMRT_DTYPE_BF16 || !samrt_tensor_is_contiguous(out) ||
          samrt_tensor_nelements(out) != samrt_tensor_nelements(&lat))) {
         SAMRT_LOG_ERROR("edgetam memory: out must be contiguous bf16 (%d, %d, %d)", p->cfg.b_max,
                         SAMRT_EDGETAM_MEM_TOKENS, SAMRT_EDGETAM_PERC_DIM);
-        samrt_ops_fail(c, SAMRT_E_INVALID_ARG);
+        samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
         return;
     }
     struct samrt_tensor dst = *out;

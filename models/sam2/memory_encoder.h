@@ -87,7 +87,7 @@ struct samrt_sam2_memenc {
 enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const struct samrt_sam2_memenc_config *cfg,
                                          const struct samrt_model_env *env);
 /* Adds the persistent slot (pos) to c->plan. */
-enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c);
+enum samrt_status samrt_sam2_memenc_plan(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c);
 /* After commit: resolves `pos` and writes it (sine PE, fp32). */
 enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const struct samrt_model_env *env);
 
@@ -99,14 +99,14 @@ enum samrt_status samrt_sam2_memenc_prepare(struct samrt_sam2_memenc *me, const 
  *   binarize 1: mask input float(logit > 0) (prompted frames with the notebook switch);
  *   out      (b_max, g*g, 64) bf16, any contiguous slot of the caller (the stored memory,
  *            maskmem_features channels-last: token y*g + x, 64 channels). */
-void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+void samrt_sam2_memenc_forward(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c,
                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                const struct samrt_tensor *score, int binarize, const struct samrt_tensor *out);
 
 /* Steps 1-5 only: the out_proj features (b_max, g*g, 64) run dtype, channels-last (a scratch
  * tensor of the pass), before the no-object embedding and the bf16 store. EdgeTAM's memory
  * path continues with its perceiver (models/edgetam/perceiver.h). */
-struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_model_ctx *c,
+struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, struct samrt_op_ctx *c,
                                                const struct samrt_tensor *vision, const struct samrt_tensor *low_res,
                                                int binarize);
 
@@ -115,7 +115,7 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
  * contiguous slot of the caller. Arguments as samrt_sam2_memenc_forward (no score: EdgeTAM has
  * no no_obj_embed_spatial). */
 void samrt_sam2_memenc_forward_perceiver(struct samrt_edgetam_perceiver *p, struct samrt_sam2_memenc *me,
-                                         struct samrt_model_ctx *c, const struct samrt_tensor *vision,
+                                         struct samrt_op_ctx *c, const struct samrt_tensor *vision,
                                          const struct samrt_tensor *low_res, int binarize,
                                          const struct samrt_tensor *out);
 

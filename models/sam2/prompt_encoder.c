@@ -102,7 +102,7 @@ int samrt_sam2_sparse_host(const struct samrt_sam2_prompt_tables *t, const struc
      * kernel adds the offset to every point, so give it -0.5. Its PE is discarded anyway. */
     coords[2 * pts->n] = -0.5f;
     coords[2 * pts->n + 1] = -0.5f;
-    (void)samrt_ops_host_fourier_pe_points(SAMRT_SAM2_PE_FEATS, t->gauss, n, coords, 0.5f, (float)model_side,
+    (void)samrt_op_host_fourier_pe_points(SAMRT_SAM2_PE_FEATS, t->gauss, n, coords, 0.5f, (float)model_side,
                                            (float)model_side, out);
     for (int i = 0; i < n; i++) {
         const int label = i < pts->n ? pts->label[i] : SAMRT_SAM2_LABEL_PAD;
@@ -144,7 +144,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
 }
 
 enum samrt_status samrt_sam2_dense_pe_host(const struct samrt_sam2_prompt_tables *t, int grid, float *out) {
-    return samrt_ops_host_fourier_pe_dense(SAMRT_SAM2_PE_FEATS, t->gauss, grid, grid, out);
+    return samrt_op_host_fourier_pe_dense(SAMRT_SAM2_PE_FEATS, t->gauss, grid, grid, out);
 }
 
 /* ---- dense path ---------------------------------------------------------------------------- */
@@ -173,7 +173,7 @@ enum samrt_status samrt_sam2_prompt_bind(const struct samrt_model_env *env, stru
     return st;
 }
 
-struct samrt_tensor samrt_sam2_mask_embed(struct samrt_model_ctx *c, const struct samrt_sam2_prompt_weights *w,
+struct samrt_tensor samrt_sam2_mask_embed(struct samrt_op_ctx *c, const struct samrt_sam2_prompt_weights *w,
                                           const struct samrt_tensor *mask) {
     /* Two space-to-depth convolutions (kernel 2, stride 2) each followed by LayerNorm2d and
      * GELU, then a 1x1 convolution to 256 channels (prompt_encoder.py mask_downscaling). */

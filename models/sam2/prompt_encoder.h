@@ -125,7 +125,7 @@ enum samrt_status samrt_sam2_prompt_bind(const struct samrt_model_env *env, stru
 
 /* mask_downscaling of a mask prompt m (B, 1, 4*grid, 4*grid) NCHW -> (B, 256, grid, grid) NCHW,
  * as a forward step over the op layer. */
-struct samrt_tensor samrt_sam2_mask_embed(struct samrt_model_ctx *c, const struct samrt_sam2_prompt_weights *w,
+struct samrt_tensor samrt_sam2_mask_embed(struct samrt_op_ctx *c, const struct samrt_sam2_prompt_weights *w,
                                           const struct samrt_tensor *mask);
 
 #ifdef __cplusplus

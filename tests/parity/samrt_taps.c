@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
         stream = s;
 #endif
         if (st == SAMRT_OK) st = samrt_taps_init(e->mem_kind, stream, &ts);
-        struct samrt_model_ctx *c = &samrt_sam2_of(e)->ctx_enc;
+        struct samrt_op_ctx *c = &samrt_sam2_of(e)->ctx_enc;
         c->tap = samrt_taps_hook;
         c->tap_user = ts;
         if (st == SAMRT_OK) st = samrt_sam2_encode_image(e, stream);
