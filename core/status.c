@@ -63,21 +63,29 @@ const char *samrt_mem_kind_name(enum samrt_mem_kind kind) {
     return "?";
 }
 
-static const char *const model_names[] = {
-    "unknown",       "sam2.1_tiny", "sam2.1_small",    "sam2.1_base_plus", "sam2.1_large",
-    "edgetam",       "sam2_tiny",   "sam2_small",      "sam2_base_plus",   "sam2_large",
-};
-_Static_assert(sizeof(model_names) / sizeof(model_names[0]) == SAMRT_MODEL_COUNT, "model names");
+#define SAMRT_MODEL_ROW_(id, name, ckpt, tracks) {name, ckpt, tracks},
+static const struct {
+    const char *name, *checkpoint;
+    int tracks;
+} g_models[] = {{"unknown", NULL, 0}, SAMRT_MODEL_TABLE(SAMRT_MODEL_ROW_)};
+#undef SAMRT_MODEL_ROW_
+_Static_assert(sizeof(g_models) / sizeof(g_models[0]) == SAMRT_MODEL_COUNT, "model table");
 
 const char *samrt_model_name(enum samrt_model_id id) {
     if ((unsigned)id >= SAMRT_MODEL_COUNT) return "unknown";
-    return model_names[id];
+    return g_models[id].name;
 }
+
+const char *samrt_model_checkpoint_name(enum samrt_model_id id) {
+    return (unsigned)id < SAMRT_MODEL_COUNT ? g_models[id].checkpoint : NULL;
+}
+
+int samrt_model_tracks(enum samrt_model_id id) { return (unsigned)id < SAMRT_MODEL_COUNT && g_models[id].tracks; }
 
 enum samrt_status samrt_model_parse(const char *s, enum samrt_model_id *out) {
     if (!s || !out) return SAMRT_E_INVALID_ARG;
     for (int i = 1; i < SAMRT_MODEL_COUNT; i++) {
-        if (!strcmp(s, model_names[i])) {
+        if (!strcmp(s, g_models[i].name)) {
             *out = (enum samrt_model_id)i;
             return SAMRT_OK;
         }

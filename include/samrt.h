@@ -87,21 +87,33 @@ const char *samrt_mem_kind_name(enum samrt_mem_kind kind);
 
 /* ---- models ----------------------------------------------------------------------------- */
 
+/* The model table: X(ID, name, official checkpoint file, tracks) per model; tracks is 1 where
+ * video tracking is planned (SAM 2.0 checkpoints segment single frames only). Adding a model
+ * of an existing family is one row here, its config row and its key table (docs/design.md). */
+#define SAMRT_MODEL_TABLE(X)                                                  \
+    X(SAM2_1_TINY, "sam2.1_tiny", "sam2.1_hiera_tiny.pt", 1)                  \
+    X(SAM2_1_SMALL, "sam2.1_small", "sam2.1_hiera_small.pt", 1)               \
+    X(SAM2_1_BASE_PLUS, "sam2.1_base_plus", "sam2.1_hiera_base_plus.pt", 1)   \
+    X(SAM2_1_LARGE, "sam2.1_large", "sam2.1_hiera_large.pt", 1)               \
+    X(EDGETAM, "edgetam", "edgetam.pt", 1)                                    \
+    X(SAM2_TINY, "sam2_tiny", "sam2_hiera_tiny.pt", 0)                        \
+    X(SAM2_SMALL, "sam2_small", "sam2_hiera_small.pt", 0)                     \
+    X(SAM2_BASE_PLUS, "sam2_base_plus", "sam2_hiera_base_plus.pt", 0)         \
+    X(SAM2_LARGE, "sam2_large", "sam2_hiera_large.pt", 0)
+
 enum samrt_model_id {
     SAMRT_MODEL_UNKNOWN = 0,
-    SAMRT_MODEL_SAM2_1_TINY,
-    SAMRT_MODEL_SAM2_1_SMALL,
-    SAMRT_MODEL_SAM2_1_BASE_PLUS,
-    SAMRT_MODEL_SAM2_1_LARGE,
-    SAMRT_MODEL_EDGETAM,
-    SAMRT_MODEL_SAM2_TINY,       /* SAM 2.0 checkpoints (sam2_hiera_*.pt) */
-    SAMRT_MODEL_SAM2_SMALL,
-    SAMRT_MODEL_SAM2_BASE_PLUS,
-    SAMRT_MODEL_SAM2_LARGE,
+#define SAMRT_MODEL_ENUM_(id, name, ckpt, tracks) SAMRT_MODEL_##id,
+    SAMRT_MODEL_TABLE(SAMRT_MODEL_ENUM_)
+#undef SAMRT_MODEL_ENUM_
     SAMRT_MODEL_COUNT
 };
 /* "sam2.1_tiny", "edgetam", ...; "unknown" for SAMRT_MODEL_UNKNOWN. */
 const char *samrt_model_name(enum samrt_model_id id);
+/* The official checkpoint's file name ("sam2.1_hiera_tiny.pt"); NULL for SAMRT_MODEL_UNKNOWN. */
+const char *samrt_model_checkpoint_name(enum samrt_model_id id);
+/* 1 when engines of this model track video (samrt_engine_track_*), 0 when they segment only. */
+int samrt_model_tracks(enum samrt_model_id id);
 /* Accepts the names above; returns SAMRT_E_INVALID_ARG for anything else. */
 enum samrt_status samrt_model_parse(const char *s, enum samrt_model_id *out);
 
@@ -230,6 +242,19 @@ struct samrt_memory_report {
                                       arena_bytes; weights_bytes is then 0); 0 otherwise */
 };
 enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory_report *out);
+
+/* How frames came in since the engine was made: a frame in host memory costs one host-to-
+ * device copy on a GPU engine (none on a CPU engine), a frame already in device memory
+ * (frame_on_device) one device-to-device copy into the arena's staging slot and no host copy.
+ * frame_bytes_d2h counts frame bytes brought to the host: 0 on every path of this version. */
+struct samrt_io_counters {
+    uint64_t frames_host;          /* frames read from host memory */
+    uint64_t frames_device;        /* frames read from device memory */
+    uint64_t frame_bytes_h2d;      /* frame bytes copied host -> device */
+    uint64_t frame_bytes_d2d;      /* frame bytes copied device -> device */
+    uint64_t frame_bytes_d2h;      /* frame bytes copied device -> host */
+};
+enum samrt_status samrt_engine_io_counters(samrt_engine_t engine, struct samrt_io_counters *out);
 
 /* The model the checkpoint was recognised as, and its parameter count. */
 enum samrt_status samrt_engine_model(samrt_engine_t engine, enum samrt_model_id *id,

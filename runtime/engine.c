@@ -23,8 +23,8 @@
 
 #include "backend.h"
 #include "ckpt.h"
-#include "hooks.h"
-#include "keys.h"
+#include "family.h"
+#include "engine_limits.h"
 
 struct samrt_engine_params samrt_engine_default_params(void) {
     struct samrt_engine_params p;
@@ -96,9 +96,6 @@ static enum samrt_status resolve_profile(struct samrt_engine *e) {
     return SAMRT_OK;
 }
 
-/* Slots the model's forward passes may add to the plan (runtime/hooks.h). */
-#define SAMRT_ENGINE_MODEL_SLOTS 32768
-
 /* Weights: one persistent slot per floating-point checkpoint tensor, at run precision (a model
  * may release the slots of tensors it keeps only as a derived copy: samrt_engine_release_weights).
  * Workspace: one slot of the larger of the profile's two fixed caps (GPU pools only), so the
@@ -132,7 +129,7 @@ static enum samrt_status plan_engine(struct samrt_engine *e, const struct samrt_
         SAMRT_TRY(samrt_plan_add(&e->plan, "workspace", SAMRT_REGION_WORKSPACE, ws_lt > ws_dnn ? ws_lt : ws_dnn, 0, 0,
                                  &e->slot_ws));
     samrt_weights_sort(&e->weights);
-    SAMRT_TRY(samrt_model_plan(e));  /* the forward passes' slots, before the plan is final */
+    SAMRT_TRY(e->family->plan(e));  /* the forward passes' slots, before the plan is final */
     SAMRT_TRY(samrt_plan_finalize(&e->plan));
     return SAMRT_OK;
 }
@@ -206,10 +203,11 @@ static enum samrt_status check_session(const struct samrt_engine *e, const struc
 /* samrt_engine_init, or with `from` a session reading from's weights. */
 static enum samrt_status engine_init(const char *checkpoint_path, const struct samrt_engine_params *params,
                                      struct samrt_engine *from, samrt_engine_t *out) {
-    SAMRT_CHECK(params->imgsz >= 64 && params->imgsz <= 4096 && params->imgsz % 16 == 0, SAMRT_E_INVALID_ARG,
-                "imgsz %d: must be a multiple of 16 in [64, 4096]", params->imgsz);
-    SAMRT_CHECK(params->max_objects >= 1 && params->max_objects <= 256, SAMRT_E_INVALID_ARG,
-                "max_objects %d: must be in [1, 256]", params->max_objects);
+    SAMRT_CHECK(params->imgsz >= SAMRT_IMGSZ_MIN && params->imgsz <= SAMRT_IMGSZ_MAX && params->imgsz % 16 == 0,
+                SAMRT_E_INVALID_ARG, "imgsz %d: must be a multiple of 16 in [%d, %d]", params->imgsz, SAMRT_IMGSZ_MIN,
+                SAMRT_IMGSZ_MAX);
+    SAMRT_CHECK(params->max_objects >= 1 && params->max_objects <= SAMRT_MAX_OBJECTS, SAMRT_E_INVALID_ARG,
+                "max_objects %d: must be in [1, %d]", params->max_objects, SAMRT_MAX_OBJECTS);
 
     struct samrt_engine *e = calloc(1, sizeof *e);
     SAMRT_CHECK(e != NULL, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
@@ -223,14 +221,18 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
     memset(&ck, 0, sizeof ck);
     enum samrt_status st = samrt_ckpt_open(checkpoint_path, &ck);
     if (st == SAMRT_OK) {
-        st = samrt_keys_match(params->expect_model, ck.tensors, ck.n_tensors, &e->model);
-    }
-    if (st == SAMRT_OK) {
-        struct samrt_keys keys;
-        if (samrt_keys_init(e->model, &keys) == SAMRT_OK) {
-            e->weights.n_params = samrt_keys_param_count(&keys);
-            samrt_keys_free(&keys);
+        e->family = samrt_family_for(params->expect_model, ck.tensors, ck.n_tensors);
+        if (!e->family) {
+            SAMRT_LOG_ERROR("%s: no model family of this build recognises the checkpoint", checkpoint_path);
+            st = SAMRT_E_KEYS;
         }
+    }
+    if (st == SAMRT_OK) st = e->family->recognise(params->expect_model, ck.tensors, ck.n_tensors, &e->model);
+    if (st == SAMRT_OK) {
+        struct samrt_ckpt_tensor *kt = NULL;
+        int n_kt = 0;
+        if (e->family->key_tensors(e->model, &kt, &n_kt, &e->weights.n_params) == SAMRT_OK)
+            samrt_family_free_tensors(kt, n_kt);
         samrt_ckpt_check_finite(&ck);
         st = resolve_profile(e);
     }
@@ -269,7 +271,7 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
                   : samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
     if (st == SAMRT_OK) resolve_weights(e);  /* a session's read the model engine's bytes */
     if (st == SAMRT_OK && !from) st = load_weights(e, &ck);
-    if (st == SAMRT_OK) st = samrt_model_prepare(e, &ck);
+    if (st == SAMRT_OK) st = e->family->prepare(e, &ck);
     samrt_ckpt_close(&ck);
     if (st != SAMRT_OK) {
         samrt_engine_free(e);
@@ -301,41 +303,33 @@ enum samrt_status samrt_engine_init_session(samrt_engine_t model, const struct s
     return engine_init(model->ckpt_path, &p, model, out);
 }
 
-/* The plan of a model without its checkpoint: weights come from the key table
- * (models/sam2/keys.c) with the same shapes a checkpoint must have, and the model's PLAN passes
- * run exactly as in samrt_engine_init, with no pool and no GPU. samrt_engine_memory() then
+/* The plan of a model without its checkpoint: weights come from the family's key table (its
+ * key_tensors) with the same shapes a checkpoint must have, and the model's PLAN passes run
+ * exactly as in samrt_engine_init, with no pool and no GPU. samrt_engine_memory() then
  * reports what samrt_engine_init would commit on that profile. */
 enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const struct samrt_engine_params *params,
                                               samrt_engine_t *out) {
     if (out) *out = NULL;
     SAMRT_CHECK(params && out, SAMRT_E_INVALID_ARG, "engine_init_plan_only: params and out are required");
     SAMRT_CHECK(params->platform != NULL, SAMRT_E_INVALID_ARG, "a budget needs a platform profile");
-    struct samrt_keys keys;
-    SAMRT_TRY(samrt_keys_init(model, &keys));
-    struct samrt_ckpt_tensor *t = calloc((size_t)keys.n_keys + 1, sizeof *t);
+    const struct samrt_family *fam = samrt_family_of(model);
+    SAMRT_CHECK(fam, SAMRT_E_INVALID_ARG, "samrt_keys_init: no key layout for model %d", (int)model);
+    struct samrt_ckpt_tensor *t = NULL;
+    int n = 0;
+    uint64_t n_params = 0;
+    SAMRT_TRY(fam->key_tensors(model, &t, &n, &n_params));
     struct samrt_engine *e = calloc(1, sizeof *e);
-    enum samrt_status st = t && e ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    enum samrt_status st = e ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     if (st == SAMRT_OK) {
         e->params = *params;
         e->model = model;
+        e->family = fam;
         e->plan_only = 1;
-        for (int i = 0; i < keys.n_keys; i++) {
-            const struct samrt_key *k = &keys.keys[i];
-            t[i].name = (char *)k->name;
-            t[i].dtype = k->is_int ? SAMRT_DTYPE_I64 : SAMRT_DTYPE_F32;
-            t[i].n_dims = k->n_dims;
-            t[i].nelements = 1;
-            for (int d = 0; d < k->n_dims; d++) {
-                t[i].ne[d] = k->ne[d];
-                t[i].nelements *= k->ne[d];
-            }
-        }
-        e->weights.n_params = samrt_keys_param_count(&keys);
+        e->weights.n_params = n_params;
         st = resolve_profile(e);
     }
-    if (st == SAMRT_OK) st = plan_engine(e, t, keys.n_keys);
-    free(t);
-    samrt_keys_free(&keys);
+    if (st == SAMRT_OK) st = plan_engine(e, t, n);
+    samrt_family_free_tensors(t, n);
     if (st != SAMRT_OK) {
         samrt_engine_free(e);
         return st;
@@ -348,7 +342,7 @@ const struct samrt_plan *samrt_engine_plan(const struct samrt_engine *e) { retur
 
 void samrt_engine_free(samrt_engine_t e) {
     if (!e) return;
-    samrt_model_free(e);
+    if (e->family) e->family->free(e);
     samrt_backend_close(e);  /* after every pass that borrowed the GPU context */
     /* the model engine's pool holds the weights: it goes with the last engine reading them */
     if (e->share) {
@@ -379,6 +373,12 @@ enum samrt_status samrt_engine_memory(samrt_engine_t e, struct samrt_memory_repo
     }
     out->pool_capacity_bytes = e->profile->pool_bytes;
     out->mem_kind = e->mem_kind;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_engine_io_counters(samrt_engine_t e, struct samrt_io_counters *out) {
+    SAMRT_CHECK(e && out, SAMRT_E_INVALID_ARG, "engine_io_counters: engine and out are required");
+    *out = e->io;
     return SAMRT_OK;
 }
 

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-struct samrt_sam2;
+struct samrt_family;
 struct samrt_ckpt;
 struct samrt_gpu_ctx;
 struct samrt_weight_share;  /* engine.c: the pool holding the weights, counted by its engines */
@@ -37,11 +37,14 @@ struct samrt_engine {
     int failed;                      /* set after a run failure; the engine refuses work */
     int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
     struct samrt_gpu_ctx *gpu;       /* device engines: the GPU context (cuBLASLt / cuDNN handles, the
-                                        stream), made by runtime/hooks.h planning (backend.c); else NULL */
-    struct samrt_sam2 *sam2;         /* SAM 2 model state (runtime/sam2.h); NULL otherwise */
+                                        stream), opened by the family's plan (backend.c); else NULL */
+    const struct samrt_family *family; /* the checkpoint's model family (family.h), set when recognised */
+    void *model_state;               /* the family's state (opaque outside its folder); NULL until planned,
+                                        and when the family plans no forward pass (host engines below f32) */
     struct samrt_model_env env;      /* what the networks see of this engine (samrt_engine_env) */
     char *ckpt_path;                 /* the checkpoint (host heap): sessions read its derived constants */
     struct samrt_weight_share *share;/* the weights' pool and its reference count (NULL: plan-only) */
+    struct samrt_io_counters io;     /* frames in (samrt_engine_io_counters), counted by the families */
     int is_session;                  /* 1: the weights region is another engine's (samrt_engine_init_session) */
 };
 

@@ -1,8 +1,7 @@
 /* samrt_internal.c - the bodies of samrt_internal.h, the runtime's one door for the samrt
- * program and the bench: thin forwards to the segmentation pass (segment.h), the tracker
- * (tracker.h) and the prompt encoder, the budget tables and the pool residency read from the
- * engine struct (engine_impl.h), and the preprocessing alone (an ops_runtime.h entry on a
- * stream of its own) for the demo, so that nothing above the runtime includes those. */
+ * program and the bench: thin forwards to the engine's model family (family.h: taps, graphs
+ * and timing, track options, the prompt check), the budget tables and the pool residency read
+ * from the engine struct (engine_impl.h), so that nothing above the runtime includes those. */
 #include "samrt_internal.h"
 
 #include <stdlib.h>
@@ -11,50 +10,60 @@
 #include <unistd.h>
 
 #include "engine_impl.h"
+#include "family.h"
 #include "platform.h"
-#include "ops_runtime.h"
-#include "segment.h"
-#include "tracker.h"
 
 _Static_assert(SAMRT_INTERNAL_REGIONS == SAMRT_REGION_COUNT, "samrt_internal.h lists the arena's regions");
+
+/* The engine's family entry `fn`, or SAMRT_E_UNSUPPORTED when its family has none. */
+#define FAMILY_ENTRY(e, fn) ((e)->family && (e)->family->fn ? (e)->family->fn : NULL)
+#define UNSUPPORTED(what) SAMRT_CHECK(0, SAMRT_E_UNSUPPORTED, what ": the engine's model family has no such entry")
 
 /* ---- parity taps ----------------------------------------------------------------------- */
 
 enum samrt_status samrt_internal_segment_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user) {
     SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "segment_set_tap: engine is NULL");
-    return samrt_sam2_segment_set_tap(e, fn, user);
+    if (!FAMILY_ENTRY(e, segment_tap)) UNSUPPORTED("segment_set_tap");
+    return e->family->segment_tap(e, fn, user);
 }
 
 enum samrt_status samrt_internal_track_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user) {
     SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "track_set_tap: engine is NULL");
-    return samrt_sam2_track_set_tap(e, fn, user);
+    if (!FAMILY_ENTRY(e, track_tap)) UNSUPPORTED("track_set_tap");
+    return e->family->track_tap(e, fn, user);
 }
 
 enum samrt_status samrt_internal_track_set_tap_memattn(samrt_engine_t e, int on) {
     SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "track_set_tap_memattn: engine is NULL");
-    return samrt_sam2_track_set_tap_memattn(e, on);
+    if (!FAMILY_ENTRY(e, track_tap_memattn)) UNSUPPORTED("track_set_tap_memattn");
+    return e->family->track_tap_memattn(e, on);
 }
 
 /* ---- single-frame segmentation: graphs and stage events ----------------------------------- */
 
 enum samrt_status samrt_internal_segment_configure(samrt_engine_t e, int use_graph, int timed) {
     SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "segment_configure: engine is NULL");
-    return samrt_sam2_segment_configure(e, use_graph, timed);
+    if (!FAMILY_ENTRY(e, segment_configure)) UNSUPPORTED("segment_configure");
+    return e->family->segment_configure(e, use_graph, timed);
 }
 
 /* ---- video tracking options ------------------------------------------------------------- */
 
 enum samrt_status samrt_internal_track_set_options(samrt_engine_t e, const struct samrt_internal_track_options *opt) {
     SAMRT_CHECK(e && opt, SAMRT_E_INVALID_ARG, "track options: NULL argument");
-    const struct samrt_sam2_track_options o = {opt->postproc, opt->non_overlap, opt->num_frames, opt->fill_hole_area};
-    return samrt_sam2_track_set_options(e, &o);
+    if (!FAMILY_ENTRY(e, track_options)) UNSUPPORTED("track options");
+    const struct samrt_family_track_options o = {opt->postproc, opt->non_overlap, opt->num_frames,
+                                                 opt->fill_hole_area};
+    return e->family->track_options(e, &o);
 }
 
 /* ---- prompts ---------------------------------------------------------------------------- */
 
+/* No engine: the rule of the first registered family that checks prompts. */
 enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *p, int width, int height, int imgsz) {
-    struct samrt_sam2_points pts;
-    return samrt_sam2_points_from_prompt(p, width, height, imgsz, &pts);
+    for (int i = 0; samrt_families[i]; i++)
+        if (samrt_families[i]->check_prompt) return samrt_families[i]->check_prompt(p, width, height, imgsz);
+    return SAMRT_OK;
 }
 
 /* ---- budget tables ---------------------------------------------------------------------- */
@@ -98,82 +107,4 @@ uint64_t samrt_internal_pool_resident_bytes(samrt_engine_t e) {
         for (size_t i = 0; i < n_pages; i++) resident += (vec[i] & 1) ? page : 0;
     free(vec);
     return SAMRT_MIN(resident, m.arena_bytes);
-}
-
-/* ---- frame preprocessing alone -------------------------------------------------------- */
-
-struct samrt_internal_prep {
-    struct samrt_resize_plan plan;
-    void *tables_host;
-    int use_gpu;
-    void *tables_dev, *rgb_dev, *out_dev;  /* device memory (use_gpu) */
-    samrt_stream *stream;
-    samrt_event *e0, *e1;
-    float *out_host;
-};
-
-void samrt_internal_prep_close(struct samrt_internal_prep *p) {
-    if (!p) return;
-    if (p->use_gpu) {
-        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->tables_dev);
-        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->rgb_dev);
-        samrt_platform_mem_free(SAMRT_MEM_DEVICE, p->out_dev);
-        samrt_event_destroy(p->e0);
-        samrt_event_destroy(p->e1);
-        samrt_stream_destroy(p->stream);
-    }
-    free(p->tables_host);
-    free(p->out_host);
-    free(p);
-}
-
-static enum samrt_status prep_init(struct samrt_internal_prep *p, int w, int h, int side, int use_gpu) {
-    SAMRT_TRY(samrt_resize_plan_init(w, h, side, side, &p->plan));
-    p->tables_host = aligned_alloc(16, SAMRT_PAD(p->plan.table_bytes, 16));
-    p->out_host = malloc(sizeof(float) * 3 * (size_t)side * side);
-    if (!p->tables_host || !p->out_host) return SAMRT_E_HOST_MEMORY;
-    SAMRT_TRY(samrt_resize_plan_fill(&p->plan, samrt_sam_mean, samrt_sam_std, p->tables_host, p->plan.table_bytes));
-    p->use_gpu = use_gpu;
-    if (!use_gpu) return SAMRT_OK;
-    SAMRT_TRY(samrt_stream_create(&p->stream));
-    SAMRT_TRY(samrt_event_create(&p->e0));
-    SAMRT_TRY(samrt_event_create(&p->e1));
-    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, p->plan.table_bytes, &p->tables_dev));
-    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, (uint64_t)w * h * 3, &p->rgb_dev));
-    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, sizeof(uint16_t) * 3 * (uint64_t)side * side, &p->out_dev));
-    return samrt_platform_mem_upload(SAMRT_MEM_DEVICE, p->tables_dev, p->tables_host, p->plan.table_bytes);
-}
-
-enum samrt_status samrt_internal_prep_open(int width, int height, int side, int use_gpu,
-                                           struct samrt_internal_prep **out) {
-    SAMRT_CHECK(out, SAMRT_E_INVALID_ARG, "prep_open: NULL out");
-    *out = NULL;
-    struct samrt_internal_prep *p = calloc(1, sizeof *p);
-    SAMRT_CHECK(p, SAMRT_E_HOST_MEMORY, "prep_open: out of host memory");
-    const enum samrt_status st = prep_init(p, width, height, side, use_gpu);
-    if (st != SAMRT_OK) {
-        samrt_internal_prep_close(p);
-        return st;
-    }
-    *out = p;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const uint8_t *rgb, double *ms) {
-    SAMRT_CHECK(p && rgb && ms, SAMRT_E_INVALID_ARG, "prep_frame: NULL argument");
-    if (p->use_gpu) {
-        const size_t bytes = (size_t)p->plan.in_w * p->plan.in_h * 3;
-        SAMRT_TRY(samrt_stream_copy(p->rgb_dev, rgb, bytes, SAMRT_COPY_H2D, p->stream));
-        SAMRT_TRY(samrt_event_record(p->e0, p->stream, 0));
-        SAMRT_TRY(samrt_op_resize_normalize(&p->plan, p->tables_dev, p->rgb_dev, 3 * (size_t)p->plan.in_w,
-                                             p->out_dev, SAMRT_DTYPE_BF16, p->stream));
-        SAMRT_TRY(samrt_event_record(p->e1, p->stream, 0));
-        SAMRT_TRY(samrt_stream_sync(p->stream));
-        *ms = samrt_event_elapsed_ms(p->e0, p->e1);
-        return SAMRT_OK;
-    }
-    const uint64_t t0 = samrt_platform_now_ns();
-    SAMRT_TRY(samrt_op_resize_normalize_host(&p->plan, p->tables_host, rgb, 3 * (size_t)p->plan.in_w, p->out_host));
-    *ms = (samrt_platform_now_ns() - t0) / 1e6;
-    return SAMRT_OK;
 }

@@ -12,8 +12,6 @@
  *   prompt check      samrt_internal_check_prompt (a bad click fails before the weights load)
  *   budget tables     samrt_internal_budget, samrt_internal_budget_slot (`samrt budget`)
  *   pool residency    samrt_internal_pool_resident_bytes (`samrt bench`, cpu_peak_rss_MiB)
- *   preprocessing     samrt_internal_prep_* (`samrt demo`: the model's frame preprocessing
- *                     alone, timed, with no checkpoint)
  */
 #ifndef SAMRT_INTERNAL_H
 #define SAMRT_INTERNAL_H
@@ -96,19 +94,6 @@ enum samrt_status samrt_internal_budget_slot(samrt_engine_t e, int i, struct sam
 /* Bytes of the engine's pool resident in this process's RSS (mincore over the pool): the
  * pages of a unified or host pool that VmRSS counts; 0 for a device pool or no pool. */
 uint64_t samrt_internal_pool_resident_bytes(samrt_engine_t e);
-
-/* ---- frame preprocessing alone -------------------------------------------------------- */
-
-/* The engine's frame preprocessing (Pillow-exact bicubic resize to side x side and the SAM
- * normalisation) without an engine: the CUDA kernel into bf16 when use_gpu (a CUDA build with
- * a device), else the C reference into f32. For width x height RGB8 frames, tightly packed. */
-struct samrt_internal_prep;
-enum samrt_status samrt_internal_prep_open(int width, int height, int side, int use_gpu,
-                                           struct samrt_internal_prep **out);
-/* One frame; *ms gets the time of the preprocessing itself (CUDA events around the kernel,
- * the upload excluded; the host clock around the reference). */
-enum samrt_status samrt_internal_prep_frame(struct samrt_internal_prep *p, const uint8_t *rgb, double *ms);
-void samrt_internal_prep_close(struct samrt_internal_prep *p);
 
 #ifdef __cplusplus
 }

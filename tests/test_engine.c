@@ -12,7 +12,7 @@
 #include "engine_impl.h"
 #include "half.h"
 
-/* EdgeTAM's folded trunk: the conv / BN tensors the engine releases (runtime/sam2.c) */
+/* EdgeTAM's folded trunk: the conv / BN tensors the engine releases (runtime/sam2/family.c) */
 static int folded_trunk_key(const char *name) {
     return !strncmp(name, "image_encoder.trunk.body.", 25) && !strstr(name, ".se.");
 }

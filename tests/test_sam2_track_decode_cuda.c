@@ -10,7 +10,10 @@
  * non-overlap off, on, and on under the notebook profile (hole-filled logits); after every
  * frame the masks, areas, boxes and scores must be equal bit for bit. Frame sizes 160x120
  * (4-byte mask stores) and 157x118 (scalar stores). Also: the device path really ran (and the
- * forced one did not), non-overlap masks are disjoint, postprocess time > 0.
+ * forced one did not), non-overlap masks are disjoint, postprocess time > 0. And frames already
+ * on the GPU (frame_on_device, a row stride wider than the frame): the same bits as host
+ * frames, and the engine's frame counters show they never came to the host (one device-to-
+ * device copy each, samrt_engine_io_counters).
  * Exit 77 without a GPU. Run: ctest -R test_sam2_track_decode_cuda */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "engine_impl.h"
 #include "platform.h"
 #include "sam2.h"
+#include "stream.h"
 
 #define MAX_W 160
 #define MAX_H 120
@@ -29,6 +33,8 @@
 #define N_FRAMES 20
 
 static uint8_t g_rgb[MAX_H * MAX_W * 3];
+#define DEV_STRIDE (3 * MAX_W + 64)  /* device frames: a pitched buffer */
+static void *g_dev;                   /* MAX_H rows of DEV_STRIDE bytes (device memory) */
 
 /* Frame t (w x h): a bright square drifting right and a dark corner patch. */
 static void make_frame(int t, int w, int h) {
@@ -66,14 +72,19 @@ static void prompt(samrt_engine_t e, int t) {
     if (t == 11) CHECK_STATUS(samrt_engine_track_prompt(e, 2, &fix), SAMRT_OK);
 }
 
-static int push(samrt_engine_t e, int t, int w, int h, uint8_t (*mask)[MAX_W * MAX_H], struct samrt_track_result *res,
-                int *n) {
+static int push(samrt_engine_t e, int t, int w, int h, int dev, uint8_t (*mask)[MAX_W * MAX_H],
+                struct samrt_track_result *res, int *n) {
     prompt(e, t);
     memset(mask, 0xcd, K * (size_t)MAX_W * MAX_H);  /* poison: every pixel must be written */
     memset(res, 0xcd, K * sizeof *res);
     for (int k = 0; k < K; k++) res[k].mask = mask[k];
-    const struct samrt_image img = {g_rgb, w, h, 3 * w};
-    const enum samrt_status st = samrt_engine_track_push(e, &img, 0, res, K, n);
+    struct samrt_image img = {g_rgb, w, h, 3 * w};
+    if (dev) {
+        CHECK_STATUS(samrt_platform_copy_2d(g_dev, DEV_STRIDE, g_rgb, 3 * (size_t)w, 3 * (size_t)w, (size_t)h,
+                                            SAMRT_COPY_H2D), SAMRT_OK);
+        img = (struct samrt_image){g_dev, w, h, DEV_STRIDE};
+    }
+    const enum samrt_status st = samrt_engine_track_push(e, &img, dev, res, K, n);
     CHECK_STATUS(st, SAMRT_OK);
     return st == SAMRT_OK;
 }
@@ -91,9 +102,10 @@ static int stats_match(const uint8_t *m, int w, int h, const struct samrt_track_
     return r->area == area && r->box[0] == x0 && r->box[1] == y0 && r->box[2] == x1 && r->box[3] == y1;
 }
 
-/* One video on both engines in lockstep. env: force the host engine through the environment. */
+/* One video on both engines in lockstep. env: force the host engine through the environment.
+ * dev_frames: the device-decoding engine gets its frames from device memory. */
 static void compare(samrt_engine_t ed, samrt_engine_t eh, int w, int h, enum samrt_postproc pp, int non_overlap,
-                    int env, const char *what) {
+                    int env, int dev_frames, const char *what) {
     static uint8_t md[K][MAX_W * MAX_H], mh[K][MAX_W * MAX_H];
     struct samrt_track_result rd[K], rh[K];
     const struct samrt_sam2_track_options opt = {pp, non_overlap, 0, 0};
@@ -105,13 +117,15 @@ static void compare(samrt_engine_t ed, samrt_engine_t eh, int w, int h, enum sam
     CHECK_STATUS(samrt_sam2_track_set_options(ed, &opt), SAMRT_OK);
     CHECK_STATUS(samrt_sam2_track_set_options(eh, &opt), SAMRT_OK);
     const struct samrt_sam2_tracker *td = &samrt_sam2_of(ed)->trk, *th = &samrt_sam2_of(eh)->trk;
+    struct samrt_io_counters io0, io1;
+    CHECK_STATUS(samrt_engine_io_counters(ed, &io0), SAMRT_OK);
     long n_diff = 0, overlap = 0, fg = 0;
     int tied = 0;  /* frames on which object 3 (tied with object 1) is empty while object 1 is not */
     int f = 0;
     for (; f < N_FRAMES; f++) {
         make_frame(f, w, h);
         int nd = -1, nh = -2;
-        if (!push(ed, f, w, h, md, rd, &nd) || !push(eh, f, w, h, mh, rh, &nh)) break;
+        if (!push(ed, f, w, h, dev_frames, md, rd, &nd) || !push(eh, f, w, h, 0, mh, rh, &nh)) break;
         CHECK_EQ_INT(nd, nh);
         CHECK_EQ_INT(nd, f >= 4 ? 3 : 2);
         if (nd >= 2) CHECK(rd[0].obj_id == 1 && rd[1].obj_id == 3);
@@ -137,11 +151,22 @@ static void compare(samrt_engine_t ed, samrt_engine_t eh, int w, int h, enum sam
                   (double)s.postprocess_ms, (double)s.d2h_ms);
     }
     CHECK_EQ_INT(f, N_FRAMES);
+    CHECK_STATUS(samrt_engine_io_counters(ed, &io1), SAMRT_OK);
+    const uint64_t bytes = (uint64_t)N_FRAMES * 3 * (uint64_t)w * (uint64_t)h;
+    CHECK(io1.frames_device - io0.frames_device == (uint64_t)(dev_frames ? N_FRAMES : 0));
+    CHECK(io1.frames_host - io0.frames_host == (uint64_t)(dev_frames ? 0 : N_FRAMES));
+    CHECK(io1.frame_bytes_d2d - io0.frame_bytes_d2d == (dev_frames ? bytes : 0));
+    CHECK(io1.frame_bytes_h2d - io0.frame_bytes_h2d == (dev_frames ? 0 : bytes));
+    CHECK(io1.frame_bytes_d2h == 0);
     if (non_overlap) CHECK_MSG(overlap == 0, "%s: %ld pixels in two masks under non-overlap", what, overlap);
     else CHECK_MSG(overlap > 0, "%s: the prompts were meant to overlap", what);
     CHECK_MSG(fg > 0, "%s: no foreground at all", what);
     printf("  %-40s %dx%d %d frames: %ld differences, foreground %ld, overlapping pixels %ld, object 3 empty "
-           "(ties) on %d frames\n", what, w, h, f, n_diff, fg, overlap, tied);
+           "(ties) on %d frames; frames in: %llu host, %llu device, %llu B h2d, %llu B d2d, %llu B d2h\n", what, w, h,
+           f, n_diff, fg, overlap, tied, (unsigned long long)(io1.frames_host - io0.frames_host),
+           (unsigned long long)(io1.frames_device - io0.frames_device),
+           (unsigned long long)(io1.frame_bytes_h2d - io0.frame_bytes_h2d),
+           (unsigned long long)(io1.frame_bytes_d2d - io0.frame_bytes_d2d), (unsigned long long)io1.frame_bytes_d2h);
 }
 
 static void run_model(const char *ckpt, enum samrt_dtype dt, int side, int w, int h) {
@@ -150,11 +175,13 @@ static void run_model(const char *ckpt, enum samrt_dtype dt, int side, int w, in
         char what[96];
         printf("sam2.1_tiny %s side %d:\n", samrt_dtype_name(dt), side);
         snprintf(what, sizeof what, "vos_inference, non-overlap off");
-        compare(ed, eh, w, h, SAMRT_POSTPROC_VOS_INFERENCE, 0, 0, what);
+        compare(ed, eh, w, h, SAMRT_POSTPROC_VOS_INFERENCE, 0, 0, 0, what);
         snprintf(what, sizeof what, "vos_inference, non-overlap on");
-        compare(ed, eh, w, h, SAMRT_POSTPROC_VOS_INFERENCE, 1, 0, what);
+        compare(ed, eh, w, h, SAMRT_POSTPROC_VOS_INFERENCE, 1, 0, 0, what);
         snprintf(what, sizeof what, "notebook, non-overlap on (env)");
-        compare(ed, eh, w, h, SAMRT_POSTPROC_NOTEBOOK, 1, 1, what);
+        compare(ed, eh, w, h, SAMRT_POSTPROC_NOTEBOOK, 1, 1, 0, what);
+        snprintf(what, sizeof what, "vos_inference, device frames");
+        compare(ed, eh, w, h, SAMRT_POSTPROC_VOS_INFERENCE, 0, 0, 1, what);
     }
     samrt_engine_free(ed);
     samrt_engine_free(eh);
@@ -168,9 +195,11 @@ int main(void) {
     int fd = mkstemp(path);
     if (fd < 0) return check_skip("test_sam2_track_decode_cuda", "cannot create a temporary file");
     close(fd);
+    CHECK_STATUS(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, (uint64_t)DEV_STRIDE * MAX_H, &g_dev), SAMRT_OK);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
     run_model(path, SAMRT_DTYPE_F32, 256, 160, 120);
     run_model(path, SAMRT_DTYPE_BF16, 512, 157, 118);
     unlink(path);
+    samrt_platform_mem_free(SAMRT_MEM_DEVICE, g_dev);
     return check_report("test_sam2_track_decode_cuda");
 }

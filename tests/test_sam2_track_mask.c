@@ -1,4 +1,4 @@
-/* test_sam2_track_mask.c - mask prompts of the tracker (runtime/track_mask.h) on a host
+/* test_sam2_track_mask.c - mask prompts of the tracker (runtime/sam2/track_mask.h) on a host
  * engine (SAM 2.1 tiny, deterministic synthetic weights, 64-pixel model side, 80x60 frames):
  *   - the antialiased bilinear weights by hand (the exact 4x downsample of model-spec 3.11,
  *     plain bilinear when upsampling, identity), and one 2-D resize by hand;

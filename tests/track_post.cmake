@@ -5,7 +5,7 @@ samrt_add_test(test_fill_holes SOURCES test_fill_holes.c LABELS cpu)
 if (SAMRT_CUDA)
   samrt_add_test(test_fill_holes_cuda SOURCES test_fill_holes_cuda.c LABELS cuda)
 endif()
-# Mask prompts of the tracker (runtime/track_mask.h) on a host engine: resize weights by
+# Mask prompts of the tracker (runtime/sam2/track_mask.h) on a host engine: resize weights by
 # hand, the prompt frame against the naive composition, pointer, tracking on, notebook filling.
 samrt_add_test(test_sam2_track_mask SOURCES test_sam2_track_mask.c LABELS cpu)
 target_include_directories(test_sam2_track_mask PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)

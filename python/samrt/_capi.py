@@ -97,6 +97,11 @@ class StageTimes(ctypes.Structure):
         "memory_encoder_ms", "postprocess_ms", "d2h_ms")]
 
 
+class IoCounters(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "frames_host", "frames_device", "frame_bytes_h2d", "frame_bytes_d2d", "frame_bytes_d2h")]
+
+
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 _P = ctypes.POINTER
@@ -132,6 +137,7 @@ _PROTOTYPES = {
     "samrt_engine_track_push": (_st, [_vp, _P(Image), ctypes.c_int, _P(TrackResult), ctypes.c_int,
                                       _P(ctypes.c_int)]),
     "samrt_engine_stage_times": (_st, [_vp, _P(StageTimes)]),
+    "samrt_engine_io_counters": (_st, [_vp, _P(IoCounters)]),
     "samrt_log_set": (None, [LOG_FN, _vp, ctypes.c_int]),
     "samrt_image_read_rgb8": (_st, [ctypes.c_char_p, _vp, ctypes.c_size_t, _P(ctypes.c_int), _P(ctypes.c_int)]),
 }

@@ -300,6 +300,15 @@ class Model:
         from .track import TrackSession
         return TrackSession(self, width, height, masks=masks)
 
+    def io_counters(self) -> Dict[str, int]:
+        """How frames came in (samrt_engine_io_counters): frames read from host and from device
+        memory, and the frame bytes copied host->device, device->device and device->host."""
+        c = _capi.IoCounters()
+        with self._lock:
+            _capi.call("samrt_engine_io_counters", _capi.lib().samrt_engine_io_counters, self._engine(),
+                       ctypes.byref(c))
+        return {f[0]: int(getattr(c, f[0])) for f in c._fields_}
+
     def stage_times(self) -> Dict[str, Optional[float]]:
         """Per-stage device time of the last frame, ms (samrt_engine_stage_times); None for a
         stage that did not run."""

@@ -184,6 +184,13 @@ class TrackSession:
             self._engine()
             return self._model.stage_times()
 
+    def io_counters(self) -> Dict[str, int]:
+        """How this engine's frames came in (Model.io_counters): a CUDA array frame is counted
+        in frames_device and copied device->device only, never to the host."""
+        with self._model._lock:
+            self._engine()
+            return self._model.io_counters()
+
     @property
     def object_ids(self) -> List[int]:
         """The prompted objects, in the order they were first prompted."""

@@ -97,9 +97,15 @@ def test_device_frames(gpu_model):
     host_out = [a.push(frame(i))[0].mask for i in range(3)]
     b = gpu_model.track(96, 72)
     b.prompt(1, points=[[30, 30]])
+    before = b.io_counters()
     for i in range(3):
         dev = torch.from_numpy(frame(i)).cuda()
         assert np.array_equal(b.push(dev)[0].mask, host_out[i]), i
+    # the frames went from torch's memory to the arena's staging slot on the GPU: no host copy
+    after = b.io_counters()
+    delta = {k: after[k] - before[k] for k in after}
+    assert delta == {"frames_host": 0, "frames_device": 3, "frame_bytes_h2d": 0, "frame_bytes_d2d": 3 * 96 * 72 * 3,
+                     "frame_bytes_d2h": 0}, delta
     with pytest.raises(ValueError, match="the video is 96x72"):
         b.push(torch.zeros((72, 98, 3), dtype=torch.uint8, device="cuda"))
 

@@ -24,6 +24,7 @@ def test_track(model):
     s.prompt(7, points=[[30, 30]], labels=[1])
     s.prompt(3, box=[40, 20, 70, 50])
     seen = []
+    before = s.io_counters()
     for i in range(3):
         out = s.push(frame(i))
         assert [r.obj_id for r in out] == [7, 3]  # first-prompt order
@@ -37,6 +38,9 @@ def test_track(model):
                 assert r.box == (xs.min(), ys.min(), xs.max(), ys.max())
         seen.append(out)
     assert s.frame_index == 3 and s.object_ids == [7, 3]
+    after = s.io_counters()  # a host engine reads host frames in place: nothing is copied
+    assert {k: after[k] - before[k] for k in after} == {"frames_host": 3, "frames_device": 0, "frame_bytes_h2d": 0,
+                                                        "frame_bytes_d2d": 0, "frame_bytes_d2h": 0}
     assert seen[0][0].mask is not seen[1][0].mask  # a new array per frame: earlier results stay valid
     times = s.stage_times()
     assert set(times) == {"preprocess", "h2d", "image_encoder", "memory_attention", "prompt_and_mask_decoder",

@@ -1,4 +1,4 @@
-/* segment.c - samrt_engine_segment and the segmentation pass of a SAM 2 family engine
+/* segment.c - the family's segment entry (samrt_engine_segment) and the segmentation pass of a SAM 2 family engine
  * (segment.h): preprocessing, the encoder pass, the SAM heads pass on the frame's features
  * plus no_mem_embed, post-processing into the caller's buffers. CUDA engines run the whole
  * sequence on the engine's stream from arena staging slots and replay it as a CUDA graph
@@ -28,6 +28,14 @@ static void segment_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     samrt_sam2_heads_forward(h, c, &pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
+enum samrt_status samrt_sam2_segment_heads(struct samrt_engine *e, struct samrt_sam2 *m, samrt_stream *stream) {
+    struct samrt_op_ctx *c = &m->seg.ctx;
+    samrt_backend_set_stream(c, stream);
+    samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
+    segment_forward(m, c);
+    return samrt_ctx_end(c);
+}
+
 enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_segment *s = &m->seg;
     const struct samrt_sam2_heads_config cfg = {e->params.imgsz, e->params.max_objects, SAMRT_SAM2_MAX_POINTS, 0,
@@ -55,6 +63,7 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
     s->res_host = malloc(sizeof(float) * (size_t)samrt_tensor_nelements(&s->heads.result));
     SAMRT_CHECK(s->low_host && s->res_host, SAMRT_E_HOST_MEMORY, "segment: out of host memory");
     SAMRT_TRY(samrt_staging_prepare(&m->stage, &e->arena));
+    m->stage.io = &e->io;  /* the engine's frame counters (samrt_engine_io_counters) */
     samrt_health_prepare(&s->health, &e->arena);
     SAMRT_TRY(samrt_graph_cache_init(&s->graphs, "segment", SAMRT_SAM2_SEG_GRAPHS, sizeof(struct samrt_sam2_seg_key)));
     s->use_graph = 1;
@@ -248,17 +257,9 @@ static enum samrt_status download_logits(struct samrt_sam2 *m, int i, int w, int
     return samrt_stream_copy(dst, st->logits.data, sizeof(float) * px, SAMRT_COPY_D2H, stream);
 }
 
-static enum samrt_status preprocess_device(struct samrt_engine *e, struct samrt_sam2 *m,
-                                           const struct samrt_image *img) {
-    samrt_stream *stream = samrt_backend_stream(e);
-    struct samrt_resize_plan rp;
-    SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
-    SAMRT_TRY(samrt_staging_resize(&m->stage, &rp, &m->enc.input, stream));
-    return samrt_stream_sync(stream);  /* the frame buffer is the caller's */
-}
-
 static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
-                                        int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
+                                        int img_on_device, int n, enum samrt_postproc pp,
+                                        struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_op_ctx *c = &s->ctx;
     samrt_stream *stream = samrt_backend_stream(e);
@@ -267,7 +268,7 @@ static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam
     struct samrt_resize_plan rp;
     if (timed) samrt_stage_clock_reset(&m->clock);
     MARK(START);
-    SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &rp, stream));
+    SAMRT_TRY(samrt_staging_upload(&m->stage, img, img_on_device, m->enc.imgsz, &rp, stream));
     samrt_backend_set_stream(c, stream);
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed) {
@@ -314,7 +315,7 @@ static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam
 }
 #undef MARK
 
-/* ---- the call: samrt_sam2_segment, and samrt_engine_segment over it ---------------------------- */
+/* ---- the call: samrt_sam2_segment ------------------------------------------------------------ */
 
 static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_image *img,
                                     const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
@@ -341,27 +342,18 @@ static enum samrt_status check_args(struct samrt_engine *e, const struct samrt_i
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img,
+enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img, int img_on_device,
                                      const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                      struct samrt_mask_result *out) {
     SAMRT_TRY(check_args(e, img, prompts, n, pp, out));
+    SAMRT_CHECK(!img_on_device || samrt_engine_on_device(e), SAMRT_E_INVALID_ARG,
+                "segment: an image in device memory needs a GPU engine");
     struct samrt_sam2 *m = samrt_sam2_of(e);
     struct samrt_sam2_segment *s = &m->seg;
     for (int i = 0; i < n; i++)
         SAMRT_TRY(samrt_sam2_points_from_prompt(&prompts[i], img->width, img->height, m->enc.imgsz, &s->pts[i]));
     if (!samrt_engine_on_device(e)) return segment_host(e, m, img, n, pp, out);
-    enum samrt_status st = segment_device(e, m, img, n, pp, out);
+    enum samrt_status st = segment_device(e, m, img, img_on_device, n, pp, out);
     if (st == SAMRT_E_CUDA) e->failed = 1;  /* the stream's state is unknown */
     return st;
-}
-
-enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
-                                       const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
-                                       struct samrt_mask_result *out) {
-    return samrt_sam2_segment(e, img, prompts, n, pp, out);
-}
-
-enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img) {
-    if (!samrt_engine_on_device(e)) return samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input);
-    return preprocess_device(e, m, img);
 }

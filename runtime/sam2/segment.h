@@ -31,6 +31,7 @@
 #ifndef SAMRT_SAM2_SEGMENT_H
 #define SAMRT_SAM2_SEGMENT_H
 
+#include "engine_limits.h"
 #include "graph_cache.h"
 #include "health.h"
 #include "mask_decoder.h"
@@ -49,8 +50,8 @@ struct samrt_sam2;
 /* What fixes a captured graph's launch parameters (see above). */
 struct samrt_sam2_seg_key {
     int width, height, n_obj, postproc;
-    int32_t n_sparse[SAMRT_SAM2_MAX_OBJ];
-    uint8_t mode[SAMRT_SAM2_MAX_OBJ];
+    int32_t n_sparse[SAMRT_MAX_OBJECTS];
+    uint8_t mode[SAMRT_MAX_OBJECTS];
 };
 
 /* The segmentation pass: its heads, executor and op context. */
@@ -59,7 +60,7 @@ struct samrt_sam2_segment {
     struct samrt_exec ex;
     struct samrt_op_ctx ctx;
     int ready;
-    struct samrt_sam2_points pts[SAMRT_SAM2_MAX_OBJ];  /* per call: the objects' prompts */
+    struct samrt_sam2_points pts[SAMRT_MAX_OBJECTS];  /* per call: the objects' prompts */
     float *low_host;             /* (B, 4g, 4g) f32 host copy of the low-res logits (prepare) */
     float *res_host;             /* (B, SAMRT_SAM2_RES_COLS) */
     int use_graph, timed;        /* samrt_sam2_segment_configure */
@@ -74,15 +75,18 @@ enum samrt_status samrt_sam2_segment_prepare(struct samrt_engine *e, struct samr
                                              const struct samrt_ckpt *ck);
 void samrt_sam2_segment_free(struct samrt_sam2 *m);
 
-/* The body of the public samrt_engine_segment (which only forwards here), for callers inside
- * the library (the tracker's prompted frames): checks the arguments, then segments img. */
-enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img,
+/* The segmentation pass's heads alone, RUN mode, on `stream` (NULL on host engines): pix =
+ * vision + no_mem_embed, then the SAM heads over every object row with the prompts already in
+ * the heads' token slot (samrt_sam2_heads_set_prompts). The tracker runs it inside its frame
+ * for the objects prompted on that frame (rows = their object slots). Allocates nothing. */
+enum samrt_status samrt_sam2_segment_heads(struct samrt_engine *e, struct samrt_sam2 *m, samrt_stream *stream);
+
+/* The family's segment entry (behind samrt_engine_segment) and the tracker's prompted frames:
+ * checks the arguments, then segments img. img_on_device: img->rgb is device memory of this
+ * GPU engine's device (it is staged with one device-to-device copy, staging.h). */
+enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img, int img_on_device,
                                      const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                      struct samrt_mask_result *out);
-
-/* Pillow-exact resize of img to the model side and normalisation into the encoder's input
- * slot (host reference; uploaded for GPU pools). Allocates nothing. */
-enum samrt_status samrt_sam2_preprocess(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img);
 
 /* Sets (fn non-NULL) or clears the tap observer of the encoder's and the segmentation pass's
  * op contexts, for parity dumps. Besides the passes' own taps, samrt_engine_segment then

@@ -62,6 +62,7 @@ enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const 
     struct samrt_resize_plan plan;
     SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
     SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, st->tables_host, st->tables_cap));
+    if (st->io) st->io->frames_host++;  /* read in place: no copy */
     return samrt_resize_normalize_ref(&plan, st->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
                                       samrt_sam_std, input->data, input->dtype);
 }
@@ -70,8 +71,8 @@ int samrt_staging_out_fits(const struct samrt_staging *st, int n, size_t n_pix) 
     return n <= st->b_max && st->out_hdr + (size_t)n * n_pix <= (size_t)samrt_tensor_nbytes(&st->out);
 }
 
-enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
-                                       struct samrt_resize_plan *rp, samrt_stream *stream) {
+enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int img_on_device,
+                                       int side, struct samrt_resize_plan *rp, samrt_stream *stream) {
     const int w = img->width, h = img->height;
     SAMRT_TRY(samrt_resize_plan_init(w, h, side, side, rp));
     SAMRT_CHECK(rp->tile_w > 0, SAMRT_E_UNSUPPORTED, "segment: a %dx%d frame is beyond the resize kernel's range",
@@ -83,8 +84,12 @@ enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct sa
         st->tables_w = w;
         st->tables_h = h;
     }
-    return samrt_stream_copy_2d(st->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w, (size_t)h,
-                                SAMRT_COPY_H2D, stream);
+    const size_t bytes = 3 * (size_t)w * (size_t)h;
+    SAMRT_TRY(samrt_stream_copy_2d(st->rgb.data, 3 * (size_t)w, img->rgb, (size_t)img->stride, 3 * (size_t)w,
+                                   (size_t)h, img_on_device ? SAMRT_COPY_D2D : SAMRT_COPY_H2D, stream));
+    if (st->io && img_on_device) st->io->frames_device++, st->io->frame_bytes_d2d += bytes;
+    if (st->io && !img_on_device) st->io->frames_host++, st->io->frame_bytes_h2d += bytes;
+    return SAMRT_OK;
 }
 
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,

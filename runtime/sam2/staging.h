@@ -43,6 +43,7 @@ struct samrt_staging {
     void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned (prepare) */
     void *out_host;              /* device engines: host copy of the output block (prepare) */
     int tables_w, tables_h;      /* the frame size the tables slot holds; 0 = none */
+    struct samrt_io_counters *io;/* the engine's frame counters (samrt_engine_io_counters); NULL: none */
 };
 
 /* Checks the max frame (each side in [1, SAMRT_RESIZE_MAX_SIDE]) and, on device engines,
@@ -60,10 +61,13 @@ enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const 
                                                 const struct samrt_tensor *input);
 
 /* Device engines: the resize plan of img into *rp, its tables into the tables slot (only when
- * the frame size changed) and the frame into the rgb slot, uploaded on `stream` (the engine's;
- * pageable host memory: the call returns once the frame is staged). */
-enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int side,
-                                       struct samrt_resize_plan *rp, samrt_stream *stream);
+ * the frame size changed) and the frame into the rgb slot on `stream` (the engine's): from
+ * host memory an upload (pageable: the call returns once the frame is staged), from device
+ * memory (img_on_device: the caller's frame on this GPU, any row stride) one device-to-device
+ * copy, so such a frame never comes to the host. The rgb slot, not the caller's pointer, is
+ * what the resize kernel reads, so a captured frame graph replays for any caller buffer. */
+enum samrt_status samrt_staging_upload(struct samrt_staging *st, const struct samrt_image *img, int img_on_device,
+                                       int side, struct samrt_resize_plan *rp, samrt_stream *stream);
 /* Device engines: the resize kernel from the rgb and tables slots into input, on `stream`
  * (safe inside graph capture). rp: from samrt_staging_upload. */
 enum samrt_status samrt_staging_resize(const struct samrt_staging *st, const struct samrt_resize_plan *rp,

@@ -47,11 +47,11 @@ const struct samrt_tensor *samrt_sam2_track_post_low(const struct samrt_sam2_tra
     return samrt_sam2_track_fill_area(&t->opt) > 0 ? &t->post.low_fill : &t->cur_low;
 }
 
-/* One memory encoder run on the enc pass (RUN mode) from low (K rows) into out. */
+/* One memory encoder run on the memenc pass (RUN mode) from low (K rows) into out. */
 static enum samrt_status encode(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_tensor *low,
                                 int binarize, const struct samrt_tensor *out) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_op_ctx *c = &t->enc.ctx;
+    struct samrt_op_ctx *c = &t->memenc_pass.ctx;
     samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
     if (t->perceiver)  /* EdgeTAM: the memory encoder's features through the spatial perceiver */
         samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, low, binarize, out);
@@ -63,7 +63,7 @@ static enum samrt_status encode(struct samrt_engine *e, struct samrt_sam2 *m, co
 enum samrt_status samrt_sam2_track_post_encode(struct samrt_engine *e, struct samrt_sam2 *m, const int *is_prompted,
                                                const struct samrt_tensor *out) {
     struct samrt_sam2_tracker *t = &m->trk;
-    struct samrt_op_ctx *c = &t->enc.ctx;
+    struct samrt_op_ctx *c = &t->memenc_pass.ctx;
     const int max_area = samrt_sam2_track_fill_area(&t->opt);
     const int binarize = t->opt.postproc == SAMRT_POSTPROC_NOTEBOOK;
     if (max_area > 0) SAMRT_TRY(samrt_op_fill_holes(c, &t->cur_low, max_area, &t->post.low_fill, &t->post.fill_ws));

@@ -1,5 +1,5 @@
-/* tracker.c - SAM 2.1 and EdgeTAM streaming video tracking: the samrt_engine_track_* calls
- * of samrt.h, the arena state of the memory bank, object bookkeeping and the host
+/* tracker.c - SAM 2.1 and EdgeTAM streaming video tracking: the family's entries behind
+ * samrt.h's samrt_engine_track_* calls, the arena state of the memory bank, object bookkeeping and the host
  * post-processing (tracker.h). The selection rules live in track_bank.c.
  *
  * Design choice: prompts apply to the NEXT pushed frame, so a frame's work is known when it
@@ -30,17 +30,12 @@ static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked);
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
-/* SAM 2.0 checkpoints encode pointers differently (no obj_ptr_tpos_proj, no signed
- * distances, no no_obj_embed_spatial): tracking is planned for SAM 2.1 and EdgeTAM only. */
-static int is_sam21(enum samrt_model_id id) {
-    return id == SAMRT_MODEL_SAM2_1_TINY || id == SAMRT_MODEL_SAM2_1_SMALL || id == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
-           id == SAMRT_MODEL_SAM2_1_LARGE;
-}
-
 enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_sam2 *m) {
     struct samrt_sam2_tracker *t = &m->trk;
     t->edgetam = e->model == SAMRT_MODEL_EDGETAM;
-    t->planned = is_sam21(e->model) || t->edgetam;
+    /* SAM 2.0 checkpoints encode pointers differently (no obj_ptr_tpos_proj, no signed
+     * distances, no no_obj_embed_spatial): tracking is planned where samrt.h's model table says */
+    t->planned = samrt_model_tracks(e->model);
     if (!t->planned) return SAMRT_OK;
     struct samrt_op_ctx *c = &m->seg.ctx;
     t->k_max = e->params.max_objects;
@@ -75,10 +70,8 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
 static void free_video(struct samrt_sam2_tracker *t) {
     free(t->logits_host);
     free(t->masks_host);
-    free(t->frame_host);
     t->logits_host = NULL;
     t->masks_host = NULL;
-    t->frame_host = NULL;
     t->width = t->height = 0;
 }
 
@@ -111,21 +104,19 @@ static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tr
 
 /* ---- the public calls --------------------------------------------------------------------------- */
 
-enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int height) {
+enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int height) {
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(width > 0 && height > 0 && width <= SAMRT_RESIZE_MAX_SIDE && height <= SAMRT_RESIZE_MAX_SIDE,
                 SAMRT_E_INVALID_ARG, "track_begin: frame size %dx%d out of range", width, height);
-    SAMRT_CHECK(width <= e->sam2->stage.max_w && height <= e->sam2->stage.max_h, SAMRT_E_INVALID_ARG,
+    SAMRT_CHECK(width <= samrt_sam2_of(e)->stage.max_w && height <= samrt_sam2_of(e)->stage.max_h, SAMRT_E_INVALID_ARG,
                 "track_begin: %dx%d frames are larger than the engine's max frame %dx%d (params max_frame_width, "
-                "max_frame_height)", width, height, e->sam2->stage.max_w, e->sam2->stage.max_h);
+                "max_frame_height)", width, height, samrt_sam2_of(e)->stage.max_w, samrt_sam2_of(e)->stage.max_h);
     free_video(t);
     const size_t n_pix = (size_t)width * (size_t)height;
     t->logits_host = malloc(sizeof(float) * n_pix * (size_t)t->k_max);
     t->masks_host = malloc(n_pix * (size_t)t->k_max);
-    t->frame_host = e->mem_kind == SAMRT_MEM_HOST ? NULL : malloc(3 * n_pix);
-    SAMRT_CHECK(t->logits_host && t->masks_host && (t->frame_host || e->mem_kind == SAMRT_MEM_HOST),
-                SAMRT_E_HOST_MEMORY, "track_begin: no host memory for %dx%d frames", width, height);
+    SAMRT_CHECK(t->logits_host && t->masks_host, SAMRT_E_HOST_MEMORY, "track_begin: no host memory for %dx%d frames", width, height);
     t->width = width;
     t->height = height;
     t->frame = 0;
@@ -137,7 +128,7 @@ enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int heig
     t->opt.fill_hole_area = 0;
     const char *hd = getenv("SAMRT_TRACK_HOST_DECODE");
     t->host_decode_env = hd && strcmp(hd, "1") == 0;
-    samrt_stage_times_none(&e->sam2->times);
+    samrt_stage_times_none(&samrt_sam2_of(e)->times);
     return SAMRT_OK;
 }
 
@@ -179,13 +170,13 @@ static enum samrt_status object_for_prompt(struct samrt_sam2_tracker *t, int obj
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_engine_track_prompt(samrt_engine_t e, int obj_id, const struct samrt_object_prompt *prompt) {
+enum samrt_status samrt_sam2_track_prompt(struct samrt_engine *e, int obj_id, const struct samrt_object_prompt *prompt) {
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(prompt != NULL, SAMRT_E_INVALID_ARG, "track_prompt: prompt is NULL");
     struct samrt_sam2_points pts;
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
-    SAMRT_TRY(samrt_sam2_points_from_prompt(prompt, t->width, t->height, e->sam2->enc.imgsz, &pts));
+    SAMRT_TRY(samrt_sam2_points_from_prompt(prompt, t->width, t->height, samrt_sam2_of(e)->enc.imgsz, &pts));
     struct samrt_sam2_track_obj *o;
     SAMRT_TRY(object_for_prompt(t, obj_id, &o));
     o->pts = pts;
@@ -194,12 +185,12 @@ enum samrt_status samrt_engine_track_prompt(samrt_engine_t e, int obj_id, const 
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, const uint8_t *mask) {
+enum samrt_status samrt_sam2_track_prompt_mask(struct samrt_engine *e, int obj_id, const uint8_t *mask) {
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(mask != NULL, SAMRT_E_INVALID_ARG, "track_prompt_mask: mask is NULL");
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
-    struct samrt_sam2 *m = e->sam2;
+    struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_TRY(samrt_sam2_track_mask_set(m, t->k_max, mask, t->width, t->height));  /* row K: this call's */
     struct samrt_sam2_track_obj *o;
     SAMRT_TRY(object_for_prompt(t, obj_id, &o));
@@ -229,7 +220,7 @@ static enum samrt_status move_bank_rows(struct samrt_engine *e, struct samrt_sam
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_engine_track_remove(samrt_engine_t e, int obj_id) {
+enum samrt_status samrt_sam2_track_remove(struct samrt_engine *e, int obj_id) {
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
@@ -243,7 +234,7 @@ enum samrt_status samrt_engine_track_remove(samrt_engine_t e, int obj_id) {
             e->failed = 1;  /* the banks are half moved */
             return st;
         }
-        samrt_sam2_track_mask_move(e->sam2, j, j - 1);
+        samrt_sam2_track_mask_move(samrt_sam2_of(e), j, j - 1);
         t->obj[j - 1] = t->obj[j];
     }
     t->n_obj--;
@@ -294,22 +285,6 @@ static void device_stats(const struct samrt_mask_stats *s, struct samrt_track_re
 
 /* ---- one frame ------------------------------------------------------------------------------- */
 
-/* The prompted objects of this frame: the segmentation pass (encoder + heads on vision +
- * no_mem_embed); its heads results (batch rows 0..n-1) are taken by samrt_sam2_tracker_step. */
-static enum samrt_status run_prompted(struct samrt_engine *e, struct samrt_sam2_tracker *t,
-                                      const struct samrt_image *img, const int *idx, int n) {
-    struct samrt_object_prompt prompts[SAMRT_SAM2_MAX_OBJ];
-    struct samrt_mask_result res[SAMRT_SAM2_MAX_OBJ];
-    const size_t n_pix = (size_t)t->width * t->height;
-    for (int i = 0; i < n; i++) {
-        prompts[i] = t->obj[idx[i]].prompt;
-        memset(&res[i], 0, sizeof res[i]);
-        res[i].mask = t->masks_host + (size_t)idx[i] * n_pix;
-        res[i].logits = t->logits_host + (size_t)idx[i] * n_pix;
-    }
-    return samrt_sam2_segment(e, img, prompts, n, t->opt.postproc, res);
-}
-
 static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tracker *t,
                                     const struct samrt_image *f, int on_device,
                                     const struct samrt_track_result *results, int max_results) {
@@ -324,43 +299,24 @@ static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tr
     return SAMRT_OK;
 }
 
-/* A device frame comes to the host staging copy: preprocessing runs on the host (segment.h). */
-static enum samrt_status frame_to_host(struct samrt_sam2_tracker *t, const struct samrt_image *f,
-                                       struct samrt_image *host) {
-    *host = *f;
-    SAMRT_TRY(samrt_platform_copy_2d(t->frame_host, (size_t)3 * f->width, f->rgb, (size_t)f->stride,
-                                     (size_t)3 * f->width, (size_t)f->height, SAMRT_COPY_D2H));
-    host->rgb = t->frame_host;
-    host->stride = 3 * f->width;
-    return SAMRT_OK;
-}
-
 /* A stage's time += ns (a stage that did not run, -1, starts at 0). */
 static void add_ms(float *stage, uint64_t ns) {
     *stage = (*stage < 0.0f ? 0.0f : *stage) + (float)(ns * 1e-6);
 }
 
-enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_image *frame, int frame_on_device,
+enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct samrt_image *frame, int frame_on_device,
                                           struct samrt_track_result *results, int max_results, int *n_results) {
     struct samrt_sam2_tracker *t;
     if (n_results) *n_results = 0;
     SAMRT_TRY(tracker_of(e, &t));
     SAMRT_TRY(check_push(e, t, frame, frame_on_device, results, max_results));
-    const uint64_t t0 = samrt_platform_now_ns();
-    struct samrt_image img = *frame;
-    if (frame_on_device) SAMRT_TRY(frame_to_host(t, frame, &img));
-    const uint64_t t1 = samrt_platform_now_ns();
-
-    int prompted[SAMRT_SAM2_MAX_OBJ], n_prompted = 0, tracked = 1;  /* tracked: no object prompted here */
+    int prompted[SAMRT_MAX_OBJECTS], n_prompted = 0, tracked = 1;  /* tracked: no object prompted here */
     for (int i = 0; i < t->n_obj; i++) {
         if (t->obj[i].pending == PENDING_POINTS) prompted[n_prompted++] = i;
         if (t->obj[i].pending != PENDING_NONE) tracked = 0;
     }
-    struct samrt_sam2 *m = e->sam2;
-    enum samrt_status st = SAMRT_OK;
-    if (n_prompted > 0) st = run_prompted(e, t, &img, prompted, n_prompted);  /* runs the encoder too */
-    const uint64_t t2 = samrt_platform_now_ns();
-    if (st == SAMRT_OK) st = samrt_sam2_tracker_step(e, m, n_prompted > 0 ? NULL : &img, prompted, n_prompted);
+    struct samrt_sam2 *m = samrt_sam2_of(e);
+    const enum samrt_status st = samrt_sam2_tracker_step(e, m, frame, frame_on_device, prompted, n_prompted);
     if (st != SAMRT_OK) {
         e->failed = 1;  /* the bank may be half written: the engine refuses further work */
         return st;
@@ -386,7 +342,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
                                         &stats, t->logits_host + (size_t)k * n_pix));
     }
     if (t->opt.non_overlap && t->n_obj > 1 && !t->dev_decoded) {
-        uint8_t *masks[SAMRT_SAM2_MAX_OBJ];
+        uint8_t *masks[SAMRT_MAX_OBJECTS];
         for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
         samrt_sam2_track_non_overlap_host(t->logits_host, t->n_obj, n_pix, masks);
     }
@@ -404,11 +360,7 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
     if (n_results) *n_results = n_out;
     if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame, tracked));
     const uint64_t t4 = samrt_platform_now_ns();
-    /* the step's device stages (tracker_run.c), plus host clocks: a device frame's copy to the
-     * host joins h2d, a prompted frame's segmentation call (its own graph: upload, resize,
-     * encoder, heads, mask decode, download) joins prompt_and_mask_decoder */
-    if (frame_on_device) add_ms(&m->times.h2d_ms, t1 - t0);
-    if (n_prompted) add_ms(&m->times.prompt_and_mask_decoder_ms, t2 - t1);
+    /* the step's stages (tracker_run.c), plus the host post-processing here */
     add_ms(&m->times.postprocess_ms, t4 - t3);  /* after the device decode's time, if any */
     t->frame++;
     return SAMRT_OK;

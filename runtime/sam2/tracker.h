@@ -1,5 +1,5 @@
-/* tracker.h - SAM 2.1 and EdgeTAM streaming video tracking inside an engine (the public
- * samrt_engine_track_* calls of include/samrt.h; model-spec section 4).
+/* tracker.h - SAM 2.1 and EdgeTAM streaming video tracking inside an engine (the family's
+ * entries behind samrt.h's samrt_engine_track_* calls; model-spec section 4).
  *
  * EdgeTAM differs only in its memory path (model-spec 3.7, 3.13, 4.4): a stored memory is the
  * spatial perceiver's 512 tokens (models/edgetam/perceiver.h) instead of g*g pixels, memory
@@ -21,8 +21,9 @@
  * Per frame (samrt_engine_track_push):
  *   1. Pillow-exact resize + normalise (a kernel on CUDA engines, the C reference on host
  *      engines) -> image encoder pass (once for all objects);
- *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass
- *      (vision + no_mem_embed, prompt encoder, decoder; segment.h); mask prompts take their
+ *   2. objects prompted on this frame (initial conditioning frames): the segmentation pass's
+ *      heads (vision + no_mem_embed, prompt encoder, decoder; segment.h) inside the frame,
+ *      their prompts in their object rows of the heads' token slot; mask prompts take their
  *      logits from the mask and the pointer from a mask-input heads pass (track_mask.h);
  *   3. tracked objects: memory attention over the selected memories and pointers, then the
  *      SAM heads with no prompt (multimask, best IoU);
@@ -36,9 +37,10 @@
  *      (one sync); on the host (C references) for CPU engines, tap dumps (they need the f32
  *      video-size logits) and when forced (samrt_sam2_track_set_host_decode,
  *      SAMRT_TRACK_HOST_DECODE=1).
- * Steps 3-4 of a frame (and 1's resize + encoder when no object is prompted on it) run as ONE
- * CUDA graph on the engine's stream, one graph per frame key (tracker_run.c: the object roles
- * and memory / pointer counts; bank slots are data in a staging table, track_rows.h).
+ * Steps 1-4 of a frame run as ONE CUDA graph on the engine's stream (prompted and tracked
+ * objects alike: one graph, one sync, one mask decode per frame), one graph per frame key
+ * (tracker_run.c: the object roles, memory / pointer counts and prompt shapes; bank slots are
+ * data in a staging table, track_rows.h). Only a frame with a mask prompt runs eagerly.
  *
  * Options outside samrt.h (the CLI sets them; defaults are the vos_inference profile):
  * samrt_sam2_track_set_options. Run: `samrt track --help`; tests:
@@ -48,6 +50,7 @@
 #ifndef SAMRT_SAM2_TRACKER_H
 #define SAMRT_SAM2_TRACKER_H
 
+#include "engine_limits.h"
 #include "graph_cache.h"
 #include "health.h"
 #include "mask_decode.h"
@@ -102,9 +105,11 @@ struct samrt_sam2_track_key {
     int encode;                          /* 1: resize + image encoder are part of the frame */
     int n_obj, dynamic;
     int fill;                            /* 0, or 1 + fill_hole_area when post-processing changes the pass */
-    uint8_t role[SAMRT_SAM2_MAX_OBJ];    /* 0 not started, 1 prompted on this frame, 2 tracked */
-    uint8_t n_mem[SAMRT_SAM2_MAX_OBJ];   /* tracked: memories S and pointers P attended to */
-    uint8_t n_ptr[SAMRT_SAM2_MAX_OBJ];
+    uint8_t role[SAMRT_MAX_OBJECTS];    /* 0 not started, 1 prompted on this frame, 2 tracked */
+    uint8_t n_mem[SAMRT_MAX_OBJECTS];   /* tracked: memories S and pointers P attended to */
+    uint8_t n_ptr[SAMRT_MAX_OBJECTS];
+    int32_t n_sparse[SAMRT_MAX_OBJECTS]; /* the heads' prompt-token count and mask mode per object row */
+    uint8_t mode[SAMRT_MAX_OBJECTS];     /* (prompted objects' prompts, the others' none) */
 };
 
 /* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
@@ -146,7 +151,7 @@ struct samrt_sam2_tracker {
     struct samrt_edgetam_perceiver *perceiver; /* EdgeTAM only (host heap, setup), else NULL */
     struct samrt_sam2_track_pass *ma;    /* SAMRT_TRACK_N_MA_PASSES (host heap); planned where P >= S */
     struct samrt_sam2_track_pass heads;  /* SAM heads on pix, no prompt (tracked frames) */
-    struct samrt_sam2_track_pass enc;    /* memory encoder: cur_low -> mem_bank ring slot */
+    struct samrt_sam2_track_pass memenc_pass; /* the memory encoder's pass: cur_low -> mem_new (m->enc is the image encoder) */
     float *low_host;                     /* (K, 4g, 4g) f32 host copy of cur_low (prepare) */
     float *score_host;                   /* (K) */
     struct samrt_mask_stats *stats_host; /* (K) the device decode's area and box per object (prepare) */
@@ -164,7 +169,6 @@ struct samrt_sam2_tracker {
     struct samrt_sam2_track_options opt;
     float *logits_host;                  /* (K, height, width) f32 video-res logits (track_begin) */
     uint8_t *masks_host;                 /* (K, height, width) masks (track_begin) */
-    uint8_t *frame_host;                 /* height * width * 3: device frames come here (GPU pools) */
     samrt_tap_fn tap;                    /* parity dumps: every object's per-frame taps (NULL: none) */
     void *tap_user;
     int tap_memattn;                     /* the tap also gets memattn.out (tracked frames) */
@@ -176,16 +180,24 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
 enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free(struct samrt_sam2 *m);
 
+/* The family's tracking entries (family.h), behind samrt.h's samrt_engine_track_* calls (same
+ * contracts as there). */
+enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int height);
+enum samrt_status samrt_sam2_track_prompt(struct samrt_engine *e, int obj_id, const struct samrt_object_prompt *prompt);
+enum samrt_status samrt_sam2_track_prompt_mask(struct samrt_engine *e, int obj_id, const uint8_t *mask);
+enum samrt_status samrt_sam2_track_remove(struct samrt_engine *e, int obj_id);
+enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct samrt_image *frame, int frame_on_device,
+                                        struct samrt_track_result *results, int max_results, int *n_results);
+
 /* Options of the current video (call after samrt_engine_track_begin, before the first push).
  * NOTEBOOK: hole filling, binarised prompted memories, single-mask fallback (track_post.h);
  * non_overlap is a separate switch under either profile. */
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt);
 
 /* tracker_run.c: plans the tracking passes / resolves them, and runs the frame's model work for
- * the objects: prompted[] (n_prompted, already through the segmentation pass, whose heads
- * results sit in batch rows 0..n_prompted-1) and every other started object (tracked). img: the
- * frame when no object is prompted on it (the step preprocesses and encodes it); NULL when the
- * segmentation pass already encoded it. Leaves the frame's scores in score_host and either
+ * the objects: prompted[] (n_prompted, point / box prompts pending, which the segmentation
+ * heads run on inside the frame) and every other started object (tracked). img: the frame (the
+ * step preprocesses and encodes it; img_on_device: it is in this GPU engine's memory). Leaves the frame's scores in score_host and either
  * (dev_decoded: CUDA engines without a tap observer or a forced host decode) the frame-size
  * masks and stats of the t->n_obj objects in masks_host / stats_host, or the low-res logits in
  * low_host, rows by object, for the caller's host decode; the device-time stages in m->times
@@ -197,7 +209,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
                                                     const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
-                                          const int *prompted, int n_prompted);
+                                          int img_on_device, const int *prompted, int n_prompted);
 
 /* on 1: every frame's masks are decoded on the host from the low-res logits (the CPU
  * engine's path), also on CUDA engines; 0 (default): CUDA engines decode on the device. The

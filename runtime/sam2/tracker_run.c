@@ -123,7 +123,7 @@ static void heads_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     samrt_sam2_heads_forward(&m->seg.heads, c, &m->trk.pix, &m->enc.feat_s0, &m->enc.feat_s1);
 }
 
-static void enc_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
+static void memenc_forward(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
     if (t->perceiver)
         samrt_sam2_memenc_forward_perceiver(t->perceiver, &t->memenc, c, &m->enc.vision, &t->cur_low, 0,
@@ -193,11 +193,11 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     heads_forward(m, &t->heads.ctx);
     SAMRT_TRY(samrt_ctx_end(&t->heads.ctx));
     t->heads.planned = 1;
-    SAMRT_TRY(samrt_sam2_ctx_init(e, &t->enc.ctx, &t->enc.ex));
-    samrt_ctx_begin(&t->enc.ctx, SAMRT_EXEC_PLAN, NULL);
-    enc_forward(m, &t->enc.ctx);
-    SAMRT_TRY(samrt_ctx_end(&t->enc.ctx));
-    t->enc.planned = 1;
+    SAMRT_TRY(samrt_sam2_ctx_init(e, &t->memenc_pass.ctx, &t->memenc_pass.ex));
+    samrt_ctx_begin(&t->memenc_pass.ctx, SAMRT_EXEC_PLAN, NULL);
+    memenc_forward(m, &t->memenc_pass.ctx);
+    SAMRT_TRY(samrt_ctx_end(&t->memenc_pass.ctx));
+    t->memenc_pass.planned = 1;
     return SAMRT_OK;
 }
 
@@ -220,7 +220,7 @@ enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, stru
     for (int i = 0; i < SAMRT_TRACK_N_MA_PASSES; i++)
         if (t->ma[i].planned) samrt_sam2_ctx_workspace(e, &t->ma[i].ctx);
     samrt_sam2_ctx_workspace(e, &t->heads.ctx);
-    samrt_sam2_ctx_workspace(e, &t->enc.ctx);
+    samrt_sam2_ctx_workspace(e, &t->memenc_pass.ctx);
     SAMRT_TRY(samrt_graph_cache_init(&t->graphs, "track", SAMRT_TRACK_GRAPHS, sizeof t->key));
     /* unused object rows of pix must hold finite values: the batched heads read them */
     void *zero = calloc(1, samrt_tensor_nbytes(&t->pix));
@@ -246,8 +246,8 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t) {
         t->ma = NULL;
     }
     if (t->heads.planned) samrt_ctx_free(&t->heads.ctx);
-    if (t->enc.planned) samrt_ctx_free(&t->enc.ctx);
-    t->heads.planned = t->enc.planned = 0;
+    if (t->memenc_pass.planned) samrt_ctx_free(&t->memenc_pass.ctx);
+    t->heads.planned = t->memenc_pass.planned = 0;
     samrt_sam2_memattn_free(&t->memattn);
     free(t->perceiver);
     t->perceiver = NULL;
@@ -377,7 +377,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     struct samrt_op_ctx *ch = &t->heads.ctx;
     const int K = t->k_max;
     samrt_backend_set_stream(ch, stream);
-    samrt_backend_set_stream(&t->enc.ctx, stream);
+    samrt_backend_set_stream(&t->memenc_pass.ctx, stream);
     if (key->encode) {
         if (rp) {  /* device engines: the staged frame's resize (host engines preprocessed it) */
             SAMRT_TRY(samrt_staging_resize(&m->stage, rp, &m->enc.input, stream));
@@ -386,10 +386,10 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_sam2_encode_image(e, stream));
         SAMRT_TRY(mark(m, SAMRT_STAGE_MK_ENC, stream));
     }
-    int n_prompted = 0, n_tracked = 0, n_seg = 0, n_mask = 0;
-    int is_prompted[SAMRT_SAM2_MAX_OBJ] = {0};
+    int n_prompted = 0, n_tracked = 0, n_points = 0, n_mask = 0;
+    int is_prompted[SAMRT_MAX_OBJECTS] = {0};
     for (int k = 0; k < key->n_obj; k++) {
-        if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, ch, n_seg++, k));  /* segmentation rows */
+        n_points += key->role[k] == ROLE_PROMPTED;
         n_mask += key->role[k] == ROLE_MASK;
         n_prompted += is_prompted[k] = is_cond(key->role[k]);
     }
@@ -400,21 +400,26 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(attend(e, m, k, stream));
         n_tracked++;
     }
-    if (n_tracked > 0) {
-        SAMRT_TRY(mark(m, SAMRT_STAGE_MK_MA, stream));
+    if (n_tracked > 0) SAMRT_TRY(mark(m, SAMRT_STAGE_MK_MA, stream));
+    if (n_points > 0) {  /* the segmentation heads on vision + no_mem_embed, rows = object slots */
+        SAMRT_TRY(samrt_sam2_segment_heads(e, m, stream));
+        for (int k = 0; k < key->n_obj; k++)
+            if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, &m->seg.ctx, k, k));
+    }
+    if (n_tracked > 0) {  /* the heads on the memory-conditioned features, no prompt */
         samrt_ctx_begin(ch, SAMRT_EXEC_RUN, &e->arena);
         heads_forward(m, ch);
         SAMRT_TRY(samrt_ctx_end(ch));
         for (int k = 0; k < key->n_obj; k++)
             if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
-        SAMRT_TRY(mark(m, SAMRT_STAGE_MK_HEADS, stream));
     }
+    if (n_points + n_tracked > 0) SAMRT_TRY(mark(m, SAMRT_STAGE_MK_HEADS, stream));
     if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
         SAMRT_TRY(samrt_sam2_track_post_encode(e, m, is_prompted, &t->mem_new));
     } else {
-        samrt_ctx_begin(&t->enc.ctx, SAMRT_EXEC_RUN, &e->arena);
-        enc_forward(m, &t->enc.ctx);
-        SAMRT_TRY(samrt_ctx_end(&t->enc.ctx));
+        samrt_ctx_begin(&t->memenc_pass.ctx, SAMRT_EXEC_RUN, &e->arena);
+        memenc_forward(m, &t->memenc_pass.ctx);
+        SAMRT_TRY(samrt_ctx_end(&t->memenc_pass.ctx));
     }
     const size_t mb = mem_bytes(t);
     SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
@@ -424,7 +429,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
     SAMRT_TRY(copy_rows(e, stream, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
                         scatter_pairs(t->tab.data, t), n_prompted + n_tracked));
     /* the frame's results must be finite (health.h): the objects' rows only, and the image
-     * embedding when this frame encoded it (a prompted frame's segmentation call checked it) */
+     * embedding when this frame encoded it */
     const struct samrt_health_seg segs[] = {
         {"image embedding", &m->enc.vision, -1},
         {"mask logits", &t->cur_low, key->n_obj},
@@ -476,16 +481,28 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
     return SAMRT_OK;
 }
 
-/* The heads' prompt slot gets the no-prompt tokens when tracked objects run the heads (the
- * segmentation pass of a prompted frame left its prompts there); an upload, before the frame. */
-static enum samrt_status set_no_prompts(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
+/* The heads' token slot, before the frame (an upload): object row k gets its point / box prompt
+ * when it is prompted on this frame (the segmentation heads read those rows), the no-prompt
+ * tokens otherwise (the tracked objects' heads read those). The rows' token counts and mask
+ * modes are launch parameters, so they join the frame's key. */
+static enum samrt_status set_prompts(struct samrt_sam2 *m, struct samrt_op_ctx *c) {
     struct samrt_sam2_tracker *t = &m->trk;
-    int n_tracked = 0;
-    for (int k = 0; k < t->key.n_obj; k++) n_tracked += t->key.role[k] == ROLE_TRACKED;
-    if (n_tracked == 0) return SAMRT_OK;
-    struct samrt_sam2_points none[SAMRT_SAM2_MAX_OBJ];
-    for (int k = 0; k < t->k_max; k++) samrt_sam2_points_none(&none[k]);
-    return samrt_sam2_heads_set_prompts(&m->seg.heads, c, none, t->k_max, t->key.dynamic);
+    struct samrt_sam2_track_key *key = &t->key;
+    int n_heads = 0;
+    for (int k = 0; k < key->n_obj; k++) n_heads += key->role[k] == ROLE_TRACKED || key->role[k] == ROLE_PROMPTED;
+    if (n_heads == 0) return SAMRT_OK;
+    struct samrt_sam2_points pts[SAMRT_MAX_OBJECTS];
+    for (int k = 0; k < t->k_max; k++) {
+        if (k < key->n_obj && key->role[k] == ROLE_PROMPTED) pts[k] = t->obj[k].pts;
+        else samrt_sam2_points_none(&pts[k]);
+    }
+    struct samrt_sam2_heads *h = &m->seg.heads;
+    SAMRT_TRY(samrt_sam2_heads_set_prompts(h, c, pts, t->k_max, key->dynamic));
+    for (int k = 0; k < key->n_obj; k++) {
+        key->n_sparse[k] = h->n_sparse[k];
+        key->mode[k] = h->mode[k];
+    }
+    return SAMRT_OK;
 }
 
 /* The frame's masks on the device: every started object's low-res logits (hole-filled when
@@ -513,7 +530,7 @@ static enum samrt_status decode_frame(struct samrt_sam2 *m, samrt_stream *s) {
 }
 
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
-                                          const int *prompted, int n_prompted) {
+                                          int img_on_device, const int *prompted, int n_prompted) {
     struct samrt_sam2_tracker *t = &m->trk;
     struct samrt_op_ctx *ch = &t->heads.ctx;
     samrt_stream *stream = samrt_backend_stream(e);  /* NULL on host engines */
@@ -524,11 +541,11 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_START, stream));
     if (!samrt_engine_on_device(e)) {  /* host engines: the same sequence, run in place */
         if (img) {
-            SAMRT_TRY(samrt_sam2_preprocess(e, m, img));
+            SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input));
             SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
         }
         SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
-        SAMRT_TRY(set_no_prompts(m, ch));
+        SAMRT_TRY(set_prompts(m, ch));
         SAMRT_TRY(enqueue_frame(e, m, NULL, NULL));
         samrt_stage_clock_read(&m->clock, &m->times);
         SAMRT_TRY(samrt_health_download(e, &t->health, NULL));
@@ -538,15 +555,16 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         return samrt_ctx_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
     struct samrt_resize_plan plan;
-    if (img) SAMRT_TRY(samrt_staging_upload(&m->stage, img, m->enc.imgsz, &plan, stream));  /* resize: in the graph */
+    if (img)  /* the resize is in the graph */
+        SAMRT_TRY(samrt_staging_upload(&m->stage, img, img_on_device, m->enc.imgsz, &plan, stream));
     SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
-    SAMRT_TRY(set_no_prompts(m, ch));
+    SAMRT_TRY(set_prompts(m, ch));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_H2D, stream));
     const struct samrt_resize_plan *rp = img ? &plan : NULL;
     int has_mask = 0;
     for (int k = 0; k < t->key.n_obj; k++) has_mask |= t->key.role[k] == ROLE_MASK;
-    SAMRT_TRY(m->seg.use_graph && !m->ctx_enc.tap && !has_mask ? run_graph(e, m, rp, stream)
-                                                                : enqueue_frame(e, m, rp, stream));
+    const int taps = m->ctx_enc.tap || m->seg.ctx.tap;  /* taps read host copies: never inside a capture */
+    SAMRT_TRY(m->seg.use_graph && !taps && !has_mask ? run_graph(e, m, rp, stream) : enqueue_frame(e, m, rp, stream));
     /* the masks on the device unless a tap observer needs the host's f32 logits or the host
      * decode is forced; nothing to decode before the first object */
     if (t->n_obj > 0 && m->stage.out.data && !t->tap && !t->host_decode && !t->host_decode_env) {
