@@ -23,6 +23,8 @@
 #define OT_F16 (1u << SAMRT_DTYPE_F16)
 #define OT_BF16 (1u << SAMRT_DTYPE_BF16)
 #define OT_FLOATS (OT_F32 | OT_F16 | OT_BF16)
+#define OT_U8 (1u << SAMRT_DTYPE_U8)   /* raw bytes (row copies) */
+#define OT_NDT SAMRT_DTYPE_I64          /* dtypes a row may name: f32 .. i32 */
 
 /* row flags */
 #define OT_BENCH 1u    /* timed by --bench (a production shape) */
@@ -79,6 +81,7 @@ struct ot_buf {
     int alias;              /* >= 0: the same memory as that buffer (in-place use) */
     int misalign;           /* device pointer one element past an aligned start */
     int exact;              /* compared bit for bit whatever the row's tolerance */
+    long cmp;               /* > 0: only the first cmp elements are the output (the rest: scratch) */
     void *init;             /* OT_IN / OT_INOUT contents (malloc'd, dt storage) */
 };
 
@@ -98,7 +101,8 @@ int ot_buf_random(struct ot_case *c, enum samrt_dtype dt, long n, float lo, floa
 int ot_buf_copy(struct ot_case *c, enum samrt_dtype dt, long n, const void *src);       /* OT_IN */
 int ot_buf_alias(struct ot_case *c, int of);
 int ot_buf_null(struct ot_case *c);                                                     /* a NULL argument */
-float *ot_load(const struct ot_case *c, int i, const void *ptr);  /* buffer i as floats (free) */
+float *ot_load(const struct ot_case *c, int i, const void *ptr);  /* buffer i as floats (free);
+                                                                     u8 / i32 as their values */
 size_t ot_buf_bytes(const struct ot_buf *b);
 void ot_case_free(struct ot_case *c);
 
@@ -119,6 +123,8 @@ void ot_case_name(const struct ot_case *c, char *buf, size_t len);
 int ot_for_each_case(const char *filter, void (*fn)(const struct ot_case *c, void *user), void *user);
 int ot_host_failures(void);                                    /* checks failed / made in */
 int ot_host_checks(void);                                      /* ops_table_run.c */
+#define OT_SELFTEST_ROWS 3
+extern const char *const ot_selftest_rows[OT_SELFTEST_ROWS];  /* the filters --selftest runs */
 int ot_run_host(int argc, char **argv);                        /* the CPU part's main */
 int ot_run_cuda(int argc, char **argv);                        /* the GPU part's main */
 const char *ot_filter_arg(int argc, char **argv);
@@ -129,6 +135,8 @@ extern const struct ot_row ot_rows_norm[];
 extern const int ot_n_rows_norm;
 extern const struct ot_row ot_rows_map[];
 extern const int ot_n_rows_map;
+extern const struct ot_row ot_rows_misc[];
+extern const int ot_n_rows_misc;
 
 /* the common tolerance rules */
 extern const struct ot_tol ot_tol_exact;

@@ -142,9 +142,9 @@ int ot_run_cuda(int argc, char **argv) {
     g.bench = ot_has_flag(argc, argv, "--bench");
     g.selftest = ot_has_flag(argc, argv, "--selftest");
     int n;
-    if (g.selftest) {  /* one tolerance row and one exact row, each output moved by one element */
-        n = ot_for_each_case("layernorm/odd_c97", ot_gpu_case, &g);
-        n += ot_for_each_case("pool_max2x2/odd_hw", ot_gpu_case, &g);
+    if (g.selftest) {  /* each output of the selftest rows moved by one element */
+        n = 0;
+        for (int k = 0; k < OT_SELFTEST_ROWS; k++) n += ot_for_each_case(ot_selftest_rows[k], ot_gpu_case, &g);
     } else {
         ot_cuda_bad_args();
         n = ot_for_each_case(filter, ot_gpu_case, &g);

@@ -66,8 +66,13 @@ void ot_case_free(struct ot_case *c) {
 }
 
 float *ot_load(const struct ot_case *c, int i, const void *ptr) {
-    float *v = (float *)ot_xmalloc(sizeof(float) * (size_t)(c->b[i].n > 0 ? c->b[i].n : 1));
-    tu_load(c->b[i].dt, v, ptr, c->b[i].n);
+    const long n = c->b[i].n;
+    float *v = (float *)ot_xmalloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    if (c->b[i].dt == SAMRT_DTYPE_U8)
+        for (long k = 0; k < n; k++) v[k] = ((const uint8_t *)ptr)[k];
+    else if (c->b[i].dt == SAMRT_DTYPE_I32)
+        for (long k = 0; k < n; k++) v[k] = (float)((const int32_t *)ptr)[k];
+    else tu_load(c->b[i].dt, v, ptr, n);
     return v;
 }
 
@@ -75,10 +80,12 @@ const struct ot_row *ot_row_at(int i) {
     if (i < 0) return NULL;
     if (i < ot_n_rows_norm) return &ot_rows_norm[i];
     i -= ot_n_rows_norm;
-    return i < ot_n_rows_map ? &ot_rows_map[i] : NULL;
+    if (i < ot_n_rows_map) return &ot_rows_map[i];
+    i -= ot_n_rows_map;
+    return i < ot_n_rows_misc ? &ot_rows_misc[i] : NULL;
 }
 
-int ot_row_count(void) { return ot_n_rows_norm + ot_n_rows_map; }
+int ot_row_count(void) { return ot_n_rows_norm + ot_n_rows_map + ot_n_rows_misc; }
 
 int ot_row_match(const struct ot_row *r, const char *filter) {
     char name[160];
@@ -88,7 +95,7 @@ int ot_row_match(const struct ot_row *r, const char *filter) {
 
 static void ot_mask_names(unsigned m, char *buf, size_t len) {
     buf[0] = 0;
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < OT_NDT; d++)
         if (m & (1u << d)) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
                                     samrt_dtype_name((enum samrt_dtype)d));
 }
@@ -157,9 +164,10 @@ long ot_compare(const struct ot_case *c, int i, const void *got, const void *wan
     const int d = c->dt <= SAMRT_DTYPE_BF16 ? (int)c->dt : 0;
     const double atol = exact ? 0 : c->row->tol->atol[d], rtol = exact ? 0 : c->row->tol->rtol[d];
     float *g = ot_load(c, i, got), *w = ot_load(c, i, want);
+    const long n = b->cmp > 0 ? b->cmp : b->n;
     long bad = 0, worst_i = -1;
     double worst = 0, max_ref = 0;
-    for (long k = 0; k < b->n; k++) {
+    for (long k = 0; k < n; k++) {
         const double e = fabs((double)g[k] - (double)w[k]);
         const int ok = isnan(w[k]) ? isnan(g[k]) : exact ? g[k] == w[k] : e <= atol + rtol * fabs((double)w[k]);
         if (!ok && bad++ < 5)
@@ -168,10 +176,10 @@ long ot_compare(const struct ot_case *c, int i, const void *got, const void *wan
         if (fabs((double)w[k]) > max_ref) max_ref = fabs((double)w[k]);
     }
     if (bad)
-        fprintf(stderr, "%s buf %d: %ld of %ld elements outside %s; worst |d| %.3g at %ld\n", what, i, bad, b->n,
+        fprintf(stderr, "%s buf %d: %ld of %ld elements outside %s; worst |d| %.3g at %ld\n", what, i, bad, n,
                 c->row->tol->name, worst, worst_i);
     if (getenv("SAMRT_TEST_ERRORS"))  /* one line per comparison, for error tables */
-        printf("ERR %s buf %d | n %ld | max_abs %.3g | max_abs/max|ref| %.3g\n", what, i, b->n, worst,
+        printf("ERR %s buf %d | n %ld | max_abs %.3g | max_abs/max|ref| %.3g\n", what, i, n, worst,
                max_ref > 0 ? worst / max_ref : worst);
     free(g);
     free(w);
@@ -179,8 +187,13 @@ long ot_compare(const struct ot_case *c, int i, const void *got, const void *wan
 }
 
 void ot_perturb(const struct ot_case *c, int i, void *host) {
+    const long k = (c->b[i].cmp > 0 ? c->b[i].cmp : c->b[i].n) / 2;
+    const size_t es = samrt_dtype_size(c->b[i].dt);
+    if (c->b[i].dt == SAMRT_DTYPE_U8 || c->b[i].dt == SAMRT_DTYPE_I32) {  /* flip the low bit */
+        ((uint8_t *)host)[(size_t)k * es] ^= 1;
+        return;
+    }
     float *v = ot_load(c, i, host);
-    const long k = c->b[i].n / 2;
     v[k] = isnan(v[k]) ? 1.0f : v[k] + 0.5f + 0.5f * fabsf(v[k]);
     tu_store(c->b[i].dt, host, v, c->b[i].n);
     free(v);
@@ -202,13 +215,15 @@ static void ot_host_case(const struct ot_case *c, int selftest) {
             CHECK_MSG(ot_compare(c, i, a[i], b[i], "selftest (expected)") > 0, "%s: selftest: compare passed", name);
             continue;
         }
-        CHECK_MSG(memcmp(a[i], b[i], bytes) == 0, "%s buf %d: two reference runs differ", name, i);
-        if (!(c->row->flags & OT_NAN_OK)) {
+        const long n = c->b[i].cmp > 0 ? c->b[i].cmp : c->b[i].n;
+        const size_t cmp_bytes = c->b[i].cmp > 0 ? samrt_dtype_size(c->b[i].dt) * (size_t)n : bytes;
+        CHECK_MSG(memcmp(a[i], b[i], cmp_bytes) == 0, "%s buf %d: two reference runs differ", name, i);
+        if (!(c->row->flags & OT_NAN_OK) && c->b[i].dt <= SAMRT_DTYPE_BF16) {
             float *v = ot_load(c, i, a[i]);
             long bad = 0;
-            for (long k = 0; k < c->b[i].n; k++) bad += !isfinite(v[k]);
+            for (long k = 0; k < n; k++) bad += !isfinite(v[k]);
             free(v);
-            CHECK_MSG(bad == 0, "%s buf %d: %ld of %ld outputs not written or not finite", name, i, bad, c->b[i].n);
+            CHECK_MSG(bad == 0, "%s buf %d: %ld of %ld outputs not written or not finite", name, i, bad, n);
         }
     }
     CHECK_MSG(compared > 0, "%s: the row has no output to compare", name);
@@ -244,9 +259,9 @@ int ot_for_each_case(const char *filter, void (*fn)(const struct ot_case *c, voi
         const struct ot_row *r = ot_row_at(i);
         if (!ot_row_match(r, filter)) continue;
         int done = 0;
-        for (int d = 0; d < 3; d++) {
+        for (int d = 0; d < OT_NDT; d++) {
             if (!(r->dts & (1u << d))) continue;
-            for (int s = 0; s < 3; s++) {
+            for (int s = 0; s < OT_NDT; s++) {
                 if (r->src_dts ? !(r->src_dts & (1u << s)) : s != d) continue;
                 if (done && ot_first_only && (r->flags & OT_BENCH)) continue;
                 struct ot_case c;
@@ -262,6 +277,11 @@ int ot_for_each_case(const char *filter, void (*fn)(const struct ot_case *c, voi
 }
 
 static void ot_host_case_cb(const struct ot_case *c, void *user) { ot_host_case(c, 0); (void)user; }
+static void ot_host_selftest_cb(const struct ot_case *c, void *user) { ot_host_case(c, 1); (void)user; }
+
+/* one row of each comparison kind: a tolerance, an exact float, an exact byte row */
+const char *const ot_selftest_rows[OT_SELFTEST_ROWS] = {"layernorm/odd_c97", "pool_max2x2/odd_hw",
+                                                        "track_rows/ptr_rows"};
 
 int ot_run_host(int argc, char **argv) {  /* [--list] [--selftest] [--all-dtypes] [filter] */
     const char *filter = ot_filter_arg(argc, argv);
@@ -271,16 +291,7 @@ int ot_run_host(int argc, char **argv) {  /* [--list] [--selftest] [--all-dtypes
         return 0;
     }
     if (ot_has_flag(argc, argv, "--selftest")) {
-        /* one row of each comparison kind: a tolerance row and an exact row */
-        const char *rows[2] = {"layernorm/odd_c97", "pool_max2x2/odd_hw"};
-        for (int k = 0; k < 2; k++)
-            for (int i = 0; ot_row_at(i); i++) {
-                if (!ot_row_match(ot_row_at(i), rows[k])) continue;
-                struct ot_case c;
-                ot_case_setup(&c, ot_row_at(i), SAMRT_DTYPE_F32, SAMRT_DTYPE_F32);
-                ot_host_case(&c, 1);
-                ot_case_free(&c);
-            }
+        for (int k = 0; k < OT_SELFTEST_ROWS; k++) ot_for_each_case(ot_selftest_rows[k], ot_host_selftest_cb, NULL);
         return check_report("test_ops_table --selftest");
     }
     /* The references convert at their loads and stores only, so the odd rows carry every
