@@ -1,6 +1,6 @@
 # SAM 2 image encoder: configuration and weight binding (cpu), the encoder on the CPU
-# reference backend against a naive reimplementation (cpu), the copy kernel, and the encoder
-# on the GPU at 1024 from a generated tiny checkpoint (cuda).
+# reference backend against a naive reimplementation (cpu), the copy kernel's reference, and
+# the encoder on the GPU at 1024 from a generated tiny checkpoint (cuda).
 samrt_add_test(test_sam2_config SOURCES test_sam2_config.c LABELS cpu)
 target_include_directories(test_sam2_config PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
 samrt_add_test(test_sam2_encoder SOURCES test_sam2_encoder.c LABELS cpu)
@@ -8,10 +8,8 @@ target_include_directories(test_sam2_encoder PRIVATE ${PROJECT_SOURCE_DIR}/model
 # EdgeTAM's RepViT trunk on the CPU backend against a naive unfolded model (cpu).
 samrt_add_test(test_repvit SOURCES test_repvit.c LABELS cpu)
 target_include_directories(test_repvit PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2 ${PROJECT_SOURCE_DIR}/models/edgetam)
+# the copy kernel against its reference: rows of the op table (tests/ops_table.cmake)
 samrt_add_test(test_copy SOURCES test_copy.c LABELS cpu)
-if (SAMRT_CUDA)
-  samrt_add_test(test_copy_cuda SOURCES test_copy_cuda.c LABELS cuda)
-endif()
 if (SAMRT_CUDA)
   samrt_add_test(test_sam2_encoder_cuda SOURCES test_sam2_encoder_cuda.c alloc_intercept.c LABELS cuda
                  LIBS CUDA::cudart)

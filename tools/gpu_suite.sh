@@ -39,16 +39,18 @@ for s in "$@"; do
   bench)
     step bench
     $B/kernels/dev/samrt_ceilings | tee "$out/ceilings.log" | tail -3
-    for t in attention gemm conv layernorm elementwise pool sine_pe fourier_pe resize_normalize mask_decode interp; do
+    for t in ops_table attention gemm conv resize_normalize mask_decode; do
       [ -x $B/tests/test_${t}_cuda ] && $B/tests/test_${t}_cuda --bench 2>&1 | grep -E "^BENCH|FAIL" ; done | tee "$out/bench.log"
     python3 kernels/dev/sdpa_bench.py 2>&1 | grep -E "^BENCH|rror" | tee "$out/sdpa.log" ;;
   sanitize)
     step sanitize
-    # test[:case filter]; the attention test takes a case-name substring. Window cases run one
-    # filter each: all of them in one racecheck run take longer than the time limit.
+    # test[:case filter]; the attention test takes a case-name substring, the op table an
+    # "op/shape" substring. Window cases and table ops run one filter each: all of them in one
+    # racecheck run take longer than the time limit.
     san_bad=
-    for spec in ${SAN_TESTS:-layernorm elementwise pool sine_pe fourier_pe copy interp mask_decode resize_normalize \
-        sam2_select attention:odd attention:hiera_win14_t attention:hiera_win_qpool attention:hiera_win14_bp \
+    for spec in ${SAN_TESTS:-ops_table:layernorm ops_table:unary ops_table:add_scaled ops_table:channel_affine \
+        ops_table:pool ops_table:sine_pe ops_table:fourier_pe ops_table:copy ops_table:interp mask_decode \
+        resize_normalize sam2_select attention:odd attention:hiera_win14_t attention:hiera_win_qpool attention:hiera_win14_bp \
         attention:hiera_win16_l attention:hiera_win7_odd attention:hiera_win8_t}; do
       t=${spec%%:*}; f=; [ "$spec" != "$t" ] && f=${spec#*:}
       [ -x $B/tests/test_${t}_cuda ] || continue

@@ -1,0 +1,18 @@
+# The op table (tests/ops_table.h, after llama.cpp's test-backend-ops): every kernel with a
+# plain-C reference and a CUDA launcher, one row per production or odd shape. test_ops_table
+# (cpu) runs the references (deterministic, outputs written and finite, naive checks);
+# test_ops_table_selftest (cpu) requires a moved output to be reported; test_ops_table_cuda
+# (cuda) compares every launcher with its reference (exit 77 without a GPU) and prints BENCH
+# lines with --bench. `--list` prints the rows; a filter argument selects rows by "op/shape".
+set(_ot_sources test_ops_table.c ops_table_run.c ops_table_norm.c ops_table_map.c ops_table_misc.c)
+samrt_add_test(test_ops_table SOURCES ${_ot_sources} LABELS cpu)
+add_test(NAME test_ops_table_selftest COMMAND test_ops_table --selftest)
+set_tests_properties(test_ops_table_selftest PROPERTIES LABELS cpu TIMEOUT 60)
+set_tests_properties(test_ops_table PROPERTIES TIMEOUT 900)
+if (SAMRT_CUDA)
+  samrt_add_test(test_ops_table_cuda SOURCES ${_ot_sources} ops_table_cuda.c LABELS cuda)
+  target_compile_definitions(test_ops_table_cuda PRIVATE OT_CUDA_PART=1)
+  set_tests_properties(test_ops_table_cuda PROPERTIES TIMEOUT 600)
+  add_test(NAME test_ops_table_cuda_selftest COMMAND test_ops_table_cuda --selftest)
+  set_tests_properties(test_ops_table_cuda_selftest PROPERTIES LABELS cuda SKIP_RETURN_CODE 77 TIMEOUT 60)
+endif()
