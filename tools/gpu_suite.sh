@@ -9,6 +9,7 @@
 # tests/parity/lowp_mask_gap.py for the low precisions),
 # `long` (10,000 frames, allocations and memory from outside the arena), `speed` (samrt track
 # --timing next to the official predictor on the same frames and checkpoint, SPEED_MODELS),
+# `prompt` (prompted-frame latency next to tracked frames, BASE_BUILD beside),
 # `compile` (the official predictor under torch.compile, mode default), `e2e` (synth -> bench
 # with SAM 2.1 tiny and EdgeTAM on seeded checkpoints -> eval -> merge -> report).
 set -uo pipefail
@@ -107,6 +108,15 @@ for s in "$@"; do
           --precision bf16 --out build/speed/out_$m --timing --runs 4 2>&1 | grep -E '^(timing|arena)|error' | tr '\n' ' ')"
       done
     done ;;
+  prompt)
+    step prompt
+    # a tracked video's prompted frames next to its tracked ones (tests/bench_prompted_frame.c);
+    # BASE_BUILD=DIR runs another build's bench beside it in the same call (before / after)
+    for m in ${PROMPT_MODELS:-edgetam sam2.1_tiny}; do
+      for b in ${BASE_BUILD:+$BASE_BUILD} $B; do
+        echo "-- $b"; $b/tests/bench_prompted_frame $m 1280 720 ${PROMPT_ROUNDS:-80} 2>&1 | grep -v "^samrt: info"
+      done
+    done | tee "$out/prompt.log" ;;
   compile)
     step compile
     timeout 500 python3 .carry/official_reference.py --pkg .carry/sam2ref --vos --compile-mode default \

@@ -1,6 +1,7 @@
 /* tracker.c - SAM 2.1 and EdgeTAM streaming video tracking: the family's entries behind
- * samrt.h's samrt_engine_track_* calls, the arena state of the memory bank, object bookkeeping and the host
- * post-processing (tracker.h). The selection rules live in track_bank.c.
+ * samrt.h's samrt_engine_track_* calls, the arena state of the memory bank and the object
+ * bookkeeping (tracker.h). The selection rules live in track_bank.c, the model work of a frame
+ * in tracker_run.c, the results of a frame in track_out.c, the parity taps in track_taps.c.
  *
  * Design choice: prompts apply to the NEXT pushed frame, so a frame's work is known when it
  * is pushed; objects prompted on it are initial conditioning frames of the official
@@ -26,7 +27,6 @@
 
 enum { PENDING_NONE = 0, PENDING_POINTS, PENDING_MASK };
 
-static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked);
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
@@ -91,7 +91,7 @@ uint64_t samrt_sam2_tracker_state_bytes(const struct samrt_engine *e) {
     return samrt_tensor_nbytes(&m->trk.mem_bank) + samrt_tensor_nbytes(&m->trk.ptr_bank);
 }
 
-static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tracker **out) {
+enum samrt_status samrt_sam2_tracker_of(struct samrt_engine *e, struct samrt_sam2_tracker **out) {
     SAMRT_CHECK(e != NULL, SAMRT_E_INVALID_ARG, "track: engine is NULL");
     if (e->failed) return SAMRT_E_BAD_STATE;
     struct samrt_sam2 *m = samrt_sam2_of(e);
@@ -106,7 +106,7 @@ static enum samrt_status tracker_of(struct samrt_engine *e, struct samrt_sam2_tr
 
 enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int height) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_CHECK(width > 0 && height > 0 && width <= SAMRT_RESIZE_MAX_SIDE && height <= SAMRT_RESIZE_MAX_SIDE,
                 SAMRT_E_INVALID_ARG, "track_begin: frame size %dx%d out of range", width, height);
     SAMRT_CHECK(width <= samrt_sam2_of(e)->stage.max_w && height <= samrt_sam2_of(e)->stage.max_h, SAMRT_E_INVALID_ARG,
@@ -134,7 +134,7 @@ enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int 
 
 enum samrt_status samrt_sam2_track_set_options(struct samrt_engine *e, const struct samrt_sam2_track_options *opt) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_CHECK(opt != NULL, SAMRT_E_INVALID_ARG, "track options: NULL");
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track options: call samrt_engine_track_begin first");
     SAMRT_CHECK(opt->postproc == SAMRT_POSTPROC_VOS_INFERENCE || opt->postproc == SAMRT_POSTPROC_NOTEBOOK,
@@ -172,7 +172,7 @@ static enum samrt_status object_for_prompt(struct samrt_sam2_tracker *t, int obj
 
 enum samrt_status samrt_sam2_track_prompt(struct samrt_engine *e, int obj_id, const struct samrt_object_prompt *prompt) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_CHECK(prompt != NULL, SAMRT_E_INVALID_ARG, "track_prompt: prompt is NULL");
     struct samrt_sam2_points pts;
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
@@ -187,7 +187,7 @@ enum samrt_status samrt_sam2_track_prompt(struct samrt_engine *e, int obj_id, co
 
 enum samrt_status samrt_sam2_track_prompt_mask(struct samrt_engine *e, int obj_id, const uint8_t *mask) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_CHECK(mask != NULL, SAMRT_E_INVALID_ARG, "track_prompt_mask: mask is NULL");
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
     struct samrt_sam2 *m = samrt_sam2_of(e);
@@ -222,7 +222,7 @@ static enum samrt_status move_bank_rows(struct samrt_engine *e, struct samrt_sam
 
 enum samrt_status samrt_sam2_track_remove(struct samrt_engine *e, int obj_id) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track: call samrt_engine_track_begin first");
     int k = 0;
     while (k < t->n_obj && t->obj[k].obj_id != obj_id) k++;
@@ -240,47 +240,6 @@ enum samrt_status samrt_sam2_track_remove(struct samrt_engine *e, int obj_id) {
     t->n_obj--;
     memset(&t->obj[t->n_obj], 0, sizeof *t->obj);
     return SAMRT_OK;
-}
-
-/* ---- post-processing ------------------------------------------------------------------------- */
-
-void samrt_sam2_track_non_overlap_host(const float *logits, int n, int64_t n_pix, uint8_t *const *masks) {
-    for (int64_t p = 0; p < n_pix; p++) {
-        int best = 0;
-        for (int k = 1; k < n; k++)
-            if (logits[(int64_t)k * n_pix + p] > logits[(int64_t)best * n_pix + p]) best = k;
-        for (int k = 0; k < n; k++) masks[k][p] = (uint8_t)(k == best && logits[(int64_t)k * n_pix + p] > 0.0f);
-    }
-}
-
-/* Area and inclusive box of a mask; (w, h, -1, -1) when empty. */
-static void mask_stats(const uint8_t *mask, int w, int h, struct samrt_track_result *r) {
-    int area = 0, x0 = w, y0 = h, x1 = -1, y1 = -1;
-    for (int y = 0; y < h; y++) {
-        const uint8_t *row = mask + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            if (!row[x]) continue;
-            area++;
-            if (x < x0) x0 = x;
-            if (x > x1) x1 = x;
-            if (y < y0) y0 = y;
-            if (y > y1) y1 = y;
-        }
-    }
-    r->area = area;
-    r->box[0] = x0;
-    r->box[1] = y0;
-    r->box[2] = x1;
-    r->box[3] = y1;
-}
-
-/* The device decode's area and box (the same conventions as mask_stats). */
-static void device_stats(const struct samrt_mask_stats *s, struct samrt_track_result *r) {
-    r->area = s->area;
-    r->box[0] = s->x0;
-    r->box[1] = s->y0;
-    r->box[2] = s->x1;
-    r->box[3] = s->y1;
 }
 
 /* ---- one frame ------------------------------------------------------------------------------- */
@@ -308,7 +267,7 @@ enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct sam
                                           struct samrt_track_result *results, int max_results, int *n_results) {
     struct samrt_sam2_tracker *t;
     if (n_results) *n_results = 0;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     SAMRT_TRY(check_push(e, t, frame, frame_on_device, results, max_results));
     int prompted[SAMRT_MAX_OBJECTS], n_prompted = 0, tracked = 1;  /* tracked: no object prompted here */
     for (int i = 0; i < t->n_obj; i++) {
@@ -329,36 +288,10 @@ enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct sam
     }
     const uint64_t t3 = samrt_platform_now_ns();
 
-    /* outputs: every object (each has started: a prompt applies to the next push), in the
-     * order they were added, which is the official obj_idx order for the non-overlap ties.
-     * CUDA engines decoded the masks and their stats on the device (tracker_run.c,
-     * dev_decoded); otherwise the host decodes them from the low-res logits here. */
-    const int64_t n_pix = (int64_t)t->width * t->height;
-    const int L = m->seg.heads.low;
-    for (int k = 0; k < t->n_obj && !t->dev_decoded; k++) {
-        const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
-        struct samrt_mask_stats stats;
-        SAMRT_TRY(samrt_mask_decode_ref(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
-                                        &stats, t->logits_host + (size_t)k * n_pix));
-    }
-    if (t->opt.non_overlap && t->n_obj > 1 && !t->dev_decoded) {
-        uint8_t *masks[SAMRT_MAX_OBJECTS];
-        for (int k = 0; k < t->n_obj; k++) masks[k] = t->masks_host + (size_t)k * n_pix;
-        samrt_sam2_track_non_overlap_host(t->logits_host, t->n_obj, n_pix, masks);
-    }
     int n_out = 0;
-    for (int k = 0; k < t->n_obj && n_out < max_results; k++, n_out++) {
-        struct samrt_track_result *r = &results[n_out];
-        const uint8_t *mask = t->masks_host + (size_t)k * n_pix;
-        r->obj_id = t->obj[k].obj_id;
-        r->object_score = m->trk.score_host[k];
-        if (t->dev_decoded) device_stats(&t->stats_host[k], r);
-        else mask_stats(mask, t->width, t->height, r);
-        if (r->mask) memcpy(r->mask, mask, (size_t)n_pix);
-        t->obj[k].n_frames_tracked++;
-    }
+    SAMRT_TRY(samrt_sam2_track_outputs(m, results, max_results, &n_out));
     if (n_results) *n_results = n_out;
-    if (t->tap && t->n_obj > 0) SAMRT_TRY(frame_taps(m, t->frame, tracked));
+    if (t->tap && t->n_obj > 0) SAMRT_TRY(samrt_sam2_track_frame_taps(m, t->frame, tracked));
     const uint64_t t4 = samrt_platform_now_ns();
     /* the step's stages (tracker_run.c), plus the host post-processing here */
     add_ms(&m->times.postprocess_ms, t4 - t3);  /* after the device decode's time, if any */
@@ -368,74 +301,7 @@ enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct sam
 
 enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int on) {
     struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     t->host_decode = on != 0;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_sam2_track_set_tap_memattn(struct samrt_engine *e, int on) {
-    struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
-    t->tap_memattn = on != 0;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user) {
-    struct samrt_sam2_tracker *t;
-    SAMRT_TRY(tracker_of(e, &t));
-    t->tap = fn;
-    t->tap_user = user;
-    return SAMRT_OK;
-}
-
-/* One tap: "<pre>frame.<f>.<what>", or "<what>" alone for f < 0. */
-static enum samrt_status emit(struct samrt_sam2_tracker *t, const char *pre, int f, const char *what, void *data,
-                              enum samrt_dtype dt, int n_dims, const int64_t *ne) {
-    char name[96];
-    if (f >= 0) snprintf(name, sizeof name, "%sframe.%d.%s", pre, f, what);
-    else snprintf(name, sizeof name, "%s", what);
-    const struct samrt_tensor x = samrt_tensor_make(data, dt, n_dims, ne);
-    return t->tap(t->tap_user, name, &x);
-}
-
-/* Every object's taps of frame f (after the push's work: all objects in t->obj have started,
- * a prompt applies to the next push, so an object not started yet is not there). Object slot
- * k's rows: low_host / score_host / cur_ptr row k, its memory in ring slot f % 6 row k. The
- * first-added object keeps the plain names, the others get "obj<id>." in front. tracked: no
- * object was prompted on this frame, so every row of pix is its memory attention output. */
-static enum samrt_status frame_taps(struct samrt_sam2 *m, int f, int tracked) {
-    struct samrt_sam2_tracker *t = &m->trk;
-    const int64_t L = m->seg.heads.low, g = t->grid, n_pix = (int64_t)t->width * t->height;
-    const size_t es = samrt_dtype_size(SAMRT_DTYPE_BF16);
-    char *ring = (char *)t->mem_bank.data + (size_t)(f % SAMRT_TRACK_RING) * (size_t)t->mem_bank.s[0] * es;
-    for (int k = 0; k < t->n_obj; k++) {
-        char pre[32] = "";
-        if (k > 0) snprintf(pre, sizeof pre, "obj%d.", t->obj[k].obj_id);
-        SAMRT_TRY(emit(t, pre, f, "pred_masks", t->low_host + k * L * L, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(1, L, L, 1)));
-        SAMRT_TRY(emit(t, pre, f, "object_score_logits", t->score_host + k, SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(1, 1)));
-        SAMRT_TRY(emit(t, pre, f, "obj_ptr", (float *)t->cur_ptr.data + k * t->cur_ptr.s[0], SAMRT_DTYPE_F32, 2,
-                       SAMRT_SHAPE(1, SAMRT_SAM2_DIM)));
-        /* EdgeTAM: the perceiver's (1, 512, 64) tokens */
-        char *mem = ring + (size_t)k * (size_t)t->mem_bank.s[1] * es;
-        if (t->edgetam)
-            SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 3, SAMRT_SHAPE(1, t->mem_tok, 64)));
-        else
-            SAMRT_TRY(emit(t, pre, f, "maskmem_features", mem, SAMRT_DTYPE_BF16, 4,
-                           SAMRT_SHAPE(1, g, g, SAMRT_SAM2_MEM_DIM)));
-        /* a tracked frame's memory attention output (g*g, 1, 256), the official tap's layout */
-        if (t->tap_memattn && tracked && f > 0)
-            SAMRT_TRY(emit(t, pre, f, "memattn.out",
-                           (char *)t->pix.data + (size_t)k * (size_t)t->pix.s[0] * samrt_dtype_size(t->pix.dtype),
-                           t->pix.dtype, 3, SAMRT_SHAPE(g * g, 1, SAMRT_SAM2_DIM)));
-        /* the raw per-object logits: --non-overlap changes the masks only */
-        SAMRT_TRY(emit(t, pre, f, "video_res_masks", t->logits_host + k * n_pix, SAMRT_DTYPE_F32, 4,
-                       SAMRT_SHAPE(1, t->height, t->width, 1)));
-    }
-    /* constant per model: once (EdgeTAM: memory attention's position of the perceiver tokens) */
-    if (f == 0 && t->edgetam)
-        SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memattn.mem_pos.data, t->memattn.mem_pos.dtype, 3,
-                       SAMRT_SHAPE(1, t->mem_tok, 64)));
-    else if (f == 0)
-        SAMRT_TRY(emit(t, "", -1, "mem.pos_enc", t->memenc.pos.data, SAMRT_DTYPE_F32, 4, SAMRT_SHAPE(1, g, g, 64)));
     return SAMRT_OK;
 }

@@ -180,6 +180,19 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
 enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free(struct samrt_sam2 *m);
 
+/* The engine's tracker when it has one (SAM 2.1 / EdgeTAM planned and prepared, the engine
+ * not failed); else the status the track calls return, with the reason logged. */
+enum samrt_status samrt_sam2_tracker_of(struct samrt_engine *e, struct samrt_sam2_tracker **out);
+
+/* track_out.c: the results of the frame just run (masks, areas, boxes, scores of every started
+ * object, in the order they were added) into results[0 .. max_results), *n_results of them;
+ * decodes on the host unless the step decoded on the device. */
+enum samrt_status samrt_sam2_track_outputs(struct samrt_sam2 *m, struct samrt_track_result *results, int max_results,
+                                           int *n_results);
+/* track_taps.c: every started object's taps of frame f (after the push's work); tracked: no
+ * object was prompted on it. */
+enum samrt_status samrt_sam2_track_frame_taps(struct samrt_sam2 *m, int f, int tracked);
+
 /* The family's tracking entries (family.h), behind samrt.h's samrt_engine_track_* calls (same
  * contracts as there). */
 enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int height);
