@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "csv.h"
 #include "samrt_impl.h"
 
@@ -201,57 +202,6 @@ void samrt_profile_fmt_double(double v, char *buf, size_t len) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;
     }
-}
-
-/* ---- atomic files -------------------------------------------------------------------- */
-
-enum samrt_status samrt_atomic_open(struct samrt_atomic_file *af, const char *path) {
-    if (!af || !path || !*path) return SAMRT_E_INVALID_ARG;
-    memset(af, 0, sizeof *af);
-    SAMRT_CHECK(strlen(path) < sizeof af->path, SAMRT_E_INVALID_ARG, "path too long: %s", path);
-    snprintf(af->path, sizeof af->path, "%s", path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    SAMRT_CHECK(fd >= 0, SAMRT_E_IO, "cannot create %s: %s", af->tmp, strerror(errno));
-    af->f = fdopen(fd, "w");
-    if (!af->f) {
-        SAMRT_LOG_ERROR("fdopen %s: %s", af->tmp, strerror(errno));
-        close(fd);
-        unlink(af->tmp);
-        return SAMRT_E_IO;
-    }
-    return SAMRT_OK;
-}
-
-void samrt_atomic_abort(struct samrt_atomic_file *af) {
-    if (!af || !af->f) return;
-    fclose(af->f);
-    af->f = NULL;
-    unlink(af->tmp);
-}
-
-enum samrt_status samrt_atomic_commit(struct samrt_atomic_file *af) {
-    if (!af || !af->f) return SAMRT_E_INVALID_ARG;
-    int bad = ferror(af->f) || fflush(af->f) != 0;
-    /* EINVAL/EROFS: the file system cannot sync (pipes, some FUSE mounts); data is flushed */
-    if (!bad && fsync(fileno(af->f)) != 0 && errno != EINVAL && errno != EROFS) bad = 1;
-    int err = errno;
-    if (fclose(af->f) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
-    af->f = NULL;
-    if (!bad && rename(af->tmp, af->path) != 0) {
-        bad = 1;
-        err = errno;
-    }
-    if (bad) {
-        unlink(af->tmp);
-        SAMRT_LOG_ERROR("writing %s failed (%s); the previous file, if any, is unchanged", af->path,
-                        strerror(err));
-        return SAMRT_E_IO;
-    }
-    return SAMRT_OK;
 }
 
 /* ---- CSV ----------------------------------------------------------------------------- */

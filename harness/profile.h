@@ -16,8 +16,8 @@
  *   plotting scripts read, in the same order; later columns are only appended.
  * - Rows flagged warmup never reach the CSV or the statistics (the writers skip them), so
  *   the bench can keep one list and cannot leak a cold run into the numbers.
- * - Every file is written to "<path>.tmp.<pid>" and renamed over the target only after a
- *   successful flush and fsync: an error leaves the previous file whole.
+ * - Every file is written through atomic_file.h ("<path>.tmp.<pid>", flushed, fsynced and
+ *   renamed over the target): an error leaves the previous file whole.
  *
  * Usage (bench side):
  *   struct samrt_profile_row row;
@@ -176,20 +176,6 @@ enum samrt_status samrt_profile_config_get(const char *path, const char *key, ch
 void samrt_profile_timestamp(int64_t t, char *buf, size_t len);
 /* Shortest "%.*g" text that reads back as exactly v (what Python's repr prints). */
 void samrt_profile_fmt_double(double v, char *buf, size_t len);
-
-/* ---- atomic file writes ---------------------------------------------------------------- */
-
-struct samrt_atomic_file {
-    FILE *f;          /* write here */
-    char path[4096];  /* the target */
-    char tmp[4200];   /* "<path>.tmp.<pid>", same directory so rename() is atomic */
-};
-enum samrt_status samrt_atomic_open(struct samrt_atomic_file *af, const char *path);
-/* Flushes, fsyncs and renames over the target; on any error removes the temporary file,
- * leaves the target untouched and returns SAMRT_E_IO. */
-enum samrt_status samrt_atomic_commit(struct samrt_atomic_file *af);
-/* Closes and removes the temporary file; the target is untouched. */
-void samrt_atomic_abort(struct samrt_atomic_file *af);
 
 /* ---- statistics ----------------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "check.h"
 #include "csv.h"
 #include "profile.h"

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "csv.h"
 #include "profile.h"
