@@ -73,11 +73,8 @@ static const struct samrt_profile_col g_cols[] = {
     COL_S("driver", driver),
     COL_R("gpu_busy_fraction", gpu_busy_fraction, 4, 0, 0, ""),
     COL_S("timestamp", timestamp),
-};
-
-/* The sweep's (--objects, --streams), after the table above and only in files that hold a
- * sweep row. */
-static const struct samrt_profile_col g_sweep_cols[] = {
+    /* the sweep's (--objects, --streams): the last N_SWEEP_COLS, only in files that hold a
+     * sweep row */
     COL_S("config", config),
     COL_I("objects", objects, ""),
     COL_I("grid_objects", grid_objects, ""),
@@ -96,20 +93,25 @@ static const struct samrt_profile_col g_sweep_cols[] = {
     COL_R("aggregate_object_frames_per_s", aggregate_object_frames_per_s, 3, +1, 0, "1/s"),
     COL_I("total_arena_bytes", total_arena_bytes, "B"),
 };
+#define N_SWEEP_COLS 17
+#define N_BASE_COLS (SAMRT_ARRAY_LEN(g_cols) - N_SWEEP_COLS)
 
 const struct samrt_profile_col *samrt_profile_columns(size_t *n) {
-    if (n) *n = SAMRT_ARRAY_LEN(g_cols);
+    if (n) *n = N_BASE_COLS;
     return g_cols;
 }
 
-const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n) {
-    if (n) *n = SAMRT_ARRAY_LEN(g_sweep_cols);
-    return g_sweep_cols;
+const struct samrt_profile_col *samrt_profile_file_columns(const struct samrt_profile_row *rows, size_t n_rows,
+                                                          size_t *n) {
+    int sweep = 0;  /* some non-warm-up row is a sweep row */
+    for (size_t r = 0; r < n_rows && !sweep; r++) sweep = !rows[r].warmup && samrt_profile_row_is_sweep(&rows[r]);
+    if (n) *n = sweep ? SAMRT_ARRAY_LEN(g_cols) : N_BASE_COLS;
+    return g_cols;
 }
 
 const struct samrt_profile_col *samrt_profile_column_find(const char *name) {
     if (!name) return NULL;
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++)
+    for (size_t i = 0; i < N_BASE_COLS; i++)
         if (!strcmp(g_cols[i].name, name)) return &g_cols[i];
     return NULL;
 }
@@ -133,7 +135,6 @@ void samrt_profile_row_init(struct samrt_profile_row *row) {
     if (!row) return;
     memset(row, 0, sizeof *row);  /* text empty, warmup 0 */
     set_absent(row, g_cols, SAMRT_ARRAY_LEN(g_cols));
-    set_absent(row, g_sweep_cols, SAMRT_ARRAY_LEN(g_sweep_cols));
 }
 
 int samrt_profile_row_is_sweep(const struct samrt_profile_row *row) {
@@ -145,7 +146,7 @@ void samrt_profile_row_derive(struct samrt_profile_row *row) {
     row->gpu_busy_fraction = SAMRT_PROFILE_ABSENT;
     double sum = 0;
     int any = 0;
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++) {
+    for (size_t i = 0; i < N_BASE_COLS; i++) {
         if (!(g_cols[i].flags & SAMRT_PCOL_GPU_STAGE)) continue;
         double v = samrt_profile_get(row, &g_cols[i]);
         if (samrt_profile_absent(v)) continue;
@@ -206,23 +207,16 @@ void samrt_profile_fmt_double(double v, char *buf, size_t len) {
 
 /* ---- CSV ----------------------------------------------------------------------------- */
 
-/* 1 when some non-warm-up row is a sweep row: the files then carry the sweep's columns. */
-static int any_sweep_row(const struct samrt_profile_row *rows, size_t n) {
-    for (size_t r = 0; r < n; r++)
-        if (!rows[r].warmup && samrt_profile_row_is_sweep(&rows[r])) return 1;
-    return 0;
-}
-
 enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
                                           size_t n) {
     SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_csv: NULL argument");
     struct samrt_atomic_file af;
     SAMRT_TRY(samrt_atomic_open(&af, path));
-    const size_t n_base = SAMRT_ARRAY_LEN(g_cols);
-    const size_t n_cols = n_base + (any_sweep_row(rows, n) ? SAMRT_ARRAY_LEN(g_sweep_cols) : 0);
+    size_t n_cols;
+    const struct samrt_profile_col *cols = samrt_profile_file_columns(rows, n, &n_cols);
     for (size_t c = 0; c < n_cols; c++) {
         if (c) fputc(',', af.f);
-        samrt_csv_write_field(af.f, c < n_base ? g_cols[c].name : g_sweep_cols[c - n_base].name);
+        samrt_csv_write_field(af.f, cols[c].name);
     }
     fputc('\n', af.f);
     char cell[1100];
@@ -230,7 +224,7 @@ enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_p
         if (rows[r].warmup) continue;
         for (size_t c = 0; c < n_cols; c++) {
             if (c) fputc(',', af.f);
-            samrt_profile_cell_text(&rows[r], c < n_base ? &g_cols[c] : &g_sweep_cols[c - n_base], cell, sizeof cell);
+            samrt_profile_cell_text(&rows[r], &cols[c], cell, sizeof cell);
             samrt_csv_write_field(af.f, cell);
         }
         fputc('\n', af.f);
@@ -313,6 +307,9 @@ static void json_field(FILE *f, const char *s, size_t size) {
 
 /* "sweep": [{model, video, config, objects, ...}, ...], one object per sweep row. */
 static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) {
+    size_t n_cols, n_base;
+    const struct samrt_profile_col *cols = samrt_profile_file_columns(rows, n, &n_cols);
+    samrt_profile_columns(&n_base);
     fputs(",\n  \"sweep\": [", f);
     int first = 1;
     for (size_t r = 0; r < n; r++) {
@@ -322,8 +319,8 @@ static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) 
         json_field(f, rows[r].model, sizeof rows[r].model);
         fputs(", \"video\": ", f);
         json_field(f, rows[r].video, sizeof rows[r].video);
-        for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_sweep_cols); c++) {
-            const struct samrt_profile_col *col = &g_sweep_cols[c];
+        for (size_t c = n_base; c < n_cols; c++) {
+            const struct samrt_profile_col *col = &cols[c];
             fputs(", ", f);
             if (col->kind != SAMRT_PCOL_STR) {
                 json_number(f, col->name, samrt_profile_get(&rows[r], col), 1);
@@ -355,6 +352,8 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
         return st;
     }
     FILE *f = af.f;
+    size_t n_base;
+    const struct samrt_profile_col *cols = samrt_profile_columns(&n_base);
     fputs("{", f);
     int first_model = 1;
     for (size_t r0 = 0; r0 < n; r0++) {
@@ -367,19 +366,19 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
         json_field(f, model, sizeof rows[r0].model);
         fputs(": {", f);
         int first_metric = 1;
-        for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_cols); c++) {
-            if (g_cols[c].kind != SAMRT_PCOL_REAL) continue;
+        for (size_t c = 0; c < n_base; c++) {
+            if (cols[c].kind != SAMRT_PCOL_REAL) continue;
             size_t k = 0;
             for (size_t r = r0; r < n; r++) {
                 if (rows[r].warmup || strncmp(rows[r].model, model, sizeof rows[r].model)) continue;
-                double v = samrt_profile_get(&rows[r], &g_cols[c]);
+                double v = samrt_profile_get(&rows[r], &cols[c]);
                 if (!samrt_profile_absent(v)) vals[k++] = v;
             }
             struct samrt_stats s;
             if (samrt_stats_compute(vals, k, &s) != SAMRT_OK) continue;  /* never measured */
             fputs(first_metric ? "\n    " : ",\n    ", f);
             first_metric = 0;
-            json_string(f, g_cols[c].name);
+            json_string(f, cols[c].name);
             fprintf(f, ": {\"n\": %zu, ", s.n);
             json_number(f, "mean", s.mean, 0);
             json_number(f, "std", s.std, 0);
@@ -391,7 +390,9 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
         }
         fputs(first_metric ? "}" : "\n  }", f);
     }
-    if (any_sweep_row(rows, n)) json_sweep(f, rows, n);  /* after a model: first_model is 0 */
+    size_t n_cols;
+    samrt_profile_file_columns(rows, n, &n_cols);
+    if (n_cols > n_base) json_sweep(f, rows, n);  /* after a model: first_model is 0 */
     fputs(first_model ? "}\n" : "\n}\n", f);
     free(vals);
     free(done);

@@ -82,7 +82,7 @@ struct samrt_profile_row {
     double gpu_busy_fraction;     /* sum of GPU stage times / loop wall time */
     char timestamp[32];           /* ISO 8601 UTC, e.g. 2025-11-30T14:30:22Z */
     /* the object sweep (`samrt bench --objects`): one row per configuration; these columns
-     * are written only when some row has `objects` (samrt_profile_sweep_columns) */
+     * are written only when some row has `objects` (samrt_profile_file_columns) */
     char config[64];              /* "objects=4" */
     double objects;               /* objects tracked at once (the engine's max_objects) */
     double grid_objects;          /* of those, placed on the grid (beyond the clip's prompts) */
@@ -135,9 +135,11 @@ struct samrt_profile_col {
 
 /* All columns in CSV order; *n receives the count. */
 const struct samrt_profile_col *samrt_profile_columns(size_t *n);
-/* The sweep's columns (config, objects, ..., total_arena_bytes), appended after the columns
- * above when some row is a sweep row, and only then; *n receives the count. */
-const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n);
+/* The columns of a file holding these rows, in CSV order: those of samrt_profile_columns,
+ * then, when some non-warm-up row is a sweep row (and only then), the sweep's (config,
+ * objects, ..., total_arena_bytes); *n receives the count. */
+const struct samrt_profile_col *samrt_profile_file_columns(const struct samrt_profile_row *rows, size_t n_rows,
+                                                          size_t *n);
 /* NULL when name is not a column. */
 const struct samrt_profile_col *samrt_profile_column_find(const char *name);
 /* The CSV text of one cell: "" for absent values. */
