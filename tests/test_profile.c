@@ -11,7 +11,9 @@
 #include "atomic_file.h"
 #include "check.h"
 #include "csv.h"
+#include "latency_rec.h"
 #include "profile.h"
+#include "stats.h"
 #include "tool_test.h"
 
 #define TOL 1e-9

@@ -30,6 +30,7 @@
 #include "profile.h"
 #include "report_html.h"
 #include "report_sweep.h"
+#include "stats.h"
 #include "thumbs.h"
 
 struct group {

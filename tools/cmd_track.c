@@ -25,6 +25,7 @@
 #include "profile.h"
 #include "samrt_internal.h"
 #include "sav.h"
+#include "stats.h"
 #include "taps.h"
 #include "track_opts.h"
 #include "video.h"
