@@ -40,7 +40,8 @@ message(STATUS "samrt: SAMRT_BUILD_SHARED=ON - libsamrt.so exports the ${_n} fun
 add_library(samrt_shared SHARED
   $<TARGET_OBJECTS:samrt_core> $<TARGET_OBJECTS:samrt_platform> $<TARGET_OBJECTS:samrt_kernels>
   $<TARGET_OBJECTS:samrt_ops> $<TARGET_OBJECTS:samrt_models> $<TARGET_OBJECTS:samrt_runtime>
-  ${PROJECT_SOURCE_DIR}/harness/image_io.c ${PROJECT_SOURCE_DIR}/harness/image_read.c)
+  ${PROJECT_SOURCE_DIR}/harness/image_io.c ${PROJECT_SOURCE_DIR}/harness/image_read.c
+  ${PROJECT_SOURCE_DIR}/harness/atomic_file.c)
 add_library(samrt::samrt_shared ALIAS samrt_shared)
 samrt_layer(samrt_shared harness)
 set_target_properties(samrt_shared PROPERTIES OUTPUT_NAME samrt LINKER_LANGUAGE C

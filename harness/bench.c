@@ -13,6 +13,7 @@
 
 #include "platform.h"
 #include "sav.h"
+#include "track_opts.h"
 #include "util.h"
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -130,13 +131,16 @@ static int parse_models(const char *list, const struct samrt_tracker_backend *b,
     return -1;
 }
 
+/* Prints why option `name` refused s (a whole int in [lo, hi] was wanted); returns 1. */
+static int int_wanted(const char *name, const char *s, long lo, long hi) {
+    fprintf(stderr, "samrt bench: --%s wants an integer in [%ld, %ld], got '%s'\n", name, lo, hi, s);
+    return 1;
+}
+
 /* A whole int in [lo, hi] for option `name`; prints the error. */
 static int opt_int(const char *name, const char *s, long lo, long hi, int *out) {
     long v;
-    if (samrt_parse_int(s, lo, hi, &v)) {
-        fprintf(stderr, "samrt bench: --%s wants an integer in [%ld, %ld], got '%s'\n", name, lo, hi, s);
-        return -1;
-    }
+    if (samrt_parse_int(s, lo, hi, &v)) return int_wanted(name, s, lo, hi);
     *out = (int)v;
     return 0;
 }
@@ -152,25 +156,23 @@ static int parse_prompt_opt(int c, const char *arg, struct samrt_bench_opts *o) 
         if (c == 'o') return 0;
     }
     struct samrt_prompt *p = &o->prompts[o->n_prompts - 1];
-    float f[4];
-    int lab = 1;
-    char tail;
     if (c == 'p') {
-        const int k = sscanf(arg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
-        if ((k != 2 && k != 3) || (lab != 0 && lab != 1) || p->n_points == SAMRT_PROMPT_MAX_POINTS) {
+        struct samrt_point pt;
+        if (samrt_opt_point(arg, &pt) || p->n_points == SAMRT_PROMPT_MAX_POINTS) {
             fprintf(stderr, "samrt bench: --point takes x,y or x,y,label (0 or 1), at most %d per object, got '%s'\n",
                     SAMRT_PROMPT_MAX_POINTS, arg);
             return 1;
         }
-        p->points[p->n_points++] = (struct samrt_point){f[0], f[1], lab};
+        p->points[p->n_points++] = pt;
         return 0;
     }
-    if (sscanf(arg, "%f,%f,%f,%f%c", &f[0], &f[1], &f[2], &f[3], &tail) != 4 || p->has_box) {
+    float box[4];
+    if (samrt_opt_box(arg, box) || p->has_box) {
         fprintf(stderr, "samrt bench: --box takes x0,y0,x1,y1, once per object, got '%s'\n", arg);
         return 1;
     }
     p->has_box = 1;
-    memcpy(p->box, f, sizeof p->box);
+    memcpy(p->box, box, sizeof p->box);
     return 0;
 }
 
@@ -265,8 +267,13 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         case O_NSYS: o->nsight_report = optarg; break;
         case O_PEROBJ: o->per_obj = 1; break;
         case O_VIDEO: o->video = optarg; break;
-        case O_START: bad = opt_int("start", optarg, 0, 1 << 30, &o->start); break;
-        case O_MAXF: bad = opt_int("max-frames", optarg, 1, 1 << 30, &o->max_frames); break;
+        case O_START:
+            bad = samrt_opt_start(optarg, &o->start) && int_wanted("start", optarg, 0, SAMRT_OPT_FRAMES_MAX);
+            break;
+        case O_MAXF:
+            bad = samrt_opt_max_frames(optarg, &o->max_frames) &&
+                  int_wanted("max-frames", optarg, 1, SAMRT_OPT_FRAMES_MAX);
+            break;
         case 'p': case 'b': case 'o': bad = parse_prompt_opt(c, optarg, o); break;
         case O_SWEEP: bad = parse_sweep(optarg, 0, o); break;
         case O_STREAMS: bad = parse_sweep(optarg, 1, o); break;
@@ -275,8 +282,13 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         case O_WARM: bad = opt_int("warmup", optarg, 0, 1000, &o->warmup); break;
         case O_WARMF: bad = opt_int("warmup_frames", optarg, 0, 1000000, &o->warmup_frames); break;
         case O_RUNS: bad = opt_int("runs", optarg, 1, 1000, &o->runs); break;
-        case O_IMGSZ: bad = opt_int("imgsz", optarg, 64, 4096, &o->imgsz); break;
-        case O_PREF: bad = opt_int("prefetch", optarg, 1, 64, &o->prefetch); break;
+        case O_IMGSZ:
+            bad = samrt_opt_imgsz(optarg, &o->imgsz) &&
+                  int_wanted("imgsz", optarg, SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX);
+            break;
+        case O_PREF:
+            bad = samrt_opt_prefetch(optarg, &o->prefetch) && int_wanted("prefetch", optarg, 1, SAMRT_OPT_PREFETCH_MAX);
+            break;
         case O_SHARD:
             bad = samrt_sav_parse_shard(optarg, &o->shard_k, &o->shard_n) != SAMRT_OK;  /* it says why */
             break;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latency_rec.h"
 #include "platform.h"
 #include "util.h"
 

@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "eval.h"
 #include "image_io.h"
+#include "latency_rec.h"
 #include "profile.h"
 #include "sav.h"
 

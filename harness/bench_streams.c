@@ -17,6 +17,7 @@
  *
  * Run the tests: ctest --preset cpu -R 'test_bench' */
 #include "bench_run.h"
+#include "latency_rec.h"
 
 #include <pthread.h>
 #include <stdio.h>

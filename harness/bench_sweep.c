@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency_rec.h"
 #include "util.h"
 
 #define MIB (1024.0 * 1024.0)

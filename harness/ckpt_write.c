@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "ckpt.h"
 #include "keys.h"
 #include "samrt_impl.h"
@@ -253,17 +253,16 @@ enum samrt_status samrt_ckpt_write_random(const char *path, enum samrt_model_id 
     SAMRT_CHECK(path, SAMRT_E_INVALID_ARG, "samrt_ckpt_write_random: NULL path");
     struct samrt_keys keys;
     SAMRT_TRY(samrt_keys_init(model, &keys));
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    struct samrt_atomic_file af;
     struct zip z = {0};
-    z.f = fopen(tmp, "wb");
-    enum samrt_status st = z.f ? write_all(&z, &keys, seed) : SAMRT_E_IO;
-    if (z.f && fclose(z.f) != 0) st = SAMRT_E_IO;
-    if (st == SAMRT_OK && rename(tmp, path) != 0) st = SAMRT_E_IO;
-    if (st != SAMRT_OK) {
-        unlink(tmp);
-        SAMRT_LOG_ERROR("%s: cannot write the checkpoint (%s)", path, samrt_status_str(st));
+    enum samrt_status st = samrt_atomic_open(&af, path);
+    if (st == SAMRT_OK) {
+        z.f = af.f;
+        st = write_all(&z, &keys, seed);
+        if (st == SAMRT_OK) st = samrt_atomic_commit(&af);
+        else samrt_atomic_abort(&af);
     }
+    if (st != SAMRT_OK) SAMRT_LOG_ERROR("%s: cannot write the checkpoint (%s)", path, samrt_status_str(st));
     free(z.cd.p);
     samrt_keys_free(&keys);
     return st;

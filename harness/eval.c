@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "sav.h"
 #include "util.h"
 

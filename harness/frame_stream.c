@@ -234,11 +234,6 @@ enum samrt_status samrt_frame_stream_open_source(const struct samrt_frame_source
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out) {
-    const struct samrt_frame_source src = {video_dir, depth, 0, 0};
-    return samrt_frame_stream_open_source(&src, out);
-}
-
 int samrt_frame_stream_count(samrt_frame_stream_t s) { return s ? s->info.n_frames : 0; }
 
 void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height) {

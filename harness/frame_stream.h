@@ -70,8 +70,6 @@ int samrt_frame_source_is_folder(const char *path);
  * thread. A start past the last frame is SAMRT_E_INVALID_ARG; a video in a build without
  * FFmpeg is SAMRT_E_UNSUPPORTED (video.h). */
 enum samrt_status samrt_frame_stream_open_source(const struct samrt_frame_source *src, samrt_frame_stream_t *out);
-/* A folder of JPEGs from its first frame: {video_dir, depth, 0, 0}. */
-enum samrt_status samrt_frame_stream_open(const char *video_dir, int depth, samrt_frame_stream_t *out);
 int samrt_frame_stream_count(samrt_frame_stream_t s);   /* info.n_frames */
 void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height);
 void samrt_frame_stream_info(samrt_frame_stream_t s, struct samrt_frame_stream_info *out);

@@ -6,10 +6,12 @@
  * longjmp skips over is needed afterwards (no volatile locals), and the caller always runs
  * the matching destroy call. No error path reaches exit() or abort().
  *
- * Writers go to "<path>.tmp.<pid>" and rename over the target only when everything has been
- * flushed and closed, so a failed write never leaves a truncated file under the real name.
+ * Writers go through atomic_file.h ("<path>.tmp.<pid>", flushed, fsynced, renamed over the
+ * target), so a failed write never leaves a truncated file under the real name.
  */
 #include "image_io.h"
+
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -80,45 +82,16 @@ enum samrt_status samrt_file_read(const char *path, uint8_t **buf, size_t *cap, 
     return SAMRT_OK;
 }
 
-/* The temporary name a writer uses beside `path`. */
-static void tmp_name(const char *path, char *out, size_t len) {
-    snprintf(out, len, "%s.tmp.%ld", path, (long)getpid());
-}
-
-/* Closes fp; on success renames tmp over path, otherwise removes tmp. */
-static enum samrt_status finish_tmp(FILE *fp, const char *tmp, const char *path, enum samrt_status st) {
-    int flush_err = fflush(fp) != 0 || ferror(fp);
-    int close_err = fclose(fp) != 0;
-    if (st == SAMRT_OK && (flush_err || close_err)) {
-        SAMRT_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
-        st = SAMRT_E_IO;
-    }
-    if (st == SAMRT_OK && rename(tmp, path) != 0) {
-        SAMRT_LOG_ERROR("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        st = SAMRT_E_IO;
-    }
-    if (st != SAMRT_OK) remove(tmp);
-    return st;
-}
-
-static enum samrt_status open_tmp(const char *path, char *tmp, size_t len, FILE **fp) {
-    tmp_name(path, tmp, len);
-    *fp = fopen(tmp, "wb");
-    SAMRT_CHECK(*fp, SAMRT_E_IO, "cannot create %s: %s", tmp, strerror(errno));
-    return SAMRT_OK;
-}
-
 enum samrt_status samrt_file_write(const char *path, const void *data, size_t size) {
     SAMRT_CHECK(path && (data || !size), SAMRT_E_INVALID_ARG, "samrt_file_write: NULL argument");
-    char tmp[4200];
-    FILE *fp;
-    SAMRT_TRY(open_tmp(path, tmp, sizeof tmp, &fp));
-    enum samrt_status st = SAMRT_OK;
-    if (size && fwrite(data, 1, size, fp) != size) {
-        SAMRT_LOG_ERROR("cannot write %s: %s", tmp, strerror(errno));
-        st = SAMRT_E_IO;
-    }
-    return finish_tmp(fp, tmp, path, st);
+    return samrt_atomic_write(path, data, size);
+}
+
+/* Commits af when st is SAMRT_OK, else removes its temporary file; the status of the write. */
+static enum samrt_status finish_write(struct samrt_atomic_file *af, enum samrt_status st) {
+    if (st == SAMRT_OK) return samrt_atomic_commit(af);
+    samrt_atomic_abort(af);
+    return st;
 }
 
 static enum samrt_status check_dims(const char *what, long w, long h) {
@@ -288,18 +261,17 @@ enum samrt_status samrt_jpeg_write(const char *path, const uint8_t *rgb, int wid
     SAMRT_CHECK(path && rgb, SAMRT_E_INVALID_ARG, "jpeg write: NULL argument");
     SAMRT_TRY(check_dims("jpeg write", width, height));
     SAMRT_CHECK(quality >= 1 && quality <= 100, SAMRT_E_INVALID_ARG, "jpeg write: quality %d not in 1..100", quality);
-    char tmp[4200];
-    FILE *fp;
-    SAMRT_TRY(open_tmp(path, tmp, sizeof tmp, &fp));
+    struct samrt_atomic_file af;
+    SAMRT_TRY(samrt_atomic_open(&af, path));
     struct jpeg_cjob j;
     memset(&j, 0, sizeof j);
     j.cinfo.err = jpeg_std_error(&j.err.pub);
     j.err.pub.error_exit = jpeg_on_error;
     j.err.pub.emit_message = jpeg_on_message;
-    enum samrt_status st = jpeg_write_guarded(&j, fp, rgb, width, height, quality);
+    enum samrt_status st = jpeg_write_guarded(&j, af.f, rgb, width, height, quality);
     if (j.created) jpeg_destroy_compress(&j.cinfo);
     if (st != SAMRT_OK) SAMRT_LOG_ERROR("jpeg write %s: %s", path, j.err.msg);
-    return finish_tmp(fp, tmp, path, st);
+    return finish_write(&af, st);
 }
 
 /* ---- PNG -------------------------------------------------------------------------------- */
@@ -469,18 +441,17 @@ static enum samrt_status png_write(const char *path, const uint8_t *px, int w, i
             SAMRT_CHECK(px[i] < n_pal, SAMRT_E_INVALID_ARG, "png write %s: index %d outside a %d-entry palette",
                         path, px[i], n_pal);
     }
-    char tmp[4200];
-    FILE *fp;
-    SAMRT_TRY(open_tmp(path, tmp, sizeof tmp, &fp));
+    struct samrt_atomic_file af;
+    SAMRT_TRY(samrt_atomic_open(&af, path));
     struct png_job j;
     memset(&j, 0, sizeof j);
     enum samrt_status st = SAMRT_E_HOST_MEMORY;
     j.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &j, png_on_error, png_on_warning);
     if (j.png) j.info = png_create_info_struct(j.png);
-    if (j.png && j.info) st = png_write_guarded(&j, fp, px, w, h, pal, n_pal, channels);
+    if (j.png && j.info) st = png_write_guarded(&j, af.f, px, w, h, pal, n_pal, channels);
     if (j.png) png_destroy_write_struct(&j.png, j.info ? &j.info : NULL);
     if (st != SAMRT_OK) SAMRT_LOG_ERROR("png write %s: %s", path, j.msg[0] ? j.msg : "cannot create libpng state");
-    return finish_tmp(fp, tmp, path, st);
+    return finish_write(&af, st);
 }
 
 enum samrt_status samrt_png_write_gray8(const char *path, const uint8_t *px, int width, int height) {

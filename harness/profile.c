@@ -1,19 +1,16 @@
-/* profile.c - result rows, the column table, the CSV / JSON / config writers, statistics
- * and the latency recorder (see profile.h; columns are defined in docs/profiling.md).
+/* profile.c - result rows and the column table (see profile.h; columns are defined in
+ * docs/profiling.md). The writers are profile_write.c, the statistics stats.c, the latency
+ * recorder latency_rec.c.
  *
  * The column table is the single source of the CSV layout: header, cell formatting, the
  * stats JSON, `samrt compare` directions and the report's stage list all read it, so a new
  * column is one line here plus its field in the row struct. Tested by tests/test_profile.c. */
 #include "profile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "csv.h"
 #include "samrt_impl.h"
 
 /* ---- column table -------------------------------------------------------------------- */
@@ -72,11 +69,8 @@ static const struct samrt_profile_col g_cols[] = {
     COL_S("driver", driver),
     COL_R("gpu_busy_fraction", gpu_busy_fraction, 4, 0, 0, ""),
     COL_S("timestamp", timestamp),
-};
-
-/* The sweep's (--objects, --streams), after the table above and only in files that hold a
- * sweep row. */
-static const struct samrt_profile_col g_sweep_cols[] = {
+    /* the sweep's (--objects, --streams): the last N_SWEEP_COLS, only in files that hold a
+     * sweep row */
     COL_S("config", config),
     COL_I("objects", objects, ""),
     COL_I("grid_objects", grid_objects, ""),
@@ -95,20 +89,25 @@ static const struct samrt_profile_col g_sweep_cols[] = {
     COL_R("aggregate_object_frames_per_s", aggregate_object_frames_per_s, 3, +1, 0, "1/s"),
     COL_I("total_arena_bytes", total_arena_bytes, "B"),
 };
+#define N_SWEEP_COLS 17
+#define N_BASE_COLS (SAMRT_ARRAY_LEN(g_cols) - N_SWEEP_COLS)
 
 const struct samrt_profile_col *samrt_profile_columns(size_t *n) {
-    if (n) *n = SAMRT_ARRAY_LEN(g_cols);
+    if (n) *n = N_BASE_COLS;
     return g_cols;
 }
 
-const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n) {
-    if (n) *n = SAMRT_ARRAY_LEN(g_sweep_cols);
-    return g_sweep_cols;
+const struct samrt_profile_col *samrt_profile_file_columns(const struct samrt_profile_row *rows, size_t n_rows,
+                                                          size_t *n) {
+    int sweep = 0;  /* some non-warm-up row is a sweep row */
+    for (size_t r = 0; r < n_rows && !sweep; r++) sweep = !rows[r].warmup && samrt_profile_row_is_sweep(&rows[r]);
+    if (n) *n = sweep ? SAMRT_ARRAY_LEN(g_cols) : N_BASE_COLS;
+    return g_cols;
 }
 
 const struct samrt_profile_col *samrt_profile_column_find(const char *name) {
     if (!name) return NULL;
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++)
+    for (size_t i = 0; i < N_BASE_COLS; i++)
         if (!strcmp(g_cols[i].name, name)) return &g_cols[i];
     return NULL;
 }
@@ -132,7 +131,6 @@ void samrt_profile_row_init(struct samrt_profile_row *row) {
     if (!row) return;
     memset(row, 0, sizeof *row);  /* text empty, warmup 0 */
     set_absent(row, g_cols, SAMRT_ARRAY_LEN(g_cols));
-    set_absent(row, g_sweep_cols, SAMRT_ARRAY_LEN(g_sweep_cols));
 }
 
 int samrt_profile_row_is_sweep(const struct samrt_profile_row *row) {
@@ -144,7 +142,7 @@ void samrt_profile_row_derive(struct samrt_profile_row *row) {
     row->gpu_busy_fraction = SAMRT_PROFILE_ABSENT;
     double sum = 0;
     int any = 0;
-    for (size_t i = 0; i < SAMRT_ARRAY_LEN(g_cols); i++) {
+    for (size_t i = 0; i < N_BASE_COLS; i++) {
         if (!(g_cols[i].flags & SAMRT_PCOL_GPU_STAGE)) continue;
         double v = samrt_profile_get(row, &g_cols[i]);
         if (samrt_profile_absent(v)) continue;
@@ -201,371 +199,4 @@ void samrt_profile_fmt_double(double v, char *buf, size_t len) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;
     }
-}
-
-/* ---- atomic files -------------------------------------------------------------------- */
-
-enum samrt_status samrt_atomic_open(struct samrt_atomic_file *af, const char *path) {
-    if (!af || !path || !*path) return SAMRT_E_INVALID_ARG;
-    memset(af, 0, sizeof *af);
-    SAMRT_CHECK(strlen(path) < sizeof af->path, SAMRT_E_INVALID_ARG, "path too long: %s", path);
-    snprintf(af->path, sizeof af->path, "%s", path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    SAMRT_CHECK(fd >= 0, SAMRT_E_IO, "cannot create %s: %s", af->tmp, strerror(errno));
-    af->f = fdopen(fd, "w");
-    if (!af->f) {
-        SAMRT_LOG_ERROR("fdopen %s: %s", af->tmp, strerror(errno));
-        close(fd);
-        unlink(af->tmp);
-        return SAMRT_E_IO;
-    }
-    return SAMRT_OK;
-}
-
-void samrt_atomic_abort(struct samrt_atomic_file *af) {
-    if (!af || !af->f) return;
-    fclose(af->f);
-    af->f = NULL;
-    unlink(af->tmp);
-}
-
-enum samrt_status samrt_atomic_commit(struct samrt_atomic_file *af) {
-    if (!af || !af->f) return SAMRT_E_INVALID_ARG;
-    int bad = ferror(af->f) || fflush(af->f) != 0;
-    /* EINVAL/EROFS: the file system cannot sync (pipes, some FUSE mounts); data is flushed */
-    if (!bad && fsync(fileno(af->f)) != 0 && errno != EINVAL && errno != EROFS) bad = 1;
-    int err = errno;
-    if (fclose(af->f) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
-    af->f = NULL;
-    if (!bad && rename(af->tmp, af->path) != 0) {
-        bad = 1;
-        err = errno;
-    }
-    if (bad) {
-        unlink(af->tmp);
-        SAMRT_LOG_ERROR("writing %s failed (%s); the previous file, if any, is unchanged", af->path,
-                        strerror(err));
-        return SAMRT_E_IO;
-    }
-    return SAMRT_OK;
-}
-
-/* ---- CSV ----------------------------------------------------------------------------- */
-
-/* 1 when some non-warm-up row is a sweep row: the files then carry the sweep's columns. */
-static int any_sweep_row(const struct samrt_profile_row *rows, size_t n) {
-    for (size_t r = 0; r < n; r++)
-        if (!rows[r].warmup && samrt_profile_row_is_sweep(&rows[r])) return 1;
-    return 0;
-}
-
-enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
-                                          size_t n) {
-    SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_csv: NULL argument");
-    struct samrt_atomic_file af;
-    SAMRT_TRY(samrt_atomic_open(&af, path));
-    const size_t n_base = SAMRT_ARRAY_LEN(g_cols);
-    const size_t n_cols = n_base + (any_sweep_row(rows, n) ? SAMRT_ARRAY_LEN(g_sweep_cols) : 0);
-    for (size_t c = 0; c < n_cols; c++) {
-        if (c) fputc(',', af.f);
-        samrt_csv_write_field(af.f, c < n_base ? g_cols[c].name : g_sweep_cols[c - n_base].name);
-    }
-    fputc('\n', af.f);
-    char cell[1100];
-    for (size_t r = 0; r < n; r++) {
-        if (rows[r].warmup) continue;
-        for (size_t c = 0; c < n_cols; c++) {
-            if (c) fputc(',', af.f);
-            samrt_profile_cell_text(&rows[r], c < n_base ? &g_cols[c] : &g_sweep_cols[c - n_base], cell, sizeof cell);
-            samrt_csv_write_field(af.f, cell);
-        }
-        fputc('\n', af.f);
-    }
-    return samrt_atomic_commit(&af);
-}
-
-/* ---- statistics ------------------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void samrt_sort_doubles(double *v, size_t n) {
-    if (v && n > 1) qsort(v, n, sizeof *v, cmp_double);
-}
-
-double samrt_percentile_nearest_sorted(const double *sorted, size_t n, double p) {
-    if (!sorted || n == 0) return SAMRT_PROFILE_ABSENT;
-    const double rank = SAMRT_MIN(SAMRT_MAX(p, 0.0), 100.0) / 100.0 * (double)(n - 1);
-    return sorted[SAMRT_MIN((size_t)(rank + 0.5), n - 1)];
-}
-
-double samrt_percentile_sorted(const double *sorted, size_t n, double p) {
-    if (!sorted || n == 0) return SAMRT_PROFILE_ABSENT;
-    if (p <= 0) return sorted[0];
-    if (p >= 100) return sorted[n - 1];
-    double rank = p / 100.0 * (double)(n - 1);
-    size_t lo = (size_t)rank;
-    if (lo + 1 >= n) return sorted[n - 1];
-    double t = rank - (double)lo, a = sorted[lo], b = sorted[lo + 1], d = b - a;
-    /* numpy's _lerp: interpolate from the nearer end, so t = 1 gives b exactly */
-    return t < 0.5 ? a + d * t : b - d * (1.0 - t);
-}
-
-enum samrt_status samrt_stats_compute(double *v, size_t n, struct samrt_stats *out) {
-    if (!v || !out || n == 0) return SAMRT_E_INVALID_ARG;
-    samrt_sort_doubles(v, n);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) sum += v[i];
-    double mean = sum / (double)n, ss = 0;
-    for (size_t i = 0; i < n; i++) ss += (v[i] - mean) * (v[i] - mean);
-    out->n = n;
-    out->mean = mean;
-    out->std = sqrt(ss / (double)n);  /* population, ddof = 0 (numpy.std's default) */
-    out->min = v[0];
-    out->max = v[n - 1];
-    /* numpy.median: the middle value, or the mean of the two middle values */
-    out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-    out->p95 = samrt_percentile_sorted(v, n, 95.0);
-    return SAMRT_OK;
-}
-
-/* ---- stats JSON ------------------------------------------------------------------------ */
-
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void json_number(FILE *f, const char *key, double v, int last) {
-    char buf[40];
-    if (samrt_profile_absent(v)) snprintf(buf, sizeof buf, "null");
-    else samrt_profile_fmt_double(v, buf, sizeof buf);
-    fprintf(f, "\"%s\": %s%s", key, buf, last ? "" : ", ");
-}
-
-/* A text field (at most size bytes, maybe without NUL) as a JSON string. */
-static void json_field(FILE *f, const char *s, size_t size) {
-    char buf[300];
-    snprintf(buf, sizeof buf, "%.*s", (int)SAMRT_MIN(size, sizeof buf - 1), s);
-    json_string(f, buf);
-}
-
-/* "sweep": [{model, video, config, objects, ...}, ...], one object per sweep row. */
-static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) {
-    fputs(",\n  \"sweep\": [", f);
-    int first = 1;
-    for (size_t r = 0; r < n; r++) {
-        if (rows[r].warmup || !samrt_profile_row_is_sweep(&rows[r])) continue;
-        fputs(first ? "\n    {\"model\": " : ",\n    {\"model\": ", f);
-        first = 0;
-        json_field(f, rows[r].model, sizeof rows[r].model);
-        fputs(", \"video\": ", f);
-        json_field(f, rows[r].video, sizeof rows[r].video);
-        for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_sweep_cols); c++) {
-            const struct samrt_profile_col *col = &g_sweep_cols[c];
-            fputs(", ", f);
-            if (col->kind != SAMRT_PCOL_STR) {
-                json_number(f, col->name, samrt_profile_get(&rows[r], col), 1);
-                continue;
-            }
-            fprintf(f, "\"%s\": ", col->name);
-            json_field(f, (const char *)&rows[r] + col->offset, col->size);
-        }
-        fputs("}", f);
-    }
-    fputs("\n  ]", f);
-}
-
-enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt_profile_row *rows,
-                                            size_t n) {
-    SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_stats: NULL argument");
-    double *vals = malloc((n ? n : 1) * sizeof *vals);
-    char *done = calloc(n ? n : 1, 1);  /* rows whose model was already written */
-    if (!vals || !done) {
-        free(vals);
-        free(done);
-        return SAMRT_E_HOST_MEMORY;
-    }
-    struct samrt_atomic_file af;
-    enum samrt_status st = samrt_atomic_open(&af, path);
-    if (st != SAMRT_OK) {
-        free(vals);
-        free(done);
-        return st;
-    }
-    FILE *f = af.f;
-    fputs("{", f);
-    int first_model = 1;
-    for (size_t r0 = 0; r0 < n; r0++) {
-        if (rows[r0].warmup || done[r0]) continue;
-        const char *model = rows[r0].model;
-        for (size_t r = r0; r < n; r++)
-            if (!strncmp(rows[r].model, model, sizeof rows[r].model)) done[r] = 1;
-        fputs(first_model ? "\n  " : ",\n  ", f);
-        first_model = 0;
-        json_field(f, model, sizeof rows[r0].model);
-        fputs(": {", f);
-        int first_metric = 1;
-        for (size_t c = 0; c < SAMRT_ARRAY_LEN(g_cols); c++) {
-            if (g_cols[c].kind != SAMRT_PCOL_REAL) continue;
-            size_t k = 0;
-            for (size_t r = r0; r < n; r++) {
-                if (rows[r].warmup || strncmp(rows[r].model, model, sizeof rows[r].model)) continue;
-                double v = samrt_profile_get(&rows[r], &g_cols[c]);
-                if (!samrt_profile_absent(v)) vals[k++] = v;
-            }
-            struct samrt_stats s;
-            if (samrt_stats_compute(vals, k, &s) != SAMRT_OK) continue;  /* never measured */
-            fputs(first_metric ? "\n    " : ",\n    ", f);
-            first_metric = 0;
-            json_string(f, g_cols[c].name);
-            fprintf(f, ": {\"n\": %zu, ", s.n);
-            json_number(f, "mean", s.mean, 0);
-            json_number(f, "std", s.std, 0);
-            json_number(f, "min", s.min, 0);
-            json_number(f, "max", s.max, 0);
-            json_number(f, "median", s.median, 0);
-            json_number(f, "p95", s.p95, 1);
-            fputs("}", f);
-        }
-        fputs(first_metric ? "}" : "\n  }", f);
-    }
-    if (any_sweep_row(rows, n)) json_sweep(f, rows, n);  /* after a model: first_model is 0 */
-    fputs(first_model ? "}\n" : "\n}\n", f);
-    free(vals);
-    free(done);
-    return samrt_atomic_commit(&af);
-}
-
-/* ---- experiment_config.txt ------------------------------------------------------------ */
-
-static int valid_key(const char *k) {
-    if (!k || !*k) return 0;
-    for (; *k; k++)
-        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
-              *k == '_' || *k == '.' || *k == '-'))
-            return 0;
-    return 1;
-}
-
-enum samrt_status samrt_profile_write_config(const char *path, const struct samrt_profile_kv *kv,
-                                             size_t n) {
-    SAMRT_CHECK(path && (kv || n == 0), SAMRT_E_INVALID_ARG, "write_config: NULL argument");
-    for (size_t i = 0; i < n; i++) {
-        SAMRT_CHECK(valid_key(kv[i].key), SAMRT_E_INVALID_ARG, "config key '%s' is not [A-Za-z0-9_.-]+",
-                    kv[i].key ? kv[i].key : "(null)");
-        SAMRT_CHECK(!kv[i].value || !strpbrk(kv[i].value, "\r\n"), SAMRT_E_INVALID_ARG,
-                    "config value of '%s' holds a line break", kv[i].key);
-    }
-    struct samrt_atomic_file af;
-    SAMRT_TRY(samrt_atomic_open(&af, path));
-    fprintf(af.f, "# samrt %d.%d.%d experiment configuration (key=value)\n", SAMRT_VERSION_MAJOR,
-            SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH);
-    for (size_t i = 0; i < n; i++) fprintf(af.f, "%s=%s\n", kv[i].key, kv[i].value ? kv[i].value : "");
-    return samrt_atomic_commit(&af);
-}
-
-enum samrt_status samrt_profile_config_get(const char *path, const char *key, char *out, size_t len) {
-    if (!path || !key || !out || !len) return SAMRT_E_INVALID_ARG;
-    FILE *f = fopen(path, "r");
-    if (!f) return SAMRT_E_IO;
-    char line[8192];
-    int found = 0;
-    size_t klen = strlen(key);
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || strncmp(line, key, klen) || line[klen] != '=') continue;
-        snprintf(out, len, "%s", line + klen + 1);
-        found = 1;
-    }
-    fclose(f);
-    return found ? SAMRT_OK : SAMRT_E_KEYS;
-}
-
-/* ---- latency recorder ------------------------------------------------------------------ */
-
-enum samrt_status samrt_latency_rec_init(struct samrt_latency_rec *rec, size_t cap) {
-    SAMRT_CHECK(rec && cap > 0, SAMRT_E_INVALID_ARG, "latency recorder: capacity must be > 0");
-    memset(rec, 0, sizeof *rec);
-    rec->ms = malloc(cap * sizeof *rec->ms);
-    rec->sorted = malloc(cap * sizeof *rec->sorted);
-    if (!rec->ms || !rec->sorted) {
-        samrt_latency_rec_free(rec);
-        return SAMRT_E_HOST_MEMORY;
-    }
-    rec->cap = cap;
-    return SAMRT_OK;
-}
-
-void samrt_latency_rec_free(struct samrt_latency_rec *rec) {
-    if (!rec) return;
-    free(rec->ms);
-    free(rec->sorted);
-    memset(rec, 0, sizeof *rec);
-}
-
-void samrt_latency_rec_reset(struct samrt_latency_rec *rec) {
-    if (!rec) return;
-    rec->n = 0;
-    rec->n_dropped = 0;
-}
-
-enum samrt_status samrt_latency_rec_add(struct samrt_latency_rec *rec, double ms) {
-    if (rec->n >= rec->cap) {
-        rec->n_dropped++;
-        return SAMRT_E_INVALID_ARG;
-    }
-    rec->ms[rec->n++] = ms;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_latency_rec_summary(struct samrt_latency_rec *rec,
-                                            struct samrt_latency_summary *out) {
-    if (!rec || !out || rec->n == 0) return SAMRT_E_INVALID_ARG;
-    memcpy(rec->sorted, rec->ms, rec->n * sizeof *rec->ms);
-    struct samrt_stats s;
-    SAMRT_TRY(samrt_stats_compute(rec->sorted, rec->n, &s));
-    out->n = rec->n;
-    out->mean = s.mean;
-    out->p50 = s.median;
-    out->p95 = s.p95;
-    out->p99 = samrt_percentile_sorted(rec->sorted, rec->n, 99.0);
-    out->max = s.max;
-    return SAMRT_OK;
-}
-
-void samrt_latency_rec_fill_row(struct samrt_latency_rec *rec, struct samrt_profile_row *row) {
-    if (!row) return;
-    struct samrt_latency_summary s;
-    if (!rec || samrt_latency_rec_summary(rec, &s) != SAMRT_OK) {
-        row->latency_ms = row->latency_p50_ms = row->latency_p95_ms = row->latency_p99_ms =
-            SAMRT_PROFILE_ABSENT;
-        return;
-    }
-    row->latency_ms = s.mean;
-    row->latency_p50_ms = s.p50;
-    row->latency_p95_ms = s.p95;
-    row->latency_p99_ms = s.p99;
-}
-
-void samrt_latency_rec_fill_nearest(struct samrt_latency_rec *rec, struct samrt_profile_row *row) {
-    if (!row) return;
-    row->ms_per_frame_p50 = row->ms_per_frame_p95 = row->ms_per_frame_p99 = SAMRT_PROFILE_ABSENT;
-    if (!rec || !rec->n) return;
-    memcpy(rec->sorted, rec->ms, rec->n * sizeof *rec->ms);
-    samrt_sort_doubles(rec->sorted, rec->n);
-    row->ms_per_frame_p50 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 50.0);
-    row->ms_per_frame_p95 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 95.0);
-    row->ms_per_frame_p99 = samrt_percentile_nearest_sorted(rec->sorted, rec->n, 99.0);
 }

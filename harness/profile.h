@@ -1,8 +1,9 @@
 /* profile.h - the result rows of `samrt bench` and the files written from them:
  * profile_summary.csv (one row per video, object, model and run), profile_stats.json (per
  * model and metric: n, mean, std, min, max, median, p95) and experiment_config.txt
- * (key=value). Also the per-frame latency recorder and the statistics helpers that
- * `samrt compare` and `samrt report` share. docs/profiling.md defines every column. The
+ * (key=value); the column table is profile.c, the writers profile_write.c. The statistics
+ * are stats.h, the per-frame latency recorder latency_rec.h. docs/profiling.md defines
+ * every column. The
  * sweep (`samrt bench --objects`, `--streams`) writes one row per configuration with its own
  * columns appended, and a "sweep" list in the JSON; files without sweep rows are unchanged.
  *
@@ -16,8 +17,8 @@
  *   plotting scripts read, in the same order; later columns are only appended.
  * - Rows flagged warmup never reach the CSV or the statistics (the writers skip them), so
  *   the bench can keep one list and cannot leak a cold run into the numbers.
- * - Every file is written to "<path>.tmp.<pid>" and renamed over the target only after a
- *   successful flush and fsync: an error leaves the previous file whole.
+ * - Every file is written through atomic_file.h ("<path>.tmp.<pid>", flushed, fsynced and
+ *   renamed over the target): an error leaves the previous file whole.
  *
  * Usage (bench side):
  *   struct samrt_profile_row row;
@@ -82,7 +83,7 @@ struct samrt_profile_row {
     double gpu_busy_fraction;     /* sum of GPU stage times / loop wall time */
     char timestamp[32];           /* ISO 8601 UTC, e.g. 2025-11-30T14:30:22Z */
     /* the object sweep (`samrt bench --objects`): one row per configuration; these columns
-     * are written only when some row has `objects` (samrt_profile_sweep_columns) */
+     * are written only when some row has `objects` (samrt_profile_file_columns) */
     char config[64];              /* "objects=4" */
     double objects;               /* objects tracked at once (the engine's max_objects) */
     double grid_objects;          /* of those, placed on the grid (beyond the clip's prompts) */
@@ -135,9 +136,11 @@ struct samrt_profile_col {
 
 /* All columns in CSV order; *n receives the count. */
 const struct samrt_profile_col *samrt_profile_columns(size_t *n);
-/* The sweep's columns (config, objects, ..., total_arena_bytes), appended after the columns
- * above when some row is a sweep row, and only then; *n receives the count. */
-const struct samrt_profile_col *samrt_profile_sweep_columns(size_t *n);
+/* The columns of a file holding these rows, in CSV order: those of samrt_profile_columns,
+ * then, when some non-warm-up row is a sweep row (and only then), the sweep's (config,
+ * objects, ..., total_arena_bytes); *n receives the count. */
+const struct samrt_profile_col *samrt_profile_file_columns(const struct samrt_profile_row *rows, size_t n_rows,
+                                                          size_t *n);
 /* NULL when name is not a column. */
 const struct samrt_profile_col *samrt_profile_column_find(const char *name);
 /* The CSV text of one cell: "" for absent values. */
@@ -176,65 +179,6 @@ enum samrt_status samrt_profile_config_get(const char *path, const char *key, ch
 void samrt_profile_timestamp(int64_t t, char *buf, size_t len);
 /* Shortest "%.*g" text that reads back as exactly v (what Python's repr prints). */
 void samrt_profile_fmt_double(double v, char *buf, size_t len);
-
-/* ---- atomic file writes ---------------------------------------------------------------- */
-
-struct samrt_atomic_file {
-    FILE *f;          /* write here */
-    char path[4096];  /* the target */
-    char tmp[4200];   /* "<path>.tmp.<pid>", same directory so rename() is atomic */
-};
-enum samrt_status samrt_atomic_open(struct samrt_atomic_file *af, const char *path);
-/* Flushes, fsyncs and renames over the target; on any error removes the temporary file,
- * leaves the target untouched and returns SAMRT_E_IO. */
-enum samrt_status samrt_atomic_commit(struct samrt_atomic_file *af);
-/* Closes and removes the temporary file; the target is untouched. */
-void samrt_atomic_abort(struct samrt_atomic_file *af);
-
-/* ---- statistics ----------------------------------------------------------------------- */
-
-struct samrt_stats {
-    size_t n;
-    double mean, std, min, max, median, p95;
-};
-/* Sorts v ascending in place. */
-void samrt_sort_doubles(double *v, size_t n);
-/* Percentile p in [0, 100] of sorted values by linear interpolation between closest ranks
- * (numpy.percentile's default): rank = p/100 * (n-1). NaN when n == 0. */
-double samrt_percentile_sorted(const double *sorted, size_t n, double p);
-/* Percentile p in [0, 100] of sorted values by nearest rank: the value at index
- * round(p/100 * (n-1)), halves rounded up (what `samrt track --timing` prints). NaN when
- * n == 0. */
-double samrt_percentile_nearest_sorted(const double *sorted, size_t n, double p);
-/* Statistics of n present values; sorts v in place. SAMRT_E_INVALID_ARG when n == 0. */
-enum samrt_status samrt_stats_compute(double *v, size_t n, struct samrt_stats *out);
-
-/* ---- per-frame latency recorder -------------------------------------------------------- */
-
-/* Holds up to cap latencies in arrays allocated once at init; add() never allocates. */
-struct samrt_latency_rec {
-    double *ms;        /* (cap) in arrival order */
-    double *sorted;    /* (cap) scratch for percentiles */
-    size_t n, cap;
-    uint64_t n_dropped;  /* adds beyond cap */
-};
-struct samrt_latency_summary {
-    size_t n;
-    double mean, p50, p95, p99, max;
-};
-enum samrt_status samrt_latency_rec_init(struct samrt_latency_rec *rec, size_t cap);
-void samrt_latency_rec_free(struct samrt_latency_rec *rec);
-void samrt_latency_rec_reset(struct samrt_latency_rec *rec);
-/* Records one latency. When full the value is dropped and counted, and
- * SAMRT_E_INVALID_ARG is returned. */
-enum samrt_status samrt_latency_rec_add(struct samrt_latency_rec *rec, double ms);
-/* SAMRT_E_INVALID_ARG when nothing was recorded. */
-enum samrt_status samrt_latency_rec_summary(struct samrt_latency_rec *rec,
-                                            struct samrt_latency_summary *out);
-/* Sets latency_ms (the mean) and latency_p50/p95/p99_ms; leaves them absent when empty. */
-void samrt_latency_rec_fill_row(struct samrt_latency_rec *rec, struct samrt_profile_row *row);
-/* Sets ms_per_frame_p50/p95/p99 (nearest rank); leaves them absent when empty. */
-void samrt_latency_rec_fill_nearest(struct samrt_latency_rec *rec, struct samrt_profile_row *row);
 
 #ifdef __cplusplus
 }

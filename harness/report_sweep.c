@@ -16,6 +16,7 @@
 
 #include "profile.h"
 #include "report_html.h"
+#include "stats.h"
 #include "util.h"
 
 struct sweep_rows {

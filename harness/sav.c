@@ -5,7 +5,8 @@
  * annotations without a JPEG, objects without a first-frame mask, RGB or three-valued mask
  * PNGs and size mismatches are errors that name the file. Stray files where folders belong
  * are skipped with a warning (the Python would crash on them). Sorting follows the tools:
- * JPEGs by the integer value of the stem, objects and mask files with strcmp.
+ * JPEGs by the integer value of the stem, objects and mask files with strcmp. The mask
+ * reader is mask_read.c, the folder listing fsutil.c.
  * */
 #include "sav.h"
 
@@ -17,30 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "image_io.h"
 #include "util.h"
 
 #define SAV_PATH_MAX 4096
 
 /* ---- small helpers ---------------------------------------------------------------------- */
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *p = (char *)malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
-}
-
-static char *path_join(const char *a, const char *b) {
-    size_t na = strlen(a), nb = strlen(b);
-    while (na > 1 && a[na - 1] == '/') na--;
-    char *p = (char *)malloc(na + nb + 2);
-    if (!p) return NULL;
-    memcpy(p, a, na);
-    p[na] = '/';
-    memcpy(p + na + 1, b, nb + 1);
-    return p;
-}
 
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
@@ -56,55 +40,6 @@ static long parse_decimal(const char *s, size_t len) {
         v = v * 10 + (s[i] - '0');
     }
     return v;
-}
-
-void samrt_names_free(struct samrt_names *l) {
-    for (int i = 0; i < l->n; i++) free(l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-enum samrt_status samrt_names_push(struct samrt_names *l, const char *s) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 16;
-        char **nv = (char **)realloc(l->v, (size_t)cap * sizeof *nv);
-        SAMRT_CHECK(nv, SAMRT_E_HOST_MEMORY, "out of memory listing files");
-        l->v = nv;
-        l->cap = cap;
-    }
-    l->v[l->n] = xstrdup(s);
-    SAMRT_CHECK(l->v[l->n], SAMRT_E_HOST_MEMORY, "out of memory listing files");
-    l->n++;
-    return SAMRT_OK;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-enum samrt_status samrt_list_dir(const char *dir, struct samrt_names *dirs, struct samrt_names *files) {
-    DIR *d = opendir(dir);
-    SAMRT_CHECK(d, SAMRT_E_IO, "cannot list %s: %s", dir, strerror(errno));
-    enum samrt_status st = SAMRT_OK;
-    struct dirent *e;
-    while (st == SAMRT_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        char *p = path_join(dir, e->d_name);
-        if (!p) {
-            st = SAMRT_E_HOST_MEMORY;
-            break;
-        }
-        struct samrt_names *into = samrt_is_dir(p) ? dirs : files;
-        free(p);
-        if (into) st = samrt_names_push(into, e->d_name);
-    }
-    closedir(d);
-    if (st != SAMRT_OK) {
-        if (dirs) samrt_names_free(dirs);
-        if (files) samrt_names_free(files);
-        return st;
-    }
-    if (dirs && dirs->n) qsort(dirs->v, (size_t)dirs->n, sizeof *dirs->v, cmp_str);
-    if (files && files->n) qsort(files->v, (size_t)files->n, sizeof *files->v, cmp_str);
-    return st;
 }
 
 /* ---- JPEG listing ---------------------------------------------------------------------- */
@@ -176,97 +111,6 @@ enum samrt_status samrt_sav_list_jpegs(const char *dir, struct samrt_sav_jpeg **
     }
     *frames = f;
     *n = m;
-    return SAMRT_OK;
-}
-
-/* ---- masks ------------------------------------------------------------------------------ */
-
-void samrt_mask_reader_free(struct samrt_mask_reader *r) {
-    if (!r) return;
-    free(r->file);
-    free(r->wide);
-    memset(r, 0, sizeof *r);
-}
-
-static const char *color_name(int t) {
-    switch (t) {
-    case SAMRT_PNG_GRAY: return "gray";
-    case SAMRT_PNG_RGB: return "RGB";
-    case SAMRT_PNG_PALETTE: return "palette";
-    case SAMRT_PNG_GRAY_ALPHA: return "gray+alpha";
-    case SAMRT_PNG_RGBA: return "RGBA";
-    default: return "unknown";
-    }
-}
-
-/* Colour types 0 and 3 only (eval-spec 1.3, rule 1). */
-static enum samrt_status check_mask_type(const char *path, const struct samrt_image_info *info) {
-    SAMRT_CHECK(info->color_type == SAMRT_PNG_GRAY || info->color_type == SAMRT_PNG_PALETTE, SAMRT_E_FORMAT,
-                "%s: %s PNG (colour type %d); SA-V masks are gray or palette PNGs holding one object",
-                path, color_name(info->color_type), info->color_type);
-    return SAMRT_OK;
-}
-
-/* Binarises n raw samples (1 or 2 bytes each) into dst as value > 0, refusing a third
- * distinct value (eval-spec 1.3, rule 2). dst may alias src for 1-byte samples: sample i is
- * read before byte i is written. */
-static enum samrt_status binarize(const void *src, int bytes_per_sample, size_t n, uint8_t *dst, const char *path,
-                                  long *n_fg) {
-    const uint8_t *s8 = (const uint8_t *)src;
-    const uint16_t *s16 = (const uint16_t *)src;
-    unsigned a = bytes_per_sample == 1 ? s8[0] : s16[0], b = a;
-    long fg = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v = bytes_per_sample == 1 ? s8[i] : s16[i];
-        if (v != a && v != b) {
-            SAMRT_CHECK(a == b, SAMRT_E_FORMAT,
-                        "%s: found more than 1 object (values %u, %u and %u); SA-V masks hold one object per PNG",
-                        path, a, b, v);
-            b = v;
-        }
-        dst[i] = v > 0;
-        fg += v > 0;
-    }
-    *n_fg = fg;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_mask_load(struct samrt_mask_reader *r, const char *path, uint8_t **mask, size_t *cap,
-                                  int *width, int *height, long *n_fg) {
-    SAMRT_CHECK(r && path && mask && cap && width && height, SAMRT_E_INVALID_ARG, "samrt_mask_load: NULL argument");
-    size_t size = 0;
-    SAMRT_TRY(samrt_file_read(path, &r->file, &r->file_cap, &size));
-    struct samrt_image_info info;
-    enum samrt_status st = samrt_png_info(r->file, size, &info);
-    SAMRT_CHECK(st == SAMRT_OK, st, "cannot read mask %s", path);
-    SAMRT_TRY(check_mask_type(path, &info));
-    size_t n = (size_t)info.width * (size_t)info.height;
-    if (n > *cap || !*mask) {
-        uint8_t *m = (uint8_t *)realloc(*mask, n);
-        SAMRT_CHECK(m, SAMRT_E_HOST_MEMORY, "out of memory decoding %s", path);
-        *mask = m;
-        *cap = n;
-    }
-    long fg = 0;
-    if (info.bytes_per_sample == 1) {
-        st = samrt_png_decode(r->file, size, *mask, *cap, &info);
-        SAMRT_CHECK(st == SAMRT_OK, st, "cannot decode mask %s", path);
-        SAMRT_TRY(binarize(*mask, 1, n, *mask, path, &fg));
-    } else {
-        size_t need = samrt_image_nbytes(&info);
-        if (need > r->wide_cap) {
-            uint8_t *w = (uint8_t *)realloc(r->wide, need);
-            SAMRT_CHECK(w, SAMRT_E_HOST_MEMORY, "out of memory decoding %s", path);
-            r->wide = w;
-            r->wide_cap = need;
-        }
-        st = samrt_png_decode(r->file, size, r->wide, r->wide_cap, &info);
-        SAMRT_CHECK(st == SAMRT_OK, st, "cannot decode mask %s", path);
-        SAMRT_TRY(binarize(r->wide, 2, n, *mask, path, &fg));
-    }
-    *width = info.width;
-    *height = info.height;
-    if (n_fg) *n_fg = fg;
     return SAMRT_OK;
 }
 
@@ -361,7 +205,7 @@ static enum samrt_status select_videos(const struct samrt_names *all, const stru
     struct samrt_names picked = {0};
     enum samrt_status st = SAMRT_OK;
     if (sel->videos && *sel->videos) {
-        char *list = xstrdup(sel->videos);
+        char *list = strdup(sel->videos);
         SAMRT_CHECK(list, SAMRT_E_HOST_MEMORY, "out of memory");
         char *keep = (char *)calloc((size_t)all->n + 1, 1);
         for (char *save = NULL, *tok = strtok_r(list, ",", &save); keep && tok; tok = strtok_r(NULL, ",", &save)) {
@@ -397,7 +241,7 @@ static enum samrt_status select_videos(const struct samrt_names *all, const stru
 /* Lists one object's PNGs and maps each to its JPEG; checks each mask's header. */
 static enum samrt_status load_object(struct samrt_sav_video *v, struct samrt_sav_object *o,
                                      struct samrt_mask_reader *mr) {
-    char *dir = path_join(v->ann_dir, o->name);
+    char *dir = samrt_path_join(v->ann_dir, o->name);
     SAMRT_CHECK(dir, SAMRT_E_HOST_MEMORY, "out of memory");
     struct samrt_names files = {0};
     enum samrt_status st = samrt_list_dir(dir, NULL, &files);
@@ -437,7 +281,7 @@ static enum samrt_status load_object(struct samrt_sav_video *v, struct samrt_sav
             SAMRT_LOG_ERROR("cannot read mask %s", path);
             break;
         }
-        st = check_mask_type(path, &info);
+        st = samrt_mask_check_type(path, &info);
         if (st == SAMRT_OK && (info.width != v->width || info.height != v->height)) {
             SAMRT_LOG_ERROR("%s: mask is %dx%d but the frames of %s are %dx%d", path, info.width, info.height,
                             v->name, v->width, v->height);
@@ -476,10 +320,10 @@ static enum samrt_status validate_object(const struct samrt_sav_video *v, const 
 
 static enum samrt_status load_video(const char *root, const char *name, const struct samrt_sav_select *sel,
                                     struct samrt_sav_video *v, struct samrt_mask_reader *mr) {
-    v->name = xstrdup(name);
-    char *jroot = path_join(root, SAMRT_SAV_JPEG_DIR), *aroot = path_join(root, SAMRT_SAV_ANN_DIR);
-    v->jpeg_dir = jroot ? path_join(jroot, name) : NULL;
-    v->ann_dir = aroot ? path_join(aroot, name) : NULL;
+    v->name = strdup(name);
+    char *jroot = samrt_path_join(root, SAMRT_SAV_JPEG_DIR), *aroot = samrt_path_join(root, SAMRT_SAV_ANN_DIR);
+    v->jpeg_dir = jroot ? samrt_path_join(jroot, name) : NULL;
+    v->ann_dir = aroot ? samrt_path_join(aroot, name) : NULL;
     free(jroot);
     free(aroot);
     SAMRT_CHECK(v->name && v->jpeg_dir && v->ann_dir, SAMRT_E_HOST_MEMORY, "out of memory");
@@ -567,7 +411,7 @@ enum samrt_status samrt_sav_open(const char *split_dir, const struct samrt_sav_s
     SAMRT_CHECK(sel.shard_n == 0 || (sel.shard_k >= 0 && sel.shard_k < sel.shard_n), SAMRT_E_INVALID_ARG,
                 "shard %d/%d: need 0 <= K < N", sel.shard_k, sel.shard_n);
     SAMRT_CHECK(samrt_is_dir(split_dir), SAMRT_E_IO, "split directory %s does not exist", split_dir);
-    char *jroot = path_join(split_dir, SAMRT_SAV_JPEG_DIR), *aroot = path_join(split_dir, SAMRT_SAV_ANN_DIR);
+    char *jroot = samrt_path_join(split_dir, SAMRT_SAV_JPEG_DIR), *aroot = samrt_path_join(split_dir, SAMRT_SAV_ANN_DIR);
     enum samrt_status st = jroot && aroot ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     if (st == SAMRT_OK && (!samrt_is_dir(jroot) || !samrt_is_dir(aroot))) {
         SAMRT_LOG_ERROR("%s is not an SA-V split: it needs %s/ and %s/", split_dir, SAMRT_SAV_JPEG_DIR,
@@ -583,7 +427,7 @@ enum samrt_status samrt_sav_open(const char *split_dir, const struct samrt_sav_s
         st = SAMRT_E_INVALID_ARG;
     }
     if (st == SAMRT_OK) {
-        out->root = xstrdup(split_dir);
+        out->root = strdup(split_dir);
         out->videos = (struct samrt_sav_video *)calloc((size_t)picked.n, sizeof *out->videos);
         if (!out->root || !out->videos) st = SAMRT_E_HOST_MEMORY;
     }

@@ -18,7 +18,8 @@
  *   for (int v = 0; v < split.n_videos; v++) { ... split.videos[v].objects ... }
  *   samrt_sav_free(&split);
  *
- * The frame streamer (frame_stream.h) reads a video folder's frames ahead on a thread.
+ * The frame streamer (frame_stream.h) reads a video folder's frames ahead on a thread; the
+ * mask reader (mask_read.h, included) loads a mask PNG with the SA-V rules.
  */
 #ifndef SAMRT_SAV_H
 #define SAMRT_SAV_H
@@ -27,6 +28,7 @@
 #include <stdint.h>
 
 #include "frame_stream.h"
+#include "mask_read.h"
 #include "samrt_impl.h"
 
 #ifdef __cplusplus
@@ -99,38 +101,6 @@ void samrt_sav_ann_path(const struct samrt_sav_video *v, const struct samrt_sav_
  * integer value of the stem, which must run 0..n-1 without gaps or duplicates. */
 enum samrt_status samrt_sav_list_jpegs(const char *dir, struct samrt_sav_jpeg **frames, int *n);
 void samrt_sav_free_jpegs(struct samrt_sav_jpeg *frames, int n);
-
-/* ---- listing ---------------------------------------------------------------------------- */
-
-struct samrt_names {
-    char **v;
-    int n, cap;
-};
-void samrt_names_free(struct samrt_names *l);
-enum samrt_status samrt_names_push(struct samrt_names *l, const char *s);   /* copies s */
-/* The entries of dir (names starting with '.' skipped) split into folders (links followed)
- * and everything else, each sorted with strcmp. Either output may be NULL. */
-enum samrt_status samrt_list_dir(const char *dir, struct samrt_names *dirs, struct samrt_names *files);
-
-/* ---- masks ----------------------------------------------------------------------------- */
-
-/* Reusable buffers for mask loading (file bytes, 16-bit samples); zero-initialise, then
- * free with samrt_mask_reader_free. */
-struct samrt_mask_reader {
-    uint8_t *file;
-    size_t file_cap;
-    uint8_t *wide;
-    size_t wide_cap;
-};
-
-/* Loads a PNG mask with the SA-V rules of eval-spec 1.3: gray (1..16 bit) or palette only
- * (RGB, gray+alpha and RGBA are refused), at most 2 distinct raw values in the image,
- * foreground = value > 0. *mask receives width*height bytes of 0/1 and grows (realloc, like
- * samrt_file_read) only when the mask does not fit in *cap. n_fg (may be NULL) gets the
- * foreground count. Errors name the file. */
-enum samrt_status samrt_mask_load(struct samrt_mask_reader *r, const char *path, uint8_t **mask, size_t *cap,
-                                  int *width, int *height, long *n_fg);
-void samrt_mask_reader_free(struct samrt_mask_reader *r);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "image_io.h"
+#include "fsutil.h"
 #include "sav.h"
 #include "util.h"
 #include "video.h"

@@ -2,7 +2,8 @@
  * libswscale and encoded with libavcodec (H.264 through libx264 or libopenh264 when the
  * linked FFmpeg has one, MPEG-4 part 2 otherwise), muxed by libavformat into the container
  * the file name asks for. Like every file samrt writes, the video appears complete or not at
- * all: it is written beside the target and renamed over it by samrt_video_writer_close.
+ * all: it is written beside the target (atomic_file.h) and synced and renamed over it by
+ * samrt_video_writer_close.
  *
  * SAMRT_VIDEO_ENCODER=<name> (e.g. mpeg4) picks the encoder instead of that order.
  *
@@ -18,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "video_impl.h"
 
 /* Encoders in the order tried: H.264 first, MPEG-4 part 2 (always in libavcodec) last. */
@@ -43,7 +44,8 @@ struct samrt_video_writer {
     int64_t n;
     int header_written;
     char codec[32];
-    char path[4096], tmp[4200];
+    char path[4096];
+    struct samrt_atomic_file out;  /* the temporary file FFmpeg writes, renamed over path at close */
 };
 
 static enum samrt_status wfail(const struct samrt_video_writer *w, int err, const char *what) {
@@ -120,7 +122,7 @@ static enum samrt_status open_output(struct samrt_video_writer *w) {
     w->sws = sws_getContext(w->enc->width, w->enc->height, AV_PIX_FMT_RGB24, w->enc->width, w->enc->height,
                             AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
     SAMRT_CHECK(w->sws, SAMRT_E_UNSUPPORTED, "%s: cannot convert RGB to YUV 4:2:0", w->path);
-    if (!(w->fmt->oformat->flags & AVFMT_NOFILE) && (ret = avio_open(&w->fmt->pb, w->tmp, AVIO_FLAG_WRITE)) < 0)
+    if (!(w->fmt->oformat->flags & AVFMT_NOFILE) && (ret = avio_open(&w->fmt->pb, w->out.tmp, AVIO_FLAG_WRITE)) < 0)
         return wfail(w, ret, "cannot create the file");
     AVDictionary *opts = NULL;
     av_dict_set(&opts, "movflags", "+faststart", 0);  /* mp4 / mov only; others leave it unused */
@@ -156,15 +158,18 @@ enum samrt_status samrt_video_writer_open(const char *path, int width, int heigh
     SAMRT_CHECK(w, SAMRT_E_HOST_MEMORY, "out of memory");
     w->width = width, w->height = height;
     snprintf(w->path, sizeof w->path, "%s", path);
-    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
-    const int ret = avformat_alloc_output_context2(&w->fmt, ofmt, NULL, w->tmp);
-    enum samrt_status st = ret < 0 ? wfail(w, ret, "cannot set up the container") : SAMRT_OK;
+    enum samrt_status st = samrt_atomic_open(&w->out, path);
+    if (st != SAMRT_OK) {
+        av_free(w);
+        return st;
+    }
+    const int ret = avformat_alloc_output_context2(&w->fmt, ofmt, NULL, w->out.tmp);
+    if (ret < 0) st = wfail(w, ret, "cannot set up the container");
     if (st == SAMRT_OK) st = open_encoder(w, fps);
     if (st == SAMRT_OK) st = open_output(w);
     if (st != SAMRT_OK) {
-        const int created = w->fmt && w->fmt->pb;
+        samrt_atomic_abort(&w->out);
         writer_free(w);
-        if (created) unlink(w->tmp);
         return st;
     }
     *out = w;
@@ -212,11 +217,9 @@ enum samrt_status samrt_video_writer_close(struct samrt_video_writer *w) {
         const int ret = avio_closep(&w->fmt->pb);
         if (ret < 0 && st == SAMRT_OK) st = wfail(w, ret, "cannot close the file");
     }
-    if (st == SAMRT_OK && rename(w->tmp, w->path) != 0) {
-        SAMRT_LOG_ERROR("%s: cannot rename %s over it", w->path, w->tmp);
-        st = SAMRT_E_IO;
-    }
-    if (st != SAMRT_OK) unlink(w->tmp);
+    /* fsyncs what FFmpeg wrote through its own descriptor, then renames it over the target */
+    if (st == SAMRT_OK) st = samrt_atomic_commit(&w->out);
+    else samrt_atomic_abort(&w->out);
     writer_free(w);
     return st;
 }

@@ -7,9 +7,9 @@ if (SAMRT_FUZZ)
   if (NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "samrt: SAMRT_FUZZ needs clang (libFuzzer); got ${CMAKE_C_COMPILER_ID}")
   endif()
-  # image_io.c and log.c are compiled in so that they carry the coverage instrumentation.
+  # image_io.c (with atomic_file.c, its writer) and log.c are compiled in so that they carry the coverage instrumentation.
   add_executable(fuzz_image ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_image.c
-    ${PROJECT_SOURCE_DIR}/harness/image_io.c ${PROJECT_SOURCE_DIR}/core/log.c)
+    ${PROJECT_SOURCE_DIR}/harness/image_io.c ${PROJECT_SOURCE_DIR}/harness/atomic_file.c ${PROJECT_SOURCE_DIR}/core/log.c)
   target_include_directories(fuzz_image PRIVATE ${SAMRT_LAYER_INCLUDES_harness})
   target_compile_options(fuzz_image PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
   target_link_options(fuzz_image PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -1,5 +1,6 @@
-# Tests of the profiling outputs (harness/csv.c, profile.c) and of the merge, compare and
-# report subcommands (tools/), compiled into their tests and called in-process; nsys_profile.sh.
+# Tests of the profiling outputs (harness/csv.c, profile.c, profile_write.c, stats.c,
+# latency_rec.c) and of the merge, compare and report subcommands (tools/), compiled into
+# their tests and called in-process; nsys_profile.sh.
 set(_prof_tools ${PROJECT_SOURCE_DIR}/tools)
 set(_prof_common ${_prof_tools}/cli_util.c)
 samrt_add_test(test_csv SOURCES test_csv.c LABELS cpu LIBS samrt_harness)

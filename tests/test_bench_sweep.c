@@ -177,14 +177,16 @@ static void test_sweep(void) {
     char err[256], path[700];
     snprintf(path, sizeof path, "%s/profile_summary.csv", out);
     CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
-    size_t n_base, n_sweep;
-    const struct samrt_profile_col *base = samrt_profile_columns(&n_base);
-    const struct samrt_profile_col *sweep = samrt_profile_sweep_columns(&n_sweep);
+    size_t n_base, n_all;
+    samrt_profile_columns(&n_base);
+    struct samrt_profile_row sweep_row;
+    samrt_profile_row_init(&sweep_row);
+    sweep_row.objects = 1;
+    const struct samrt_profile_col *cols = samrt_profile_file_columns(&sweep_row, 1, &n_all);
     /* the usual columns first, in their order, then the sweep's */
-    CHECK_EQ_INT((int)t.n_fields[0], (int)(n_base + n_sweep));
-    for (size_t c = 0; c < n_base && c < t.n_fields[0]; c++) CHECK(!strcmp(samrt_csv_cell(&t, 0, (int)c), base[c].name));
-    for (size_t c = 0; c < n_sweep && n_base + c < t.n_fields[0]; c++)
-        CHECK(!strcmp(samrt_csv_cell(&t, 0, (int)(n_base + c)), sweep[c].name));
+    CHECK(n_all > n_base && !strcmp(cols[n_base].name, "config"));
+    CHECK_EQ_INT((int)t.n_fields[0], (int)n_all);
+    for (size_t c = 0; c < n_all && c < t.n_fields[0]; c++) CHECK(!strcmp(samrt_csv_cell(&t, 0, (int)c), cols[c].name));
     CHECK_EQ_INT((int)t.n_rows - 1, 2);
     for (size_t r = 1; r < t.n_rows && t.n_rows == 3; r++) {
         const double k = (double)r;  /* row 1: one object, row 2: two */

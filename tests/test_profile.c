@@ -8,9 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "check.h"
 #include "csv.h"
+#include "latency_rec.h"
 #include "profile.h"
+#include "stats.h"
 #include "tool_test.h"
 
 #define TOL 1e-9
@@ -194,6 +197,20 @@ static void test_columns(void) {
     CHECK(samrt_profile_column_find("gpu_peak_reserved_MiB")->better == -1);
     CHECK(samrt_profile_column_find("J&F")->better == +1);
     CHECK(samrt_profile_column_find("nope") == NULL);
+    CHECK(samrt_profile_column_find("config") == NULL);  /* a sweep column: not in every file */
+    /* a file's columns: the 44 alone, or followed by the sweep's 17 when a row is a sweep row */
+    struct samrt_profile_row rows[2];
+    samrt_profile_row_init(&rows[0]);
+    samrt_profile_row_init(&rows[1]);
+    size_t n_file;
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 44);
+    rows[1].objects = 2;
+    rows[1].warmup = 1;  /* a warm-up sweep row is never written: still 44 */
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 44);
+    rows[1].warmup = 0;
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 61);
+    CHECK(!strcmp(cols[44].name, "config") && !strcmp(cols[60].name, "total_arena_bytes"));
+    CHECK(samrt_profile_file_columns(NULL, 0, &n_file) == cols && n_file == 44);
 }
 
 static void test_absent_and_quoting(void) {

@@ -378,12 +378,18 @@ static uint8_t *decode_file(const char *path, int *w, int *h) {
     return rgb;
 }
 
+/* A folder of JPEGs from its first frame, as `samrt track --frames` and the bench open it. */
+static enum samrt_status open_folder(const char *dir, int depth, samrt_frame_stream_t *out) {
+    const struct samrt_frame_source src = {dir, depth, 0, 0};
+    return samrt_frame_stream_open_source(&src, out);
+}
+
 static void test_stream(void) {
     char root[700], dir[800], path[900];
     make_split(root, sizeof root, 1, 11);
     snprintf(dir, sizeof dir, "%s/JPEGImages_24fps/synth_000", root);
     samrt_frame_stream_t fs = NULL;
-    CHECK_STATUS(samrt_frame_stream_open(dir, 2, &fs), SAMRT_OK);
+    CHECK_STATUS(open_folder(dir, 2, &fs), SAMRT_OK);
     CHECK_EQ_INT(samrt_frame_stream_count(fs), 11);
     int w = 0, h = 0;
     samrt_frame_stream_size(fs, &w, &h);
@@ -406,7 +412,7 @@ static void test_stream(void) {
     samrt_frame_stream_close(fs);
 
     /* ring limits: depth 2 = 3 buffers; holding all 3 and asking again is refused */
-    CHECK_STATUS(samrt_frame_stream_open(dir, 2, &fs), SAMRT_OK);
+    CHECK_STATUS(open_folder(dir, 2, &fs), SAMRT_OK);
     struct samrt_frame held[3];
     for (int k = 0; k < 3; k++) {
         CHECK_STATUS(samrt_frame_stream_next(fs, &held[k]), SAMRT_OK);
@@ -427,7 +433,7 @@ static void test_stream(void) {
     uint8_t *d = du_read_file(path, &n);
     CHECK(d && du_write_file(path, d, n / 2) == 0);
     free(d);
-    CHECK_STATUS(samrt_frame_stream_open(dir, 3, &fs), SAMRT_OK);
+    CHECK_STATUS(open_folder(dir, 3, &fs), SAMRT_OK);
     enum samrt_status st = SAMRT_OK;
     for (i = 0; (st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb; i++) samrt_frame_stream_release(fs, &f);
     CHECK_EQ_INT(i, 5);
@@ -436,20 +442,20 @@ static void test_stream(void) {
     samrt_frame_stream_close(fs);
     uint8_t other[40 * 30 * 3] = {0};
     CHECK_STATUS(samrt_jpeg_write(path, other, 40, 30, 90), SAMRT_OK);
-    CHECK_STATUS(samrt_frame_stream_open(dir, 1, &fs), SAMRT_OK);
+    CHECK_STATUS(open_folder(dir, 1, &fs), SAMRT_OK);
     for (i = 0; (st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb; i++) samrt_frame_stream_release(fs, &f);
     CHECK_EQ_INT(i, 5);
     CHECK_EQ_INT(st, SAMRT_E_FORMAT);
     samrt_frame_stream_close(fs);
 
     /* immediate close; bad arguments */
-    CHECK_STATUS(samrt_frame_stream_open(dir, 1, &fs), SAMRT_OK);
+    CHECK_STATUS(open_folder(dir, 1, &fs), SAMRT_OK);
     samrt_frame_stream_close(fs);
     samrt_frame_stream_close(NULL);
-    CHECK_STATUS(samrt_frame_stream_open(dir, 0, &fs), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(open_folder(dir, 0, &fs), SAMRT_E_INVALID_ARG);
     CHECK(fs == NULL);
     snprintf(path, sizeof path, "%s/nope", root);
-    CHECK_STATUS(samrt_frame_stream_open(path, 2, &fs), SAMRT_E_IO);
+    CHECK_STATUS(open_folder(path, 2, &fs), SAMRT_E_IO);
 }
 
 int main(void) {

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "profile.h"
+#include "stats.h"
 
 struct threshold {
     const struct samrt_profile_col *col;

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "csv.h"
 #include "profile.h"

@@ -24,11 +24,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "csv.h"
 #include "profile.h"
 #include "report_html.h"
 #include "report_sweep.h"
+#include "stats.h"
 #include "thumbs.h"
 
 struct group {

@@ -25,7 +25,9 @@
 #include "profile.h"
 #include "samrt_internal.h"
 #include "sav.h"
+#include "stats.h"
 #include "taps.h"
+#include "track_opts.h"
 #include "video.h"
 
 #define MAX_OBJ 64
@@ -108,27 +110,23 @@ static int bad(const char *what, const char *arg) {
  * is none of them, else 0 or an exit code. */
 static int parse_object_opt(int c, struct args *a) {
     struct obj_arg *o = &a->obj[a->n_obj - 1];
-    int lab = 1;
     long v;
-    float f[4];
-    char tail;
+    struct samrt_point pt;
+    float box[4];
     switch (c) {
     case 'M':
         if (o->mask_path) return bad("--mask: one per object", optarg);
         o->mask_path = optarg;
         return 0;
-    case 'p': {
-        const int k = sscanf(optarg, "%f,%f,%d%c", &f[0], &f[1], &lab, &tail);
-        if ((k != 2 && k != 3) || (lab != 0 && lab != 1)) return bad("--point takes x,y or x,y,label (0 or 1)", optarg);
+    case 'p':
+        if (samrt_opt_point(optarg, &pt)) return bad("--point takes x,y or x,y,label (0 or 1)", optarg);
         if (o->p.n_clicks == SAMRT_MAX_CLICKS) return bad("too many clicks for one object", optarg);
-        o->p.clicks[o->p.n_clicks++] = (struct samrt_click){f[0], f[1], lab};
+        o->p.clicks[o->p.n_clicks++] = (struct samrt_click){pt.x, pt.y, pt.label};
         return 0;
-    }
     case 'b':
-        if (sscanf(optarg, "%f,%f,%f,%f%c", &f[0], &f[1], &f[2], &f[3], &tail) != 4 || o->p.has_box)
-            return bad("--box takes x0,y0,x1,y1, once per object", optarg);
+        if (samrt_opt_box(optarg, box) || o->p.has_box) return bad("--box takes x0,y0,x1,y1, once per object", optarg);
         o->p.has_box = 1;
-        memcpy(o->p.box, f, sizeof o->p.box);
+        memcpy(o->p.box, box, sizeof o->p.box);
         return 0;
     case 'o':
         if (samrt_parse_int(optarg, 0, 1 << 30, &v)) return bad("--obj takes an id >= 0", optarg);
@@ -160,24 +158,20 @@ static int parse_number_opt(int c, struct args *a) {
         a->fill_holes = (int)v;
         return 0;
     case 's':
-        if (samrt_parse_int(optarg, 64, 4096, &v)) return bad("--imgsz takes [64, 4096]", optarg);
-        a->p.imgsz = (int)v;
+        if (samrt_opt_imgsz(optarg, &a->p.imgsz)) return bad("--imgsz takes [64, 4096]", optarg);
         return 0;
     case 'k':
         if (samrt_parse_int(optarg, 1, 256, &v)) return bad("--max-objects takes [1, 256]", optarg);
         a->p.max_objects = (int)v;
         return 0;
     case 'n':
-        if (samrt_parse_int(optarg, 1, 1 << 30, &v)) return bad("--max-frames takes N >= 1", optarg);
-        a->max_frames = (int)v;
+        if (samrt_opt_max_frames(optarg, &a->max_frames)) return bad("--max-frames takes N >= 1", optarg);
         return 0;
     case 'B':
-        if (samrt_parse_int(optarg, 0, 1 << 30, &v)) return bad("--start takes N >= 0", optarg);
-        a->start = (int)v;
+        if (samrt_opt_start(optarg, &a->start)) return bad("--start takes N >= 0", optarg);
         return 0;
     case 'Q':
-        if (samrt_parse_int(optarg, 1, 64, &v)) return bad("--prefetch takes [1, 64]", optarg);
-        a->prefetch = (int)v;
+        if (samrt_opt_prefetch(optarg, &a->prefetch)) return bad("--prefetch takes [1, 64]", optarg);
         return 0;
     case 'r':
         if (samrt_parse_double(optarg, &a->fps) || !(a->fps > 0 && a->fps <= 1000))

@@ -1,0 +1,205 @@
+/* profile_write.c - the files of a bench run written from its rows (profile.h):
+ * profile_summary.csv, profile_stats.json and experiment_config.txt, each through
+ * atomic_file.h, so an error leaves the previous file whole. The columns come from the table
+ * in profile.c, the statistics from stats.c. Tested by tests/test_profile.c. */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "csv.h"
+#include "samrt_impl.h"
+#include "stats.h"
+
+/* ---- CSV ----------------------------------------------------------------------------- */
+
+enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
+                                          size_t n) {
+    SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_csv: NULL argument");
+    struct samrt_atomic_file af;
+    SAMRT_TRY(samrt_atomic_open(&af, path));
+    size_t n_cols;
+    const struct samrt_profile_col *cols = samrt_profile_file_columns(rows, n, &n_cols);
+    for (size_t c = 0; c < n_cols; c++) {
+        if (c) fputc(',', af.f);
+        samrt_csv_write_field(af.f, cols[c].name);
+    }
+    fputc('\n', af.f);
+    char cell[1100];
+    for (size_t r = 0; r < n; r++) {
+        if (rows[r].warmup) continue;
+        for (size_t c = 0; c < n_cols; c++) {
+            if (c) fputc(',', af.f);
+            samrt_profile_cell_text(&rows[r], &cols[c], cell, sizeof cell);
+            samrt_csv_write_field(af.f, cell);
+        }
+        fputc('\n', af.f);
+    }
+    return samrt_atomic_commit(&af);
+}
+
+/* ---- stats JSON ------------------------------------------------------------------------ */
+
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_number(FILE *f, const char *key, double v, int last) {
+    char buf[40];
+    if (samrt_profile_absent(v)) snprintf(buf, sizeof buf, "null");
+    else samrt_profile_fmt_double(v, buf, sizeof buf);
+    fprintf(f, "\"%s\": %s%s", key, buf, last ? "" : ", ");
+}
+
+/* A text field (at most size bytes, maybe without NUL) as a JSON string. */
+static void json_field(FILE *f, const char *s, size_t size) {
+    char buf[300];
+    snprintf(buf, sizeof buf, "%.*s", (int)SAMRT_MIN(size, sizeof buf - 1), s);
+    json_string(f, buf);
+}
+
+/* "sweep": [{model, video, config, objects, ...}, ...], one object per sweep row. */
+static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) {
+    size_t n_cols, n_base;
+    const struct samrt_profile_col *cols = samrt_profile_file_columns(rows, n, &n_cols);
+    samrt_profile_columns(&n_base);
+    fputs(",\n  \"sweep\": [", f);
+    int first = 1;
+    for (size_t r = 0; r < n; r++) {
+        if (rows[r].warmup || !samrt_profile_row_is_sweep(&rows[r])) continue;
+        fputs(first ? "\n    {\"model\": " : ",\n    {\"model\": ", f);
+        first = 0;
+        json_field(f, rows[r].model, sizeof rows[r].model);
+        fputs(", \"video\": ", f);
+        json_field(f, rows[r].video, sizeof rows[r].video);
+        for (size_t c = n_base; c < n_cols; c++) {
+            const struct samrt_profile_col *col = &cols[c];
+            fputs(", ", f);
+            if (col->kind != SAMRT_PCOL_STR) {
+                json_number(f, col->name, samrt_profile_get(&rows[r], col), 1);
+                continue;
+            }
+            fprintf(f, "\"%s\": ", col->name);
+            json_field(f, (const char *)&rows[r] + col->offset, col->size);
+        }
+        fputs("}", f);
+    }
+    fputs("\n  ]", f);
+}
+
+enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt_profile_row *rows,
+                                            size_t n) {
+    SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_stats: NULL argument");
+    double *vals = malloc((n ? n : 1) * sizeof *vals);
+    char *done = calloc(n ? n : 1, 1);  /* rows whose model was already written */
+    if (!vals || !done) {
+        free(vals);
+        free(done);
+        return SAMRT_E_HOST_MEMORY;
+    }
+    struct samrt_atomic_file af;
+    enum samrt_status st = samrt_atomic_open(&af, path);
+    if (st != SAMRT_OK) {
+        free(vals);
+        free(done);
+        return st;
+    }
+    FILE *f = af.f;
+    size_t n_base;
+    const struct samrt_profile_col *cols = samrt_profile_columns(&n_base);
+    fputs("{", f);
+    int first_model = 1;
+    for (size_t r0 = 0; r0 < n; r0++) {
+        if (rows[r0].warmup || done[r0]) continue;
+        const char *model = rows[r0].model;
+        for (size_t r = r0; r < n; r++)
+            if (!strncmp(rows[r].model, model, sizeof rows[r].model)) done[r] = 1;
+        fputs(first_model ? "\n  " : ",\n  ", f);
+        first_model = 0;
+        json_field(f, model, sizeof rows[r0].model);
+        fputs(": {", f);
+        int first_metric = 1;
+        for (size_t c = 0; c < n_base; c++) {
+            if (cols[c].kind != SAMRT_PCOL_REAL) continue;
+            size_t k = 0;
+            for (size_t r = r0; r < n; r++) {
+                if (rows[r].warmup || strncmp(rows[r].model, model, sizeof rows[r].model)) continue;
+                double v = samrt_profile_get(&rows[r], &cols[c]);
+                if (!samrt_profile_absent(v)) vals[k++] = v;
+            }
+            struct samrt_stats s;
+            if (samrt_stats_compute(vals, k, &s) != SAMRT_OK) continue;  /* never measured */
+            fputs(first_metric ? "\n    " : ",\n    ", f);
+            first_metric = 0;
+            json_string(f, cols[c].name);
+            fprintf(f, ": {\"n\": %zu, ", s.n);
+            json_number(f, "mean", s.mean, 0);
+            json_number(f, "std", s.std, 0);
+            json_number(f, "min", s.min, 0);
+            json_number(f, "max", s.max, 0);
+            json_number(f, "median", s.median, 0);
+            json_number(f, "p95", s.p95, 1);
+            fputs("}", f);
+        }
+        fputs(first_metric ? "}" : "\n  }", f);
+    }
+    size_t n_cols;
+    samrt_profile_file_columns(rows, n, &n_cols);
+    if (n_cols > n_base) json_sweep(f, rows, n);  /* after a model: first_model is 0 */
+    fputs(first_model ? "}\n" : "\n}\n", f);
+    free(vals);
+    free(done);
+    return samrt_atomic_commit(&af);
+}
+
+/* ---- experiment_config.txt ------------------------------------------------------------ */
+
+static int valid_key(const char *k) {
+    if (!k || !*k) return 0;
+    for (; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
+              *k == '_' || *k == '.' || *k == '-'))
+            return 0;
+    return 1;
+}
+
+enum samrt_status samrt_profile_write_config(const char *path, const struct samrt_profile_kv *kv,
+                                             size_t n) {
+    SAMRT_CHECK(path && (kv || n == 0), SAMRT_E_INVALID_ARG, "write_config: NULL argument");
+    for (size_t i = 0; i < n; i++) {
+        SAMRT_CHECK(valid_key(kv[i].key), SAMRT_E_INVALID_ARG, "config key '%s' is not [A-Za-z0-9_.-]+",
+                    kv[i].key ? kv[i].key : "(null)");
+        SAMRT_CHECK(!kv[i].value || !strpbrk(kv[i].value, "\r\n"), SAMRT_E_INVALID_ARG,
+                    "config value of '%s' holds a line break", kv[i].key);
+    }
+    struct samrt_atomic_file af;
+    SAMRT_TRY(samrt_atomic_open(&af, path));
+    fprintf(af.f, "# samrt %d.%d.%d experiment configuration (key=value)\n", SAMRT_VERSION_MAJOR,
+            SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH);
+    for (size_t i = 0; i < n; i++) fprintf(af.f, "%s=%s\n", kv[i].key, kv[i].value ? kv[i].value : "");
+    return samrt_atomic_commit(&af);
+}
+
+enum samrt_status samrt_profile_config_get(const char *path, const char *key, char *out, size_t len) {
+    if (!path || !key || !out || !len) return SAMRT_E_INVALID_ARG;
+    FILE *f = fopen(path, "r");
+    if (!f) return SAMRT_E_IO;
+    char line[8192];
+    int found = 0;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || strncmp(line, key, klen) || line[klen] != '=') continue;
+        snprintf(out, len, "%s", line + klen + 1);
+        found = 1;
+    }
+    fclose(f);
+    return found ? SAMRT_OK : SAMRT_E_KEYS;
+}
