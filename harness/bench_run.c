@@ -456,7 +456,7 @@ static enum samrt_status write_config(struct bench *B, const char *status) {
     kv[n++] = (struct samrt_profile_kv){"n_videos_selected", ints[7]};
     for (int i = 0; i < o->n_models; i++) {
         snprintf(keys[i], sizeof keys[i], "checkpoint.%s", o->models[i].tag);
-        snprintf(ckpts[i], sizeof ckpts[i], "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(o->models[i].model));
+        snprintf(ckpts[i], sizeof ckpts[i], "%s/%s", o->weights_dir, samrt_model_checkpoint_name(o->models[i].model));
         kv[n++] = (struct samrt_profile_kv){keys[i], ckpts[i]};
     }
     char ts[32];
@@ -507,7 +507,7 @@ static enum samrt_status check_checkpoints(const struct samrt_bench_opts *o) {
     enum samrt_status st = SAMRT_OK;
     for (int i = 0; i < o->n_models; i++) {
         char path[PATH_LEN];
-        snprintf(path, sizeof path, "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(o->models[i].model));
+        snprintf(path, sizeof path, "%s/%s", o->weights_dir, samrt_model_checkpoint_name(o->models[i].model));
         struct stat sb;
         if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
             fprintf(stderr, "samrt bench: %s: checkpoint %s not found (--weights_dir)\n", o->models[i].tag, path);
@@ -531,7 +531,7 @@ static void print_decode(const struct model_run *mr) {
 enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, int max_objects) {
     const struct samrt_bench_opts *o = B->o;
     char ckpt[PATH_LEN];
-    snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_tracker_checkpoint_name(mr->m->model));
+    snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_model_checkpoint_name(mr->m->model));
     const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_objects};
     /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
      * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */

@@ -1,5 +1,5 @@
-/* bench_tracker.c - the trackers of this build for `samrt bench`: the model table (which models
- * exist here, their checkpoint file names) and the tracker on the public streaming API
+/* bench_tracker.c - the trackers of this build for `samrt bench`: which models track here
+ * (samrt.h's model table, which also names their checkpoint files) and the tracker on the public streaming API
  * (samrt_engine_track_*, samrt_engine_stage_times), which runs SAM 2.1 and EdgeTAM alike; its
  * sessions (samrt_engine_init_session) are the streams of `samrt bench --streams`.
  *
@@ -14,32 +14,13 @@
 #include "samrt_impl.h"
 #include "samrt_internal.h"
 
-const char *samrt_tracker_checkpoint_name(enum samrt_model_id model) {
-    switch (model) {
-    case SAMRT_MODEL_SAM2_1_TINY: return "sam2.1_hiera_tiny.pt";
-    case SAMRT_MODEL_SAM2_1_SMALL: return "sam2.1_hiera_small.pt";
-    case SAMRT_MODEL_SAM2_1_BASE_PLUS: return "sam2.1_hiera_base_plus.pt";
-    case SAMRT_MODEL_SAM2_1_LARGE: return "sam2.1_hiera_large.pt";
-    case SAMRT_MODEL_EDGETAM: return "edgetam.pt";
-    case SAMRT_MODEL_SAM2_TINY: return "sam2_hiera_tiny.pt";
-    case SAMRT_MODEL_SAM2_SMALL: return "sam2_hiera_small.pt";
-    case SAMRT_MODEL_SAM2_BASE_PLUS: return "sam2_hiera_base_plus.pt";
-    case SAMRT_MODEL_SAM2_LARGE: return "sam2_hiera_large.pt";
-    default: return NULL;
-    }
-}
-
-static int is_sam2_1(enum samrt_model_id m) {
-    return m == SAMRT_MODEL_SAM2_1_TINY || m == SAMRT_MODEL_SAM2_1_SMALL || m == SAMRT_MODEL_SAM2_1_BASE_PLUS ||
-           m == SAMRT_MODEL_SAM2_1_LARGE;
-}
-
 static enum samrt_status builtin_available(enum samrt_model_id model, const char **why) {
     const char *reason = NULL;
-    if (model >= SAMRT_MODEL_SAM2_TINY && model <= SAMRT_MODEL_SAM2_LARGE)
+    /* samrt.h's model table: the models that track; the others with a checkpoint are SAM 2.0 */
+    if (samrt_model_checkpoint_name(model) && !samrt_model_tracks(model))
         reason = "SAM 2.0 (sam2_tiny/small/base/large, sam2_hiera_*.pt) is not in this build; "
                  "the SAM 2.1 models are sam2.1_tiny/small/base_plus/large";
-    else if (!is_sam2_1(model) && model != SAMRT_MODEL_EDGETAM)
+    else if (!samrt_model_tracks(model))
         reason = "unknown model";
 #ifndef SAMRT_BENCH_TRACKING
     else

@@ -88,10 +88,6 @@ struct samrt_tracker_backend {
 /* The trackers compiled into this build (SAM 2.1 through samrt_engine_track_*). */
 const struct samrt_tracker_backend *samrt_tracker_backend(void);
 
-/* The checkpoint file name of a model in --weights_dir: "sam2.1_hiera_tiny.pt",
- * "sam2_hiera_base_plus.pt", "edgetam.pt"; NULL for SAMRT_MODEL_UNKNOWN. */
-const char *samrt_tracker_checkpoint_name(enum samrt_model_id model);
-
 #ifdef __cplusplus
 }
 #endif

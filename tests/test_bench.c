@@ -310,7 +310,7 @@ static void test_options(void) {
     CHECK_STATUS(samrt_bench_parse_model("sam2.1_tiny_points", &m), SAMRT_OK);
     CHECK(m.prompt == SAMRT_PROMPT_POINTS && m.model == SAMRT_MODEL_SAM2_1_TINY);
     CHECK_STATUS(samrt_bench_parse_model("sam2.1_tiny_clicks", &m), SAMRT_E_INVALID_ARG);
-    CHECK(!strcmp(samrt_tracker_checkpoint_name(SAMRT_MODEL_SAM2_1_BASE_PLUS), "sam2.1_hiera_base_plus.pt"));
+    CHECK(!strcmp(samrt_model_checkpoint_name(SAMRT_MODEL_SAM2_1_BASE_PLUS), "sam2.1_hiera_base_plus.pt"));
 }
 
 /* Naive IoU x 100 of two masks. */

@@ -158,7 +158,7 @@ static void consider(struct demo *d, const char *path) {
 static void consider_dir(struct demo *d, const char *dir) {
     char path[PATH_LEN];
     for (int m = 0; m < N_MODELS; m++) {
-        snprintf(path, sizeof path, "%s/%s", dir, samrt_tracker_checkpoint_name(g_models[m]));
+        snprintf(path, sizeof path, "%s/%s", dir, samrt_model_checkpoint_name(g_models[m]));
         if (file_exists(path)) consider(d, path);
     }
     DIR *dp = opendir(dir);
@@ -188,7 +188,7 @@ static enum samrt_status find_weights(struct demo *d) {
     snprintf(dir, sizeof dir, "%s/weights", d->out);
     SAMRT_TRY(samrt_mkdirs(dir));
     for (int m = 0; m < N_MODELS; m++) {
-        snprintf(path, sizeof path, "%s/%s", dir, samrt_tracker_checkpoint_name(g_models[m]));
+        snprintf(path, sizeof path, "%s/%s", dir, samrt_model_checkpoint_name(g_models[m]));
         unlink(path);
         if (d->ckpt[m][0]) {
             SAMRT_CHECK(symlink(d->ckpt[m], path) == 0, SAMRT_E_IO, "samrt demo: cannot link %s to %s", path,
