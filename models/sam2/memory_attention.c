@@ -55,16 +55,12 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
                                           const struct samrt_model_env *env) {
     SAMRT_CHECK(ma && cfg && env, SAMRT_E_INVALID_ARG, "memory attention: NULL argument");
     memset(ma, 0, sizeof *ma);
-    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
-                "memory attention: model side %d must be a multiple of 16, at least 64", cfg->model_side);
-    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
-                "memory attention: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_TRY(samrt_model_check_config("memory attention", cfg->model_side, 64, 16, cfg->b_max, SAMRT_SAM2_MAX_OBJ,
+                                       cfg->dtype));
     SAMRT_CHECK(cfg->max_mem >= 1 && cfg->max_mem <= SAMRT_SAM2_MAX_MEM && cfg->max_ptr >= 0 &&
                     cfg->max_ptr <= SAMRT_SAM2_MAX_PTR,
                 SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d)", cfg->max_mem,
                 SAMRT_SAM2_MAX_MEM, cfg->max_ptr, SAMRT_SAM2_MAX_PTR);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory attention: run dtype %s",
-                samrt_dtype_name(cfg->dtype));
     SAMRT_CHECK(cfg->n_layers >= 0 && cfg->n_layers <= SAMRT_SAM2_MA_LAYERS && cfg->mem_latents >= 0 &&
                     cfg->mem_grid >= 0 && cfg->mem_grid <= 256,
                 SAMRT_E_INVALID_ARG, "memory attention: variant with %d layers (0 .. %d), %d latents, grid %d",
@@ -77,45 +73,36 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
     ma->n_mem_tok = cfg->mem_latents + (int64_t)ma->mem_grid * ma->mem_grid;
     ma->slot_rope_k = -1;
     ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_tpos_k = ma->slot_ptr_p = -1;
-    enum samrt_status st = SAMRT_OK;
-    char name[128];
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+    const char *ml = "memory_attention.layers";
     for (int l = 0; l < ma->n_layers; l++) {
         struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         for (int i = 0; i < 4; i++) {
-            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.weight", l, proj[i]);
-            L->sa_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, DIM));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.bias", l, proj[i]);
-            L->sa_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->sa_w[i] = samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, DIM), "%s.%d.self_attn.%s.weight", ml, l, proj[i]);
+            L->sa_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.self_attn.%s.bias", ml, l, proj[i]);
             const int64_t in = i == 1 || i == 2 ? MEM_DIM : DIM;  /* kv_in_dim 64 */
-            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.weight", l, proj[i]);
-            L->ca_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, in));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.bias", l, proj[i]);
-            L->ca_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->ca_w[i] =
+                samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, in), "%s.%d.cross_attn_image.%s.weight", ml, l, proj[i]);
+            L->ca_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.cross_attn_image.%s.bias", ml, l, proj[i]);
         }
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.weight", l);
-        L->l1_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN, DIM));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.bias", l);
-        L->l1_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.weight", l);
-        L->l2_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, SAMRT_SAM2_MA_FFN));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.bias", l);
-        L->l2_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+        L->l1_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN, DIM), "%s.%d.linear1.weight", ml, l);
+        L->l1_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN), "%s.%d.linear1.bias", ml, l);
+        L->l2_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, SAMRT_SAM2_MA_FFN), "%s.%d.linear2.weight", ml, l);
+        L->l2_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.linear2.bias", ml, l);
         for (int k = 0; k < 3; k++) {
-            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.weight", l, k + 1);
-            L->norm_w[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.bias", l, k + 1);
-            L->norm_b[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->norm_w[k] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.norm%d.weight", ml, l, k + 1);
+            L->norm_b[k] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.norm%d.bias", ml, l, k + 1);
         }
     }
-    ma->w.norm_w = samrt_model_weight(env, &st, "memory_attention.norm.weight", 1, SAMRT_SHAPE(DIM));
-    ma->w.norm_b = samrt_model_weight(env, &st, "memory_attention.norm.bias", 1, SAMRT_SHAPE(DIM));
+    ma->w.norm_w = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "memory_attention.norm.weight");
+    ma->w.norm_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "memory_attention.norm.bias");
     if (!cfg->no_ptr_tpos) {
-        ma->w.tpos_w = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.weight", 2, SAMRT_SHAPE(MEM_DIM, DIM));
-        ma->w.tpos_b = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.bias", 1, SAMRT_SHAPE(MEM_DIM));
+        ma->w.tpos_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(MEM_DIM, DIM), "obj_ptr_tpos_proj.weight");
+        ma->w.tpos_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(MEM_DIM), "obj_ptr_tpos_proj.bias");
     }
-    samrt_model_weight(env, &st, "maskmem_tpos_enc", 4, SAMRT_SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
-    return st;
+    samrt_model_bindw(&b, 4, SAMRT_SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM), "maskmem_tpos_enc");
+    return b.st;
 }
 
 /* ---- planning and constants ------------------------------------------------------------------ */
