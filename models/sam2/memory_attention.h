@@ -48,10 +48,10 @@
  * per-count graph: memory attention + heads + memory encoder), or copy it into a persistent
  * slot (samrt_op_copy_into) before the pass ends.
  *
- * The W_k tpos rows (tpos_k below: k_proj of each memory's temporal encoding, per layer) are made
- * at prepare and staged with the frame's rows for a pass over keys projected once per stored
- * memory (docs/tracking.md, "Memory bank: what a stored memory costs every frame"); the pass here projects every key
- * each frame and does not read them.
+ * The W_k tpos rows (tpos_k below: k_proj of each memory's temporal encoding, per layer) are
+ * made at prepare and staged with the frame's rows, for a pass over keys projected once per
+ * stored memory (docs/tracking.md, "Memory bank: what a stored memory costs every frame");
+ * the pass here projects every key each frame and does not read them.
  *
  *   samrt_sam2_memattn_bind / _plan / (commit) / _prepare
  *   per frame: samrt_sam2_memattn_set_frame(...); samrt_sam2_memattn_forward(...) (RUN pass)
