@@ -2,7 +2,8 @@
  * Scratch packing: slots sorted by size (largest first, ties by index so the plan is
  * deterministic), each placed at the lowest 256-aligned offset where it overlaps no placed
  * slot whose lifetime intersects its own. Planning runs once at setup; the temporary index
- * arrays it mallocs are freed before it returns. */
+ * arrays it mallocs are freed before it returns. It keeps no state outside the plan, so
+ * engines may plan on several threads at once. */
 #include "arena.h"
 
 #include <inttypes.h>
@@ -47,19 +48,39 @@ static int lifetimes_overlap(const struct samrt_arena_slot *a, const struct samr
     return a->t_first <= b->t_last && b->t_first <= a->t_last;
 }
 
-/* qsort comparator over slot indices: larger first, then lower index first. */
-static const struct samrt_arena_slot *g_sort_slots;
-static int cmp_size_desc(const void *pa, const void *pb) {
-    int a = *(const int *)pa, b = *(const int *)pb;
-    uint64_t sa = g_sort_slots[a].nbytes, sb = g_sort_slots[b].nbytes;
-    if (sa != sb) return sa > sb ? -1 : 1;
-    return a - b;
+/* Orders of slot indices: by size, larger first, or by offset, lower first; ties by lower
+ * index, so each is a total order and the sort below gives the one result any sort would. */
+enum slot_order { BY_SIZE_DESC, BY_OFFSET };
+static int slot_before(const struct samrt_arena_slot *slots, enum slot_order order, int a, int b) {
+    const uint64_t x = order == BY_SIZE_DESC ? slots[b].nbytes : slots[a].offset;
+    const uint64_t y = order == BY_SIZE_DESC ? slots[a].nbytes : slots[b].offset;
+    if (x != y) return x < y;
+    return a < b;
 }
-static int cmp_offset(const void *pa, const void *pb) {
-    int a = *(const int *)pa, b = *(const int *)pb;
-    uint64_t oa = g_sort_slots[a].offset, ob = g_sort_slots[b].offset;
-    if (oa != ob) return oa < ob ? -1 : 1;
-    return a - b;
+
+/* Heapsort of n slot indices (in place, no state outside the call: two engines may plan on
+ * two threads at once). */
+static void sift_down(int *idx, int root, int n, const struct samrt_arena_slot *slots, enum slot_order order) {
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && slot_before(slots, order, idx[child], idx[child + 1])) child++;
+        if (!slot_before(slots, order, idx[root], idx[child])) return;
+        const int t = idx[root];
+        idx[root] = idx[child];
+        idx[child] = t;
+        root = child;
+    }
+}
+
+static void sort_slots(int *idx, int n, const struct samrt_arena_slot *slots, enum slot_order order) {
+    for (int i = n / 2 - 1; i >= 0; i--) sift_down(idx, i, n, slots, order);
+    for (int end = n - 1; end > 0; end--) {
+        const int t = idx[0];
+        idx[0] = idx[end];
+        idx[end] = t;
+        sift_down(idx, 0, end, slots, order);
+    }
 }
 
 static enum samrt_status pack_scratch(struct samrt_plan *plan, uint64_t *extent) {
@@ -78,8 +99,7 @@ static enum samrt_status pack_scratch(struct samrt_plan *plan, uint64_t *extent)
     int k = 0;
     for (int i = 0; i < plan->n_slots; i++)
         if (plan->slots[i].region == SAMRT_REGION_SCRATCH) order[k++] = i;
-    g_sort_slots = plan->slots;
-    qsort(order, (size_t)n, sizeof *order, cmp_size_desc);
+    sort_slots(order, n, plan->slots, BY_SIZE_DESC);
     int n_placed = 0;
     for (int i = 0; i < n; i++) {
         struct samrt_arena_slot *s = &plan->slots[order[i]];
@@ -87,8 +107,7 @@ static enum samrt_status pack_scratch(struct samrt_plan *plan, uint64_t *extent)
         int n_conf = 0;  /* placed slots alive at the same time, sorted by offset */
         for (int j = 0; j < n_placed; j++)
             if (lifetimes_overlap(s, &plan->slots[placed[j]])) conf[n_conf++] = placed[j];
-        g_sort_slots = plan->slots;
-        qsort(conf, (size_t)n_conf, sizeof *conf, cmp_offset);
+        sort_slots(conf, n_conf, plan->slots, BY_OFFSET);
         uint64_t off = 0;
         for (int j = 0; j < n_conf; j++) {
             const struct samrt_arena_slot *c = &plan->slots[conf[j]];

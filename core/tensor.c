@@ -37,18 +37,6 @@ int samrt_tensor_is_contiguous(const struct samrt_tensor *t) {
     return 1;
 }
 
-enum samrt_status samrt_tensor_slice(const struct samrt_tensor *t, int dim, int64_t start, int64_t len,
-                                     struct samrt_tensor *out) {
-    SAMRT_CHECK(dim >= 0 && dim < t->n_dims, SAMRT_E_INVALID_ARG, "slice: dim %d of %d", dim, t->n_dims);
-    SAMRT_CHECK(start >= 0 && len >= 0 && start + len <= t->ne[dim], SAMRT_E_INVALID_ARG,
-                "slice: [%lld, %lld) outside extent %lld", (long long)start, (long long)(start + len),
-                (long long)t->ne[dim]);
-    *out = *t;
-    out->data = (uint8_t *)t->data + (uint64_t)(start * t->s[dim]) * samrt_dtype_size(t->dtype);
-    out->ne[dim] = len;
-    return SAMRT_OK;
-}
-
 struct samrt_tensor samrt_tensor_view(const struct samrt_tensor *t, int64_t off, int n_dims, const int64_t *ne,
                                       const int64_t *s) {
     struct samrt_tensor v = *t;

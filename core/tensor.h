@@ -27,9 +27,6 @@ struct samrt_tensor samrt_tensor_make(void *data, enum samrt_dtype dtype, int n_
 int64_t samrt_tensor_nelements(const struct samrt_tensor *t);
 uint64_t samrt_tensor_nbytes(const struct samrt_tensor *t);       /* of the contiguous extent */
 int samrt_tensor_is_contiguous(const struct samrt_tensor *t);
-/* A view of dim `dim` restricted to [start, start+len). */
-enum samrt_status samrt_tensor_slice(const struct samrt_tensor *t, int dim, int64_t start, int64_t len,
-                                     struct samrt_tensor *out);
 /* A view of t's storage at element offset off with the given shape and strides (elements).
  * Plain address arithmetic, no checks: it also works on the NULL data of persistent tensors
  * and the tags of PLAN passes (ops/exec.h). */

@@ -1,5 +1,5 @@
-/* model_env.c - the lookups, uploads and the binder of model_env.h, shared by every network's
- * bind and prepare so that each is written once. */
+/* model_env.c - the lookups, uploads, the binder and the configuration checks of model_env.h,
+ * shared by every network's bind and prepare so that each is written once. */
 #include "model_env.h"
 
 #include <stdarg.h>
@@ -10,9 +10,10 @@
 #include "platform.h"
 #include "samrt_impl.h"
 
-const struct samrt_tensor *samrt_model_weight(const struct samrt_model_env *env, enum samrt_status *st,
-                                              const char *name, int n_dims, const int64_t *ne) {
-    if (*st != SAMRT_OK) return NULL;
+/* The weight `name` when it has exactly the shape (n_dims, ne); otherwise logs what it found
+ * and sets *st = SAMRT_E_KEYS. */
+static const struct samrt_tensor *model_weight(const struct samrt_model_env *env, enum samrt_status *st,
+                                               const char *name, int n_dims, const int64_t *ne) {
     const struct samrt_tensor *t = env ? samrt_weights_find(env->weights, name) : NULL;
     int ok = t && t->n_dims == n_dims;
     for (int d = 0; ok && d < n_dims; d++) ok = t->ne[d] == ne[d];
@@ -89,5 +90,16 @@ const struct samrt_tensor *samrt_model_bindw(struct samrt_model_binder *b, int n
         for (int d = 0; d < 4; d++) k->ne[d] = d < n_dims ? ne[d] : 1;
     }
     if (!b->env) return NULL;
-    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
+    return model_weight(b->env, &b->st, name, n_dims, ne);
+}
+
+enum samrt_status samrt_model_check_config(const char *module, int model_side, int side_min, int side_step, int b_max,
+                                           int max_obj, enum samrt_dtype dtype) {
+    SAMRT_CHECK(model_side >= side_min && side_step > 0 && model_side % side_step == 0, SAMRT_E_INVALID_ARG,
+                "%s: model side %d must be a multiple of %d, at least %d", module, model_side, side_step, side_min);
+    SAMRT_CHECK(b_max >= 1 && b_max <= max_obj, SAMRT_E_INVALID_ARG, "%s: %d object slots (1 .. %d)", module, b_max,
+                max_obj);
+    SAMRT_CHECK(dtype == SAMRT_DTYPE_F32 || dtype == SAMRT_DTYPE_F16 || dtype == SAMRT_DTYPE_BF16,
+                SAMRT_E_INVALID_ARG, "%s: run dtype %s", module, samrt_dtype_name(dtype));
+    return SAMRT_OK;
 }

@@ -3,8 +3,9 @@
  * (uploads of constants at prepare) and the run precision. The runtime fills one for its
  * engine (runtime/engine.c, samrt_engine_env); tests fill one by hand. The networks never see
  * struct samrt_engine, so models/ sits below the runtime. Also the binder that every
- * network's bind shares (weights by formatted name, optionally listing the keys it asks for),
- * so that a building block (models/edgetam) binds through the same one as its host network. */
+ * network's bind shares (weights by formatted name with their expected shapes, optionally
+ * listing the keys it asks for), so that a building block (models/edgetam) binds through the
+ * same one as its host network, and the configuration checks those binds share. */
 #ifndef SAMRT_MODEL_ENV_H
 #define SAMRT_MODEL_ENV_H
 
@@ -24,11 +25,6 @@ struct samrt_model_env {
     enum samrt_dtype precision;           /* the run precision */
 };
 
-/* The weight `name` when it has exactly the shape (n_dims, ne); otherwise logs what it found
- * and sets *st = SAMRT_E_KEYS. Does nothing and returns NULL once *st is an error, so a bind
- * runs its lookups one after another and checks *st at the end. */
-const struct samrt_tensor *samrt_model_weight(const struct samrt_model_env *env, enum samrt_status *st,
-                                              const char *name, int n_dims, const int64_t *ne);
 /* The address of arena slot `slot` (NULL for a negative slot). Prepare time. */
 void *samrt_model_slot(const struct samrt_model_env *env, int slot);
 /* Copies `bytes` host bytes into the arena at dst (a slot address). Setup only. An arena
@@ -66,9 +62,18 @@ struct samrt_model_binder {
     enum samrt_status st;
 };
 /* The weight named by fmt with exactly this shape, or NULL (b->st set to SAMRT_E_KEYS after
- * logging; also NULL when only listing keys or once b->st holds an error). */
+ * logging "weights: <name> is <shape or missing>, expected <shape>"; also NULL when only
+ * listing keys or once b->st holds an error). The one way a network binds a weight: a bind
+ * runs its lookups one after another and returns b->st at the end. */
 const struct samrt_tensor *samrt_model_bindw(struct samrt_model_binder *b, int n_dims, const int64_t *ne,
                                              const char *fmt, ...) SAMRT_PRINTF(4, 5);
+
+/* The configuration checks that the modules' binds share, each failure logged as
+ * "<module>: ..." with SAMRT_E_INVALID_ARG: the model side is a multiple of side_step and at
+ * least side_min, the object slots per pass are 1 .. max_obj, the run dtype is f32, f16 or
+ * bf16 (the dtypes the kernels have). */
+enum samrt_status samrt_model_check_config(const char *module, int model_side, int side_min, int side_step, int b_max,
+                                           int max_obj, enum samrt_dtype dtype);
 
 #ifdef __cplusplus
 }

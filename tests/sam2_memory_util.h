@@ -4,8 +4,8 @@
  * seeded random weights under the official key names (model-spec 5.2, written out here
  * independently of the binding code) or the tensors of an official dump, persistent input
  * slots, and a list of passes (memory encoder with or without binarize, memory attention per
- * (memories, pointers) count, cached or not, K/V projection of one memory, the perceiver) each
- * planned on its own op context, as the tracker plans them.
+ * (memories, pointers) count, the perceiver) each planned on its own op context, as the
+ * tracker plans them.
  * Header-only; builds on the weight table helpers of sam2_heads_util.h. */
 #ifndef SAMRT_TEST_SAM2_MEMORY_UTIL_H
 #define SAMRT_TEST_SAM2_MEMORY_UTIL_H
@@ -119,11 +119,11 @@ static inline int mu_weights_from_ckpt(struct hu_weights *w, const struct samrt_
 
 /* ---- the rig ----------------------------------------------------------------------------------- */
 
-enum mu_kind { MU_ENC, MU_ENC_BIN, MU_ATT, MU_ATT_CACHED, MU_PROJECT, MU_PERC /* EdgeTAM: feat -> perc_out */ };
+enum mu_kind { MU_ENC, MU_ENC_BIN, MU_ATT, MU_PERC /* EdgeTAM: feat -> perc_out */ };
 
 struct mu_pass {
     enum mu_kind kind;
-    int n_mem, n_ptr;          /* MU_ATT*: counts; MU_PROJECT: n_mem = the memory index */
+    int n_mem, n_ptr;          /* MU_ATT: counts */
 };
 
 #define MU_MAX_PASSES 12
@@ -146,11 +146,10 @@ struct mu_rig {
     /* persistent inputs / outputs */
     struct samrt_tensor vision, low_res, score, mem_out, curr, curr_pos, ptr;
     struct samrt_tensor mem[SAMRT_SAM2_MAX_MEM];
-    struct samrt_tensor kc[SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS], v[SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS];
     int n_slots_used;
-    int slot_of[64 + 2 * SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS];
-    struct samrt_tensor *slot_t[64 + 2 * SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS];
-    int max_mem, max_ptr, cache;
+    int slot_of[64];
+    struct samrt_tensor *slot_t[64];
+    int max_mem, max_ptr;
     struct samrt_tensor att_out;   /* the last memory attention output (RUN) */
     void *pool, *ws;
 #ifdef SAMRT_HAVE_CUDA
@@ -171,13 +170,9 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
     struct samrt_op_ctx *c = &r->c[i];
     const struct mu_pass *p = &r->pass[i];
     const struct samrt_tensor *mp[SAMRT_SAM2_MAX_MEM];
-    const struct samrt_tensor *kc[SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS],
-        *v[SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS];
     for (int j = 0; j < SAMRT_SAM2_MAX_MEM; j++) mp[j] = &r->mem[j];
-    for (int j = 0; j < SAMRT_SAM2_MAX_MEM * SAMRT_SAM2_MA_LAYERS; j++) kc[j] = &r->kc[j], v[j] = &r->v[j];
     struct samrt_tensor ptr = r->ptr;
     ptr.ne[1] = p->n_ptr;  /* the first n_ptr rows of the (B, max_ptr, 256) slot */
-    const int nl = r->ma.n_layers;
     switch (p->kind) {
     case MU_ENC:
     case MU_ENC_BIN:
@@ -197,13 +192,6 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
         r->att_out = samrt_sam2_memattn_forward(&r->ma, c, &r->curr, &r->curr_pos, p->n_mem, mp, p->n_ptr,
                                                 p->n_ptr ? &ptr : NULL);
         break;
-    case MU_ATT_CACHED:
-        r->att_out = samrt_sam2_memattn_forward_cached(&r->ma, c, &r->curr, &r->curr_pos, p->n_mem, kc, v, p->n_ptr,
-                                                       p->n_ptr ? &ptr : NULL);
-        break;
-    case MU_PROJECT:
-        samrt_sam2_memattn_project(&r->ma, c, &r->mem[p->n_mem], kc + p->n_mem * nl, v + p->n_mem * nl);
-        break;
     }
 }
 
@@ -211,12 +199,12 @@ static inline void mu_run_pass(struct mu_rig *r, int i) {
  * memory for the CPU backend, device memory for CUDA). edgetam 1: EdgeTAM's memory attention
  * config and the perceiver (the weights must hold spatial_perceiver.*). 0 on success. */
 static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,
-                                 enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr, int cache,
+                                 enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr,
                                  const struct mu_pass *passes, int n_pass, int edgetam) {
     memset(r, 0, sizeof *r);
     r->edgetam = edgetam;
     r->side = side, r->g = side / 16, r->B = b_max, r->n = (int64_t)r->g * r->g;
-    r->max_mem = max_mem, r->max_ptr = max_ptr, r->cache = cache, r->n_pass = n_pass;
+    r->max_mem = max_mem, r->max_ptr = max_ptr, r->n_pass = n_pass;
     memcpy(r->pass, passes, sizeof *passes * (size_t)n_pass);
     r->e.mem_kind = be == SAMRT_BACKEND_CPU ? SAMRT_MEM_HOST : SAMRT_MEM_DEVICE;
     void *nulls[HU_MAX_KEYS] = {0};
@@ -265,10 +253,6 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
     rc |= mu_persist(r, "t.ptr", SAMRT_DTYPE_F32, 3, HU_SHAPE(B, SAMRT_MAX(max_ptr, 1), 256), &r->ptr);
     for (int j = 0; j < max_mem; j++)
         rc |= mu_persist(r, "t.mem", SAMRT_DTYPE_BF16, 3, HU_SHAPE(B, nm, 64), &r->mem[j]);
-    for (int j = 0; cache && j < max_mem * r->ma.n_layers; j++) {
-        rc |= mu_persist(r, "t.kc", dt, 3, HU_SHAPE(B, nm, 256), &r->kc[j]);
-        rc |= mu_persist(r, "t.v", dt, 3, HU_SHAPE(B, nm, 256), &r->v[j]);
-    }
     if (rc) return -1;
     for (int i = 0; i < n_pass; i++) {
         samrt_ctx_begin(&r->c[i], SAMRT_EXEC_PLAN, NULL);
@@ -297,9 +281,9 @@ static inline int mu_rig_init_ex(struct mu_rig *r, struct hu_weights *w, void **
 }
 
 static inline int mu_rig_init(struct mu_rig *r, struct hu_weights *w, void **wdata, enum samrt_backend be,
-                              enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr, int cache,
+                              enum samrt_dtype dt, int side, int b_max, int max_mem, int max_ptr,
                               const struct mu_pass *passes, int n_pass) {
-    return mu_rig_init_ex(r, w, wdata, be, dt, side, b_max, max_mem, max_ptr, cache, passes, n_pass, 0);
+    return mu_rig_init_ex(r, w, wdata, be, dt, side, b_max, max_mem, max_ptr, passes, n_pass, 0);
 }
 
 /* Host bytes -> a slot (upload). */

@@ -1,6 +1,6 @@
 # SAM 2.1 memory path: memory encoder and memory attention. test_sam2_memory checks them on
-# the CPU backend without torch (K/V cache = uncached pass, memory/pointer order, store rule,
-# pointer positions); test_sam2_memory_parity against a dump of the official modules
+# the CPU backend without torch (memory/pointer order, store rule, pointer positions, a naive
+# model of the official math); test_sam2_memory_parity against a dump of the official modules
 # (tests/parity/dump_memory_modules.py; skipped without it); the cuda test compares the CUDA
 # backend with the CPU backend.
 samrt_add_test(test_sam2_memory SOURCES test_sam2_memory.c LABELS cpu)

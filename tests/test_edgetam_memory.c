@@ -166,7 +166,7 @@ static double max_abs(const float *x, int64_t n) {
 static void test_perceiver(struct hu_weights *w, void **wdata) {
     const struct mu_pass passes[1] = {{MU_PERC, 0, 0}};
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, PSIDE, B, 1, 0, 0, passes, 1, 1), 0);
+    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, PSIDE, B, 1, 0, passes, 1, 1), 0);
     const int g = r.g;
     const int64_t n = r.n, nx = B * n * D, no = B * 512 * D;
     CHECK_EQ_INT(g, 32);
@@ -210,7 +210,7 @@ static void run_attention(struct mu_rig *r, const float *mem, const float *ptr, 
 static void test_attention(struct hu_weights *w, void **wdata) {
     const struct mu_pass passes[1] = {{MU_ATT, 1, 2}};
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, 256, 1, 1, 2, 0, passes, 1, 1), 0);
+    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, 256, 1, 1, 2, passes, 1, 1), 0);
     CHECK_EQ_INT(r.ma.n_layers, 2);
     CHECK_EQ_INT((int)r.ma.n_mem_tok, 512);
     CHECK(r.ma.w.tpos_w == NULL);  /* no obj_ptr_tpos_proj bound */

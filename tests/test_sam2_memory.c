@@ -5,9 +5,8 @@
  *     an absent one (score <= 0 or NaN), round to nearest even;
  *   - inside the memory encoder pass: the stored memory is exactly that rule applied to the
  *     f32 features (tap), and object slots are independent (equal inputs, equal bytes);
- *   - the K/V cache: project each memory once, then the cached pass equals the uncached pass
- *     (3 memories with different tpos slots, 5 pointers) up to fp32 rounding;
- *   - memories and pointers may come in any order (their tpos / distance rows follow them);
+ *   - memories and pointers may come in any order (their tpos / distance rows follow them: 3
+ *     memories with different tpos slots, 5 pointers) up to fp32 rounding;
  *   - the memory attention pass against a naive double model of the official math written from
  *     the spec (RoPE repeated per memory, pointer tokens unrotated, pos + tpos, pointer split);
  *   - a pass with no pointers runs; set_frame rejects out-of-range rows and counts.
@@ -23,7 +22,7 @@
 #define NAME "test_sam2_memory"
 #define SIDE 64
 #define B 2
-#define CACHE_TOL 1e-5   /* of the max |value|: fp32 rounding of two equal formulas */
+#define ORDER_TOL 1e-5   /* of the max |value|: fp32 rounding of two orders of one sum */
 #define NAIVE_TOL 1e-4   /* of the max |value|: fp32 pass vs the double model */
 
 static void test_store_rule(void) {
@@ -67,7 +66,7 @@ static enum samrt_status tap_features(void *user, const char *name, const struct
 static void test_encoder(struct hu_weights *w, void **wdata) {
     const struct mu_pass passes[1] = {{MU_ENC, 0, 0}};
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, B, 1, 0, 0, passes, 1), 0);
+    CHECK_EQ_INT(mu_rig_init(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, B, 1, 0, passes, 1), 0);
     const int64_t n = r.n, l = 4 * r.g;
     float *vision = malloc(sizeof(float) * (size_t)(n * 256)), *low = malloc(sizeof(float) * (size_t)(B * l * l));
     tu_fill_uniform(vision, (long)(n * 256), 3, -1, 1);
@@ -285,10 +284,9 @@ static void naive_memattn(struct hu_weights *w, struct mu_rig *r, int b, int n_m
 
 static void test_attention(struct hu_weights *w, void **wdata) {
     enum { NM = 3, NP = 5 };
-    const struct mu_pass passes[6] = {{MU_ATT, NM, NP},     {MU_PROJECT, 0, 0}, {MU_PROJECT, 1, 0},
-                                      {MU_PROJECT, 2, 0},   {MU_ATT_CACHED, NM, NP}, {MU_ATT, 2, 0}};
+    const struct mu_pass passes[2] = {{MU_ATT, NM, NP}, {MU_ATT, 2, 0}};
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, B, 4, 8, 1, passes, 6), 0);
+    CHECK_EQ_INT(mu_rig_init(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, B, 4, 8, passes, 2), 0);
     const int64_t no = B * r.n * 256;
     fill_frame(&r, NM, NP, 40);
     int idx[NM] = {6, 2, 0}, dist[NP] = {9, 1, 2, 3, 4};
@@ -310,12 +308,6 @@ static void test_attention(struct hu_weights *w, void **wdata) {
     /* the objects have different memories: their outputs differ */
     CHECK(memcmp(plain, plain + r.n * 256, sizeof(float) * (size_t)(r.n * 256)) != 0);
 
-    /* K/V cache: project once (at store time), then the cached pass */
-    for (int j = 0; j < NM; j++) CHECK_EQ_INT(mu_run(&r, 1 + j), 0);
-    CHECK_EQ_INT(mu_run(&r, 4), 0);
-    CHECK_EQ_INT(mu_get_f32(&r, &r.att_out, got, (size_t)no), 0);
-    check_close_f32("cached vs uncached", got, plain, (long)no, CACHE_TOL * m, 0);
-
     /* order: memory 0 <-> 2 and pointer 0 <-> 3, with their rows */
     swap_bytes(&r, &r.mem[0], &r.mem[2], (size_t)(B * r.n * 64 * 2));
     for (int b = 0; b < B; b++) {
@@ -328,7 +320,7 @@ static void test_attention(struct hu_weights *w, void **wdata) {
     CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r.ma, &r.c[0], NM, idx2, NP, dist2, 16), SAMRT_OK);
     CHECK_EQ_INT(mu_run(&r, 0), 0);
     CHECK_EQ_INT(mu_get_f32(&r, &r.att_out, got, (size_t)no), 0);
-    check_close_f32("memories and pointers reordered", got, plain, (long)no, CACHE_TOL * m, 0);
+    check_close_f32("memories and pointers reordered", got, plain, (long)no, ORDER_TOL * m, 0);
     /* ... but a memory's tpos row matters: giving memory 0 another slot changes the output */
     idx2[0] = 1;
     CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r.ma, &r.c[0], NM, idx2, NP, dist2, 16), SAMRT_OK);
@@ -339,8 +331,8 @@ static void test_attention(struct hu_weights *w, void **wdata) {
     CHECK_MSG(dmax > 1e-3 * m, "tpos row ignored (max |d| %.3g)", dmax);
 
     /* no pointers */
-    CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r.ma, &r.c[5], 2, idx, 0, NULL, 0), SAMRT_OK);
-    CHECK_EQ_INT(mu_run(&r, 5), 0);
+    CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r.ma, &r.c[1], 2, idx, 0, NULL, 0), SAMRT_OK);
+    CHECK_EQ_INT(mu_run(&r, 1), 0);
     CHECK_EQ_INT(mu_get_f32(&r, &r.att_out, got, (size_t)no), 0);
     CHECK(isfinite(max_abs(got, no)));
 

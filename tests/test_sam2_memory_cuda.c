@@ -3,7 +3,6 @@
  * (16x16 grid), two object slots (one present, one absent), seeded random weights, f32 and bf16:
  *   - memory encoder, sigmoid and binarize mask inputs: the stored bf16 memory;
  *   - memory attention with 7 memories + 16 pointers (steady state) and 1 + 1 (second frame);
- *   - the K/V cache: 7 projections then the cached pass;
  *   - production shapes (model side 1024, one object, 7 memories + 16 pointers): the bf16 CUDA
  *     pass against the f32 CUDA pass (the C reference is too slow there), every value finite.
  * Built a second time as test_edgetam_memory_cuda (the executable's name selects it): the same
@@ -30,15 +29,13 @@
 
 static int g_edgetam;  /* the executable is test_edgetam_memory_cuda */
 
-static const struct mu_pass g_passes[12] = {
-    {MU_ENC, 0, 0},     {MU_ENC_BIN, 0, 0}, {MU_ATT, NM, NP},   {MU_ATT, 1, 1},     {MU_PROJECT, 0, 0},
-    {MU_PROJECT, 1, 0}, {MU_PROJECT, 2, 0}, {MU_PROJECT, 3, 0}, {MU_PROJECT, 4, 0}, {MU_PROJECT, 5, 0},
-    {MU_PROJECT, 6, 0}, {MU_ATT_CACHED, NM, NP}};
+#define N_PASS 4
+static const struct mu_pass g_passes[N_PASS] = {{MU_ENC, 0, 0}, {MU_ENC_BIN, 0, 0}, {MU_ATT, NM, NP}, {MU_ATT, 1, 1}};
 
 /* The outputs of one rig: per checked pass, a host f32 copy. */
 struct outs {
     float *enc[2];      /* (N_OBJ, n, 64) */
-    float *att[3];      /* (N_OBJ, n, 256): ATT(7,16), ATT(1,1), ATT_CACHED */
+    float *att[2];      /* (N_OBJ, n, 256): ATT(7,16), ATT(1,1) */
 };
 
 static void fill_inputs(struct mu_rig *r) {
@@ -75,14 +72,13 @@ static void run_all(struct mu_rig *r, struct outs *o) {
     const int64_t ne = N_OBJ * r->n_mem_tok * 64, na = N_OBJ * r->n * 256;
     int idx[NM] = {6, 0, 1, 2, 3, 4, 5}, dist[NP];
     for (int i = 0; i < NP; i++) dist[i] = i == 0 ? 20 : i;
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < N_PASS; i++) {
         const struct mu_pass *p = &g_passes[i];
-        if (p->kind == MU_ATT || p->kind == MU_ATT_CACHED)
+        if (p->kind == MU_ATT)
             CHECK_EQ_INT(samrt_sam2_memattn_set_frame(&r->ma, &r->c[i], p->n_mem, idx, p->n_ptr, dist, 16), SAMRT_OK);
         CHECK_EQ_INT(mu_run(r, i), 0);
         if (i < 2) o->enc[i] = fetch(r, &r->mem_out, ne);
         if (i == 2 || i == 3) o->att[i - 2] = fetch(r, &r->att_out, na);
-        if (i == 11) o->att[2] = fetch(r, &r->att_out, na);
     }
 }
 
@@ -118,7 +114,7 @@ static void production(struct hu_weights *w, enum samrt_dtype dt, float **enc, f
     void *wdata[HU_MAX_KEYS];
     for (int i = 0; i < w->n; i++) wdata[i] = to_device(w->t[i].v, w->t[i].n, dt);
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CUDA, dt, 1024, 1, NM, NP, 0, passes, 2, g_edgetam), 0);
+    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CUDA, dt, 1024, 1, NM, NP, passes, 2, g_edgetam), 0);
     fill_inputs(&r);
     int idx[NM] = {6, 0, 1, 2, 3, 4, 5}, dist[NP];
     for (int i = 0; i < NP; i++) dist[i] = i == 0 ? 20 : i;
@@ -152,7 +148,7 @@ int main(int argc, char **argv) {
     struct mu_rig cpu;
     struct outs ref;
     CHECK_EQ_INT(
-        mu_rig_init_ex(&cpu, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, N_OBJ, NM, NP, 1, g_passes, 12,
+        mu_rig_init_ex(&cpu, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, SIDE, N_OBJ, NM, NP, g_passes, N_PASS,
                        g_edgetam), 0);
     run_all(&cpu, &ref);
     const int64_t ne = N_OBJ * cpu.n_mem_tok * 64, na = N_OBJ * cpu.n * 256;
@@ -164,7 +160,7 @@ int main(int argc, char **argv) {
         struct mu_rig gpu;
         struct outs got;
         CHECK_EQ_INT(
-            mu_rig_init_ex(&gpu, w, wdata, SAMRT_BACKEND_CUDA, dt, SIDE, N_OBJ, NM, NP, 1, g_passes, 12, g_edgetam), 0);
+            mu_rig_init_ex(&gpu, w, wdata, SAMRT_BACKEND_CUDA, dt, SIDE, N_OBJ, NM, NP, g_passes, N_PASS, g_edgetam), 0);
         run_all(&gpu, &got);
         if (dt == SAMRT_DTYPE_F32) {  /* stored bf16: an f32 rounding difference may flip one ulp */
             mu_check_bf16("memenc sigmoid f32", got.enc[0], ref.enc[0], ne, TOL_F32);
@@ -175,14 +171,13 @@ int main(int argc, char **argv) {
         }
         compare("memattn 7+16", dt, got.att[0], ref.att[0], na);
         compare("memattn 1+1", dt, got.att[1], ref.att[1], na);
-        compare("memattn cached 7+16", dt, got.att[2], ref.att[2], na);
         for (int k = 0; k < 2; k++) free(got.enc[k]);
-        for (int k = 0; k < 3; k++) free(got.att[k]);
+        for (int k = 0; k < 2; k++) free(got.att[k]);
         mu_rig_free(&gpu);
         for (int i = 0; i < w->n; i++) cudaFree(wdata[i]);
     }
     for (int k = 0; k < 2; k++) free(ref.enc[k]);
-    for (int k = 0; k < 3; k++) free(ref.att[k]);
+    for (int k = 0; k < 2; k++) free(ref.att[k]);
     float *enc32, *att32, *enc16, *att16;
     int64_t n_enc;
     production(w, SAMRT_DTYPE_F32, &enc32, &att32, &n_enc);

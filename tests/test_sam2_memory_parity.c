@@ -74,7 +74,7 @@ static void check_rel(const char *what, const float *got, const float *want, int
 static void perceiver_case(struct hu_weights *w, void **wdata) {
     const struct mu_pass passes[1] = {{MU_PERC, 0, 0}};
     struct mu_rig r;
-    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, 1024, 1, 1, 0, 0, passes, 1, 1), 0);
+    CHECK_EQ_INT(mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, 1024, 1, 1, 0, passes, 1, 1), 0);
     int64_t nx, no;
     float *x = read_f32("memenc.%s.x", "perceiver", &nx);
     float *want = read_f32("memenc.%s.out", "perceiver", &no);
@@ -92,7 +92,7 @@ static void memenc_cases(struct hu_weights *w, void **wdata, int side) {
     const struct mu_pass passes[2] = {{MU_ENC, 0, 0}, {MU_ENC_BIN, 0, 0}};
     struct mu_rig r;
     CHECK_EQ_INT(
-        mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, side, 2, 1, 0, 0, passes, 2, g_edgetam), 0);
+        mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, side, 2, 1, 0, passes, 2, g_edgetam), 0);
     static const char *names[2] = {"sigmoid", "binarize"};
     for (int k = 0; k < 2; k++) {
         int64_t nv, nl, ns, no;
@@ -139,7 +139,7 @@ static void memattn_cases(struct hu_weights *w, void **wdata, int side) {
     CHECK_EQ_INT((int)n_idx[2], 7);
     struct mu_rig r;
     CHECK_EQ_INT(
-        mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, side, 1, 7, 10, 0, passes, 3, g_edgetam), 0);
+        mu_rig_init_ex(&r, w, wdata, SAMRT_BACKEND_CPU, SAMRT_DTYPE_F32, side, 1, 7, 10, passes, 3, g_edgetam), 0);
     const int64_t nm_tok = r.n_mem_tok;
     for (int k = 0; k < 3; k++) {
         int64_t nc, np, nm, nptr, no;

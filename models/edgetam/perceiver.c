@@ -29,63 +29,6 @@
 
 /* ---- binding and constants ------------------------------------------------------------------- */
 
-static const struct samrt_tensor *wt(const struct samrt_model_env *env, enum samrt_status *st, int l, const char *what,
-                                     int n_dims, const int64_t *ne) {
-    char name[128];
-    if (l >= 0) snprintf(name, sizeof name, "spatial_perceiver.layers.%d.%s", l, what);
-    else snprintf(name, sizeof name, "spatial_perceiver.%s", what);
-    return samrt_model_weight(env, st, name, n_dims, ne);
-}
-
-enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
-                                               const struct samrt_edgetam_perceiver_config *cfg,
-                                               const struct samrt_model_env *env) {
-    SAMRT_CHECK(p && cfg && env, SAMRT_E_INVALID_ARG, "perceiver: NULL argument");
-    memset(p, 0, sizeof *p);
-    SAMRT_CHECK(cfg->model_side >= 16 * NWIN && cfg->model_side % (16 * NWIN) == 0, SAMRT_E_INVALID_ARG,
-                "perceiver: model side %d must be a multiple of %d (16 x 16 windows of the memory map)",
-                cfg->model_side, 16 * NWIN);
-    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
-                "perceiver: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "perceiver: run dtype %s",
-                samrt_dtype_name(cfg->dtype));
-    p->cfg = *cfg;
-    p->grid = cfg->model_side / 16;
-    p->win = p->grid / NWIN;
-    p->slot_pos = -1;
-    p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
-    enum samrt_status st = SAMRT_OK;
-    const int64_t *v = SAMRT_SHAPE(D), *dd = SAMRT_SHAPE(D, D), *kv = SAMRT_SHAPE(2 * D, D);
-    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++) {
-        struct samrt_edgetam_perc_layer *L = &p->layer[l];
-        L->nx_w = wt(env, &st, l, "attn.norm_x.weight", 1, v);
-        L->nx_b = wt(env, &st, l, "attn.norm_x.bias", 1, v);
-        L->nl_w = wt(env, &st, l, "attn.norm_latents.weight", 1, v);
-        L->nl_b = wt(env, &st, l, "attn.norm_latents.bias", 1, v);
-        L->q = wt(env, &st, l, "attn.to_q.weight", 2, dd);
-        L->kv = wt(env, &st, l, "attn.to_kv.weight", 2, kv);
-        L->out = wt(env, &st, l, "attn.to_out.weight", 2, dd);
-        L->ff_w = wt(env, &st, l, "ff.0.weight", 1, v);
-        L->ff_b = wt(env, &st, l, "ff.0.bias", 1, v);
-        L->ff1 = wt(env, &st, l, "ff.1.weight", 2, SAMRT_SHAPE(FF, D));
-        L->ff2 = wt(env, &st, l, "ff.3.weight", 2, SAMRT_SHAPE(D, FF));
-        L->sn_w = wt(env, &st, l, "self_attn.norm.weight", 1, v);
-        L->sn_b = wt(env, &st, l, "self_attn.norm.bias", 1, v);
-        L->sq = wt(env, &st, l, "self_attn.to_q.weight", 2, dd);
-        L->skv = wt(env, &st, l, "self_attn.to_kv.weight", 2, kv);
-        L->sout = wt(env, &st, l, "self_attn.to_out.weight", 2, dd);
-        L->sff_w = wt(env, &st, l, "self_ff.0.weight", 1, v);
-        L->sff_b = wt(env, &st, l, "self_ff.0.bias", 1, v);
-        L->sff1 = wt(env, &st, l, "self_ff.1.weight", 2, SAMRT_SHAPE(FF, D));
-        L->sff2 = wt(env, &st, l, "self_ff.3.weight", 2, SAMRT_SHAPE(D, FF));
-    }
-    p->latents = wt(env, &st, -1, "latents", 2, SAMRT_SHAPE(NLAT, D));
-    p->latents_2d = wt(env, &st, -1, "latents_2d", 2, SAMRT_SHAPE(NWIN * NWIN, D));
-    p->norm_w = wt(env, &st, -1, "norm.weight", 1, v);
-    p->norm_b = wt(env, &st, -1, "norm.bias", 1, v);
-    return st;
-}
-
 /* Every bound weight pointer of p, in a fixed order (SAMRT_EDGETAM_PERC_TENSORS of them). */
 static int fields(struct samrt_edgetam_perceiver *p, const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS]) {
     int n = 0;
@@ -101,6 +44,53 @@ static int fields(struct samrt_edgetam_perceiver *p, const struct samrt_tensor *
     f[n++] = &p->norm_w;
     f[n++] = &p->norm_b;
     return n;
+}
+
+/* The keys of one layer's tensors (after "spatial_perceiver.layers.<l>."), in the order of
+ * fields(), with their shapes (index into the shapes of the bind below). */
+enum { SH_D, SH_DD, SH_KV, SH_UP, SH_DOWN };
+static const struct {
+    const char *key;
+    int shape;
+} k_layer_keys[20] = {
+    {"attn.norm_x.weight", SH_D},      {"attn.norm_x.bias", SH_D},       {"attn.norm_latents.weight", SH_D},
+    {"attn.norm_latents.bias", SH_D},  {"attn.to_q.weight", SH_DD},      {"attn.to_kv.weight", SH_KV},
+    {"attn.to_out.weight", SH_DD},     {"ff.0.weight", SH_D},            {"ff.0.bias", SH_D},
+    {"ff.1.weight", SH_UP},            {"ff.3.weight", SH_DOWN},         {"self_attn.norm.weight", SH_D},
+    {"self_attn.norm.bias", SH_D},     {"self_attn.to_q.weight", SH_DD}, {"self_attn.to_kv.weight", SH_KV},
+    {"self_attn.to_out.weight", SH_DD}, {"self_ff.0.weight", SH_D},     {"self_ff.0.bias", SH_D},
+    {"self_ff.1.weight", SH_UP},       {"self_ff.3.weight", SH_DOWN}};
+
+enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
+                                               const struct samrt_edgetam_perceiver_config *cfg,
+                                               const struct samrt_model_env *env) {
+    SAMRT_CHECK(p && cfg && env, SAMRT_E_INVALID_ARG, "perceiver: NULL argument");
+    memset(p, 0, sizeof *p);
+    /* the memory map (side / 16) is cut into 16 x 16 windows */
+    SAMRT_TRY(samrt_model_check_config("perceiver", cfg->model_side, 16 * NWIN, 16 * NWIN, cfg->b_max,
+                                       SAMRT_SAM2_MAX_OBJ, cfg->dtype));
+    p->cfg = *cfg;
+    p->grid = cfg->model_side / 16;
+    p->win = p->grid / NWIN;
+    p->slot_pos = -1;
+    p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
+    static const int64_t shapes[5][2] = {{D, 1}, {D, D}, {2 * D, D}, {FF, D}, {D, FF}};
+    const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
+    int n = fields(p, f), i = 0;
+    for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
+        for (int k = 0; k < 20; k++) {
+            const int sh = k_layer_keys[k].shape;
+            *f[i++] = samrt_model_bindw(&b, sh == SH_D ? 1 : 2, shapes[sh], "spatial_perceiver.layers.%d.%s", l,
+                                        k_layer_keys[k].key);
+        }
+    *f[i++] = samrt_model_bindw(&b, 2, SAMRT_SHAPE(NLAT, D), "spatial_perceiver.latents");
+    *f[i++] = samrt_model_bindw(&b, 2, SAMRT_SHAPE(NWIN * NWIN, D), "spatial_perceiver.latents_2d");
+    *f[i++] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(D), "spatial_perceiver.norm.weight");
+    *f[i++] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(D), "spatial_perceiver.norm.bias");
+    SAMRT_DASSERT(i == n);
+    (void)n;
+    return b.st;
 }
 
 enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c) {

@@ -364,13 +364,6 @@ uint64_t samrt_keys_param_count(const struct samrt_keys *keys) {
     return n;
 }
 
-uint64_t samrt_keys_float_count(const struct samrt_keys *keys) {
-    uint64_t n = 0;
-    for (int i = 0; keys && i < keys->n_keys; i++)
-        if (!keys->keys[i].is_int) n += (uint64_t)key_numel(&keys->keys[i]);
-    return n;
-}
-
 /* ---- comparing with a checkpoint ----------------------------------------------------------- */
 
 static const char *shape_str(char *buf, size_t len, int n_dims, const int64_t *ne) {

@@ -47,9 +47,6 @@ void samrt_keys_free(struct samrt_keys *keys);
 /* Parameter count as PyTorch reports it, sum(p.numel() for p in model.parameters()): buffers
  * are not parameters (tiny 38,962,498; EdgeTAM 13,895,794; the published model sizes). */
 uint64_t samrt_keys_param_count(const struct samrt_keys *keys);
-/* Floating-point values in the state_dict, float buffers included: what samrt_ckpt_param_count
- * reports for a checkpoint of this model (tiny: parameters + the 2x128 Fourier matrix). */
-uint64_t samrt_keys_float_count(const struct samrt_keys *keys);
 
 struct samrt_keys_diff {
     int n_missing;     /* required keys the checkpoint lacks */

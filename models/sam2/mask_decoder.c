@@ -41,26 +41,10 @@
 
 /* ---- binding --------------------------------------------------------------------------------- */
 
-struct binder {
-    const struct samrt_model_env *env;
-    enum samrt_status st;
-};
+#define VEC(b, n, ...) samrt_model_bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
+#define MAT(b, o, i, ...) samrt_model_bindw(b, 2, SAMRT_SHAPE(o, i), __VA_ARGS__)
 
-static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...)
-    SAMRT_PRINTF(4, 5);
-static const struct samrt_tensor *bindw(struct binder *b, int n_dims, const int64_t *ne, const char *fmt, ...) {
-    char name[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    return samrt_model_weight(b->env, &b->st, name, n_dims, ne);
-}
-
-#define VEC(b, n, ...) bindw(b, 1, SAMRT_SHAPE(n), __VA_ARGS__)
-#define MAT(b, o, i, ...) bindw(b, 2, SAMRT_SHAPE(o, i), __VA_ARGS__)
-
-static void bind_attn(struct binder *b, struct samrt_sam2_attn_weights *a, int64_t c, const char *prefix) {
+static void bind_attn(struct samrt_model_binder *b, struct samrt_sam2_attn_weights *a, int64_t c, const char *prefix) {
     a->q_w = MAT(b, c, DIM, "%s.q_proj.weight", prefix);
     a->q_b = VEC(b, c, "%s.q_proj.bias", prefix);
     a->k_w = MAT(b, c, DIM, "%s.k_proj.weight", prefix);
@@ -71,7 +55,8 @@ static void bind_attn(struct binder *b, struct samrt_sam2_attn_weights *a, int64
     a->o_b = VEC(b, DIM, "%s.out_proj.bias", prefix);
 }
 
-static void bind_mlp3(struct binder *b, struct samrt_sam2_mlp3_weights *m, int64_t out, const char *prefix) {
+static void bind_mlp3(struct samrt_model_binder *b, struct samrt_sam2_mlp3_weights *m, int64_t out,
+                      const char *prefix) {
     for (int i = 0; i < 3; i++) {
         const int64_t o = i == 2 ? out : DIM;
         m->w[i] = MAT(b, o, DIM, "%s.layers.%d.weight", prefix, i);
@@ -80,7 +65,7 @@ static void bind_mlp3(struct binder *b, struct samrt_sam2_mlp3_weights *m, int64
 }
 
 static enum samrt_status bind_decoder(const struct samrt_model_env *env, struct samrt_sam2_decoder_weights *w) {
-    struct binder b = {env, SAMRT_OK};
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     char p[128];
     const char *tr = "sam_mask_decoder.transformer";
     for (int l = 0; l < 2; l++) {
@@ -106,9 +91,9 @@ static enum samrt_status bind_decoder(const struct samrt_model_env *env, struct 
     w->norm_final_b = VEC(&b, DIM, "%s.norm_final_attn.bias", tr);
     /* the transposed convolutions are read from the checkpoint at prepare (packed); bind them
      * here anyway so a checkpoint with other shapes fails at init */
-    bindw(&b, 4, SAMRT_SHAPE(DIM, UP0_DIM, 2, 2), "sam_mask_decoder.output_upscaling.0.weight");
+    samrt_model_bindw(&b, 4, SAMRT_SHAPE(DIM, UP0_DIM, 2, 2), "sam_mask_decoder.output_upscaling.0.weight");
     VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.0.bias");
-    bindw(&b, 4, SAMRT_SHAPE(UP0_DIM, UP1_DIM, 2, 2), "sam_mask_decoder.output_upscaling.3.weight");
+    samrt_model_bindw(&b, 4, SAMRT_SHAPE(UP0_DIM, UP1_DIM, 2, 2), "sam_mask_decoder.output_upscaling.3.weight");
     VEC(&b, UP1_DIM, "sam_mask_decoder.output_upscaling.3.bias");
     w->up_ln_w = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.weight");
     w->up_ln_b = VEC(&b, UP0_DIM, "sam_mask_decoder.output_upscaling.1.bias");
@@ -120,7 +105,7 @@ static enum samrt_status bind_decoder(const struct samrt_model_env *env, struct 
     bind_mlp3(&b, &w->obj_head, 1, "sam_mask_decoder.pred_obj_score_head");
     bind_mlp3(&b, &w->obj_ptr_proj, DIM, "obj_ptr_proj");
     w->no_obj_ptr = MAT(&b, 1, DIM, "no_obj_ptr");
-    w->no_mem_embed = bindw(&b, 3, SAMRT_SHAPE(1, 1, DIM), "no_mem_embed");
+    w->no_mem_embed = samrt_model_bindw(&b, 3, SAMRT_SHAPE(1, 1, DIM), "no_mem_embed");
     return b.st;
 }
 
@@ -166,14 +151,10 @@ enum samrt_status samrt_sam2_heads_bind(struct samrt_sam2_heads *h, const struct
                                         const struct samrt_model_env *env) {
     SAMRT_CHECK(h && cfg && env, SAMRT_E_INVALID_ARG, "sam2 heads: NULL argument");
     memset(h, 0, sizeof *h);
-    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
-                "sam2 heads: model side %d must be a multiple of 16, at least 64", cfg->model_side);
-    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
-                "sam2 heads: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_TRY(samrt_model_check_config("sam2 heads", cfg->model_side, 64, 16, cfg->b_max, SAMRT_SAM2_MAX_OBJ,
+                                       cfg->dtype));
     SAMRT_CHECK(cfg->max_points >= 1 && cfg->max_points <= SAMRT_SAM2_MAX_POINTS, SAMRT_E_INVALID_ARG,
                 "sam2 heads: %d points per object (1 .. %d)", cfg->max_points, SAMRT_SAM2_MAX_POINTS);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "sam2 heads: run dtype %s",
-                samrt_dtype_name(cfg->dtype));
     h->cfg = *cfg;
     h->grid = cfg->model_side / 16;
     h->low = 4 * h->grid;

@@ -1,6 +1,6 @@
 /* memory_attention.c - SAM 2.1's and EdgeTAM's memory attention over the op layer (memory_attention.h):
  * EdgeTAM's config, binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
- * the memory / pointer token assembly, the uncached and the K/V-cached forward passes.
+ * the memory / pointer token assembly and the forward pass.
  *
  * Choices that are not obvious:
  *   - Keys and values of the cross-attention are assembled per pass into (B, L, 64) inputs
@@ -55,16 +55,12 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
                                           const struct samrt_model_env *env) {
     SAMRT_CHECK(ma && cfg && env, SAMRT_E_INVALID_ARG, "memory attention: NULL argument");
     memset(ma, 0, sizeof *ma);
-    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
-                "memory attention: model side %d must be a multiple of 16, at least 64", cfg->model_side);
-    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
-                "memory attention: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
+    SAMRT_TRY(samrt_model_check_config("memory attention", cfg->model_side, 64, 16, cfg->b_max, SAMRT_SAM2_MAX_OBJ,
+                                       cfg->dtype));
     SAMRT_CHECK(cfg->max_mem >= 1 && cfg->max_mem <= SAMRT_SAM2_MAX_MEM && cfg->max_ptr >= 0 &&
                     cfg->max_ptr <= SAMRT_SAM2_MAX_PTR,
                 SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d)", cfg->max_mem,
                 SAMRT_SAM2_MAX_MEM, cfg->max_ptr, SAMRT_SAM2_MAX_PTR);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory attention: run dtype %s",
-                samrt_dtype_name(cfg->dtype));
     SAMRT_CHECK(cfg->n_layers >= 0 && cfg->n_layers <= SAMRT_SAM2_MA_LAYERS && cfg->mem_latents >= 0 &&
                     cfg->mem_grid >= 0 && cfg->mem_grid <= 256,
                 SAMRT_E_INVALID_ARG, "memory attention: variant with %d layers (0 .. %d), %d latents, grid %d",
@@ -77,45 +73,36 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
     ma->n_mem_tok = cfg->mem_latents + (int64_t)ma->mem_grid * ma->mem_grid;
     ma->slot_rope_k = -1;
     ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_tpos_k = ma->slot_ptr_p = -1;
-    enum samrt_status st = SAMRT_OK;
-    char name[128];
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+    const char *ml = "memory_attention.layers";
     for (int l = 0; l < ma->n_layers; l++) {
         struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         for (int i = 0; i < 4; i++) {
-            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.weight", l, proj[i]);
-            L->sa_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, DIM));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.self_attn.%s.bias", l, proj[i]);
-            L->sa_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->sa_w[i] = samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, DIM), "%s.%d.self_attn.%s.weight", ml, l, proj[i]);
+            L->sa_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.self_attn.%s.bias", ml, l, proj[i]);
             const int64_t in = i == 1 || i == 2 ? MEM_DIM : DIM;  /* kv_in_dim 64 */
-            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.weight", l, proj[i]);
-            L->ca_w[i] = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, in));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.%s.bias", l, proj[i]);
-            L->ca_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->ca_w[i] =
+                samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, in), "%s.%d.cross_attn_image.%s.weight", ml, l, proj[i]);
+            L->ca_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.cross_attn_image.%s.bias", ml, l, proj[i]);
         }
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.weight", l);
-        L->l1_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN, DIM));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear1.bias", l);
-        L->l1_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.weight", l);
-        L->l2_w = samrt_model_weight(env, &st, name, 2, SAMRT_SHAPE(DIM, SAMRT_SAM2_MA_FFN));
-        snprintf(name, sizeof name, "memory_attention.layers.%d.linear2.bias", l);
-        L->l2_b = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+        L->l1_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN, DIM), "%s.%d.linear1.weight", ml, l);
+        L->l1_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(SAMRT_SAM2_MA_FFN), "%s.%d.linear1.bias", ml, l);
+        L->l2_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(DIM, SAMRT_SAM2_MA_FFN), "%s.%d.linear2.weight", ml, l);
+        L->l2_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.linear2.bias", ml, l);
         for (int k = 0; k < 3; k++) {
-            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.weight", l, k + 1);
-            L->norm_w[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
-            snprintf(name, sizeof name, "memory_attention.layers.%d.norm%d.bias", l, k + 1);
-            L->norm_b[k] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(DIM));
+            L->norm_w[k] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.norm%d.weight", ml, l, k + 1);
+            L->norm_b[k] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.%d.norm%d.bias", ml, l, k + 1);
         }
     }
-    ma->w.norm_w = samrt_model_weight(env, &st, "memory_attention.norm.weight", 1, SAMRT_SHAPE(DIM));
-    ma->w.norm_b = samrt_model_weight(env, &st, "memory_attention.norm.bias", 1, SAMRT_SHAPE(DIM));
+    ma->w.norm_w = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "memory_attention.norm.weight");
+    ma->w.norm_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "memory_attention.norm.bias");
     if (!cfg->no_ptr_tpos) {
-        ma->w.tpos_w = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.weight", 2, SAMRT_SHAPE(MEM_DIM, DIM));
-        ma->w.tpos_b = samrt_model_weight(env, &st, "obj_ptr_tpos_proj.bias", 1, SAMRT_SHAPE(MEM_DIM));
+        ma->w.tpos_w = samrt_model_bindw(&b, 2, SAMRT_SHAPE(MEM_DIM, DIM), "obj_ptr_tpos_proj.weight");
+        ma->w.tpos_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(MEM_DIM), "obj_ptr_tpos_proj.bias");
     }
-    samrt_model_weight(env, &st, "maskmem_tpos_enc", 4, SAMRT_SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM));
-    return st;
+    samrt_model_bindw(&b, 4, SAMRT_SHAPE(SAMRT_SAM2_NUM_MASKMEM, 1, 1, MEM_DIM), "maskmem_tpos_enc");
+    return b.st;
 }
 
 /* ---- planning and constants ------------------------------------------------------------------ */
@@ -372,12 +359,10 @@ static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, 
     return a;
 }
 
-/* The layers and the final norm over the cross-attention keys / values of layer l given by
- * kv(l) (B, L, 256) each. */
-typedef void (*kv_fn)(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v);
-
+/* The layers and the final norm; the cross-attention keys and values of each layer are the
+ * projections of kin (memories + position) and vin (raw memories), both (B, L, 64). */
 static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_memattn *ma, struct samrt_tensor x,
-                                  int n_mem, kv_fn kv, void *user) {
+                                  int n_mem, const struct samrt_tensor *kin, const struct samrt_tensor *vin) {
     const struct samrt_op_attn_args sa = rope_args(ma, 0, 0);
     const struct samrt_op_attn_args ca = rope_args(ma, 1, n_mem);
     for (int l = 0; l < ma->n_layers; l++) {
@@ -393,7 +378,8 @@ static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_mema
         snprintf(name, sizeof name, "memattn.%d.ca", l);
         t = samrt_op_layernorm(c, name, &x, L->norm_w[1], L->norm_b[1], NULL, LN_EPS, NULL);
         q = samrt_op_linear(c, name, &t, L->ca_w[0], L->ca_b[0], SAMRT_ACT_NONE, NULL);
-        kv(user, l, &k, &v);
+        k = samrt_op_linear(c, "memattn.k", kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
+        v = samrt_op_linear(c, "memattn.v", vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
         a = samrt_op_attention(c, name, &q, &k, &v, &ca);
         x = samrt_op_linear(c, name, &a, L->ca_w[3], L->ca_b[3], SAMRT_ACT_NONE, &x);
         snprintf(name, sizeof name, "memattn.%d.ffn", l);
@@ -406,20 +392,7 @@ static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_mema
     return out;
 }
 
-/* ---- uncached forward ------------------------------------------------------------------------ */
-
-struct plain_kv {
-    struct samrt_op_ctx *c;
-    struct samrt_sam2_memattn *ma;
-    struct samrt_tensor kin, vin;
-};
-
-static void plain_kv(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v) {
-    struct plain_kv *p = user;
-    const struct samrt_sam2_ma_layer_weights *L = &p->ma->w.layer[l];
-    *k = samrt_op_linear(p->c, "memattn.k", &p->kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
-    *v = samrt_op_linear(p->c, "memattn.v", &p->vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
-}
+/* ---- forward -------------------------------------------------------------------------------- */
 
 struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
                                                const struct samrt_tensor *curr, const struct samrt_tensor *curr_pos,
@@ -430,9 +403,8 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
     for (int j = 0; j < n_mem; j++)
         if (!check_mem(ma, c, mem[j], SAMRT_DTYPE_BF16, MEM_DIM)) break;
     const int64_t L = (int64_t)n_mem * n + (int64_t)NTP * n_ptr;
-    struct plain_kv p = {c, ma, {0}, {0}};
-    p.kin = samrt_op_new(c, "memattn.kin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
-    p.vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
+    const struct samrt_tensor kin = samrt_op_new(c, "memattn.kin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
+    const struct samrt_tensor vin = samrt_op_new(c, "memattn.vin", c->dtype, 3, SAMRT_SHAPE(B, L, MEM_DIM));
     struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
     const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
     for (int j = 0; j < n_mem && samrt_ctx_ok(c); j++) {
@@ -442,104 +414,11 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
         for (int64_t b = 0; b < B; b++) {
             struct samrt_tensor src = block2(mem[j], b * n * MEM_DIM, n, MEM_DIM);
             const int64_t off = (b * L + (int64_t)j * n) * MEM_DIM;
-            struct samrt_tensor kd = block2(&p.kin, off, n, MEM_DIM), vd = block2(&p.vin, off, n, MEM_DIM);
+            struct samrt_tensor kd = block2(&kin, off, n, MEM_DIM), vd = block2(&vin, off, n, MEM_DIM);
             samrt_op_copy_into(c, &src, &pos, &kd);
             samrt_op_copy_into(c, &src, NULL, &vd);
         }
     }
-    put_pointers(c, ma, n_ptr, ptr, &p.kin, &p.vin, (int64_t)n_mem * n, L);
-    return layers(c, ma, x, n_mem, plain_kv, &p);
-}
-
-/* ---- the K/V cache --------------------------------------------------------------------------- */
-
-void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
-                                const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
-                                const struct samrt_tensor *const *v) {
-    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
-    if (!check_mem(ma, c, mem, SAMRT_DTYPE_BF16, MEM_DIM)) return;
-    for (int l = 0; l < ma->n_layers; l++)
-        if (!check_mem(ma, c, kc[l], c->dtype, DIM) || !check_mem(ma, c, v[l], c->dtype, DIM)) return;
-    struct samrt_tensor kin = samrt_op_new(c, "memattn.cache.kin", c->dtype, 3, SAMRT_SHAPE(B, n, MEM_DIM));
-    struct samrt_tensor vin = samrt_op_copy(c, "memattn.cache.vin", mem, c->dtype, NULL);
-    const struct samrt_tensor pos1 = block2(&ma->mem_pos, 0, n, MEM_DIM);
-    for (int64_t b = 0; b < B; b++) {
-        struct samrt_tensor src = block2(mem, b * n * MEM_DIM, n, MEM_DIM);
-        struct samrt_tensor kd = block2(&kin, b * n * MEM_DIM, n, MEM_DIM);
-        samrt_op_copy_into(c, &src, &pos1, &kd);
-    }
-    for (int l = 0; l < ma->n_layers; l++) {
-        const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
-        samrt_op_linear_into(c, &kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL, kc[l]);
-        samrt_op_linear_into(c, &vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL, v[l]);
-    }
-}
-
-struct cached_kv {
-    struct samrt_op_ctx *c;
-    struct samrt_sam2_memattn *ma;
-    int n_mem;
-    const struct samrt_tensor *const *kc, *const *v;
-    struct samrt_tensor pin;    /* (B, 4P, 64) pointer tokens + position (k input) */
-    struct samrt_tensor pvin;   /* (B, 4P, 64) pointer tokens (v input) */
-    int64_t n_ptr_tok, L;
-};
-
-static void cached_kv(void *user, int l, struct samrt_tensor *k, struct samrt_tensor *v) {
-    struct cached_kv *p = user;
-    struct samrt_op_ctx *c = p->c;
-    struct samrt_sam2_memattn *ma = p->ma;
-    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok, L = p->L, M = ma->cfg.max_mem;
-    const int NL = ma->n_layers;
-    const struct samrt_sam2_ma_layer_weights *W = &ma->w.layer[l];
-    *k = samrt_op_new(c, "memattn.cache.k", c->dtype, 3, SAMRT_SHAPE(B, L, DIM));
-    *v = samrt_op_new(c, "memattn.cache.v", c->dtype, 3, SAMRT_SHAPE(B, L, DIM));
-    for (int j = 0; j < p->n_mem; j++) {
-        /* Kc + W_k tpos[idx]: the tpos row of memory j, layer l */
-        struct samrt_tensor trow = block2(&ma->tpos_k, ((int64_t)l * M + j) * DIM, 1, DIM);
-        struct samrt_tensor kj =
-            samrt_op_channel_affine(c, "memattn.cache.kj", p->kc[j * NL + l], NULL, &trow, NULL, 1);
-        for (int64_t b = 0; b < B; b++) {
-            const int64_t off = (b * L + (int64_t)j * n) * DIM;
-            struct samrt_tensor ks = block2(&kj, b * n * DIM, n, DIM);
-            struct samrt_tensor vs = block2(p->v[j * NL + l], b * n * DIM, n, DIM);
-            struct samrt_tensor kd = block2(k, off, n, DIM), vd = block2(v, off, n, DIM);
-            samrt_op_copy_into(c, &ks, NULL, &kd);
-            samrt_op_copy_into(c, &vs, NULL, &vd);
-        }
-    }
-    if (p->n_ptr_tok == 0) return;
-    struct samrt_tensor pk = samrt_op_linear(c, "memattn.cache.pk", &p->pin, W->ca_w[1], W->ca_b[1], SAMRT_ACT_NONE,
-                                             NULL);
-    struct samrt_tensor pv = samrt_op_linear(c, "memattn.cache.pv", &p->pvin, W->ca_w[2], W->ca_b[2], SAMRT_ACT_NONE,
-                                             NULL);
-    const int64_t T = p->n_ptr_tok;
-    for (int64_t b = 0; b < B; b++) {
-        const int64_t off = (b * L + (int64_t)p->n_mem * n) * DIM;
-        struct samrt_tensor ks = block2(&pk, b * T * DIM, T, DIM), vs = block2(&pv, b * T * DIM, T, DIM);
-        struct samrt_tensor kd = block2(k, off, T, DIM), vd = block2(v, off, T, DIM);
-        samrt_op_copy_into(c, &ks, NULL, &kd);
-        samrt_op_copy_into(c, &vs, NULL, &vd);
-    }
-}
-
-struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
-                                                      const struct samrt_tensor *curr,
-                                                      const struct samrt_tensor *curr_pos, int n_mem,
-                                                      const struct samrt_tensor *const *kc,
-                                                      const struct samrt_tensor *const *v, int n_ptr,
-                                                      const struct samrt_tensor *ptr) {
-    const int64_t B = ma->cfg.b_max, n = ma->n_mem_tok;
-    if (!check_inputs(ma, c, curr, curr_pos, n_mem, n_ptr, ptr)) n_mem = 1, n_ptr = 0;
-    for (int i = 0; i < n_mem * ma->n_layers; i++)
-        if (!check_mem(ma, c, kc[i], c->dtype, DIM) || !check_mem(ma, c, v[i], c->dtype, DIM)) break;
-    struct cached_kv p = {c, ma, n_mem, kc, v, {0}, {0}, (int64_t)NTP * n_ptr,
-                          (int64_t)n_mem * n + (int64_t)NTP * n_ptr};
-    struct samrt_tensor x = input_op(c, ma, curr, curr_pos);
-    if (n_ptr > 0) {
-        p.pin = samrt_op_new(c, "memattn.cache.pin", c->dtype, 3, SAMRT_SHAPE(B, p.n_ptr_tok, MEM_DIM));
-        p.pvin = samrt_op_new(c, "memattn.cache.pvin", c->dtype, 3, SAMRT_SHAPE(B, p.n_ptr_tok, MEM_DIM));
-        put_pointers(c, ma, n_ptr, ptr, &p.pin, &p.pvin, 0, p.n_ptr_tok);
-    }
-    return layers(c, ma, x, n_mem, cached_kv, &p);
+    put_pointers(c, ma, n_ptr, ptr, &kin, &vin, (int64_t)n_mem * n, L);
+    return layers(c, ma, x, n_mem, &kin, &vin);
 }

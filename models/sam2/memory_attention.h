@@ -25,8 +25,8 @@
  * tokens (models/edgetam/perceiver.h): 256 global latents with position 0 and no RoPE, then
  * 256 window latents with the 16x16 sine PE, rotated with the 16x16 table (kernels/rope.h:
  * period 512, skip 256) while the queries keep the g x g table; pointer positions are zero
- * (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the per-count passes, the
- * K/V cache) is shared.
+ * (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the per-count passes) is
+ * shared.
  * Softmax attention does not depend on the order of its keys (only the summation order, i.e.
  * rounding, changes), and every memory frame uses the same RoPE rows; so memories and pointers
  * may be passed in any order (ring order) as long as tpos_idx / ptr_dist follow the same order.
@@ -48,18 +48,10 @@
  * per-count graph: memory attention + heads + memory encoder), or copy it into a persistent
  * slot (samrt_op_copy_into) before the pass ends.
  *
- * K/V cache (spec 6.3, exact up to rounding): v_proj(mem) of a stored memory never changes, and
- * k_proj(mem + pos + tpos) = k_proj(mem + pos) + W_k tpos (k_proj is linear; RoPE comes after
- * the projection). samrt_sam2_memattn_project computes Kc = k_proj(mem + pos) and V = v_proj(mem)
- * of one memory for the 4 layers ONCE when it is stored; samrt_sam2_memattn_forward_cached then
- * adds the per-layer (256) vector W_k tpos[idx] of the memory's current slot (a table made at
- * prepare) instead of projecting S * g*g memory tokens per frame and layer. It costs
- * 4 * 2 * g*g * 256 elements per memory (16 MiB bf16 at 1024) against 512 KiB for the raw memory,
- * and with an attention that reads one contiguous key tensor the cached keys are still copied
- * (with the tpos add) into it every frame and layer: more bytes than the 64 -> 256 projection
- * it saves (7.5 GFLOP per frame, 1.2% of the memory attention). So the uncached pass is the
- * default; the cache pays off only with an attention that reads per-memory key segments with a
- * per-segment bias row in place.
+ * The W_k tpos rows (tpos_k below: k_proj of each memory's temporal encoding, per layer) are
+ * made at prepare and staged with the frame's rows, for a pass over keys projected once per
+ * stored memory (docs/tracking.md, "Memory bank: what a stored memory costs every frame");
+ * the pass here projects every key each frame and does not read them.
  *
  *   samrt_sam2_memattn_bind / _plan / (commit) / _prepare
  *   per frame: samrt_sam2_memattn_set_frame(...); samrt_sam2_memattn_forward(...) (RUN pass)
@@ -180,22 +172,8 @@ struct samrt_tensor samrt_sam2_memattn_forward(struct samrt_sam2_memattn *ma, st
                                                const struct samrt_tensor *ptr);
 
 /* The pointer tokens' positions: (n_ptr, 64) run dtype = obj_ptr_tpos_proj(sine1d(ptr_p)) (a new
- * tensor of the pass). Used by the forward passes; exposed for tests. */
+ * tensor of the pass). Used by the forward pass; exposed for tests. */
 struct samrt_tensor samrt_sam2_memattn_ptr_pos(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c, int n_ptr);
-
-/* The K/V cache of one memory (see above), run as part of a pass (the memory encoder's, right
- * after the memory is stored): kc[l], v[l] (b_max, n_mem_tok, 256) run dtype, caller slots, l < n_layers. */
-void samrt_sam2_memattn_project(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
-                                const struct samrt_tensor *mem, const struct samrt_tensor *const *kc,
-                                const struct samrt_tensor *const *v);
-/* The pass over cached memories: kc[j * n_layers + l], v[j * n_layers + l] of memory j, layer l
- * (from samrt_sam2_memattn_project), otherwise as samrt_sam2_memattn_forward. */
-struct samrt_tensor samrt_sam2_memattn_forward_cached(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c,
-                                                      const struct samrt_tensor *curr,
-                                                      const struct samrt_tensor *curr_pos, int n_mem,
-                                                      const struct samrt_tensor *const *kc,
-                                                      const struct samrt_tensor *const *v, int n_ptr,
-                                                      const struct samrt_tensor *ptr);
 
 #ifdef __cplusplus
 }

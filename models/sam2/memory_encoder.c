@@ -39,40 +39,30 @@ enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const str
                                          const struct samrt_model_env *env) {
     SAMRT_CHECK(me && cfg && env, SAMRT_E_INVALID_ARG, "memory encoder: NULL argument");
     memset(me, 0, sizeof *me);
-    SAMRT_CHECK(cfg->model_side >= 64 && cfg->model_side % 16 == 0, SAMRT_E_INVALID_ARG,
-                "memory encoder: model side %d must be a multiple of 16, at least 64", cfg->model_side);
-    SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
-                "memory encoder: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory encoder: run dtype %s",
-                samrt_dtype_name(cfg->dtype));
+    SAMRT_TRY(samrt_model_check_config("memory encoder", cfg->model_side, 64, 16, cfg->b_max, SAMRT_SAM2_MAX_OBJ,
+                                       cfg->dtype));
     me->cfg = *cfg;
     me->grid = cfg->model_side / 16;
     me->low = 4 * me->grid;
     me->slot_pos = -1;
     struct samrt_sam2_memenc_weights *w = &me->w;
-    enum samrt_status st = SAMRT_OK;
-    char name[128];
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const int64_t ch[5] = {1, 4, 16, 64, 256};
+    const char *ds = "memory_encoder.mask_downsampler.encoder";
     for (int i = 0; i < 4; i++) {
         const int k = 3 * i;
-        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k);
-        w->ds_w[i] = samrt_model_weight(env, &st, name, 4, SAMRT_SHAPE(ch[i + 1], ch[i], 3, 3));
-        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k);
-        w->ds_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
-        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.weight", k + 1);
-        w->ds_ln_w[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
-        snprintf(name, sizeof name, "memory_encoder.mask_downsampler.encoder.%d.bias", k + 1);
-        w->ds_ln_b[i] = samrt_model_weight(env, &st, name, 1, SAMRT_SHAPE(ch[i + 1]));
+        w->ds_w[i] = samrt_model_bindw(&b, 4, SAMRT_SHAPE(ch[i + 1], ch[i], 3, 3), "%s.%d.weight", ds, k);
+        w->ds_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(ch[i + 1]), "%s.%d.bias", ds, k);
+        w->ds_ln_w[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(ch[i + 1]), "%s.%d.weight", ds, k + 1);
+        w->ds_ln_b[i] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(ch[i + 1]), "%s.%d.bias", ds, k + 1);
     }
-    w->ds_w[4] = samrt_model_weight(env, &st, "memory_encoder.mask_downsampler.encoder.12.weight", 4,
-                                   SAMRT_SHAPE(DIM, DIM, 1, 1));
-    w->ds_b[4] = samrt_model_weight(env, &st, "memory_encoder.mask_downsampler.encoder.12.bias", 1, SAMRT_SHAPE(DIM));
-    w->pix_w = samrt_model_weight(env, &st, "memory_encoder.pix_feat_proj.weight", 4, SAMRT_SHAPE(DIM, DIM, 1, 1));
-    w->pix_b = samrt_model_weight(env, &st, "memory_encoder.pix_feat_proj.bias", 1, SAMRT_SHAPE(DIM));
+    w->ds_w[4] = samrt_model_bindw(&b, 4, SAMRT_SHAPE(DIM, DIM, 1, 1), "%s.12.weight", ds);
+    w->ds_b[4] = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "%s.12.bias", ds);
+    w->pix_w = samrt_model_bindw(&b, 4, SAMRT_SHAPE(DIM, DIM, 1, 1), "memory_encoder.pix_feat_proj.weight");
+    w->pix_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(DIM), "memory_encoder.pix_feat_proj.bias");
     for (int l = 0; l < 2; l++) {
-#define FW(field, nd, shape, suffix)                                                   \
-    snprintf(name, sizeof name, "memory_encoder.fuser.layers.%d.%s", l, suffix); \
-    w->field[l] = samrt_model_weight(env, &st, name, nd, shape)
+#define FW(field, nd, shape, suffix) \
+    w->field[l] = samrt_model_bindw(&b, nd, shape, "memory_encoder.fuser.layers.%d." suffix, l)
         FW(dw_w, 4, SAMRT_SHAPE(DIM, 1, 7, 7), "dwconv.weight");
         FW(dw_b, 1, SAMRT_SHAPE(DIM), "dwconv.bias");
         FW(ln_w, 1, SAMRT_SHAPE(DIM), "norm.weight");
@@ -84,11 +74,11 @@ enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const str
         FW(gamma, 1, SAMRT_SHAPE(DIM), "gamma");
 #undef FW
     }
-    w->out_w = samrt_model_weight(env, &st, "memory_encoder.out_proj.weight", 4, SAMRT_SHAPE(MEM_DIM, DIM, 1, 1));
-    w->out_b = samrt_model_weight(env, &st, "memory_encoder.out_proj.bias", 1, SAMRT_SHAPE(MEM_DIM));
-    if (st == SAMRT_OK && samrt_weights_find(env->weights, "no_obj_embed_spatial"))  /* SAM 2.1 only */
-        w->no_obj_spatial = samrt_model_weight(env, &st, "no_obj_embed_spatial", 2, SAMRT_SHAPE(1, MEM_DIM));
-    return st;
+    w->out_w = samrt_model_bindw(&b, 4, SAMRT_SHAPE(MEM_DIM, DIM, 1, 1), "memory_encoder.out_proj.weight");
+    w->out_b = samrt_model_bindw(&b, 1, SAMRT_SHAPE(MEM_DIM), "memory_encoder.out_proj.bias");
+    if (b.st == SAMRT_OK && samrt_weights_find(env->weights, "no_obj_embed_spatial"))  /* SAM 2.1 only */
+        w->no_obj_spatial = samrt_model_bindw(&b, 2, SAMRT_SHAPE(1, MEM_DIM), "no_obj_embed_spatial");
+    return b.st;
 }
 
 /* ---- planning and constants ------------------------------------------------------------------ */

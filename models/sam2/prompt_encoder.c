@@ -154,23 +154,19 @@ enum samrt_status samrt_sam2_prompt_bind(const struct samrt_model_env *env, stru
     memset(w, 0, sizeof *w);
     static const int idx[3] = {0, 3, 6};
     static const int64_t wshape[3][4] = {{4, 1, 2, 2}, {16, 4, 2, 2}, {256, 16, 1, 1}};
-    enum samrt_status st = SAMRT_OK;
-    char name[96];
-    const int64_t ne_dim[2] = {1, SAMRT_SAM2_DIM};
-    w->no_mask_embed = samrt_model_weight(env, &st, "sam_prompt_encoder.no_mask_embed.weight", 2, ne_dim);
+    struct samrt_model_binder b = {env, NULL, SAMRT_OK};
+    const char *ds = "sam_prompt_encoder.mask_downscaling";
+    w->no_mask_embed =
+        samrt_model_bindw(&b, 2, SAMRT_SHAPE(1, SAMRT_SAM2_DIM), "sam_prompt_encoder.no_mask_embed.weight");
     for (int i = 0; i < 3; i++) {
-        snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i]);
-        w->ds_w[i] = samrt_model_weight(env, &st, name, 4, wshape[i]);
-        snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i]);
-        w->ds_b[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
+        w->ds_w[i] = samrt_model_bindw(&b, 4, wshape[i], "%s.%d.weight", ds, idx[i]);
+        w->ds_b[i] = samrt_model_bindw(&b, 1, wshape[i], "%s.%d.bias", ds, idx[i]);
     }
     for (int i = 0; i < 2; i++) {
-        snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.weight", idx[i] + 1);
-        w->ds_ln_w[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
-        snprintf(name, sizeof name, "sam_prompt_encoder.mask_downscaling.%d.bias", idx[i] + 1);
-        w->ds_ln_b[i] = samrt_model_weight(env, &st, name, 1, wshape[i]);
+        w->ds_ln_w[i] = samrt_model_bindw(&b, 1, wshape[i], "%s.%d.weight", ds, idx[i] + 1);
+        w->ds_ln_b[i] = samrt_model_bindw(&b, 1, wshape[i], "%s.%d.bias", ds, idx[i] + 1);
     }
-    return st;
+    return b.st;
 }
 
 struct samrt_tensor samrt_sam2_mask_embed(struct samrt_op_ctx *c, const struct samrt_sam2_prompt_weights *w,
