@@ -90,6 +90,11 @@ enum samrt_status samrt_op_mask_decode(const struct samrt_mask_decode_desc *d, c
                     SAMRT_E_UNSUPPORTED);
 }
 
+enum samrt_status samrt_op_mask_decode_host(const struct samrt_mask_decode_desc *d, const void *logits,
+                                             uint8_t *mask, struct samrt_mask_stats *stats, float *logits_out) {
+    return samrt_mask_decode_ref(d, logits, mask, stats, logits_out);
+}
+
 enum samrt_status samrt_op_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
                                                     uint8_t *mask, struct samrt_mask_stats *stats, samrt_stream *s) {
     (void)d, (void)logits, (void)mask, (void)stats, (void)s;  /* host builds: no device */
