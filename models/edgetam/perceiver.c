@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mask_select.h"  /* SAMRT_SAM2_MAX_OBJ, the engine's object limit */
 #include "model_env.h"
-#include "ref_util.h"
+#include "ops_sam2.h"  /* SAMRT_SAM2_MAX_OBJ, the engine's object limit */
 
 #define D SAMRT_EDGETAM_PERC_DIM
 #define FF SAMRT_EDGETAM_PERC_FF
@@ -47,7 +46,7 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
                 cfg->model_side, 16 * NWIN);
     SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
                 "perceiver: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "perceiver: run dtype %s",
+    SAMRT_CHECK(samrt_op_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "perceiver: run dtype %s",
                 samrt_dtype_name(cfg->dtype));
     p->cfg = *cfg;
     p->grid = cfg->model_side / 16;

@@ -25,7 +25,6 @@
 #include "model_env.h"
 #include "ops_sam2.h"
 #include "prompt_encoder.h"
-#include "ref_util.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM
@@ -43,7 +42,7 @@ enum samrt_status samrt_sam2_memenc_bind(struct samrt_sam2_memenc *me, const str
                 "memory encoder: model side %d must be a multiple of 16, at least 64", cfg->model_side);
     SAMRT_CHECK(cfg->b_max >= 1 && cfg->b_max <= SAMRT_SAM2_MAX_OBJ, SAMRT_E_INVALID_ARG,
                 "memory encoder: %d object slots (1 .. %d)", cfg->b_max, SAMRT_SAM2_MAX_OBJ);
-    SAMRT_CHECK(ref_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory encoder: run dtype %s",
+    SAMRT_CHECK(samrt_op_dtype_ok(cfg->dtype), SAMRT_E_INVALID_ARG, "memory encoder: run dtype %s",
                 samrt_dtype_name(cfg->dtype));
     me->cfg = *cfg;
     me->grid = cfg->model_side / 16;
