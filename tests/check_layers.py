@@ -52,9 +52,12 @@ def source_files(root):
 
 
 def search_folders(root):
-    """The include folders of the build (CMakeLists.txt, samrt_layer): each layer folder and
-    the model families under models/ (models/sam2, models/edgetam)."""
+    """The include folders of the build (CMakeLists.txt, samrt_layer): each layer folder, the
+    model-specific kernels (kernels/sam2) and the model families under models/ (models/sam2,
+    models/edgetam)."""
     folders = list(LAYERS)
+    if os.path.isdir(os.path.join(root, "kernels", "sam2")):
+        folders.append("kernels/sam2")
     models = os.path.join(root, "models")
     for name in sorted(os.listdir(models)):
         if os.path.isdir(os.path.join(models, name)):
