@@ -157,22 +157,6 @@ SAMRT_HD float samrt_dot4(float x0, float x1, float x2, float x3, const float c[
 }
 SAMRT_HD int samrt_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* ---- host element access for the C references (f32, f16, bf16 storage) ------------------ */
-
-static inline float samrt_ref_load(enum samrt_dtype dt, const void *p, long i) {
-    if (dt == SAMRT_DTYPE_F16) return samrt_f16_to_f32(((const uint16_t *)p)[i]);
-    if (dt == SAMRT_DTYPE_BF16) return samrt_bf16_to_f32(((const uint16_t *)p)[i]);
-    return ((const float *)p)[i];
-}
-static inline void samrt_ref_store(enum samrt_dtype dt, void *p, long i, float v) {
-    if (dt == SAMRT_DTYPE_F16) ((uint16_t *)p)[i] = samrt_f32_to_f16(v);
-    else if (dt == SAMRT_DTYPE_BF16) ((uint16_t *)p)[i] = samrt_f32_to_bf16(v);
-    else ((float *)p)[i] = v;
-}
-static inline int samrt_is_float_dtype(enum samrt_dtype dt) {
-    return dt == SAMRT_DTYPE_F32 || dt == SAMRT_DTYPE_F16 || dt == SAMRT_DTYPE_BF16;
-}
-
 #ifdef __cplusplus
 }
 #endif

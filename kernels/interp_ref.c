@@ -4,6 +4,7 @@
  * CUDA kernel can be compared bit for bit. Tested by tests/test_interp.c. */
 #include "interp.h"
 
+#include "ref_util.h"
 #include "samrt_impl.h"
 
 enum samrt_status samrt_interp_check(const struct samrt_interp_desc *d) {
@@ -13,7 +14,7 @@ enum samrt_status samrt_interp_check(const struct samrt_interp_desc *d) {
     if (d->h_in > SAMRT_INTERP_MAX_SIDE || d->w_in > SAMRT_INTERP_MAX_SIDE ||
         d->h_out > SAMRT_INTERP_MAX_SIDE || d->w_out > SAMRT_INTERP_MAX_SIDE)
         return SAMRT_E_INVALID_ARG;
-    if (!samrt_is_float_dtype(d->src_dtype) || !samrt_is_float_dtype(d->dst_dtype))
+    if (!ref_dtype_ok(d->src_dtype) || !ref_dtype_ok(d->dst_dtype))
         return SAMRT_E_UNSUPPORTED;
     return SAMRT_OK;
 }
@@ -25,9 +26,8 @@ float samrt_interp_bilinear_ref(enum samrt_dtype dt, const void *src, long plane
     samrt_linear_coef(sh, y, hi, &y0, &y1, &h0, &h1);
     samrt_linear_coef(sw, x, wi, &x0, &x1, &w0, &w1);
     const long r0 = plane + (long)y0 * wi, r1 = plane + (long)y1 * wi;
-    return samrt_bilerp(h0, h1, w0, w1, samrt_ref_load(dt, src, r0 + x0),
-                        samrt_ref_load(dt, src, r0 + x1), samrt_ref_load(dt, src, r1 + x0),
-                        samrt_ref_load(dt, src, r1 + x1));
+    return samrt_bilerp(h0, h1, w0, w1, ref_load(dt, src, r0 + x0), ref_load(dt, src, r0 + x1),
+                        ref_load(dt, src, r1 + x0), ref_load(dt, src, r1 + x1));
 }
 
 /* One output value of plane p at (y, x). */
@@ -37,7 +37,7 @@ static float interp_at(const struct samrt_interp_desc *d, const void *src, long 
     const int hi = d->h_in, wi = d->w_in;
     if (d->mode == SAMRT_INTERP_NEAREST) {
         int iy = samrt_nearest_src(sh, y, hi), ix = samrt_nearest_src(sw, x, wi);
-        return samrt_ref_load(dt, src, plane + (long)iy * wi + ix);
+        return ref_load(dt, src, plane + (long)iy * wi + ix);
     }
     if (d->mode == SAMRT_INTERP_BILINEAR)
         return samrt_interp_bilinear_ref(dt, src, plane, hi, wi, sh, sw, y, x);
@@ -49,7 +49,7 @@ static float interp_at(const struct samrt_interp_desc *d, const void *src, long 
     for (int k = 0; k < 4; k++) {
         long row = plane + (long)samrt_clampi(iy - 1 + k, 0, hi - 1) * wi;
         float v[4];
-        for (int j = 0; j < 4; j++) v[j] = samrt_ref_load(dt, src, row + samrt_clampi(ix - 1 + j, 0, wi - 1));
+        for (int j = 0; j < 4; j++) v[j] = ref_load(dt, src, row + samrt_clampi(ix - 1 + j, 0, wi - 1));
         rows[k] = samrt_dot4(v[0], v[1], v[2], v[3], cx);
     }
     return samrt_dot4(rows[0], rows[1], rows[2], rows[3], cy);
@@ -63,7 +63,7 @@ enum samrt_status samrt_interp_ref(const struct samrt_interp_desc *d, const void
     for (long p = 0; p < d->n_planes; p++)
         for (int y = 0; y < d->h_out; y++)
             for (int x = 0; x < d->w_out; x++)
-                samrt_ref_store(d->dst_dtype, dst, p * out_plane + (long)y * d->w_out + x,
-                                interp_at(d, src, p * in_plane, sh, sw, y, x));
+                ref_store(d->dst_dtype, dst, p * out_plane + (long)y * d->w_out + x,
+                          interp_at(d, src, p * in_plane, sh, sw, y, x));
     return SAMRT_OK;
 }

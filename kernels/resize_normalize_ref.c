@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "interp.h"
+#include "ref_util.h"
 #include "samrt_impl.h"
 
 const float samrt_sam_mean[3] = {0.485f, 0.456f, 0.406f};
@@ -288,11 +288,11 @@ enum samrt_status samrt_resize_normalize_ref(const struct samrt_resize_plan *pla
                                              const float std[3], void *dst, enum samrt_dtype dtype) {
     SAMRT_TRY(ref_args(plan, tables, src, nb_row, dst));
     if (mean == NULL || std == NULL) return SAMRT_E_INVALID_ARG;
-    if (!samrt_is_float_dtype(dtype)) return SAMRT_E_UNSUPPORTED;
+    if (!ref_dtype_ok(dtype)) return SAMRT_E_UNSUPPORTED;
     for (int c = 0; c < 3; c++)
         for (int y = 0; y < plan->out_h; y++)
             for (int x = 0; x < plan->out_w; x++)
-                samrt_ref_store(dtype, dst, ((long)c * plan->out_h + y) * plan->out_w + x,
-                                normalize(resize_px(plan, tables, src, nb_row, x, y, c), mean[c], std[c]));
+                ref_store(dtype, dst, ((long)c * plan->out_h + y) * plan->out_w + x,
+                          normalize(resize_px(plan, tables, src, nb_row, x, y, c), mean[c], std[c]));
     return SAMRT_OK;
 }

@@ -73,8 +73,9 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name,
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const struct samrt_dwconv_bn_params bn = {mode, a->s->data, a->sh->data, a->w1 ? a->w1->data : NULL,
                                                   a->s1 ? a->s1->data : NULL, a->sh1 ? a->sh1->data : NULL};
-        st = OPS_LAUNCH(c, samrt_dwconv_bn, &d, x->data, w->data, NULL, &bn, a->residual ? a->residual->data : NULL,
-                        y.data);
+        const void *r = a->residual ? a->residual->data : NULL;
+        st = OPS_PICK(c->backend, samrt_dwconv_bn_cuda(&d, x->data, w->data, NULL, &bn, r, y.data, c->stream),
+                      samrt_dwconv_bn_ref(&d, x->data, w->data, NULL, &bn, r, y.data));
     }
     finish(c, st);
     return y;

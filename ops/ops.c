@@ -98,22 +98,26 @@ enum samrt_status samrt_ctx_end(struct samrt_op_ctx *c) {
     return SAMRT_OK;
 }
 
+#ifdef SAMRT_HAVE_CUDA
+/* The CUDA forms of copy_bytes and samrt_ctx_sync. */
+static enum samrt_status copy_cuda(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes, int async) {
+    if (async) SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
+    else SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    return SAMRT_OK;
+}
+
+static enum samrt_status sync_cuda(const struct samrt_op_ctx *c) {
+    SAMRT_CUDA_TRY(cudaStreamSynchronize(c->stream));
+    return SAMRT_OK;
+}
+#endif
+
 /* Bytes between host and arena on c's backend: for the CUDA backend cudaMemcpyAsync on c's
  * stream (async) or cudaMemcpy (on the legacy stream, returns when done); memcpy for the CPU. */
 static enum samrt_status copy_bytes(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes,
                                     int async) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        if (async) SAMRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream));
-        else SAMRT_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-        return SAMRT_OK;
-    }
-#else
-    (void)c;
-    (void)async;
-#endif
-    memcpy(dst, src, bytes);
-    return SAMRT_OK;
+    (void)async;  /* the host form is done when it returns */
+    return OPS_PICK(c->backend, copy_cuda(c, dst, src, bytes, async), (memcpy(dst, src, bytes), SAMRT_OK));
 }
 
 enum samrt_status samrt_ctx_memcpy(const struct samrt_op_ctx *c, void *dst, const void *src, size_t bytes) {
@@ -124,14 +128,7 @@ enum samrt_status samrt_ctx_fetch(const struct samrt_op_ctx *c, void *dst, const
     return copy_bytes(c, dst, src, bytes, 0);
 }
 
-enum samrt_status samrt_ctx_sync(const struct samrt_op_ctx *c) {
-#ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) SAMRT_CUDA_TRY(cudaStreamSynchronize(c->stream));
-#else
-    (void)c;
-#endif
-    return SAMRT_OK;
-}
+enum samrt_status samrt_ctx_sync(const struct samrt_op_ctx *c) { return OPS_PICK(c->backend, sync_cuda(c), SAMRT_OK); }
 
 void samrt_ctx_use_gpu_stream(struct samrt_op_ctx *c) {
 #ifdef SAMRT_HAVE_CUDA
@@ -316,13 +313,10 @@ static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, &want, &p));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c))
-        return samrt_gemm_cuda(&p->g, x->data, w->data, b ? b->data : NULL, r ? r->data : NULL, y->data, c->ws_lt,
-                               c->ws_lt_bytes, c->stream);
-#endif
-    samrt_gemm_ref(d, x->data, w->data, b ? b->data : NULL, r ? r->data : NULL, y->data);
-    return SAMRT_OK;
+    const void *bd = b ? b->data : NULL, *rd = r ? r->data : NULL;
+    return OPS_PICK(c->backend,
+                    samrt_gemm_cuda(&p->g, x->data, w->data, bd, rd, y->data, c->ws_lt, c->ws_lt_bytes, c->stream),
+                    (samrt_gemm_ref(d, x->data, w->data, bd, rd, y->data), SAMRT_OK));
 }
 
 static struct samrt_tensor new_like_rows(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -350,6 +344,16 @@ void samrt_op_linear_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, 
 
 /* ---- convolutions ------------------------------------------------------------------------------ */
 
+/* The host form of a planned conv: the depthwise reference where the desc is one, else the
+ * direct reference. */
+static enum samrt_status conv_host(const struct samrt_conv_desc *d, const float *x, const float *w, const float *b,
+                                   float *y) {
+    struct samrt_dwconv_desc dw;
+    if (samrt_conv_as_dwconv(d, &dw)) samrt_dwconv_ref(&dw, x, w, b, NULL, y);
+    else samrt_conv_ref(d, x, w, b, NULL, y);
+    return SAMRT_OK;
+}
+
 static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                    const struct samrt_tensor *w, const struct samrt_tensor *b,
                                    const struct samrt_ctx_plan *want, const struct samrt_tensor *y) {
@@ -358,15 +362,10 @@ static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_te
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, want, &p));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c))
-        return samrt_conv_cuda(&p->cv, x->data, w->data, b ? b->data : NULL, NULL, y->data, c->ws_dnn,
-                               c->ws_dnn_bytes, c->stream);
-#endif
-    struct samrt_dwconv_desc dw;
-    if (samrt_conv_as_dwconv(&p->conv, &dw)) samrt_dwconv_ref(&dw, x->data, w->data, b ? b->data : NULL, NULL, y->data);
-    else samrt_conv_ref(&p->conv, x->data, w->data, b ? b->data : NULL, NULL, y->data);
-    return SAMRT_OK;
+    const void *bd = b ? b->data : NULL;
+    return OPS_PICK(c->backend,
+                    samrt_conv_cuda(&p->cv, x->data, w->data, bd, NULL, y->data, c->ws_dnn, c->ws_dnn_bytes, c->stream),
+                    conv_host(&p->conv, x->data, w->data, bd, y->data));
 }
 
 struct samrt_tensor samrt_op_conv2d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -402,6 +401,15 @@ struct samrt_tensor samrt_op_conv2d(struct samrt_op_ctx *c, const char *name, co
     return y;
 }
 
+/* The host form of convt2x2: the same two GEMMs as the CUDA path (conv.h), on the reference. */
+static enum samrt_status convt2x2_host(const struct samrt_convt2x2_desc *d, const float *x, const float *w_packed,
+                                       const float *b_packed, float *y) {
+    const struct samrt_gemm_desc g = samrt_convt2x2_gemm_desc(d);
+    const int64_t off_y = 2 * (int64_t)d->w * d->c_out, off_w = 2 * (int64_t)d->c_out * d->c_in;
+    for (int dy = 0; dy < 2; dy++) samrt_gemm_ref(&g, x, w_packed + dy * off_w, b_packed, NULL, y + dy * off_y);
+    return SAMRT_OK;
+}
+
 struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                       const struct samrt_tensor *w_packed, const struct samrt_tensor *b_packed,
                                       int c_out, enum samrt_act act) {
@@ -425,20 +433,10 @@ struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, 
     if (st == SAMRT_OK) st = plan_for(c, &want, &p);
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const void *bp = b_packed ? b_packed->data : NULL;
-#ifdef SAMRT_HAVE_CUDA
-        if (cuda(c))
-            st = samrt_convt2x2_cuda(&p->ct, x->data, w_packed->data, bp, NULL, y.data, c->ws_lt, c->ws_lt_bytes,
-                                     c->stream);
-        else
-#endif
-        {
-            /* The same two GEMMs as the CUDA path (conv.h), on the reference. */
-            const struct samrt_gemm_desc g = samrt_convt2x2_gemm_desc(&want.convt);
-            const int64_t off_y = 2 * x->ne[2] * c_out, off_w = 2 * (int64_t)c_out * x->ne[3];
-            for (int dy = 0; dy < 2; dy++)
-                samrt_gemm_ref(&g, x->data, (const float *)w_packed->data + dy * off_w, bp, NULL,
-                               (float *)y.data + dy * off_y);
-        }
+        st = OPS_PICK(c->backend,
+                      samrt_convt2x2_cuda(&p->ct, x->data, w_packed->data, bp, NULL, y.data, c->ws_lt, c->ws_lt_bytes,
+                                          c->stream),
+                      convt2x2_host(&want.convt, x->data, w_packed->data, bp, y.data));
     }
     finish(c, st);
     return y;

@@ -42,10 +42,13 @@
 #ifndef SAMRT_OPS_H
 #define SAMRT_OPS_H
 
+#include "bn_fold.h"      /* SAMRT_BN_EPS, for the networks' samrt_op_host_bn_fold_* */
 #include "conv.h"
 #include "elementwise.h"
 #include "exec.h"
 #include "gemm.h"
+#include "interp.h"       /* enum samrt_interp_mode, the mode of samrt_op_interp */
+#include "ref_util.h"     /* the element access of samrt_op_host_store */
 
 #ifdef __cplusplus
 extern "C" {
@@ -306,10 +309,10 @@ struct samrt_tensor samrt_op_copy(struct samrt_op_ctx *c, const char *name, cons
 void samrt_op_copy_into(struct samrt_op_ctx *c, const struct samrt_tensor *x, const struct samrt_tensor *add,
                         const struct samrt_tensor *out);
 
-/* ---- host tables (ops_host.c) -------------------------------------------------------------- */
+/* ---- host tables and prepare-time math (ops_host.c) ---------------------------------------- */
 
-/* Constants a network computes once at prepare (position encodings, resized embeddings) and
- * the host side of parity taps: computed on the host with the C references of kernels/
+/* Constants a network computes once at prepare (position encodings, resized embeddings,
+ * folded or packed weights) and the host side of parity taps: computed on the host with the C references of kernels/
  * whatever the backend, so a table holds the same values on every backend. Outputs are
  * host buffers of f32 unless a dtype is given (then rounded once to it). */
 
@@ -325,6 +328,28 @@ enum samrt_status samrt_op_host_fourier_pe_points(int n_feats, const float *gaus
 /* F.interpolate of n_planes f32 planes (h_in, w_in) -> (h_out, w_out), as samrt_op_interp. */
 enum samrt_status samrt_op_host_interp(int mode /* enum samrt_interp_mode */, int n_planes, int h_in, int w_in,
                                         int h_out, int w_out, const float *x, float *y);
+/* The RoPE table of kernels/rope.h (the f32 cos / sin rows samrt_op_attention's rope_q /
+ * rope_k read) for a dim-channel head over an end_x x end_y grid: its length in floats, and
+ * the table itself. */
+size_t samrt_op_host_rope_table_floats(int dim, int end_x, int end_y);
+enum samrt_status samrt_op_host_rope_table(float *table, int dim, int end_x, int end_y, float theta);
+/* Eval BatchNorm folded into the conv before it, and RepVggDw into one depthwise 3x3
+ * (kernels/bn_fold.h, same arguments): prepare-time weight math, in double, rounded once. */
+enum samrt_status samrt_op_host_bn_fold_conv(int64_t c_out, int64_t per_out, const float *w, const float *b,
+                                             const float *g, const float *beta, const float *mean, const float *var,
+                                             float eps, float *w_out, float *b_out);
+void samrt_op_host_bn_fold_repvgg_dw(int64_t c, const float *w3, const float *b3, const float *w1, const float *b1,
+                                     float *w_out, float *b_out);
+/* A ConvTranspose2d(k 2, stride 2) weight (c_in, c_out, 2, 2) and bias (c_out, or NULL) in the
+ * packed forms samrt_op_convt2x2 takes (kernels/conv.h). */
+void samrt_op_host_pack_convt2x2(int c_in, int c_out, const float *w, const float *bias, float *w_out,
+                                 float *bias_out);
+
+/* 1 for the run precisions ops take as activations and weights (f32, f16, bf16). */
+static inline int samrt_op_dtype_ok(enum samrt_dtype dt) { return ref_dtype_ok(dt); }
+/* Element i of a host buffer of dtype dt set to v, rounded once (round to nearest even):
+ * how prepare code writes f32 values into a run-precision upload. */
+static inline void samrt_op_host_store(enum samrt_dtype dt, void *p, int64_t i, float v) { ref_store(dt, p, i, v); }
 
 #ifdef __cplusplus
 }

@@ -136,11 +136,7 @@ struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name,
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         p.workspace = ws ? w.data : NULL;
         p.workspace_bytes = ws;
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_attention_cuda(&p, c->stream);
-        else
-#endif
-            st = samrt_attention_ref(&p);
+        st = OPS_PICK(c->backend, samrt_attention_cuda(&p, c->stream), samrt_attention_ref(&p));
     }
     samrt_ctx_fail(c, st);
     samrt_exec_step(c->ex);
@@ -164,11 +160,8 @@ struct samrt_tensor samrt_op_interp(struct samrt_op_ctx *c, const char *name, co
         }
     }
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (c->backend == SAMRT_BACKEND_CUDA) st = samrt_interp_cuda(&d, x->data, y.data, c->stream);
-        else
-#endif
-            st = samrt_interp_ref(&d, x->data, y.data);
+        st = OPS_PICK(c->backend, samrt_interp_cuda(&d, x->data, y.data, c->stream),
+                      samrt_interp_ref(&d, x->data, y.data));
     }
     samrt_ctx_fail(c, st);
     samrt_exec_step(c->ex);
@@ -219,13 +212,7 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const 
             continue;
         }
         if (!samrt_exec_running(c->ex)) break;
-#ifdef SAMRT_HAVE_CUDA
-        if (cuda(c)) {
-            st = samrt_attention_cuda(&p, c->stream);
-            continue;
-        }
-#endif
-        st = samrt_attention_ref(&p);
+        st = OPS_PICK(c->backend, samrt_attention_cuda(&p, c->stream), samrt_attention_ref(&p));
     }
     finish(c, st);
     return o;

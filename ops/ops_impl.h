@@ -1,7 +1,7 @@
 /* ops_impl.h - helpers shared by the files of the op layer (ops.c, ops_pointwise.c,
- * ops_attn.c, ops_sam2.c): the pass mode, the backend test, the uses of an op's tensors and
- * the end of an op. Internal to ops/: the networks call the entries of ops.h and
- * ops_sam2.h, never these. */
+ * ops_attn.c, ops_sam2.c, conv.c, ops_runtime.c): the pass mode, the backend choice
+ * (OPS_PICK), the uses of an op's tensors and the end of an op. Internal to ops/: the
+ * networks call the entries of ops.h and ops_sam2.h, never these. */
 #ifndef SAMRT_OPS_IMPL_H
 #define SAMRT_OPS_IMPL_H
 
@@ -12,12 +12,17 @@ static inline int planning(const struct samrt_op_ctx *c) { return c->ex->mode ==
 static inline int cuda(const struct samrt_op_ctx *c) { return c->backend == SAMRT_BACKEND_CUDA; }
 #endif
 
-/* The status of kernel pair fn of kernels/ run on c's backend: fn_cuda(args..., c's stream)
- * for the CUDA backend, fn_ref(args...) for the CPU backend. */
+/* The one backend choice of the op layer: the CUDA form when `backend` is SAMRT_BACKEND_CUDA,
+ * the host form (the C reference of kernels/) otherwise. Both forms are expressions of type
+ * enum samrt_status; a reference that returns nothing is written `(fn_ref(...), SAMRT_OK)`.
+ * Host builds compile the host form only (the CUDA launchers are not declared there), so an
+ * entry is written once for both builds. Every entry of ops/ that picks an implementation
+ * picks it here:
+ *     return OPS_PICK(c->backend, samrt_layernorm_cuda(&a, c->stream), samrt_layernorm_ref(&a)); */
 #ifdef SAMRT_HAVE_CUDA
-#define OPS_LAUNCH(c, fn, ...) (cuda(c) ? fn##_cuda(__VA_ARGS__, (c)->stream) : fn##_ref(__VA_ARGS__))
+#define OPS_PICK(backend, cuda_form, host_form) ((backend) == SAMRT_BACKEND_CUDA ? (cuda_form) : (host_form))
 #else
-#define OPS_LAUNCH(c, fn, ...) fn##_ref(__VA_ARGS__)
+#define OPS_PICK(backend, cuda_form, host_form) ((void)(backend), (host_form))
 #endif
 
 /* Marks tensors (NULLs skipped) as used by the current step. */

@@ -32,10 +32,7 @@ static enum samrt_status layernorm_impl(struct samrt_op_ctx *c, const struct sam
                                      .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
                                      .bias = b ? b->data : NULL, .out = y->data, .sum_out = sum ? sum->data : NULL};
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_layernorm_cuda(&a, c->stream);
-#endif
-    return samrt_layernorm_ref(&a);
+    return OPS_PICK(c->backend, samrt_layernorm_cuda(&a, c->stream), samrt_layernorm_ref(&a));
 }
 
 struct samrt_tensor samrt_op_layernorm(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -65,10 +62,7 @@ static enum samrt_status layernorm2d_impl(struct samrt_op_ctx *c, const struct s
                                        .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
                                        .bias = b ? b->data : NULL, .out = y->data};
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_layernorm2d_cuda(&a, c->stream);
-#endif
-    return samrt_layernorm2d_ref(&a);
+    return OPS_PICK(c->backend, samrt_layernorm2d_cuda(&a, c->stream), samrt_layernorm2d_ref(&a));
 }
 
 struct samrt_tensor samrt_op_layernorm2d(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -89,10 +83,7 @@ static enum samrt_status unary_impl(struct samrt_op_ctx *c, const struct samrt_t
     struct samrt_unary_args a = {x->dtype, act, samrt_tensor_nelements(x), alpha, beta, x->data, y->data};
     if (planning(c)) SAMRT_CHECK(a.n < ((int64_t)1 << 31), SAMRT_E_UNSUPPORTED, "unary: too many elements");
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_unary_cuda(&a, c->stream);
-#endif
-    return samrt_unary_ref(&a);
+    return OPS_PICK(c->backend, samrt_unary_cuda(&a, c->stream), samrt_unary_ref(&a));
 }
 
 struct samrt_tensor samrt_op_unary(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -114,10 +105,7 @@ static enum samrt_status add_impl(struct samrt_op_ctx *c, const struct samrt_ten
     }
     struct samrt_add_scaled_args a = {x->dtype, samrt_tensor_nelements(x), fa, fb, x->data, y->data, out->data};
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_add_scaled_cuda(&a, c->stream);
-#endif
-    return samrt_add_scaled_ref(&a);
+    return OPS_PICK(c->backend, samrt_add_scaled_cuda(&a, c->stream), samrt_add_scaled_ref(&a));
 }
 
 struct samrt_tensor samrt_op_add_scaled(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
@@ -161,10 +149,7 @@ static enum samrt_status affine_impl(struct samrt_op_ctx *c, const struct samrt_
                                           b ? b->data : NULL, r ? r->data : NULL,  y->data,
                                           pt != x->dtype, act};
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_channel_affine_cuda(&a, c->stream);
-#endif
-    return samrt_channel_affine_ref(&a);
+    return OPS_PICK(c->backend, samrt_channel_affine_cuda(&a, c->stream), samrt_channel_affine_ref(&a));
 }
 
 struct samrt_tensor samrt_op_channel_affine(struct samrt_op_ctx *c, const char *name,
@@ -191,7 +176,8 @@ struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_op_ctx *c, const char *name
     use(c, pos, &y, NULL, NULL);
     struct samrt_sine_pe_1d_args a = {c->dtype, n_pos, dim, (const float *)pos->data, y.data};
     enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) st = OPS_LAUNCH(c, samrt_sine_pe_1d, &a);
+    if (st == SAMRT_OK && samrt_exec_running(c->ex))
+        st = OPS_PICK(c->backend, samrt_sine_pe_1d_cuda(&a, c->stream), samrt_sine_pe_1d_ref(&a));
     finish(c, st);
     return y;
 }
@@ -212,11 +198,7 @@ struct samrt_tensor samrt_op_maxpool2x2(struct samrt_op_ctx *c, const char *name
     struct samrt_pool_args a = {x->dtype, x->ne[0], (int32_t)x->ne[1], (int32_t)x->ne[2], (int32_t)x->ne[3],
                                 x->s[2], 0, x->data, y.data};
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (cuda(c)) st = samrt_pool_max2x2_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_pool_max2x2_ref(&a);
+        st = OPS_PICK(c->backend, samrt_pool_max2x2_cuda(&a, c->stream), samrt_pool_max2x2_ref(&a));
     }
     finish(c, st);
     return y;
@@ -238,11 +220,7 @@ struct samrt_tensor samrt_op_channel_mean(struct samrt_op_ctx *c, const char *na
     struct samrt_pool_mean_args a = {x->dtype, ne[0], n_tok, (int32_t)ne[1], x->data, y.data, split,
                                      split > 1 ? part.data : NULL};
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-#ifdef SAMRT_HAVE_CUDA
-        if (cuda(c)) st = samrt_pool_mean_cuda(&a, c->stream);
-        else
-#endif
-            st = samrt_pool_mean_ref(&a);
+        st = OPS_PICK(c->backend, samrt_pool_mean_cuda(&a, c->stream), samrt_pool_mean_ref(&a));
     }
     finish(c, st);
     return y;
@@ -271,10 +249,7 @@ static enum samrt_status copy_impl(struct samrt_op_ctx *c, const struct samrt_te
         }
     }
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
-#ifdef SAMRT_HAVE_CUDA
-    if (cuda(c)) return samrt_copy_cuda(&a, c->stream);
-#endif
-    return samrt_copy_ref(&a);
+    return OPS_PICK(c->backend, samrt_copy_cuda(&a, c->stream), samrt_copy_ref(&a));
 }
 
 struct samrt_tensor samrt_op_copy(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,

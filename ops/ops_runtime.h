@@ -52,6 +52,9 @@ enum samrt_status samrt_op_resize_normalize_host(const struct samrt_resize_plan 
 /* mask_decode.h launchers on the device. */
 enum samrt_status samrt_op_mask_decode(const struct samrt_mask_decode_desc *d, const void *logits, uint8_t *mask,
                                         struct samrt_mask_stats *stats, float *logits_out, samrt_stream *s);
+/* The same on the host (the C reference): the decode of host engines' low-res logits. */
+enum samrt_status samrt_op_mask_decode_host(const struct samrt_mask_decode_desc *d, const void *logits,
+                                             uint8_t *mask, struct samrt_mask_stats *stats, float *logits_out);
 enum samrt_status samrt_op_mask_decode_non_overlap(const struct samrt_mask_decode_desc *d, const void *logits,
                                                     uint8_t *mask, struct samrt_mask_stats *stats, samrt_stream *s);
 /* track_rows.h: the kernel on s for device memory (device 1), the C reference otherwise. */

@@ -39,7 +39,7 @@ void samrt_op_sam2_select(struct samrt_op_ctx *c, const struct samrt_tensor *mas
         a.low_res = low_res->data;
         a.result = result->data;
         a.token_out = token_out->data;
-        st = OPS_LAUNCH(c, samrt_sam2_select, &a);
+        st = OPS_PICK(c->backend, samrt_sam2_select_cuda(&a, c->stream), samrt_sam2_select_ref(&a));
     }
     finish(c, st);
 }
@@ -52,7 +52,7 @@ void samrt_op_sam2_ptr_gate(struct samrt_op_ctx *c, const struct samrt_tensor *p
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const struct samrt_sam2_ptr_gate_args a = {c->dtype, (int)out->ne[0], (int)out->ne[1], ptr->data,
                                                    no_obj_ptr->data, result->data, out->data};
-        st = OPS_LAUNCH(c, samrt_sam2_ptr_gate, &a);
+        st = OPS_PICK(c->backend, samrt_sam2_ptr_gate_cuda(&a, c->stream), samrt_sam2_ptr_gate_ref(&a));
     }
     finish(c, st);
 }
@@ -76,7 +76,8 @@ struct samrt_tensor samrt_op_sam2_mem_input(struct samrt_op_ctx *c, const char *
         }
     }
     if (st == SAMRT_OK && samrt_exec_running(c->ex))
-        st = OPS_LAUNCH(c, samrt_mask_decode_mem_input, &d, low_res->data, m.data);
+        st = OPS_PICK(c->backend, samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream),
+                      samrt_mask_decode_mem_input_ref(&d, low_res->data, m.data));
     finish(c, st);
     return m;
 }
@@ -98,7 +99,8 @@ void samrt_op_sam2_mem_store(struct samrt_op_ctx *c, const struct samrt_tensor *
     }
     const struct samrt_sam2_mem_store_args a = {c->dtype, (int)B, n, (int)dim, x->data, (const float *)score->data,
                                                 no_obj ? no_obj->data : NULL, (uint16_t *)out->data};
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) st = OPS_LAUNCH(c, samrt_sam2_mem_store, &a);
+    if (st == SAMRT_OK && samrt_exec_running(c->ex))
+        st = OPS_PICK(c->backend, samrt_sam2_mem_store_cuda(&a, c->stream), samrt_sam2_mem_store_ref(&a));
     finish(c, st);
 }
 
@@ -106,5 +108,5 @@ enum samrt_status samrt_op_fill_holes(const struct samrt_op_ctx *c, const struct
                                        const struct samrt_tensor *out, const struct samrt_tensor *ws) {
     const struct samrt_fill_holes_args a = {(int32_t)x->ne[0], (int32_t)x->ne[2], (int32_t)x->ne[3], max_area,
                                             (const float *)x->data, (float *)out->data, (int32_t *)ws->data};
-    return OPS_LAUNCH(c, samrt_fill_holes, &a);
+    return OPS_PICK(c->backend, samrt_fill_holes_cuda(&a, c->stream), samrt_fill_holes_ref(&a));
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mem_store.h"
 #include "sam2_memory_util.h"
 
 #define NAME "test_sam2_memory"

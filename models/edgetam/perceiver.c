@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mask_select.h"  /* SAMRT_SAM2_MAX_OBJ, the engine's object limit */
 #include "model_env.h"
-#include "ref_util.h"
+#include "ops_sam2.h"  /* SAMRT_SAM2_MAX_OBJ, the engine's object limit */
 
 #define D SAMRT_EDGETAM_PERC_DIM
 #define FF SAMRT_EDGETAM_PERC_FF

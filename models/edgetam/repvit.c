@@ -24,10 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bn_fold.h"
 #include "ckpt.h"
 #include "model_env.h"
-#include "ref_util.h"
+#include "ops.h"
 
 #define BODY "image_encoder.trunk.body."
 #define FOLD_ALIGN 64   /* elements between folded tensors' starts */
@@ -256,7 +255,7 @@ static enum samrt_status fold_convnorm(samrt_repvit_get_fn get, void *user, cons
     float *w = buf, *bn = buf + c_out * per;
     enum samrt_status st = read_convnorm(get, user, p, c_out, per, w, bn);
     if (st == SAMRT_OK)
-        st = samrt_bn_fold_conv(c_out, per, w, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
+        st = samrt_op_host_bn_fold_conv(c_out, per, w, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
                                 w_out, b_out);
     free(buf);
     return st;
@@ -272,7 +271,7 @@ static enum samrt_status apart_convnorm(samrt_repvit_get_fn get, void *user, con
     enum samrt_status st = read_convnorm(get, user, p, c_out, per, w_out, bn);
     for (int64_t o = 0; o < c_out; o++) one[o] = 1.0f;
     if (st == SAMRT_OK)
-        st = samrt_bn_fold_conv(c_out, 1, one, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
+        st = samrt_op_host_bn_fold_conv(c_out, 1, one, NULL, bn, bn + c_out, bn + 2 * c_out, bn + 3 * c_out, SAMRT_BN_EPS,
                                 s_out, sh_out);
     free(buf);
     return st;
@@ -308,7 +307,7 @@ static enum samrt_status fold_conv(const struct samrt_repvit_conv *cv, samrt_rep
     enum samrt_status st = fold_convnorm(get, user, p, co, 9, w3, b3);
     snprintf(p, sizeof p, "%s.conv1", cv->key);
     if (st == SAMRT_OK) st = fold_convnorm(get, user, p, co, 1, w1, b1);
-    if (st == SAMRT_OK) samrt_bn_fold_repvgg_dw(co, w3, b3, w1, b1, w_out, b_out);
+    if (st == SAMRT_OK) samrt_op_host_bn_fold_repvgg_dw(co, w3, b3, w1, b1, w_out, b_out);
     free(buf);
     return st;
 }
@@ -349,7 +348,7 @@ enum samrt_status samrt_repvit_prepare_with(struct samrt_repvit *rv, const struc
     enum samrt_status st = f && host && (bn || !rv->bn_apart) ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     if (st == SAMRT_OK) st = fold_all(rv, get, user, f, bn);
     if (st == SAMRT_OK && host != f)
-        for (int64_t i = 0; i < n; i++) ref_store(dt, host, i, f[i]);  /* rounded once */
+        for (int64_t i = 0; i < n; i++) samrt_op_host_store(dt, host, i, f[i]);  /* rounded once */
     if (st == SAMRT_OK)
         st = samrt_model_upload(env, rv->folded.data, host, samrt_tensor_nbytes(&rv->folded));
     if (st == SAMRT_OK && bn)

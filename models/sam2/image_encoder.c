@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "model_env.h"
-#include "interp.h"
+#include "ops.h"
 
 #define HIERA_EPS 1e-6f
 #define NECK_DIM 256
@@ -153,7 +153,7 @@ static enum samrt_status make_pos_embed(const struct samrt_sam2_encoder *enc, co
             for (int x = 0; x < side; x++)
                 for (int ch = 0; ch < E; ch++) {
                     const float v = big[((size_t)ch * side + y) * side + x] + win[((size_t)ch * w0 + y % w0) * w0 + x % w0];
-                    samrt_ref_store(dt, out, (long)(((size_t)y * side + x) * E + ch), v);
+                    samrt_op_host_store(dt, out, (long)(((size_t)y * side + x) * E + ch), v);
                 }
     }
     free(big);

@@ -24,11 +24,8 @@
 #include <string.h>
 
 #include "ckpt.h"
-#include "conv.h"
 #include "model_env.h"
-#include "interp.h"
 #include "ops_sam2.h"
-#include "ref_util.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define CROSS_DIM 128        /* attention_downsample_rate 2 */
@@ -237,7 +234,7 @@ static enum samrt_status upload_f32(const struct samrt_model_env *env, const str
     const uint64_t bytes = samrt_tensor_nbytes(t);
     void *tmp = malloc(bytes);  /* setup only */
     SAMRT_CHECK(tmp != NULL, SAMRT_E_HOST_MEMORY, "sam2 heads: out of host memory");
-    for (int64_t i = 0; i < n; i++) ref_store(t->dtype, tmp, i, src[i]);
+    for (int64_t i = 0; i < n; i++) samrt_op_host_store(t->dtype, tmp, i, src[i]);
     enum samrt_status st = samrt_model_upload(env, t->data, tmp, bytes);
     free(tmp);
     return st;
@@ -265,7 +262,7 @@ static enum samrt_status upload_convt(const struct samrt_model_env *env, const s
     if (st == SAMRT_OK) st = samrt_ckpt_read(ck, tw, SAMRT_DTYPE_F32, w, sizeof(float) * nw);
     if (st == SAMRT_OK) st = samrt_ckpt_read(ck, tb, SAMRT_DTYPE_F32, b, sizeof(float) * (size_t)c_out);
     if (st == SAMRT_OK) {
-        samrt_conv_pack_transpose2x2(c_in, c_out, w, b, wp, bp);
+        samrt_op_host_pack_convt2x2(c_in, c_out, w, b, wp, bp);
         st = upload_f32(env, w_out, wp);
     }
     if (st == SAMRT_OK) st = upload_f32(env, b_out, bp);

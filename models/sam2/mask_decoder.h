@@ -44,9 +44,9 @@
 #ifndef SAMRT_SAM2_MASK_DECODER_H
 #define SAMRT_SAM2_MASK_DECODER_H
 
-#include "mask_select.h"
 #include "model_env.h"
 #include "ops.h"
+#include "ops_sam2.h"
 #include "prompt_encoder.h"
 
 #ifdef __cplusplus

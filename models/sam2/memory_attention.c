@@ -21,10 +21,8 @@
 #include "../edgetam/perceiver.h"  /* the perceiver's token counts (models/edgetam) */
 #include "ckpt.h"
 #include "model_env.h"
-#include "mask_select.h"
+#include "ops_sam2.h"
 #include "prompt_encoder.h"
-#include "ref_util.h"
-#include "rope.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM
@@ -130,7 +128,7 @@ enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct 
 
 /* n f32 values rounded to t's dtype into dst (host), for an upload. */
 static void round_into(const struct samrt_tensor *t, void *dst, const float *src, int64_t n) {
-    for (int64_t i = 0; i < n; i++) ref_store(t->dtype, dst, i, src[i]);
+    for (int64_t i = 0; i < n; i++) samrt_op_host_store(t->dtype, dst, i, src[i]);
 }
 
 static enum samrt_status read_f32(const struct samrt_ckpt *ck, const char *name, float *dst, int64_t n) {
@@ -151,22 +149,22 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     ma->tpos_k.data = samrt_model_slot(env, ma->slot_tpos_k);
     ma->ptr_p.data = samrt_model_slot(env, ma->slot_ptr_p);
     const int64_t n = ma->n_mem_tok, lat = ma->cfg.mem_latents, mg = ma->mem_grid;
-    const size_t n_rope = SAMRT_MAX(samrt_rope_table_floats(DIM, ma->grid, ma->grid),
-                                    samrt_rope_table_floats(DIM, (int)mg, (int)mg));
+    const size_t n_rope = SAMRT_MAX(samrt_op_host_rope_table_floats(DIM, ma->grid, ma->grid),
+                                    samrt_op_host_rope_table_floats(DIM, (int)mg, (int)mg));
     const size_t n_wk = (size_t)DIM * MEM_DIM;
     float *buf = malloc(sizeof(float) * (n_rope + (size_t)n * MEM_DIM + n_wk));  /* setup only */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
     float *pos = buf + n_rope, *wk = pos + n * MEM_DIM;
     void *tmp = pos;  /* the pos values are rounded in place (dtype size <= 4) */
-    enum samrt_status st = samrt_rope_table_fill(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
+    enum samrt_status st = samrt_op_host_rope_table(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
     if (st == SAMRT_OK)
         st = samrt_model_upload(env, ma->rope.data, buf,
-                                       sizeof(float) * samrt_rope_table_floats(DIM, ma->grid, ma->grid));
+                                       sizeof(float) * samrt_op_host_rope_table_floats(DIM, ma->grid, ma->grid));
     if (st == SAMRT_OK && ma->slot_rope_k >= 0) {
-        st = samrt_rope_table_fill(buf, DIM, (int)mg, (int)mg, ROPE_THETA);
+        st = samrt_op_host_rope_table(buf, DIM, (int)mg, (int)mg, ROPE_THETA);
         if (st == SAMRT_OK)
             st = samrt_model_upload(env, ma->rope_k.data, buf,
-                                           sizeof(float) * samrt_rope_table_floats(DIM, (int)mg, (int)mg));
+                                           sizeof(float) * samrt_op_host_rope_table_floats(DIM, (int)mg, (int)mg));
     }
     if (st == SAMRT_OK) {
         /* latents: position 0 (the perceiver's zeros); grid tokens: the sine PE of the grid */
@@ -234,10 +232,10 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
         SAMRT_CHECK(idx >= 0 && idx < SAMRT_SAM2_NUM_MASKMEM, SAMRT_E_INVALID_ARG,
                     "memory attention: tpos index %d of memory %d (0 .. 6)", idx, j);
         for (int k = 0; k < MEM_DIM; k++)
-            ref_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
+            samrt_op_host_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
         for (int l = 0; l < ma->n_layers; l++)
             for (int o = 0; o < DIM; o++)
-                ref_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
+                samrt_op_host_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
                           ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)idx) * DIM + (size_t)o]);
     }
     const int64_t np = samrt_tensor_nelements(&ma->ptr_p);

@@ -25,7 +25,6 @@
 #include "model_env.h"
 #include "ops_sam2.h"
 #include "prompt_encoder.h"
-#include "ref_util.h"
 
 #define DIM SAMRT_SAM2_DIM
 #define MEM_DIM SAMRT_SAM2_MEM_DIM

@@ -40,7 +40,6 @@
 #ifndef SAMRT_SAM2_MEMORY_ENCODER_H
 #define SAMRT_SAM2_MEMORY_ENCODER_H
 
-#include "mem_store.h"
 #include "model_env.h"
 #include "ops.h"
 

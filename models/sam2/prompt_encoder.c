@@ -9,7 +9,7 @@
 
 #include "ckpt.h"
 #include "model_env.h"
-#include "ref_util.h"
+#include "ops.h"
 
 /* ---- prompts ----------------------------------------------------------------------------------- */
 
@@ -120,7 +120,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
                                          int n_obj, int b_max, int t_max, int model_side, enum samrt_dtype dtype,
                                          void *out, int32_t *n_sparse) {
     SAMRT_CHECK(t && (pts || n_obj == 0) && out && n_sparse && n_obj >= 0 && n_obj <= b_max &&
-                    t_max > SAMRT_SAM2_N_OUT_TOKENS && ref_dtype_ok(dtype),
+                    t_max > SAMRT_SAM2_N_OUT_TOKENS && samrt_op_dtype_ok(dtype),
                 SAMRT_E_INVALID_ARG, "tokens: bad arguments (%d of %d objects, %d tokens)", n_obj, b_max, t_max);
     float rows[SAMRT_SAM2_MAX_SPARSE * SAMRT_SAM2_DIM];
     struct samrt_sam2_points none;
@@ -137,7 +137,7 @@ enum samrt_status samrt_sam2_tokens_fill(const struct samrt_sam2_prompt_tables *
             const int rs = r - SAMRT_SAM2_N_OUT_TOKENS;  /* sparse row */
             const float *src = rs < 0 ? t->out_tokens[r] : rs < ns ? rows + (int64_t)rs * SAMRT_SAM2_DIM : t->not_a_point;
             for (int c = 0; c < SAMRT_SAM2_DIM; c++)
-                ref_store(dtype, out, base + (int64_t)r * SAMRT_SAM2_DIM + c, src[c]);
+                samrt_op_host_store(dtype, out, base + (int64_t)r * SAMRT_SAM2_DIM + c, src[c]);
         }
     }
     return SAMRT_OK;

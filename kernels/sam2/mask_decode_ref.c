@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "interp.h"
+#include "ref_util.h"
 #include "samrt_impl.h"
 
 static int sizes_ok(int n, int hi, int wi, int ho, int wo) {
@@ -17,14 +18,13 @@ static int sizes_ok(int n, int hi, int wi, int ho, int wo) {
 
 enum samrt_status samrt_mask_decode_check(const struct samrt_mask_decode_desc *d) {
     if (d == NULL || !sizes_ok(d->n_obj, d->h_in, d->w_in, d->h_out, d->w_out)) return SAMRT_E_INVALID_ARG;
-    return samrt_is_float_dtype(d->src_dtype) ? SAMRT_OK : SAMRT_E_UNSUPPORTED;
+    return ref_dtype_ok(d->src_dtype) ? SAMRT_OK : SAMRT_E_UNSUPPORTED;
 }
 
 enum samrt_status samrt_mask_decode_mem_check(const struct samrt_mask_mem_desc *d) {
     if (d == NULL || !sizes_ok(d->n_obj, d->h_in, d->w_in, d->h_out, d->w_out)) return SAMRT_E_INVALID_ARG;
     if (!isfinite(d->scale) || !isfinite(d->bias)) return SAMRT_E_INVALID_ARG;
-    return samrt_is_float_dtype(d->src_dtype) && samrt_is_float_dtype(d->dst_dtype) ? SAMRT_OK
-                                                                                    : SAMRT_E_UNSUPPORTED;
+    return ref_dtype_ok(d->src_dtype) && ref_dtype_ok(d->dst_dtype) ? SAMRT_OK : SAMRT_E_UNSUPPORTED;
 }
 
 static void stats_add(struct samrt_mask_stats *st, int x, int y) {
@@ -102,7 +102,7 @@ enum samrt_status samrt_mask_decode_mem_input_ref(const struct samrt_mask_mem_de
                                                     sh, sw, y, x);
                 float m = d->binarize ? (v > 0.0f ? 1.0f : 0.0f) : 1.0f / (1.0f + expf(-v));
                 m = samrt_mul_rn(m, d->scale) + d->bias;
-                samrt_ref_store(d->dst_dtype, out, ((long)n * ho + y) * wo + x, m);
+                ref_store(d->dst_dtype, out, ((long)n * ho + y) * wo + x, m);
             }
     return SAMRT_OK;
 }
