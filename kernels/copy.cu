@@ -2,7 +2,7 @@
  * output written in order so stores coalesce; reads follow x's strides. A layout change of a
  * large map (NCHW -> NHWC of the patch embed, 6.3M values for tiny) therefore reads with a
  * large stride, which L2 absorbs for these sizes; the op runs once per frame.
- * Tests: tests/test_copy_cuda.c. */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda). */
 #include "common.cuh"
 #include "copy.h"
 #include "samrt_impl.h"

@@ -1,6 +1,6 @@
 /* copy_ref.c - plain C11 reference for copy.h: one loop nest over the output, each value
  * read through x's strides, converted through fp32, plus add in fp32, stored once.
- * Tests: tests/test_copy.c (hand values), tests/test_copy_cuda.c (vs the kernel). */
+ * Tests: tests/test_copy.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "copy.h"
 
 #include "ref_util.h"

@@ -4,7 +4,7 @@
  * done with single elements by the first threads. The multiply and the add are rounded
  * separately (__fmul_rn / __fadd_rn stop nvcc from contracting them into an FMA) so f32
  * results match the PyTorch expressions bit for bit where the activation allows.
- * Tests: tests/test_elementwise_cuda.c (add --bench for timings). */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda) (add --bench for timings). */
 #include "elementwise.cuh"
 #include "samrt_impl.h"
 

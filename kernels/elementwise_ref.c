@@ -2,7 +2,7 @@
  * CUDA launchers share. Activations are evaluated in double and rounded once to fp32, so
  * the reference is at least as accurate as the device math it checks; products and sums
  * are rounded one at a time, in the order of the PyTorch expression.
- * Tests: tests/test_elementwise.c (hand values), tests/test_elementwise_cuda.c (vs the kernel). */
+ * Tests: tests/test_elementwise.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "elementwise.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * writes channel k (sin) and channel F + k (cos). Same fp32 order as the reference, with
  * __fmul_rn / __fmaf_rn spelling out which products are rounded. Runs once at init (dense
  * grid) or per prompt (a handful of points), so plainness wins over speed.
- * Tests: tests/test_fourier_pe_cuda.c. */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda). */
 #include "common.cuh"
 #include "fourier_pe.h"
 #include "samrt_impl.h"

@@ -1,6 +1,6 @@
 /* fourier_pe_ref.c - plain C11 references for fourier_pe.h, in the fp32 order the header
  * documents (2u - 1, then fmaf(c_y, G1, c_x * G0), then times 2pi, then sinf / cosf).
- * Tests: tests/test_fourier_pe.c (hand values), tests/test_fourier_pe_cuda.c (vs the kernel). */
+ * Tests: tests/test_fourier_pe.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "fourier_pe.h"
 
 #include <math.h>

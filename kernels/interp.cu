@@ -4,7 +4,7 @@
  * One thread per output element on a 32x8 block; the plane index walks grid.z. Inputs here are
  * small (a 7x7 pos_embed, 32x32 FPN maps, 256x256 logits) and stay in L1/L2, so the kernel is
  * bound by its coalesced output writes; it uses the same coefficient helpers as interp_ref.c,
- * which keeps the two bit-identical. Tested by tests/test_interp_cuda.c (--bench times it). */
+ * which keeps the two bit-identical. Tested by the op table (tests/ops_table_*.c, test_ops_table_cuda) (--bench times it). */
 #include "common.cuh"
 #include "interp.h"
 

@@ -12,7 +12,7 @@
  * tile (32*V*C elements, 64 KiB for C = 256 bf16 at V = 4; maps of these models are
  * 1-4 MiB in all) is re-read for the same three passes from L1/L2.
  *
- * Tests: tests/test_layernorm_cuda.c (add --bench for timings). */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda) (add --bench for timings). */
 #include "elementwise.cuh"
 #include "layernorm.h"
 #include "samrt_impl.h"

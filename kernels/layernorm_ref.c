@@ -2,7 +2,7 @@
  * CUDA launchers share): for each row or pixel, the sum rounded to the storage dtype, a
  * sequential fp32 mean, a second fp32 pass for the biased variance, then
  * (x - mean) / sqrt(var + eps) * w + b, as nn.LayerNorm and SAM's LayerNorm2d define it.
- * Tests: tests/test_layernorm.c (hand values), tests/test_layernorm_cuda.c (vs the kernel). */
+ * Tests: tests/test_layernorm.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "layernorm.h"
 
 #include <math.h>

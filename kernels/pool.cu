@@ -6,7 +6,7 @@
  * Mean: a block of 32 x MEAN_ROWS threads per (32-channel group, batch); lane x reads channel
  * x of every MEAN_ROWS-th token (a warp reads 32 consecutive channels), keeps an fp32 sum,
  * and the rows are summed in shared memory in a fixed order, so results are deterministic.
- * Tests: tests/test_pool_cuda.c (add --bench for timings). */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda) (add --bench for timings). */
 #include "elementwise.cuh"
 #include "pool.h"
 #include "samrt_impl.h"

@@ -2,7 +2,7 @@
  * channel, the max of the 2x2 input window, starting from -inf and taking any NaN it meets
  * (so NaN propagates, as in PyTorch's max pool); values are copied, never rounded. Mean:
  * a double sum per channel over the tokens in order, divided once, rounded once.
- * Tests: tests/test_pool.c (hand values), tests/test_pool_cuda.c (vs the kernel). */
+ * Tests: tests/test_pool.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "pool.h"
 
 #include <math.h>

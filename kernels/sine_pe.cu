@@ -2,7 +2,7 @@
  * operation order as the reference (IEEE division and powf/sinf/cosf at full precision,
  * no fast-math). These run once at init (2-D maps) or on a few hundred values per frame
  * (1-D pointer encoding), so the kernels favour plainness over speed.
- * Tests: tests/test_sine_pe_cuda.c. */
+ * Tests: the op table (tests/ops_table_*.c, test_ops_table_cuda). */
 #include "common.cuh"
 #include "samrt_impl.h"
 #include "sine_pe.h"

@@ -2,7 +2,7 @@
  * of position_encoding.py / sam2_utils.py: (i+1) / (H + eps), times the scale; the
  * exponent 2*floor(k/2) / F as an fp32 division; 10000^e with powf; position / t_k;
  * sinf / cosf. The tests check these against the closed form in double.
- * Tests: tests/test_sine_pe.c (hand values), tests/test_sine_pe_cuda.c (vs the kernel). */
+ * Tests: tests/test_sine_pe.c (hand values), the op table (tests/ops_table_*.c, test_ops_table_cuda) (vs the kernel). */
 #include "sine_pe.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* ops_sam2.h - the op entries of SAM 2's own kernels (kernels/mask_select.h, mask_decode.h,
+/* ops_sam2.h - the op entries of SAM 2's own kernels (kernels/sam2/mask_select.h, mask_decode.h,
  * mem_store.h, fill_holes.h): the SAM heads' mask selection and object-pointer gate, the memory
  * encoder's mask input and bf16 store, and the tracker's hole filling. Same conventions as
  * ops.h: samrt_op_* run inside a PLAN / RUN pass (PLAN validates and plans, RUN launches on

@@ -1,6 +1,6 @@
 /* engine_limits.h - the engine's limits, in one place: what samrt_engine_init accepts and what the
  * runtime sizes its per-object host arrays by. The kernels keep their own capacities (the SAM
- * heads' mask selection, kernels/mask_select.h); each family checks at compile time that its
+ * heads' mask selection, kernels/sam2/mask_select.h); each family checks at compile time that its
  * kernels hold the engine's limit. */
 #ifndef SAMRT_ENGINE_LIMITS_H
 #define SAMRT_ENGINE_LIMITS_H

@@ -35,16 +35,6 @@ SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 PROGRAM_DOORS = {"runtime/samrt_internal.h"}
 # Layers that reach kernels/ only through ops/ (its headers may re-export a kernel's types).
 KERNEL_FREE = ["models", "runtime"]
-# TEMPORARY: runtime files that still include kernel headers, until runtime/ switches to the
-# op layer's headers (ops_runtime.h, ops_sam2.h, ops.h). Remove entries as they are switched.
-RUNTIME_KERNEL_INCLUDES_PENDING = {
-    "runtime/segment.c",
-    "runtime/staging.h",
-    "runtime/track_mask.c",
-    "runtime/tracker.c",
-    "runtime/tracker.h",
-    "runtime/tracker_run.c",
-}
 BACKEND_RE = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b.*\bSAMRT_HAVE_CUDA\b", re.M)
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -171,8 +161,7 @@ def main():
             elif src_layer == "tools" and dst_layer not in ("include", "harness") and hits[0] not in PROGRAM_DOORS:
                 problems.append(f"{src}: \"{header}\" is internal to {dst_layer}/: the program uses samrt.h, "
                                 f"runtime/samrt_internal.h and the harness")
-            elif (src_layer in KERNEL_FREE and dst_layer == "kernels" and
-                  src not in RUNTIME_KERNEL_INCLUDES_PENDING):
+            elif (src_layer in KERNEL_FREE and dst_layer == "kernels"):
                 problems.append(f"{src}: \"{header}\" is a kernels/ header: {src_layer}/ reaches the kernels "
                                 f"through the op layer (ops/ops*.h)")
             if dst_layer != src_layer:

@@ -2,9 +2,9 @@
  * scan (kernels/finite.h: a frame's embedding at 1024, tails, a bad value at the start, the
  * middle or the end), the rotary encoding of memory attention (kernels/rope.h: SAM 2.1's 64x64
  * self-attention and repeated cross-attention keys with object pointers, EdgeTAM's 16x16 keys
- * behind 256 perceiver latents, in place), the memory store (kernels/mem_store.h: f32 / f16 /
+ * behind 256 perceiver latents, in place), the memory store (kernels/sam2/mem_store.h: f32 / f16 /
  * bf16 into the bf16 bank, present and absent objects) and the tracker's row copies
- * (kernels/track_rows.h). ops_table.h says how a row is run. */
+ * (kernels/sam2/track_rows.h). ops_table.h says how a row is run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

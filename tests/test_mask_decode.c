@@ -1,4 +1,4 @@
-/* test_mask_decode.c - the mask_decode references (kernels/mask_decode_ref.c) against
+/* test_mask_decode.c - the mask_decode references (kernels/sam2/mask_decode_ref.c) against
  * hand-worked 2x2 -> 4x4 cases, boxes of known rectangles, and an independent double-precision
  * bilinear model on random logits; the memory-encoder input against the official op order
  * (upsample, then sigmoid or binarize, then *20, then -10); the non-overlap mode by hand (ties,

@@ -4,7 +4,7 @@
  * max_objects and the model side, not by the video), a prompt frame equals single-frame
  * segmentation with the same prompts (the official prompt frame), the non-overlap rule by
  * hand, the stage times of a tracked frame, the bank's table-driven row copies by hand, the
- * notebook profile (hole filling against kernels/fill_holes.h, objects independent when the
+ * notebook profile (hole filling against kernels/sam2/fill_holes.h, objects independent when the
  * memory encoder runs twice on a frame), removing an object (the others as if it had never
  * been there), and bad calls are refused without breaking the engine.
  * Run: ctest -R test_sam2_track */
@@ -365,7 +365,7 @@ static int filled_pixels(const float *raw, int max_area, const float *got, int *
 }
 
 /* The prompt frame's logits are those of vos_inference with the holes filled
- * (kernels/fill_holes.h), and no frame keeps a hole of the area. The synthetic weights give
+ * (kernels/sam2/fill_holes.h), and no frame keeps a hole of the area. The synthetic weights give
  * few small holes, so a second run fills every background component (area = the whole map):
  * the prompt frame's mask must become the whole frame. */
 static void test_notebook(samrt_engine_t e) {

@@ -1,5 +1,5 @@
 # Tracker post-processing and mask prompts.
-# Hole filling (kernels/fill_holes.h): the reference on hand-drawn masks; the CUDA union-find
+# Hole filling (kernels/sam2/fill_holes.h): the reference on hand-drawn masks; the CUDA union-find
 # against the reference on random blob masks (run with --bench for timings).
 samrt_add_test(test_fill_holes SOURCES test_fill_holes.c LABELS cpu)
 if (SAMRT_CUDA)

@@ -1,4 +1,4 @@
-/* mask_decode.cu - CUDA launchers for kernels/mask_decode.h.
+/* mask_decode.cu - CUDA launchers for kernels/sam2/mask_decode.h.
  *
  * Both kernels tile the output as 128 x 32 pixels per 256-thread block: a lane owns four
  * adjacent pixels of a row (one 4-byte mask store, one float4 / 8-byte value store), a warp a

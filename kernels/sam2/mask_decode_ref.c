@@ -1,4 +1,4 @@
-/* mask_decode_ref.c - C11 reference for kernels/mask_decode.h: low-res logits -> video-size
+/* mask_decode_ref.c - C11 reference for kernels/sam2/mask_decode.h: low-res logits -> video-size
  * u8 masks with per-object area and box (optionally under the non-overlap rule), and -> the
  * memory encoder's mask input. Plain loops
  * in the official op order; the bilinear sample uses the shared helpers of interp.h so the

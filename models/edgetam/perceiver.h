@@ -67,7 +67,7 @@ struct samrt_edgetam_perc_layer {
 
 struct samrt_edgetam_perceiver_config {
     int model_side;              /* S; g = S / 16 must be a multiple of 16 (S = 256, 512, 1024, ...) */
-    int b_max;                   /* object slots per pass, 1 .. SAMRT_SAM2_MAX_OBJ (kernels/mask_select.h) */
+    int b_max;                   /* object slots per pass, 1 .. SAMRT_SAM2_MAX_OBJ (kernels/sam2/mask_select.h) */
     enum samrt_dtype dtype;      /* run precision */
 };
 

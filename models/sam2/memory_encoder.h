@@ -6,7 +6,7 @@
  *
  * Forward order (the official one, each step rounded to the run dtype as PyTorch does):
  *   1. mask input: bilinear 256 -> model side (f32), then float(x > 0) when `binarize` else
- *      sigmoid(x), * 20, - 10 (kernels/mask_decode.h, memory path);
+ *      sigmoid(x), * 20, - 10 (kernels/sam2/mask_decode.h, memory path);
  *   2. mask downsampler, NCHW: 4 x [Conv 3x3 s2 p1 -> LN2d (eps 1e-6) -> GELU], channels
  *      1 -> 4 -> 16 -> 64 -> 256, then (channels-last) Conv 1x1 256 -> 256;
  *   3. x = pix_feat_proj(pix_feat) + mask features (the 1x1 conv with the projection as

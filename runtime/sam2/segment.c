@@ -12,8 +12,6 @@
 #include "backend.h"
 #include "engine_impl.h"
 #include "graph_cache.h"
-#include "mask_decode.h"
-#include "resize_normalize.h"
 #include "sam2.h"
 #include "stage_clock.h"
 #include "staging.h"
@@ -181,7 +179,7 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
         const struct samrt_mask_decode_desc d = {1, L, L, img->height, img->width, SAMRT_DTYPE_F32};
         struct samrt_mask_stats stats;
         float *logits = i == 0 && tap_logits ? tap_logits : out[i].logits;
-        st = samrt_mask_decode_ref(&d, s->low_host + (size_t)i * L * L, out[i].mask, &stats, logits);
+        st = samrt_op_mask_decode_host(&d, s->low_host + (size_t)i * L * L, out[i].mask, &stats, logits);
         fill_result(&out[i], s->res_host + (size_t)i * SAMRT_SAM2_RES_COLS, &stats);
     }
     if (st == SAMRT_OK && c->tap) st = segment_taps(s, tap_logits ? tap_logits : out[0].logits, img->width, img->height);

@@ -63,8 +63,9 @@ enum samrt_status samrt_staging_preprocess_host(struct samrt_staging *st, const 
     SAMRT_TRY(samrt_resize_plan_init(img->width, img->height, side, side, &plan));
     SAMRT_TRY(samrt_resize_plan_fill(&plan, samrt_sam_mean, samrt_sam_std, st->tables_host, st->tables_cap));
     if (st->io) st->io->frames_host++;  /* read in place: no copy */
-    return samrt_resize_normalize_ref(&plan, st->tables_host, img->rgb, (size_t)img->stride, samrt_sam_mean,
-                                      samrt_sam_std, input->data, input->dtype);
+    /* host engines run f32 only (the CPU backend refuses other run dtypes) */
+    SAMRT_CHECK(input->dtype == SAMRT_DTYPE_F32, SAMRT_E_UNSUPPORTED, "preprocess: host engines run f32");
+    return samrt_op_resize_normalize_host(&plan, st->tables_host, img->rgb, (size_t)img->stride, (float *)input->data);
 }
 
 int samrt_staging_out_fits(const struct samrt_staging *st, int n, size_t n_pix) {

@@ -23,9 +23,8 @@
 #ifndef SAMRT_RUNTIME_STAGING_H
 #define SAMRT_RUNTIME_STAGING_H
 
-#include "mask_decode.h"
 #include "ops.h"
-#include "resize_normalize.h"
+#include "ops_runtime.h"
 #include "stream.h"
 
 #ifdef __cplusplus

@@ -12,7 +12,6 @@
 
 #include "ckpt.h"
 #include "engine_impl.h"
-#include "ref_util.h"
 #include "sam2.h"
 #include "tracker.h"
 
@@ -189,7 +188,7 @@ static enum samrt_status pointer(struct samrt_engine *e, struct samrt_sam2 *m, i
     float *ptr_dst = (float *)t->cur_ptr.data + (size_t)k * SAMRT_SAM2_DIM;
     if (!tm->is_obj[k]) return samrt_ctx_memcpy(c, ptr_dst, tm->no_obj_ptr, pb);  /* lambda 0 */
     const float *dense = tm->dense_rows + (size_t)k * n_low;
-    for (size_t i = 0; i < n_low; i++) ref_store(e->precision, tm->stage, (int64_t)i, dense[i]);
+    for (size_t i = 0; i < n_low; i++) samrt_op_host_store(e->precision, tm->stage, (int64_t)i, dense[i]);
     SAMRT_TRY(samrt_ctx_memcpy(c, tm->heads.mask_in.data, tm->stage, samrt_dtype_size(e->precision) * n_low));
     struct samrt_sam2_points none;
     samrt_sam2_points_none(&none);

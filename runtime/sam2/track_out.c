@@ -61,7 +61,7 @@ enum samrt_status samrt_sam2_track_outputs(struct samrt_sam2 *m, struct samrt_tr
     for (int k = 0; k < t->n_obj && !t->dev_decoded; k++) {
         const struct samrt_mask_decode_desc d = {1, L, L, t->height, t->width, SAMRT_DTYPE_F32};
         struct samrt_mask_stats stats;
-        SAMRT_TRY(samrt_mask_decode_ref(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
+        SAMRT_TRY(samrt_op_mask_decode_host(&d, m->trk.low_host + (size_t)k * L * L, t->masks_host + (size_t)k * n_pix,
                                         &stats, t->logits_host + (size_t)k * n_pix));
     }
     if (t->opt.non_overlap && t->n_obj > 1 && !t->dev_decoded) {

@@ -16,7 +16,7 @@
  * logits, binarised, into a staging block, whose prompted rows are then copied over.
  *
  * Arena (STAGING, planned with the tracker): the filled logits (K, 1, 4g, 4g) f32, the
- * hole-filling workspace (kernels/fill_holes.h) and the staging memory block (K, g*g, 64) bf16.
+ * hole-filling workspace (kernels/sam2/fill_holes.h) and the staging memory block (K, g*g, 64) bf16.
  * Everything is fixed-shape device work on the memory encoder's context: no allocation, no
  * host round trip (capturable).
  * Tests: tests/test_sam2_track.c (notebook profile accepted), tests/test_fill_holes*.c. */

@@ -17,9 +17,7 @@
 #include <string.h>
 
 #include "engine_impl.h"
-#include "mask_decode.h"
 #include "perceiver.h"
-#include "resize_normalize.h"
 #include "sam2.h"
 #include "stage_clock.h"
 #include "stream.h"

@@ -46,11 +46,10 @@
 #include "graph_cache.h"
 #include "perceiver.h"
 #include "platform.h"
-#include "resize_normalize.h"
 #include "sam2.h"
 #include "stage_clock.h"
 #include "staging.h"
-#include "track_rows.h"
+#include "ops_runtime.h"
 
 
 /* ROLE_MASK: prompted with a mask on this frame (track_mask.c; a conditioning frame like
@@ -296,7 +295,7 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
         for (int i = 0; i < sel.n_ptr; i++) pp[2 * i] = i, pp[2 * i + 1] = sel.ptr_slot[i] * K + k;
         SAMRT_TRY(samrt_sam2_memattn_fill_frame(&t->memattn, sel.n_mem, sel.mem_tpos, sel.n_ptr, sel.ptr_dist,
                                                 sel.max_ptr, ma_rows));
-        /* the tpos rows and the pointer positions; the W_k tpos rows serve the cached pass only */
+        /* the tpos rows and the pointer positions (fill_frame also writes W_k tpos rows: no pass reads them) */
         uint8_t *dst = tab + (size_t)k * t->tab_obj_bytes;
         memcpy(dst, ma_rows, b_tpos);
         memcpy(dst + b_tpos, ma_rows + b_tpos + b_tk, samrt_tensor_nbytes(&t->memattn.ptr_p));
