@@ -20,6 +20,7 @@
 #include "sam2_track_util.h"
 #include "fill_holes.h"
 #include "tracker.h"
+#include "track_out.h"
 
 #define W 80
 #define H 60

@@ -25,6 +25,7 @@
 #include "engine_impl.h"
 #include "platform.h"
 #include "sam2.h"
+#include "tracker.h"
 #include "stream.h"
 
 #define MAX_W 160

@@ -19,6 +19,7 @@
 #include "family.h"
 #include "keys.h"
 #include "sam2.h"
+#include "tracker.h"
 
 static enum samrt_status sam2_plan(struct samrt_engine *e) {
     if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* not a SAM 2 family checkpoint */

@@ -16,7 +16,7 @@
 #include "segment.h"
 #include "stage_clock.h"
 #include "staging.h"
-#include "tracker.h"
+#include "track_state.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include "ckpt.h"
 #include "engine_impl.h"
 #include "sam2.h"
-#include "tracker.h"
+#include "track_state.h"
 
 #define AA_MAX_TAPS 1024       /* scale <= 16384 / 64 -> at most 2 * 256 + 2 taps */
 #define MASK_LOGIT 10.0f       /* _use_mask_as_output: out_scale 20, out_bias -10 */

@@ -4,7 +4,7 @@
  * the device (tracker_run.c, dev_decoded); otherwise they are decoded here on the host from
  * the low-res logits (the CPU engine's path, tap dumps, a forced host decode), into the
  * video-size f32 logits the taps read. Allocates nothing. */
-#include "tracker.h"
+#include "track_out.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include "engine_impl.h"
 #include "ops_sam2.h"
 #include "sam2.h"
-#include "tracker.h"
+#include "track_state.h"
 
 
 int samrt_sam2_track_fill_area(const struct samrt_sam2_track_options *o) {

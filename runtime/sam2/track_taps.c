@@ -1,27 +1,13 @@
-/* track_taps.c - the tracker's parity taps (tracker.h): after every push, each started
- * object's per-frame tensors under the official names of tests/parity/dump_taps.py, and the
- * switches that turn them on (`samrt track --dump-taps`, docs/parity.md). Debug path only: the
- * observer gets host copies and device views the push has already synchronised. */
-#include "tracker.h"
+/* track_taps.c - the tracker's parity taps (track_taps.h): after every push, each started
+ * object's per-frame tensors under the official names of tests/parity/dump_taps.py (`samrt
+ * track --dump-taps`, docs/parity.md; tracker.c's samrt_sam2_track_set_tap turns them on).
+ * Debug path only: the observer gets host copies and device views the push has already
+ * synchronised. */
+#include "track_taps.h"
 
 #include <stdio.h>
 
 #include "sam2.h"
-
-enum samrt_status samrt_sam2_track_set_tap_memattn(struct samrt_engine *e, int on) {
-    struct samrt_sam2_tracker *t;
-    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
-    t->tap_memattn = on != 0;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user) {
-    struct samrt_sam2_tracker *t;
-    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
-    t->tap = fn;
-    t->tap_user = user;
-    return SAMRT_OK;
-}
 
 /* One tap: "<pre>frame.<f>.<what>", or "<what>" alone for f < 0. */
 static enum samrt_status emit(struct samrt_sam2_tracker *t, const char *pre, int f, const char *what, void *data,

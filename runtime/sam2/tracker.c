@@ -19,6 +19,9 @@
 #include "engine_impl.h"
 #include "perceiver.h"
 #include "sam2.h"
+#include "track_out.h"
+#include "track_taps.h"
+#include "tracker_run.h"
 #include "stage_clock.h"
 #include "stream.h"
 
@@ -301,5 +304,20 @@ enum samrt_status samrt_sam2_track_set_host_decode(struct samrt_engine *e, int o
     struct samrt_sam2_tracker *t;
     SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
     t->host_decode = on != 0;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_tap_memattn(struct samrt_engine *e, int on) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
+    t->tap_memattn = on != 0;
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_sam2_track_set_tap(struct samrt_engine *e, samrt_tap_fn fn, void *user) {
+    struct samrt_sam2_tracker *t;
+    SAMRT_TRY(samrt_sam2_tracker_of(e, &t));
+    t->tap = fn;
+    t->tap_user = user;
     return SAMRT_OK;
 }

@@ -35,7 +35,7 @@
  * events, inside the graph as event record nodes, so a replayed frame is timed without
  * splitting its graph; host clocks at the same points on the CPU backend.
  * Tests: tests/test_sam2_track.c (CPU), tests/test_sam2_track_graph_cuda.c (graph = eager). */
-#include "tracker.h"
+#include "tracker_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
