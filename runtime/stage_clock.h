@@ -1,7 +1,7 @@
 /* stage_clock.h - the runtime's one stage-timing system: marks recorded in stream order
  * between the stages of a call, read back as the public struct samrt_stage_times (samrt.h,
  * samrt_engine_stage_times). Segmentation (segment.c, its timed eager calls) and the tracker
- * (tracker_run.c, every frame) record into the one clock of their engine (struct samrt_sam2).
+ * (tracker_run.c, every frame) record into the one clock of their engine (the family's model state).
  *
  * Device engines record events on the engine's stream (platform/stream.h); inside a graph
  * capture a mark becomes an event record node of the graph, so a replayed graph records its
