@@ -3,15 +3,18 @@
  * bit for bit, video frames of 480p .. 4K into 1024x1024, up / down per axis, one-pixel sides,
  * padded pitch, frames 4 but not 16 bytes aligned, misaligned outputs) and the low-res mask
  * logits' decoding (kernels/sam2/mask_decode.h: the video-size masks with their statistics,
- * the non-overlap rule across objects, the memory encoder's mask input). Shapes and tolerances
- * follow test_resize_normalize_cuda.c and test_mask_decode_cuda.c, which also check what a
- * table row cannot (bad arguments, runs without the optional outputs). ops_table.h says how a
- * row is run. */
+ * the non-overlap rule across objects, the memory encoder's mask input) and the hole filling
+ * of the low-res logits (kernels/sam2/fill_holes.h: tracking maps of 1 .. 16 objects, one-row
+ * and one-column maps, in place). Shapes and tolerances follow test_resize_normalize_cuda.c,
+ * test_mask_decode_cuda.c and test_fill_holes_cuda.c, which also check what a table row cannot
+ * (bad arguments, runs without the optional outputs, graph replay). ops_table.h says how a row
+ * is run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill_holes.h"
 #include "mask_decode.h"
 #include "ops_table.h"
 #include "resize_normalize.h"
@@ -246,6 +249,72 @@ static long mem_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_MEM = {"mask_mem_input", mem_setup, mem_call, mem_check};
 
+/* ---- fill_holes: p = {maps, h, w, max area, salt every n-th pixel (0 none), in place};
+ *      f = {offset: larger, more background}; bit for bit ---- */
+static void holes_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0] * p[1] * p[2];
+    float *x = (float *)malloc(sizeof(float) * (size_t)n);
+    if (!x) ot_sam2_fail(c, "no memory");
+    uint64_t st = c->seed * 0x9E3779B97F4A7C15ull + 1;
+    for (long b = 0; b < p[0]; b++) {  /* a few Gaussian bumps, minus offset, salt; exact zeros */
+        float cx[6], cy[6], r[6];
+        for (int i = 0; i < 6; i++) {
+            cx[i] = tu_rand_uniform(&st, 0, (float)p[2]);
+            cy[i] = tu_rand_uniform(&st, 0, (float)p[1]);
+            r[i] = tu_rand_uniform(&st, 2, 0.3f * (float)(p[1] > p[2] ? p[1] : p[2]) + 2);
+        }
+        for (long y = 0; y < p[1]; y++)
+            for (long xx = 0; xx < p[2]; xx++) {
+                float v = -c->row->f[0];
+                for (int i = 0; i < 6; i++) {
+                    const float dx = ((float)xx - cx[i]) / r[i], dy = ((float)y - cy[i]) / r[i];
+                    v += expf(-(dx * dx + dy * dy));
+                }
+                if (p[4] && tu_rand_u32(&st) % (uint32_t)p[4] == 0) v = -v;
+                if (tu_rand_u32(&st) % 97 == 0) v = 0.0f;
+                x[(b * p[1] + y) * p[2] + xx] = v;
+            }
+    }
+    const int i = ot_buf_copy(c, SAMRT_DTYPE_F32, n, x);
+    free(x);
+    if (p[5]) {
+        c->b[i].role = OT_INOUT;
+        ot_buf_alias(c, i);
+    } else {
+        ot_buf_add(c, SAMRT_DTYPE_F32, n, OT_OUT);
+    }
+    ot_buf_add(c, SAMRT_DTYPE_I32, 2 * n, OT_SCRATCH);
+    c->moved = 8.0 * n + 16.0 * n;
+}
+
+static enum samrt_status holes_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const long *q = c->row->p;
+    const struct samrt_fill_holes_args a = {(int32_t)q[0], (int32_t)q[1], (int32_t)q[2], (int32_t)q[3],
+                                            (const float *)p[0], (float *)p[1], (int32_t *)p[2]};
+    (void)stream;
+    return gpu ? OT_GPU(samrt_fill_holes_cuda(&a, (cudaStream_t)stream)) : samrt_fill_holes_ref(&a);
+}
+
+/* every pixel keeps its logit or is background (<= 0) turned into the fill value; a map
+ * whose background is one component of at most max area pixels is all filled */
+static long holes_check(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p, hw = q[1] * q[2];
+    const float *x = (const float *)c->b[0].init, *y = (const float *)p[1];
+    long bad = 0;
+    for (long b = 0; b < q[0]; b++) {
+        long bg = 0, filled = 0;
+        for (long i = b * hw; i < (b + 1) * hw; i++) {
+            bg += x[i] <= 0.0f;
+            filled += y[i] != x[i];
+            bad += !(y[i] == x[i] || (x[i] <= 0.0f && y[i] == SAMRT_FILL_HOLES_VALUE));
+        }
+        if (bg == hw && hw <= q[3]) bad += filled != hw;
+    }
+    return bad;
+}
+
+static const struct ot_op OP_HOLES = {"fill_holes", holes_setup, holes_call, holes_check};
+
 #define F OT_FLOATS
 #define B OT_BENCH
 #define X &ot_tol_exact
@@ -291,5 +360,18 @@ const struct ot_row ot_rows_sam2[] = {
     {&OP_MEM, "1024_binarize", F, F, &TOL_MEM, 0, {1, 256, 256, 1024, 1024, 1, 0}, {0}},
     {&OP_MEM, "2obj_130x67_sigmoid_unaligned", F, F, &TOL_MEM, 0, {2, 256, 256, 130, 67, 0, 1}, {0}},
     {&OP_MEM, "2obj_130x67_binarize_unaligned", F, F, &TOL_MEM, 0, {2, 256, 256, 130, 67, 1, 1}, {0}},
+    /* fill_holes: maps, h, w, max area, salt every, in place; offset; bit for bit */
+    {&OP_HOLES, "track_k1", OT_F32, 0, X, B, {1, 256, 256, 8, 13, 0}, {0.3f}},
+    {&OP_HOLES, "track_k4", OT_F32, 0, X, B, {4, 256, 256, 8, 7, 0}, {0.5f}},
+    {&OP_HOLES, "track_k16_in_place", OT_F32, 0, X, B, {16, 256, 256, 8, 29, 1}, {0.2f}},
+    {&OP_HOLES, "odd_prime", OT_F32, 0, X, 0, {3, 97, 131, 8, 5, 0}, {0.4f}},
+    {&OP_HOLES, "odd_prime_in_place", OT_F32, 0, X, 0, {3, 97, 131, 8, 5, 1}, {0.4f}},
+    {&OP_HOLES, "row", OT_F32, 0, X, 0, {2, 1, 257, 3, 3, 0}, {0.5f}},
+    {&OP_HOLES, "column", OT_F32, 0, X, 0, {2, 263, 1, 3, 3, 0}, {0.5f}},
+    {&OP_HOLES, "many_small", OT_F32, 0, X, 0, {200, 7, 5, 4, 3, 0}, {0.5f}},
+    {&OP_HOLES, "area1", OT_F32, 0, X, 0, {2, 64, 64, 1, 2, 0}, {0.5f}},
+    {&OP_HOLES, "area_big", OT_F32, 0, X, 0, {2, 64, 64, 500, 11, 0}, {0.6f}},
+    {&OP_HOLES, "all_background", OT_F32, 0, X, 0, {2, 33, 17, 8, 0, 0}, {1e9f}},
+    {&OP_HOLES, "all_background_fill", OT_F32, 0, X, 0, {1, 3, 3, 9, 0, 1}, {1e9f}},
 };
 const int ot_n_rows_sam2 = (int)(sizeof ot_rows_sam2 / sizeof ot_rows_sam2[0]);
