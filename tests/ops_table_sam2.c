@@ -1,14 +1,17 @@
-/* ops_table_sam2.c - the op table's rows for the frame's way in and the masks' way out: the
- * preprocessing resize (kernels/resize_normalize.h: Pillow's bicubic + ImageNet normalisation,
- * bit for bit, video frames of 480p .. 4K into 1024x1024, up / down per axis, one-pixel sides,
- * padded pitch, frames 4 but not 16 bytes aligned, misaligned outputs) and the low-res mask
- * logits' decoding (kernels/sam2/mask_decode.h: the video-size masks with their statistics,
- * the non-overlap rule across objects, the memory encoder's mask input) and the hole filling
- * of the low-res logits (kernels/sam2/fill_holes.h: tracking maps of 1 .. 16 objects, one-row
- * and one-column maps, in place). Shapes and tolerances follow test_resize_normalize_cuda.c,
- * test_mask_decode_cuda.c and test_fill_holes_cuda.c, which also check what a table row cannot
- * (bad arguments, runs without the optional outputs, graph replay). ops_table.h says how a row
- * is run. */
+/* ops_table_sam2.c - the op table's rows for the frame's way in and the masks' way out:
+ *   resize_normalize (kernels/resize_normalize.h): Pillow's bicubic + ImageNet normalisation,
+ *     bit for bit, 480p .. 4K frames into 1024x1024, up / down per axis, one-pixel sides,
+ *     padded pitch, frames 4 but not 16 bytes aligned, misaligned outputs;
+ *   mask_decode* / mask_mem_input (kernels/sam2/mask_decode.h): video-size masks with their
+ *     statistics, the non-overlap rule across objects, the memory encoder's mask input;
+ *   fill_holes (kernels/sam2/fill_holes.h): tracking maps of 1 .. 16 objects, one-row and
+ *     one-column maps, in place;
+ *   sam2_select / sam2_ptr_gate (kernels/sam2/mask_select.h): the decoder's data-dependent
+ *     tail, every mask mode, present and absent objects, the pointer gate.
+ * Shapes and tolerances follow test_resize_normalize_cuda.c, test_mask_decode_cuda.c,
+ * test_fill_holes_cuda.c and test_sam2_select_cuda.c, which also check what a table row
+ * cannot (bad arguments, runs without the optional outputs, graph replay). ops_table.h says
+ * how a row is run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 
 #include "fill_holes.h"
 #include "mask_decode.h"
+#include "mask_select.h"
 #include "ops_table.h"
 #include "resize_normalize.h"
 #include "test_util.h"
@@ -315,6 +319,120 @@ static long holes_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_HOLES = {"fill_holes", holes_setup, holes_call, holes_check};
 
+/* ---- sam2_select: p = {objects, pixels, token width}; mode of object b is b % 3, object
+ *      b % 6 == 5 has a stable mask 0 (all 1), object 1 an IoU tie, scores of objects 0..2
+ *      -0.5, 0.5, 0 (absent, present, absent); bit for bit ---- */
+static void select_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0], nm = 4 * n * p[1];
+    float *m = (float *)malloc(sizeof(float) * (size_t)nm), iou[4 * 64], score[64];
+    if (!m || n > 64) ot_sam2_fail(c, "no memory");
+    tu_fill_uniform(m, nm, c->seed, -0.3f, 0.3f);
+    tu_fill_uniform(iou, 4 * n, c->seed + 1, 0.0f, 1.0f);
+    tu_fill_uniform(score, n, c->seed + 2, -1.0f, 1.0f);
+    for (long b = 0; b < n; b++) {
+        if (b % 6 == 5)
+            for (long i = 0; i < p[1]; i++) m[b * 4 * p[1] + i] = 1.0f;
+        if (b == 1) iou[4 * b + 3] = iou[4 * b + 2];
+        if (b < 3) score[b] = b == 0 ? -0.5f : b == 1 ? 0.5f : 0.0f;
+    }
+    ot_buf_copy(c, SAMRT_DTYPE_F32, nm, m);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, 4 * n, iou);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n, score);
+    ot_buf_random(c, c->dt, n * 6 * p[2], -2.0f, 2.0f);  /* tokens: 6 per object, the mask tokens from 2 */
+    ot_buf_add(c, SAMRT_DTYPE_F32, n * p[1], OT_OUT);
+    ot_buf_add(c, SAMRT_DTYPE_F32, n * SAMRT_SAM2_RES_COLS, OT_OUT);
+    ot_buf_add(c, c->dt, n * p[2], OT_OUT);
+    free(m);
+    c->moved = 4.0 * nm + 4.0 * n * p[1];
+}
+
+static enum samrt_status select_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const long *q = c->row->p;
+    struct samrt_sam2_select_args a;
+    memset(&a, 0, sizeof a);
+    a.dtype = c->dt;
+    a.n_obj = (int)q[0];
+    a.n_pix = q[1];
+    a.dim = (int)q[2];
+    a.masks = (const float *)p[0];
+    a.iou = (const float *)p[1];
+    a.score = (const float *)p[2];
+    a.tokens = (const char *)p[3] + 2 * q[2] * (long)samrt_dtype_size(c->dt);
+    a.s_tok_b = 6 * q[2];
+    a.delta = SAMRT_SAM2_STABILITY_DELTA;
+    a.thresh = SAMRT_SAM2_STABILITY_THRESH;
+    a.no_obj_score = SAMRT_SAM2_NO_OBJ_SCORE;
+    for (long b = 0; b < q[0]; b++) a.mode[b] = (uint8_t)(b % 3);
+    a.low_res = (float *)p[4];
+    a.result = (float *)p[5];
+    a.token_out = p[6];
+    (void)stream;
+    return gpu ? OT_GPU(samrt_sam2_select_cuda(&a, (cudaStream_t)stream)) : samrt_sam2_select_ref(&a);
+}
+
+/* per object: MULTI picks the first best IoU of masks 1..3, SINGLE mask 0; the logits are the
+ * picked mask's (or all NO_OBJ_SCORE when score <= 0), the token the picked token's bytes */
+static long select_check(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p, np = q[1], D = q[2];
+    const size_t es = samrt_dtype_size(c->dt);
+    const float *m = (const float *)c->b[0].init, *iou = (const float *)c->b[1].init;
+    const float *score = (const float *)c->b[2].init, *low = (const float *)p[4], *res = (const float *)p[5];
+    long bad = 0;
+    for (long b = 0; b < q[0]; b++) {
+        const float *r = res + b * SAMRT_SAM2_RES_COLS;
+        const int idx = (int)r[SAMRT_SAM2_RES_INDEX], tok = (int)r[SAMRT_SAM2_RES_TOKEN];
+        int best = 1;
+        for (int k = 2; k < 4; k++) best = iou[4 * b + k] > iou[4 * b + best] ? k : best;
+        if (b % 3 == SAMRT_SAM2_MODE_MULTI) bad += idx != best || tok != best;
+        else bad += tok != 0 || (b % 3 == SAMRT_SAM2_MODE_SINGLE ? idx != 0 : idx != 0 && idx != best);
+        if (idx < 0 || idx > 3 || tok < 0 || tok > 3) return bad + 1;
+        bad += r[SAMRT_SAM2_RES_IOU] != iou[4 * b + idx] || r[SAMRT_SAM2_RES_IS_OBJ] != (score[b] > 0.0f);
+        for (long i = 0; i < np; i++)
+            bad += low[b * np + i] != (score[b] > 0.0f ? m[(b * 4 + idx) * np + i] : SAMRT_SAM2_NO_OBJ_SCORE);
+        bad += memcmp((const char *)p[6] + (size_t)(b * D) * es,
+                      (const char *)c->b[3].init + (size_t)((b * 6 + 2 + tok) * D) * es, (size_t)D * es) != 0;
+    }
+    return bad;
+}
+
+static const struct ot_op OP_SELECT = {"sam2_select", select_setup, select_call, select_check};
+
+/* ---- sam2_ptr_gate: p = {objects, width}; object b present when b % 3 != 0; bit for bit ---- */
+static void gate_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0];
+    float res[64 * SAMRT_SAM2_RES_COLS];
+    if (n > 64) ot_sam2_fail(c, "too many objects");
+    memset(res, 0, sizeof res);
+    for (long b = 0; b < n; b++) res[b * SAMRT_SAM2_RES_COLS + SAMRT_SAM2_RES_IS_OBJ] = b % 3 != 0;
+    ot_buf_random(c, c->dt, n * p[1], -2.0f, 2.0f);
+    ot_buf_random(c, c->dt, p[1], -2.0f, 2.0f);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n * SAMRT_SAM2_RES_COLS, res);
+    ot_buf_add(c, SAMRT_DTYPE_F32, n * p[1], OT_OUT);
+    c->moved = (double)n * p[1] * (samrt_dtype_size(c->dt) + 4);
+}
+
+static enum samrt_status gate_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_sam2_ptr_gate_args a = {c->dt, (int)c->row->p[0], (int)c->row->p[1], p[0], p[1],
+                                               (const float *)p[2], (float *)p[3]};
+    (void)stream;
+    return gpu ? OT_GPU(samrt_sam2_ptr_gate_cuda(&a, (cudaStream_t)stream)) : samrt_sam2_ptr_gate_ref(&a);
+}
+
+/* present: the pointer, absent: the no-object pointer, widened to f32 */
+static long gate_check(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p;
+    float *ptr = ot_load(c, 0, c->b[0].init), *no = ot_load(c, 1, c->b[1].init);
+    const float *out = (const float *)p[3];
+    long bad = 0;
+    for (long b = 0; b < q[0]; b++)
+        for (long k = 0; k < q[1]; k++) bad += out[b * q[1] + k] != (b % 3 ? ptr[b * q[1] + k] : no[k]);
+    free(ptr);
+    free(no);
+    return bad;
+}
+
+static const struct ot_op OP_GATE = {"sam2_ptr_gate", gate_setup, gate_call, gate_check};
+
 #define F OT_FLOATS
 #define B OT_BENCH
 #define X &ot_tol_exact
@@ -373,5 +491,11 @@ const struct ot_row ot_rows_sam2[] = {
     {&OP_HOLES, "area_big", OT_F32, 0, X, 0, {2, 64, 64, 500, 11, 0}, {0.6f}},
     {&OP_HOLES, "all_background", OT_F32, 0, X, 0, {2, 33, 17, 8, 0, 0}, {1e9f}},
     {&OP_HOLES, "all_background_fill", OT_F32, 0, X, 0, {1, 3, 3, 9, 0, 1}, {1e9f}},
+    /* sam2_select: objects, pixels, token width; sam2_ptr_gate: objects, width; bit for bit */
+    {&OP_SELECT, "7obj_256x256", F, 0, X, B, {7, 256 * 256, 256}, {0}},
+    {&OP_SELECT, "11obj_1000px_w37", F, 0, X, 0, {11, 1000, 37}, {0}},
+    {&OP_SELECT, "3obj_1px_w1", F, 0, X, 0, {3, 1, 1}, {0}},
+    {&OP_GATE, "7obj_256", F, 0, X, 0, {7, 256}, {0}},
+    {&OP_GATE, "11obj_w37", F, 0, X, 0, {11, 37}, {0}},
 };
 const int ot_n_rows_sam2 = (int)(sizeof ot_rows_sam2 / sizeof ot_rows_sam2[0]);
