@@ -4,7 +4,8 @@
 # test_ops_table_selftest (cpu) requires a moved output to be reported; test_ops_table_cuda
 # (cuda) compares every launcher with its reference (exit 77 without a GPU) and prints BENCH
 # lines with --bench. `--list` prints the rows; a filter argument selects rows by "op/shape".
-set(_ot_sources test_ops_table.c ops_table_run.c ops_table_norm.c ops_table_map.c ops_table_misc.c)
+set(_ot_sources test_ops_table.c ops_table_run.c ops_table_norm.c ops_table_map.c ops_table_misc.c ops_table_sam2.c
+    ops_table_conv.c)
 samrt_add_test(test_ops_table SOURCES ${_ot_sources} LABELS cpu)
 add_test(NAME test_ops_table_selftest COMMAND test_ops_table --selftest)
 set_tests_properties(test_ops_table_selftest PROPERTIES LABELS cpu TIMEOUT 60)

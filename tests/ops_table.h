@@ -137,6 +137,10 @@ extern const struct ot_row ot_rows_map[];
 extern const int ot_n_rows_map;
 extern const struct ot_row ot_rows_misc[];
 extern const int ot_n_rows_misc;
+extern const struct ot_row ot_rows_sam2[];
+extern const int ot_n_rows_sam2;
+extern const struct ot_row ot_rows_conv[];
+extern const int ot_n_rows_conv;
 
 /* the common tolerance rules */
 extern const struct ot_tol ot_tol_exact;

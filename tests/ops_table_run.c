@@ -82,10 +82,16 @@ const struct ot_row *ot_row_at(int i) {
     i -= ot_n_rows_norm;
     if (i < ot_n_rows_map) return &ot_rows_map[i];
     i -= ot_n_rows_map;
-    return i < ot_n_rows_misc ? &ot_rows_misc[i] : NULL;
+    if (i < ot_n_rows_misc) return &ot_rows_misc[i];
+    i -= ot_n_rows_misc;
+    if (i < ot_n_rows_sam2) return &ot_rows_sam2[i];
+    i -= ot_n_rows_sam2;
+    return i < ot_n_rows_conv ? &ot_rows_conv[i] : NULL;
 }
 
-int ot_row_count(void) { return ot_n_rows_norm + ot_n_rows_map + ot_n_rows_misc; }
+int ot_row_count(void) {
+    return ot_n_rows_norm + ot_n_rows_map + ot_n_rows_misc + ot_n_rows_sam2 + ot_n_rows_conv;
+}
 
 int ot_row_match(const struct ot_row *r, const char *filter) {
     char name[160];
