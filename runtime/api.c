@@ -5,45 +5,36 @@
 #include "engine_impl.h"
 #include "family.h"
 
-/* Forwards to family entry `fn` of e, or refuses: a NULL engine with the call's message, a
- * family without the entry with SAMRT_E_UNSUPPORTED. */
-#define FORWARD(e, null_msg, fn, ...)                                                                  \
-    do {                                                                                               \
-        SAMRT_CHECK((e) != NULL, SAMRT_E_INVALID_ARG, null_msg);                                       \
-        SAMRT_CHECK((e)->family && (e)->family->fn, SAMRT_E_UNSUPPORTED,                              \
-                    #fn ": model %s has no such call in this build", samrt_model_name((e)->model));     \
-        return (e)->family->fn((e), __VA_ARGS__);                                                      \
-    } while (0)
-
 enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_image *img,
                                        const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                        struct samrt_mask_result *out) {
-    FORWARD(e, "segment: engine, image, prompts and out are required", segment, img, 0, prompts, n, pp, out);
+    SAMRT_FAMILY_FORWARD(e, "segment: engine, image, prompts and out are required", segment, img, 0, prompts, n, pp,
+                         out);
 }
 
 enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int height) {
-    FORWARD(e, "track: engine is NULL", track_begin, width, height);
+    SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_begin, width, height);
 }
 
 enum samrt_status samrt_engine_track_prompt(samrt_engine_t e, int obj_id, const struct samrt_object_prompt *prompt) {
-    FORWARD(e, "track: engine is NULL", track_prompt, obj_id, prompt);
+    SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_prompt, obj_id, prompt);
 }
 
 enum samrt_status samrt_engine_track_prompt_mask(samrt_engine_t e, int obj_id, const uint8_t *mask) {
-    FORWARD(e, "track: engine is NULL", track_prompt_mask, obj_id, mask);
+    SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_prompt_mask, obj_id, mask);
 }
 
 enum samrt_status samrt_engine_track_remove(samrt_engine_t e, int obj_id) {
-    FORWARD(e, "track: engine is NULL", track_remove, obj_id);
+    SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_remove, obj_id);
 }
 
 enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_image *frame, int frame_on_device,
                                           struct samrt_track_result *results, int max_results, int *n_results) {
     if (n_results) *n_results = 0;
-    FORWARD(e, "track: engine is NULL", track_push, frame, frame_on_device, results, max_results, n_results);
+    SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_push, frame, frame_on_device, results, max_results,
+                         n_results);
 }
 
 enum samrt_status samrt_engine_stage_times(samrt_engine_t e, struct samrt_stage_times *out) {
-    SAMRT_CHECK(e && out, SAMRT_E_INVALID_ARG, "stage_times: engine and out are required");
-    FORWARD(e, "stage_times: engine and out are required", stage_times, out);
+    SAMRT_FAMILY_FORWARD(e, "stage_times: engine and out are required", stage_times, out);
 }

@@ -229,10 +229,7 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
     }
     if (st == SAMRT_OK) st = e->family->recognise(params->expect_model, ck.tensors, ck.n_tensors, &e->model);
     if (st == SAMRT_OK) {
-        struct samrt_ckpt_tensor *kt = NULL;
-        int n_kt = 0;
-        if (e->family->key_tensors(e->model, &kt, &n_kt, &e->weights.n_params) == SAMRT_OK)
-            samrt_family_free_tensors(kt, n_kt);
+        e->family->key_tensors(e->model, NULL, NULL, &e->weights.n_params);  /* the count alone */
         samrt_ckpt_check_finite(&ck);
         st = resolve_profile(e);
     }

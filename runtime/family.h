@@ -25,6 +25,7 @@
 
 #include "ckpt.h"
 #include "samrt_impl.h"
+#include "samrt_internal.h"
 #include "tensor.h"
 
 #ifdef __cplusplus
@@ -35,12 +36,6 @@ struct samrt_engine;
 
 /* A parity tap observer (ops.h's samrt_tap_fn, samrt_internal.h's samrt_internal_tap_fn). */
 typedef enum samrt_status (*samrt_family_tap_fn)(void *user, const char *name, const struct samrt_tensor *t);
-
-/* The options of samrt_internal_track_set_options, as the family receives them. */
-struct samrt_family_track_options {
-    enum samrt_postproc postproc;
-    int non_overlap, num_frames, fill_hole_area;
-};
 
 struct samrt_family {
     const char *name;                           /* "sam2" */
@@ -54,7 +49,8 @@ struct samrt_family {
     enum samrt_status (*recognise)(enum samrt_model_id expect, const struct samrt_ckpt_tensor *t, int n,
                                    enum samrt_model_id *out);
     enum samrt_status (*key_tensors)(enum samrt_model_id id, struct samrt_ckpt_tensor **out, int *n,
-                                     uint64_t *n_params);  /* *out: host heap, freed with samrt_family_free_tensors */
+                                     uint64_t *n_params);  /* *out: host heap, freed with samrt_family_free_tensors;
+                                                              out NULL: *n_params alone */
     enum samrt_status (*plan)(struct samrt_engine *e);
     enum samrt_status (*prepare)(struct samrt_engine *e, const struct samrt_ckpt *ck);
     void (*free)(struct samrt_engine *e);
@@ -69,7 +65,7 @@ struct samrt_family {
     enum samrt_status (*track_remove)(struct samrt_engine *e, int obj_id);
     enum samrt_status (*track_push)(struct samrt_engine *e, const struct samrt_image *frame, int frame_on_device,
                                     struct samrt_track_result *results, int max_results, int *n_results);
-    enum samrt_status (*track_options)(struct samrt_engine *e, const struct samrt_family_track_options *o);
+    enum samrt_status (*track_options)(struct samrt_engine *e, const struct samrt_internal_track_options *o);
     enum samrt_status (*stage_times)(struct samrt_engine *e, struct samrt_stage_times *out);
 
     /* the internal doors */
@@ -79,6 +75,17 @@ struct samrt_family {
     enum samrt_status (*track_tap_memattn)(struct samrt_engine *e, int on);
     enum samrt_status (*check_prompt)(const struct samrt_object_prompt *p, int width, int height, int imgsz);
 };
+
+/* Forwards a call to family entry `fn` of engine e and returns its status, or refuses: a NULL
+ * engine with `null_msg` (SAMRT_E_INVALID_ARG), a family without the entry with
+ * SAMRT_E_UNSUPPORTED. The bodies of samrt.h's work calls and of samrt_internal.h use it. */
+#define SAMRT_FAMILY_FORWARD(e, null_msg, fn, ...)                                                    \
+    do {                                                                                              \
+        SAMRT_CHECK((e) != NULL, SAMRT_E_INVALID_ARG, null_msg);                                      \
+        SAMRT_CHECK((e)->family && (e)->family->fn, SAMRT_E_UNSUPPORTED,                             \
+                    #fn ": model %s has no such call in this build", samrt_model_name((e)->model));    \
+        return (e)->family->fn((e), __VA_ARGS__);                                                     \
+    } while (0)
 
 /* The registry (families.c, generated from the families that registered themselves): NULL-terminated. */
 extern const struct samrt_family *const samrt_families[];

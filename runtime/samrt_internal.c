@@ -15,46 +15,31 @@
 
 _Static_assert(SAMRT_INTERNAL_REGIONS == SAMRT_REGION_COUNT, "samrt_internal.h lists the arena's regions");
 
-/* The engine's family entry `fn`, or SAMRT_E_UNSUPPORTED when its family has none. */
-#define FAMILY_ENTRY(e, fn) ((e)->family && (e)->family->fn ? (e)->family->fn : NULL)
-#define UNSUPPORTED(what) SAMRT_CHECK(0, SAMRT_E_UNSUPPORTED, what ": the engine's model family has no such entry")
-
 /* ---- parity taps ----------------------------------------------------------------------- */
 
 enum samrt_status samrt_internal_segment_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user) {
-    SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "segment_set_tap: engine is NULL");
-    if (!FAMILY_ENTRY(e, segment_tap)) UNSUPPORTED("segment_set_tap");
-    return e->family->segment_tap(e, fn, user);
+    SAMRT_FAMILY_FORWARD(e, "segment_set_tap: engine is NULL", segment_tap, fn, user);
 }
 
 enum samrt_status samrt_internal_track_set_tap(samrt_engine_t e, samrt_internal_tap_fn fn, void *user) {
-    SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "track_set_tap: engine is NULL");
-    if (!FAMILY_ENTRY(e, track_tap)) UNSUPPORTED("track_set_tap");
-    return e->family->track_tap(e, fn, user);
+    SAMRT_FAMILY_FORWARD(e, "track_set_tap: engine is NULL", track_tap, fn, user);
 }
 
 enum samrt_status samrt_internal_track_set_tap_memattn(samrt_engine_t e, int on) {
-    SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "track_set_tap_memattn: engine is NULL");
-    if (!FAMILY_ENTRY(e, track_tap_memattn)) UNSUPPORTED("track_set_tap_memattn");
-    return e->family->track_tap_memattn(e, on);
+    SAMRT_FAMILY_FORWARD(e, "track_set_tap_memattn: engine is NULL", track_tap_memattn, on);
 }
 
 /* ---- single-frame segmentation: graphs and stage events ----------------------------------- */
 
 enum samrt_status samrt_internal_segment_configure(samrt_engine_t e, int use_graph, int timed) {
-    SAMRT_CHECK(e, SAMRT_E_INVALID_ARG, "segment_configure: engine is NULL");
-    if (!FAMILY_ENTRY(e, segment_configure)) UNSUPPORTED("segment_configure");
-    return e->family->segment_configure(e, use_graph, timed);
+    SAMRT_FAMILY_FORWARD(e, "segment_configure: engine is NULL", segment_configure, use_graph, timed);
 }
 
 /* ---- video tracking options ------------------------------------------------------------- */
 
 enum samrt_status samrt_internal_track_set_options(samrt_engine_t e, const struct samrt_internal_track_options *opt) {
     SAMRT_CHECK(e && opt, SAMRT_E_INVALID_ARG, "track options: NULL argument");
-    if (!FAMILY_ENTRY(e, track_options)) UNSUPPORTED("track options");
-    const struct samrt_family_track_options o = {opt->postproc, opt->non_overlap, opt->num_frames,
-                                                 opt->fill_hole_area};
-    return e->family->track_options(e, &o);
+    SAMRT_FAMILY_FORWARD(e, "track options: NULL argument", track_options, opt);
 }
 
 /* ---- prompts ---------------------------------------------------------------------------- */

@@ -108,10 +108,14 @@ static enum samrt_status sam2_recognise(enum samrt_model_id expect, const struct
 
 static enum samrt_status sam2_key_tensors(enum samrt_model_id id, struct samrt_ckpt_tensor **out, int *n,
                                           uint64_t *n_params) {
-    *out = NULL;
-    *n = 0;
+    if (out) *out = NULL, *n = 0;
     struct samrt_keys keys;
     SAMRT_TRY(samrt_keys_init(id, &keys));
+    if (n_params) *n_params = samrt_keys_param_count(&keys);
+    if (!out) {  /* the count alone */
+        samrt_keys_free(&keys);
+        return SAMRT_OK;
+    }
     struct samrt_ckpt_tensor *t = calloc((size_t)keys.n_keys + 1, sizeof *t);
     enum samrt_status st = t ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
     for (int i = 0; st == SAMRT_OK && i < keys.n_keys; i++) {
@@ -126,7 +130,6 @@ static enum samrt_status sam2_key_tensors(enum samrt_model_id id, struct samrt_c
             t[i].nelements *= k->ne[d];
         }
     }
-    if (n_params) *n_params = samrt_keys_param_count(&keys);
     const int n_keys = keys.n_keys;
     samrt_keys_free(&keys);
     if (st != SAMRT_OK) {
@@ -146,7 +149,7 @@ static enum samrt_status sam2_segment_entry(struct samrt_engine *e, const struct
     return samrt_sam2_segment(e, img, img_on_device, prompts, n, pp, out);
 }
 
-static enum samrt_status sam2_track_options(struct samrt_engine *e, const struct samrt_family_track_options *o) {
+static enum samrt_status sam2_track_options(struct samrt_engine *e, const struct samrt_internal_track_options *o) {
     const struct samrt_sam2_track_options opt = {o->postproc, o->non_overlap, o->num_frames, o->fill_hole_area};
     return samrt_sam2_track_set_options(e, &opt);
 }
