@@ -70,6 +70,10 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name,
     samrt_exec_use(c->ex, &y);
     enum samrt_status st = c->ex->status;
     if (st == SAMRT_OK && planning(c)) st = check_args(x, w, a, &d, &y, name);
+    if (st == SAMRT_OK)
+        cost_add(c, 1, 2.0 * (double)samrt_tensor_nelements(&y) * (k * k + 3 + 3 * (a->w1 != NULL)),
+                 tbytes(x) + tbytes(w) + tbytes(a->s) + tbytes(a->sh) + tbytes(a->w1) + tbytes(a->s1) +
+                     tbytes(a->sh1) + tbytes(a->residual) + tbytes(&y));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const struct samrt_dwconv_bn_params bn = {mode, a->s->data, a->sh->data, a->w1 ? a->w1->data : NULL,
                                                   a->s1 ? a->s1->data : NULL, a->sh1 ? a->sh1->data : NULL};

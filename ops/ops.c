@@ -81,6 +81,7 @@ void samrt_ctx_begin(struct samrt_op_ctx *c, enum samrt_exec_mode mode, const st
     }
     if (mode == SAMRT_EXEC_PLAN) {
         c->n_calls = 0;
+        memset(&c->cost, 0, sizeof c->cost);
         if (c->step_base) c->ex->step = *c->step_base;
     }
     c->i_call = 0;
@@ -312,6 +313,13 @@ static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_
     d->align_bytes = SAMRT_MAX(a, (unsigned)SAMRT_MAX(es, eo));
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, &want, &p));
+    if (planning(c)) {  /* cuBLASLt's GELU is the tanh form: the exact one is our epilogue pass */
+        const int pass = act == SAMRT_ACT_GELU;
+        const double mn = (double)m * (double)n;
+        cost_add(c, 1 + pass, 2.0 * mn * (double)k + (b ? mn : 0) + (r ? mn : 0) + (pass ? 8.0 * mn : 0),
+                 (double)m * (double)k * (double)es + tbytes(w) + mn * (double)eo * (1 + (r != NULL) + 2 * pass) +
+                     tbytes(b));
+    }
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     const void *bd = b ? b->data : NULL, *rd = r ? r->data : NULL;
     return OPS_PICK(c->backend,
@@ -354,6 +362,24 @@ static enum samrt_status conv_host(const struct samrt_conv_desc *d, const float 
     return SAMRT_OK;
 }
 
+/* A planned conv's cost: our depthwise kernel (epilogue fused) where the desc is one it takes
+ * (samrt_conv_cuda's rule; the arena's 256-byte slots meet its alignment), else cuDNN's kernel
+ * and, with a bias, activation or residual, our epilogue pass over the output. */
+static void conv_cost(struct samrt_op_ctx *c, const struct samrt_conv_desc *d, const struct samrt_tensor *x,
+                      const struct samrt_tensor *w, const struct samrt_tensor *b, const struct samrt_tensor *y) {
+    int ho = 0, wo = 0;
+    samrt_conv_out_hw(d, &ho, &wo);
+    const double out = (double)d->n * ho * wo * d->c_out;
+    const double flops = 2.0 * out * (double)(d->c_in / d->groups) * d->kh * d->kw + (b ? out : 0);
+    struct samrt_dwconv_desc dw;
+    if (samrt_conv_as_dwconv(d, &dw) && samrt_dwconv_supported(&dw, NULL, NULL, NULL, NULL, NULL)) {
+        cost_add(c, 1, flops, tbytes(x) + tbytes(w) + tbytes(b) + tbytes(y));
+        return;
+    }
+    const int pass = b || d->residual || samrt_epilogue_act(d->epilogue) != SAMRT_EPILOGUE_ACT_NONE;
+    cost_add(c, 1 + pass, flops, tbytes(x) + tbytes(w) + tbytes(y) * (1 + 2 * pass) + tbytes(b));
+}
+
 static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                    const struct samrt_tensor *w, const struct samrt_tensor *b,
                                    const struct samrt_ctx_plan *want, const struct samrt_tensor *y) {
@@ -361,6 +387,7 @@ static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_te
     SAMRT_TRY(c->ex->status);
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, want, &p));
+    if (planning(c)) conv_cost(c, &want->conv, x, w, b, y);
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     const void *bd = b ? b->data : NULL;
     return OPS_PICK(c->backend,
@@ -431,6 +458,12 @@ struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, 
     }
     const struct samrt_ctx_plan *p = NULL;
     if (st == SAMRT_OK) st = plan_for(c, &want, &p);
+    if (st == SAMRT_OK && planning(c)) {  /* two GEMMs (conv.h), each with its GELU pass */
+        const int pass = act == SAMRT_ACT_GELU;
+        const double rows = (double)x->ne[0] * x->ne[1] * x->ne[2];
+        cost_add(c, 2 * (1 + pass), 2.0 * rows * 4.0 * c_out * (double)x->ne[3],
+                 2.0 * tbytes(x) + tbytes(w_packed) + 2.0 * tbytes(b_packed) + tbytes(&y) * (1 + 2 * pass));
+    }
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const void *bp = b_packed ? b_packed->data : NULL;
         st = OPS_PICK(c->backend,

@@ -78,6 +78,18 @@ struct samrt_ctx_plan {
 #endif
 };
 
+/* The work a pass asks of its backend, summed over its ops by its PLAN pass (samrt budget's
+ * frame): kernel launches of the CUDA backend (a cuBLASLt or cuDNN call counts as the one kernel
+ * it runs, plus our epilogue pass where the library cannot fuse the epilogue; a split-K
+ * attention counts its combine, a RoPE'd one its rotation pre-passes), floating-point
+ * operations (a multiply-add is 2) and compulsory DRAM bytes (every tensor a launch reads or
+ * writes, once per launch, weights included; no cache assumed). Recorded whatever the build,
+ * so a CPU build plans a GPU frame exactly as a CUDA build does. */
+struct samrt_op_cost {
+    int64_t launches;
+    double flops, bytes;
+};
+
 struct samrt_op_ctx {
     enum samrt_backend backend;
     enum samrt_dtype dtype;            /* run precision of activations and weights */
@@ -105,6 +117,7 @@ struct samrt_op_ctx {
     int n_calls, i_call;
     int attn_ready;                    /* samrt_attention_init_cuda done */
     int sm_count;                      /* SMs the plan assumes (the platform profile's); 0 = the GPU's */
+    struct samrt_op_cost cost;         /* of the last PLAN pass (CUDA backend; zero on the CPU one) */
 };
 
 /* Sets up a context. gpu is required for the CUDA backend (pass NULL for CPU). The plan

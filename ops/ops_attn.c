@@ -96,19 +96,36 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
         if (a->pad_v) p->win.pad_v = PLAN_PTR(p->win.pad_v);
     }
     p->n_split = 1;
+    if (c->backend == SAMRT_BACKEND_CUDA) {  /* in every build: a CPU build plans GPU budgets */
+        int sm = c->sm_count;
 #ifdef SAMRT_HAVE_CUDA
-    if (c->backend == SAMRT_BACKEND_CUDA) {
-        p->sm_count = c->sm_count > 0 ? c->sm_count : c->gpu->sm_count;
-        p->n_split = samrt_attention_split_count(p, p->sm_count);
+        if (sm <= 0 && c->gpu) sm = c->gpu->sm_count;
         if (planning(c) && !c->attn_ready && c->gpu) {  /* shared-memory attributes: setup, not capture */
             SAMRT_TRY(samrt_attention_init_cuda());
             c->attn_ready = 1;
         }
-    }
 #endif
+        p->sm_count = sm;
+        if (sm > 0) p->n_split = samrt_attention_split_count(p, sm);
+    }
     enum samrt_status st = samrt_attention_check(p);
     SAMRT_CHECK(st == SAMRT_OK, st, "attention: parameters rejected (%s)", samrt_status_str(st));
     return SAMRT_OK;
+}
+
+/* The attention's cost (ops.h): the RoPE pre-passes (a rotated copy of q and of k in the
+ * workspace), the kernel, and the combine of a split-K launch; every query row against its
+ * p->n_k keys (windows: the window's keys). */
+static void attention_cost(struct samrt_op_ctx *c, const struct samrt_attention_params *p,
+                           const struct samrt_tensor *q, const struct samrt_tensor *k, const struct samrt_tensor *v,
+                           const struct samrt_tensor *o) {
+    const int split = samrt_attention_n_split_effective(p) > 1;
+    const double rows = (double)q->ne[0] * (double)q->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
+    double bytes = tbytes(q) + tbytes(k) + tbytes(v) + tbytes(o);
+    if (p->rope.q) bytes += 3.0 * tbytes(q);  /* read, write the copy, the kernel reads the copy */
+    if (p->rope.k) bytes += 3.0 * tbytes(k);
+    if (split) bytes += 2.0 * p->n_split * rows * p->n_head * (p->d_v + 2) * 4.0;  /* f32 partials */
+    cost_add(c, 1 + (p->rope.q != NULL) + (p->rope.k != NULL) + split, 2.0 * rows * (double)p->n_k * hd, bytes);
 }
 
 struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
@@ -133,6 +150,7 @@ struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name,
     samrt_exec_use(c->ex, a->pad_v);
     samrt_exec_use(c->ex, a->rope_q);
     samrt_exec_use(c->ex, a->rope_k);
+    if (st == SAMRT_OK) attention_cost(c, &p, q, k, v, &o);
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         p.workspace = ws ? w.data : NULL;
         p.workspace_bytes = ws;
@@ -159,6 +177,7 @@ struct samrt_tensor samrt_op_interp(struct samrt_op_ctx *c, const char *name, co
             st = SAMRT_E_INVALID_ARG;
         }
     }
+    if (st == SAMRT_OK) cost_add(c, 1, 8.0 * (double)samrt_tensor_nelements(&y), tbytes(x) + tbytes(&y));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         st = OPS_PICK(c->backend, samrt_interp_cuda(&d, x->data, y.data, c->stream),
                       samrt_interp_ref(&d, x->data, y.data));
@@ -202,6 +221,9 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const 
         if (plan) {  /* one check: every batch item has the same parameters but n_k */
             if (b > 0) break;
             st = samrt_attention_check(&p);
+            if (st == SAMRT_OK)  /* one launch per batch item, all keys at most */
+                cost_add(c, B, 4.0 * (double)B * p.n_q * p.n_k * n_head * d,
+                         (tbytes(q) + tbytes(k) + tbytes(v) + tbytes(&o)));
             if (st != SAMRT_OK) SAMRT_LOG_ERROR("attention %s: key-prefix parameters rejected", name ? name : "?");
 #ifdef SAMRT_HAVE_CUDA
             if (st == SAMRT_OK && cuda(c) && !c->attn_ready && c->gpu) {

@@ -25,6 +25,18 @@ static inline int cuda(const struct samrt_op_ctx *c) { return c->backend == SAMR
 #define OPS_PICK(backend, cuda_form, host_form) ((void)(backend), (host_form))
 #endif
 
+/* Adds one op's work to the pass's cost (ops.h: struct samrt_op_cost): in a PLAN pass of the
+ * CUDA backend that has not failed; bytes and flops are the op's whole, launches its kernels. */
+static inline void cost_add(struct samrt_op_ctx *c, int64_t launches, double flops, double bytes) {
+    if (!planning(c) || c->backend != SAMRT_BACKEND_CUDA || c->ex->status != SAMRT_OK) return;
+    c->cost.launches += launches;
+    c->cost.flops += flops;
+    c->cost.bytes += bytes;
+}
+
+/* Bytes of a tensor (0 for NULL): a launch that reads or writes it whole moves this. */
+static inline double tbytes(const struct samrt_tensor *t) { return t ? (double)samrt_tensor_nbytes(t) : 0.0; }
+
 /* Marks tensors (NULLs skipped) as used by the current step. */
 static inline void use(struct samrt_op_ctx *c, const struct samrt_tensor *a, const struct samrt_tensor *b,
                        const struct samrt_tensor *d, const struct samrt_tensor *e) {

@@ -31,6 +31,8 @@ static enum samrt_status layernorm_impl(struct samrt_op_ctx *c, const struct sam
                                      .n_cols = (int32_t)n_cols, .eps = eps, .x = x->data,
                                      .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
                                      .bias = b ? b->data : NULL, .out = y->data, .sum_out = sum ? sum->data : NULL};
+    cost_add(c, 1, 8.0 * (double)samrt_tensor_nelements(x),
+             tbytes(x) + tbytes(r) + tbytes(w) + tbytes(b) + tbytes(y) + tbytes(sum));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_layernorm_cuda(&a, c->stream), samrt_layernorm_ref(&a));
 }
@@ -61,6 +63,7 @@ static enum samrt_status layernorm2d_impl(struct samrt_op_ctx *c, const struct s
                                        .n_pixels = x->ne[2] * x->ne[3], .eps = eps, .act = act, .x = x->data,
                                        .residual = r ? r->data : NULL, .weight = w ? w->data : NULL,
                                        .bias = b ? b->data : NULL, .out = y->data};
+    cost_add(c, 1, 8.0 * (double)samrt_tensor_nelements(x), tbytes(x) + tbytes(r) + tbytes(w) + tbytes(b) + tbytes(y));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_layernorm2d_cuda(&a, c->stream), samrt_layernorm2d_ref(&a));
 }
@@ -82,6 +85,7 @@ static enum samrt_status unary_impl(struct samrt_op_ctx *c, const struct samrt_t
     if (planning(c)) SAMRT_TRY(check_contig(x, "unary input"));
     struct samrt_unary_args a = {x->dtype, act, samrt_tensor_nelements(x), alpha, beta, x->data, y->data};
     if (planning(c)) SAMRT_CHECK(a.n < ((int64_t)1 << 31), SAMRT_E_UNSUPPORTED, "unary: too many elements");
+    cost_add(c, 1, 4.0 * (double)a.n, tbytes(x) + tbytes(y));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_unary_cuda(&a, c->stream), samrt_unary_ref(&a));
 }
@@ -104,6 +108,7 @@ static enum samrt_status add_impl(struct samrt_op_ctx *c, const struct samrt_ten
                     SAMRT_E_INVALID_ARG, "add: shapes or dtypes differ");
     }
     struct samrt_add_scaled_args a = {x->dtype, samrt_tensor_nelements(x), fa, fb, x->data, y->data, out->data};
+    cost_add(c, 1, 3.0 * (double)a.n, tbytes(x) + tbytes(y) + tbytes(out));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_add_scaled_cuda(&a, c->stream), samrt_add_scaled_ref(&a));
 }
@@ -148,6 +153,7 @@ static enum samrt_status affine_impl(struct samrt_op_ctx *c, const struct samrt_
                                           inner,        x->data,                   s ? s->data : NULL,
                                           b ? b->data : NULL, r ? r->data : NULL,  y->data,
                                           pt != x->dtype, act};
+    cost_add(c, 1, 2.0 * (double)a.n, tbytes(x) + tbytes(s) + tbytes(b) + tbytes(r) + tbytes(y));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_channel_affine_cuda(&a, c->stream), samrt_channel_affine_ref(&a));
 }
@@ -176,6 +182,7 @@ struct samrt_tensor samrt_op_sine_pe_1d(struct samrt_op_ctx *c, const char *name
     use(c, pos, &y, NULL, NULL);
     struct samrt_sine_pe_1d_args a = {c->dtype, n_pos, dim, (const float *)pos->data, y.data};
     enum samrt_status st = c->ex->status;
+    cost_add(c, 1, 4.0 * n_pos * dim, tbytes(pos) + tbytes(&y));
     if (st == SAMRT_OK && samrt_exec_running(c->ex))
         st = OPS_PICK(c->backend, samrt_sine_pe_1d_cuda(&a, c->stream), samrt_sine_pe_1d_ref(&a));
     finish(c, st);
@@ -197,6 +204,7 @@ struct samrt_tensor samrt_op_maxpool2x2(struct samrt_op_ctx *c, const char *name
     }
     struct samrt_pool_args a = {x->dtype, x->ne[0], (int32_t)x->ne[1], (int32_t)x->ne[2], (int32_t)x->ne[3],
                                 x->s[2], 0, x->data, y.data};
+    if (st == SAMRT_OK) cost_add(c, 1, 3.0 * (double)samrt_tensor_nelements(&y), tbytes(x) + tbytes(&y));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         st = OPS_PICK(c->backend, samrt_pool_max2x2_cuda(&a, c->stream), samrt_pool_max2x2_ref(&a));
     }
@@ -219,6 +227,8 @@ struct samrt_tensor samrt_op_channel_mean(struct samrt_op_ctx *c, const char *na
     if (st == SAMRT_OK && planning(c) && x->n_dims < 2) st = SAMRT_E_INVALID_ARG;
     struct samrt_pool_mean_args a = {x->dtype, ne[0], n_tok, (int32_t)ne[1], x->data, y.data, split,
                                      split > 1 ? part.data : NULL};
+    if (st == SAMRT_OK)  /* pool.cu: the split partial sums, then their finish */
+        cost_add(c, 1 + (split > 1), (double)samrt_tensor_nelements(x), tbytes(x) + tbytes(&y) + 2.0 * tbytes(&part));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         st = OPS_PICK(c->backend, samrt_pool_mean_cuda(&a, c->stream), samrt_pool_mean_ref(&a));
     }
@@ -248,6 +258,8 @@ static enum samrt_status copy_impl(struct samrt_op_ctx *c, const struct samrt_te
                         "copy: add shape");
         }
     }
+    cost_add(c, 1, add ? (double)samrt_tensor_nelements(y) : 0.0,
+             (double)samrt_tensor_nelements(x) * (double)samrt_dtype_size(x->dtype) + tbytes(add) + tbytes(y));
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     return OPS_PICK(c->backend, samrt_copy_cuda(&a, c->stream), samrt_copy_ref(&a));
 }

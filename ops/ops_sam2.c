@@ -20,6 +20,9 @@ void samrt_op_sam2_select(struct samrt_op_ctx *c, const struct samrt_tensor *mas
     use(c, masks, iou, score, mask_tokens);
     samrt_exec_use(c->ex, token_out);
     enum samrt_status st = c->ex->status;
+    cost_add(c, 1, 4.0 * (double)samrt_tensor_nelements(masks),
+             tbytes(masks) + tbytes(iou) + tbytes(score) + tbytes(mask_tokens) + tbytes(low_res) + tbytes(result) +
+                 tbytes(token_out));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         struct samrt_sam2_select_args a;
         memset(&a, 0, sizeof a);
@@ -49,6 +52,7 @@ void samrt_op_sam2_ptr_gate(struct samrt_op_ctx *c, const struct samrt_tensor *p
                             const struct samrt_tensor *out) {
     samrt_exec_use(c->ex, ptr);
     enum samrt_status st = c->ex->status;
+    cost_add(c, 1, 2.0 * (double)samrt_tensor_nelements(out), tbytes(ptr) + tbytes(no_obj_ptr) + tbytes(out));
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const struct samrt_sam2_ptr_gate_args a = {c->dtype, (int)out->ne[0], (int)out->ne[1], ptr->data,
                                                    no_obj_ptr->data, result->data, out->data};
@@ -75,6 +79,7 @@ struct samrt_tensor samrt_op_sam2_mem_input(struct samrt_op_ctx *c, const char *
             st = SAMRT_E_INVALID_ARG;
         }
     }
+    cost_add(c, 1, 16.0 * (double)samrt_tensor_nelements(&m), tbytes(low_res) + tbytes(&m));
     if (st == SAMRT_OK && samrt_exec_running(c->ex))
         st = OPS_PICK(c->backend, samrt_mask_decode_mem_input_cuda(&d, low_res->data, m.data, c->stream),
                       samrt_mask_decode_mem_input_ref(&d, low_res->data, m.data));
@@ -99,6 +104,7 @@ void samrt_op_sam2_mem_store(struct samrt_op_ctx *c, const struct samrt_tensor *
     }
     const struct samrt_sam2_mem_store_args a = {c->dtype, (int)B, n, (int)dim, x->data, (const float *)score->data,
                                                 no_obj ? no_obj->data : NULL, (uint16_t *)out->data};
+    cost_add(c, 1, 2.0 * (double)(B * n * dim), tbytes(x) + tbytes(score) + tbytes(no_obj) + tbytes(out));
     if (st == SAMRT_OK && samrt_exec_running(c->ex))
         st = OPS_PICK(c->backend, samrt_sam2_mem_store_cuda(&a, c->stream), samrt_sam2_mem_store_ref(&a));
     finish(c, st);

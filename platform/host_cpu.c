@@ -121,9 +121,10 @@ enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
 }
 
 enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st, const char *what,
-                                           samrt_graph **out) {
+                                           samrt_graph **out, struct samrt_graph_nodes *nodes) {
     (void)s, (void)what;
     *out = NULL;
+    if (nodes) memset(nodes, 0, sizeof *nodes);
     return st == SAMRT_OK ? SAMRT_E_UNSUPPORTED : st;
 }
 

@@ -216,15 +216,35 @@ enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
     return SAMRT_OK;
 }
 
+/* The kinds of g's nodes (struct samrt_graph_nodes); zero counts when the driver says nothing. */
+static void count_nodes(cudaGraph_t g, struct samrt_graph_nodes *nodes) {
+    memset(nodes, 0, sizeof *nodes);
+    size_t n = 0;
+    if (cudaGraphGetNodes(g, NULL, &n) != cudaSuccess || n == 0) return;
+    cudaGraphNode_t *all = malloc(n * sizeof *all);  /* at capture (setup of a key), never per frame */
+    if (all && cudaGraphGetNodes(g, all, &n) == cudaSuccess) {
+        for (size_t i = 0; i < n; i++) {
+            enum cudaGraphNodeType type;
+            if (cudaGraphNodeGetType(all[i], &type) != cudaSuccess) continue;
+            if (type == cudaGraphNodeTypeKernel) nodes->kernels++;
+            else if (type == cudaGraphNodeTypeMemcpy) nodes->copies++;
+            else nodes->other++;
+        }
+    }
+    free(all);
+}
+
 enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st, const char *what,
-                                           samrt_graph **out) {
+                                           samrt_graph **out, struct samrt_graph_nodes *nodes) {
     *out = NULL;
+    if (nodes) memset(nodes, 0, sizeof *nodes);
     cudaGraph_t g = NULL;
     const cudaError_t ce = cudaStreamEndCapture((cudaStream_t)s, &g);
     if (st == SAMRT_OK && ce != cudaSuccess) {
         SAMRT_LOG_ERROR("%s: graph capture failed: %s", what, cudaGetErrorString(ce));
         st = SAMRT_E_CUDA;
     }
+    if (st == SAMRT_OK && nodes) count_nodes(g, nodes);
     cudaGraphExec_t x = NULL;
     if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
         SAMRT_LOG_ERROR("%s: cudaGraphInstantiate failed: %s", what, cudaGetErrorString(cudaGetLastError()));

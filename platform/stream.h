@@ -61,9 +61,15 @@ float samrt_event_elapsed_ms(samrt_event *a, samrt_event *b);
  * is, nothing is instantiated unless it is SAMRT_OK. Returns st, or SAMRT_E_CUDA when ending
  * or instantiating fails (logged as "<what>: ..."). Host builds have no graphs: begin returns
  * SAMRT_E_UNSUPPORTED. */
+/* What a captured graph holds, counted before it is instantiated (nodes may be NULL). */
+struct samrt_graph_nodes {
+    int kernels;   /* kernel nodes: our launches and the libraries' */
+    int copies;    /* memcpy nodes */
+    int other;     /* memset, event record and any other node */
+};
 enum samrt_status samrt_stream_capture_begin(samrt_stream *s);
 enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st, const char *what,
-                                           samrt_graph **out);
+                                           samrt_graph **out, struct samrt_graph_nodes *nodes);
 enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s);
 void samrt_graph_destroy(samrt_graph *g);  /* NULL is fine */
 

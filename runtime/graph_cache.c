@@ -34,7 +34,8 @@ static enum samrt_status capture(struct samrt_graph_cache *gc, int slot, samrt_s
     SAMRT_TRY(samrt_stream_capture_begin(stream));
     const enum samrt_status st = enqueue(user, 1);
     samrt_graph *g = NULL;
-    SAMRT_TRY(samrt_stream_capture_end(stream, st, gc->what, &g));  /* ends the capture whatever st is */
+    /* ends the capture whatever st is */
+    SAMRT_TRY(samrt_stream_capture_end(stream, st, gc->what, &g, &gc->nodes[slot]));
     gc->graphs[slot] = g;
     gc->n_captures++;
     return samrt_graph_launch(g, stream);

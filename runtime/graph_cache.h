@@ -47,6 +47,7 @@ struct samrt_graph_cache {
     unsigned char *keys;                   /* cap * key_bytes (host heap, init) */
     unsigned tag[SAMRT_GRAPH_CACHE_MAX];   /* a word of the caller's per entry (set after capture) */
     samrt_graph *graphs[SAMRT_GRAPH_CACHE_MAX];  /* instantiated graphs; NULL: not captured yet */
+    struct samrt_graph_nodes nodes[SAMRT_GRAPH_CACHE_MAX];  /* what each graph holds (stream.h) */
 };
 
 enum samrt_status samrt_graph_cache_init(struct samrt_graph_cache *gc, const char *what, int cap, size_t key_bytes);

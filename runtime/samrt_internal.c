@@ -51,6 +51,25 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
     return SAMRT_OK;
 }
 
+/* ---- the work of a frame ------------------------------------------------------------------ */
+
+const char *samrt_internal_stage_name(int stage) {
+    static const char *const names[SAMRT_INTERNAL_STAGES] = {"preprocess",       "image_encoder",  "memory_attention",
+                                                             "mask_decoder",     "memory_encoder", "postprocess"};
+    return stage >= 0 && stage < SAMRT_INTERNAL_STAGES ? names[stage] : NULL;
+}
+
+enum samrt_status samrt_internal_frame_cost(samrt_engine_t e, int objects, int width, int height,
+                                            struct samrt_internal_frame_cost *out) {
+    SAMRT_CHECK(out, SAMRT_E_INVALID_ARG, "frame cost: out is required");
+    SAMRT_FAMILY_FORWARD(e, "frame cost: engine is NULL", frame_cost, objects, width, height, out);
+}
+
+enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernels, int *copies) {
+    SAMRT_CHECK(kernels && copies, SAMRT_E_INVALID_ARG, "track graph nodes: NULL argument");
+    SAMRT_FAMILY_FORWARD(e, "track graph nodes: engine is NULL", track_graph_nodes, kernels, copies);
+}
+
 /* ---- budget tables ---------------------------------------------------------------------- */
 
 _Static_assert(SAMRT_INTERNAL_REGIONS == SAMRT_REGION_COUNT && SAMRT_INTERNAL_REGION_WORKSPACE == SAMRT_REGION_WORKSPACE,

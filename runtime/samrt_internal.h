@@ -89,6 +89,38 @@ enum samrt_status samrt_internal_budget(samrt_engine_t e, struct samrt_internal_
 /* Slot i of that plan, 0 <= i < n_slots. */
 enum samrt_status samrt_internal_budget_slot(samrt_engine_t e, int i, struct samrt_internal_budget_slot *out);
 
+/* ---- the work of a frame ------------------------------------------------------------------
+ * One steady tracked frame as the engine's plan records it (samrt budget's "frame"): every
+ * object tracked (none prompted on the frame), a full memory bank after one conditioning
+ * frame, the default track options (the masks decoded on the device). Counted from the ops
+ * the PLAN passes recorded (ops.h, struct samrt_op_cost) and the runtime's own launches
+ * around them, stage by stage, on the CUDA backend whatever the build. */
+enum { SAMRT_INTERNAL_STAGE_PRE, SAMRT_INTERNAL_STAGE_ENC, SAMRT_INTERNAL_STAGE_MA, SAMRT_INTERNAL_STAGE_HEADS,
+       SAMRT_INTERNAL_STAGE_MEMENC, SAMRT_INTERNAL_STAGE_POST, SAMRT_INTERNAL_STAGES };
+struct samrt_internal_cost {
+    int64_t launches;    /* kernel launches (a library call counts as the kernel it runs) */
+    int64_t copies;      /* device-to-device copies inside the frame (graph memcpy nodes) */
+    double flops;        /* floating-point operations (a multiply-add is 2) */
+    double bytes;        /* compulsory DRAM bytes: every launch's and copy's reads and writes */
+};
+struct samrt_internal_frame_cost {
+    int objects, width, height;
+    struct samrt_internal_cost stage[SAMRT_INTERNAL_STAGES];
+    struct samrt_internal_cost total;   /* the stages summed */
+    int64_t transfers;                  /* host <-> device copies around the frame (frame up, masks down) */
+    double transfer_bytes;
+};
+/* "preprocess", "image_encoder", "memory_attention", "mask_decoder", "memory_encoder",
+ * "postprocess" (the fields of struct samrt_stage_times); NULL out of range. */
+const char *samrt_internal_stage_name(int stage);
+/* The frame of `objects` tracked objects (1 .. max_objects) at width x height; works on a
+ * plan-only engine (samrt_engine_init_plan_only) and on a GPU engine. */
+enum samrt_status samrt_internal_frame_cost(samrt_engine_t e, int objects, int width, int height,
+                                            struct samrt_internal_frame_cost *out);
+/* The nodes of the graph the engine's last tracked frame ran: kernels and memcpy nodes (0, 0
+ * when that frame ran eagerly, on a host engine, or before any frame). */
+enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernels, int *copies);
+
 /* ---- pool residency --------------------------------------------------------------------- */
 
 /* Bytes of the engine's pool resident in this process's RSS (mincore over the pool): the

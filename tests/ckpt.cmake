@@ -16,11 +16,12 @@ if (TARGET samrt_cli)
   add_test(NAME test_samrt_info_refuses COMMAND samrt_cli info ${_ckpt_data}/bad/forbidden_os_system.pt)
   set_tests_properties(test_samrt_info_refuses PROPERTIES LABELS cpu WILL_FAIL TRUE)
   # `samrt budget` end to end: a Jetson plan for 1080p frames (the frame size reaches the plan
-  # and the JSON), and a malformed --frame refused with exit 2.
+  # and the JSON, and the steady frame's planned work follows: test_frame_cost checks its
+  # numbers), and a malformed --frame refused with exit 2.
   add_test(NAME test_samrt_budget COMMAND samrt_cli budget --model edgetam --precision fp16 --objects 3
            --platform orin-nano-8gb --frame 1920x1080 --json)
   set_tests_properties(test_samrt_budget PROPERTIES LABELS cpu
-    PASS_REGULAR_EXPRESSION "\"objects\":3,\"frame\":\"1920x1080\",\"platform\":\"orin-nano-8gb\",\"mem_kind\":\"unified\".*\"fits\":true")
+    PASS_REGULAR_EXPRESSION "\"objects\":3,\"max_frame\":\"1920x1080\",\"platform\":\"orin-nano-8gb\",\"mem_kind\":\"unified\".*\"fits\":true,\"frame\":{\"objects\":3,\"size\":\"1920x1080\",\"launches\":[1-9][0-9]*,.*\"stages\":\\[{\"stage\":\"preprocess\"")
   add_test(NAME test_samrt_budget_refuses COMMAND samrt_cli budget --model edgetam --platform orin-nano-8gb
            --frame 1920by1080)
   set_tests_properties(test_samrt_budget_refuses PROPERTIES LABELS cpu WILL_FAIL TRUE)

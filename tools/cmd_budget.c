@@ -48,12 +48,42 @@ struct budget_view {
     int64_t headroom;  /* device bytes the arena leaves for context, handles and host side */
     int streams;       /* 0: --streams not given */
     uint64_t total;    /* the arenas of all streams: weights + streams x the rest */
+    int has_frame;     /* 1: frame holds a steady tracked frame's planned work */
+    struct samrt_internal_frame_cost frame;
 };
+
+/* The "frame" object: one steady tracked frame's launches, copies, flops and bytes, whole and
+ * per stage (samrt_internal_frame_cost). */
+static void print_json_frame(const struct samrt_internal_frame_cost *f) {
+    printf(",\"frame\":{\"objects\":%d,\"size\":\"%dx%d\",\"launches\":%" PRId64 ",\"copies\":%" PRId64
+           ",\"flops\":%.0f,\"bytes\":%.0f,\"transfers\":%" PRId64 ",\"transfer_bytes\":%.0f,\"stages\":[",
+           f->objects, f->width, f->height, f->total.launches, f->total.copies, f->total.flops, f->total.bytes,
+           f->transfers, f->transfer_bytes);
+    for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
+        const struct samrt_internal_cost *c = &f->stage[i];
+        printf("%s{\"stage\":\"%s\",\"launches\":%" PRId64 ",\"copies\":%" PRId64 ",\"flops\":%.0f,\"bytes\":%.0f}",
+               i ? "," : "", samrt_internal_stage_name(i), c->launches, c->copies, c->flops, c->bytes);
+    }
+    printf("]}");
+}
+
+static void print_table_frame(const struct samrt_internal_frame_cost *f) {
+    printf("frame      one steady tracked frame, planned: %d object%s, %dx%d, full memory bank\n", f->objects,
+           f->objects > 1 ? "s" : "", f->width, f->height);
+    printf("%-28s %10s %8s %12s %12s\n", "stage", "launches", "copies", "GFLOP", "MB");
+    for (int i = 0; i <= SAMRT_INTERNAL_STAGES; i++) {
+        const struct samrt_internal_cost *c = i < SAMRT_INTERNAL_STAGES ? &f->stage[i] : &f->total;
+        printf("%-28s %10" PRId64 " %8" PRId64 " %12.3f %12.2f\n", i < SAMRT_INTERNAL_STAGES ? samrt_internal_stage_name(i) : "frame",
+               c->launches, c->copies, c->flops / 1e9, c->bytes / 1e6);
+    }
+    printf("%-28s %10" PRId64 " %8s %12s %12.2f  (host <-> device, around the frame)\n", "transfers", f->transfers, "",
+           "", f->transfer_bytes / 1e6);
+}
 
 static void print_json(const struct budget_view *v) {
     const struct samrt_platform_profile *pf = v->b->profile;
     const struct samrt_memory_report *m = v->m;
-    printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"frame\":\"%dx%d\",\"platform\":\"%s\","
+    printf("{\"model\":\"%s\",\"precision\":\"%s\",\"imgsz\":%d,\"objects\":%d,\"max_frame\":\"%dx%d\",\"platform\":\"%s\","
            "\"mem_kind\":\"%s\",\"params\":%" PRIu64 ",\"regions\":{\"weights\":%" PRIu64 ",\"state\":%" PRIu64
            ",\"workspace\":%" PRIu64 ",\"staging\":%" PRIu64 ",\"scratch\":%" PRIu64 "},\"arena_bytes\":%" PRIu64
            ",\"pool_bytes\":%" PRIu64 ",\"reserve_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64
@@ -66,6 +96,7 @@ static void print_json(const struct budget_view *v) {
     if (v->streams)
         printf(",\"streams\":%d,\"session_bytes\":%" PRIu64 ",\"streams_arena_bytes\":%" PRIu64, v->streams,
                m->arena_bytes - m->weights_bytes, v->total);
+    if (v->has_frame) print_json_frame(&v->frame);
     printf("}\n");
 }
 
@@ -98,6 +129,7 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
                "scratch)\n", "arenas of all streams", v->total, mib(v->total), v->streams,
                mib(m->arena_bytes - m->weights_bytes));
     printf("verdict    %s\n", v->fits ? "fits" : "DOES NOT FIT the profile's pool");
+    if (v->has_frame) print_table_frame(&v->frame);
     for (int i = 0; slots && i < v->b->n_slots; i++) {
         struct samrt_internal_budget_slot sl;
         if (samrt_internal_budget_slot(e, i, &sl) != SAMRT_OK) break;
@@ -193,8 +225,18 @@ int samrt_cmd_budget(int argc, char **argv) {
     }
     struct samrt_memory_report m;
     samrt_engine_memory(e, &m);
-    struct budget_view bv = {model, &prm, &b, &m, 0, 0, 0, streams, m.arena_bytes};
+    struct budget_view bv = {model, &prm, &b, &m, 0, 0, 0, streams, m.arena_bytes, 0, {0}};
     samrt_engine_model(e, NULL, &bv.n_params);
+    /* the frame's work where the model tracks (SAM 2.0 sizes segment single images only) */
+    if (samrt_model_tracks(model)) {
+        st = samrt_internal_frame_cost(e, prm.max_objects, prm.max_frame_width, prm.max_frame_height, &bv.frame);
+        if (st != SAMRT_OK) {
+            fprintf(stderr, "samrt budget: the frame's work could not be planned: %s\n", samrt_status_str(st));
+            samrt_engine_free(e);
+            return samrt_exit_code(st);
+        }
+        bv.has_frame = 1;
+    }
     const struct samrt_platform_profile *pf = b.profile;
     if (streams) bv.total = m.weights_bytes + (uint64_t)streams * (m.arena_bytes - m.weights_bytes);
     const int fits = bv.total <= pf->pool_bytes;

@@ -20,6 +20,7 @@
 #include "keys.h"
 #include "sam2.h"
 #include "tracker.h"
+#include "tracker_run.h"
 
 static enum samrt_status sam2_plan(struct samrt_engine *e) {
     if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* not a SAM 2 family checkpoint */
@@ -190,4 +191,6 @@ const struct samrt_family samrt_family_sam2 = {
     .track_tap = samrt_sam2_track_set_tap,
     .track_tap_memattn = samrt_sam2_track_set_tap_memattn,
     .check_prompt = sam2_check_prompt,
+    .frame_cost = samrt_sam2_frame_cost,
+    .track_graph_nodes = samrt_sam2_track_graph_nodes,
 };

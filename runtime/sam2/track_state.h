@@ -117,6 +117,7 @@ struct samrt_sam2_tracker {
     int host_decode_env;                 /* SAMRT_TRACK_HOST_DECODE=1 at track_begin */
     struct samrt_sam2_track_key key;     /* of the frame being run */
     struct samrt_graph_cache graphs;     /* keyed by the frame key; tags: the stage marks each graph records */
+    int last_graph;                      /* the graphs entry the last frame launched; -1: it ran eagerly */
 
     /* video */
     int width, height;                   /* 0: no video begun */

@@ -475,6 +475,7 @@ static enum samrt_status run_graph(struct samrt_engine *e, struct samrt_sam2 *m,
     int slot;
     enum samrt_graph_how how;
     SAMRT_TRY(samrt_graph_cache_run(&t->graphs, &t->key, stream, enqueue_call, &call, &slot, &how));
+    t->last_graph = how == SAMRT_GRAPH_EAGER ? -1 : slot;
     if (how == SAMRT_GRAPH_REPLAYED) m->clock.marks |= t->graphs.tag[slot];
     if (how == SAMRT_GRAPH_CAPTURED) t->graphs.tag[slot] = m->clock.marks & ~before;
     return SAMRT_OK;
@@ -536,6 +537,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     samrt_backend_set_stream(ch, stream);
     samrt_stage_clock_reset(&m->clock);
     t->dev_decoded = 0;
+    t->last_graph = -1;
     SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_START, stream));
     if (!samrt_engine_on_device(e)) {  /* host engines: the same sequence, run in place */

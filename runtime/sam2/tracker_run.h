@@ -3,6 +3,7 @@
 #ifndef SAMRT_SAM2_TRACKER_RUN_H
 #define SAMRT_SAM2_TRACKER_RUN_H
 
+#include "samrt_internal.h"
 #include "track_state.h"
 
 #ifdef __cplusplus
@@ -23,6 +24,10 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
 enum samrt_status samrt_sam2_tracker_prepare_passes(struct samrt_engine *e, struct samrt_sam2 *m,
                                                     const struct samrt_ckpt *ck);
 void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
+/* track_cost.c: the family's frame_cost and track_graph_nodes (samrt_internal.h). */
+enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int width, int height,
+                                        struct samrt_internal_frame_cost *out);
+enum samrt_status samrt_sam2_track_graph_nodes(struct samrt_engine *e, int *kernels, int *copies);
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           int img_on_device, const int *prompted, int n_prompted);
 

@@ -1,0 +1,8 @@
+# The planned work of a tracked frame (samrt budget's "frame"): a hand count and the model
+# notes' FLOPs without a GPU; on the GPU, the frame graph's kernel nodes against the plan.
+samrt_add_test(test_frame_cost SOURCES test_frame_cost.c LABELS cpu)
+set_tests_properties(test_frame_cost PROPERTIES TIMEOUT 300)
+if (SAMRT_CUDA)
+  samrt_add_test(test_frame_cost_cuda SOURCES test_frame_cost_cuda.c LABELS cuda)
+  set_tests_properties(test_frame_cost_cuda PROPERTIES TIMEOUT 600)
+endif()

@@ -1,0 +1,136 @@
+/* test_frame_cost.c - the planned work of one steady tracked frame (samrt_internal_frame_cost,
+ * `samrt budget`'s "frame"), without a GPU, on plan-only engines of the h100-80gb profile
+ * (132 SMs: the attention split-K choice is the one that GPU makes):
+ *   - a hand count: the memory attention stage of SAM 2.1 tiny (1 object, 7 memories, 16
+ *     pointers), launch by launch from the official MemoryAttention module and the op layer's
+ *     rules (below), and its FLOPs against the analytic total of the model notes
+ *     (605.61 GFLOP at L = 28736 keys; EdgeTAM 89.06 at L = 3648);
+ *   - the memory encoder's FLOPs against the same notes (11.61 / 12.63 GFLOP);
+ *   - structure: a second object adds exactly one memory attention pass and its five copies
+ *     (the heads and the memory encoder run batched over the object slots, the image encoder
+ *     once), the stages sum to the total, precision changes bytes but not launches or FLOPs;
+ *   - bad arguments are refused.
+ * The GPU side (the frame's graph holds exactly the planned kernels) is test_frame_cost_cuda. */
+#include <math.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "samrt_internal.h"
+
+static samrt_engine_t plan(enum samrt_model_id model, enum samrt_dtype dt, int objects) {
+    struct samrt_engine_params p = samrt_engine_default_params();
+    p.platform = "h100-80gb";
+    p.precision = dt;
+    p.max_objects = objects;
+    p.max_frame_width = 1280;
+    p.max_frame_height = 720;
+    samrt_engine_t e = NULL;
+    CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &e), SAMRT_OK);
+    return e;
+}
+
+static int cost(samrt_engine_t e, int objects, struct samrt_internal_frame_cost *fc) {
+    const enum samrt_status st = samrt_internal_frame_cost(e, objects, 1280, 720, fc);
+    CHECK_STATUS(st, SAMRT_OK);
+    return st == SAMRT_OK;
+}
+
+static int near(double got, double want, double rel) { return fabs(got - want) <= rel * fabs(want); }
+
+/* SAM 2.1 tiny's memory attention, one object, by hand. Per tracked object the runtime
+ * gathers its memories and pointers (2 row kernels) and copies its tpos rows and pointer
+ * positions (2 copies). The pass (models/sam2/memory_attention.c, the official module):
+ *   input: curr + 0.1 pos                                                      1
+ *   7 memories: pos + tpos row (affine), memory + pos into the key input, memory into the
+ *     value input (2 copies)                                                  21
+ *   16 pointers: sine encoding, the tpos projection, its repeat over the 4 tokens, the
+ *     pointer tokens into the key and value inputs                              5
+ *   4 layers x [ self-attention: norm, q k v projections, attention, out projection
+ *                cross-attention: norm, q k v projections, attention, out projection
+ *                feed-forward: norm, linear + ReLU (cuBLASLt's epilogue), linear ]
+ *     where each attention rotates q and k (2 RoPE passes), runs, and combines its split-K
+ *     partials (4096 queries are 64 query tiles: fewer than 132 SMs hold, so it splits)
+ *       = 4 x (2 x (1 + 3 + 4 + 1) + 3)                                          84
+ *   final norm                                                                  1
+ *   the result into the object's row of the heads' input (a copy kernel)         1 */
+static void tiny_by_hand(void) {
+    samrt_engine_t e = plan(SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F16, 1);
+    struct samrt_internal_frame_cost fc;
+    if (!e || !cost(e, 1, &fc)) goto out;
+    const struct samrt_internal_cost *ma = &fc.stage[SAMRT_INTERNAL_STAGE_MA];
+    const int64_t pass = 1 + 21 + 5 + 4 * (2 * (1 + 3 + 4 + 1) + 3) + 1 + 1;
+    CHECK_MSG(ma->launches == 2 + pass, "tiny memory attention: %lld launches planned, %lld by hand",
+              (long long)ma->launches, (long long)(2 + pass));
+    CHECK_EQ_INT((int)ma->copies, 2);
+    CHECK_MSG(near(ma->flops, 605.61e9, 0.002), "tiny memory attention: %.2f GFLOP, the notes 605.61", ma->flops / 1e9);
+    const struct samrt_internal_cost *me = &fc.stage[SAMRT_INTERNAL_STAGE_MEMENC];
+    CHECK_MSG(near(me->flops, 11.61e9, 0.03), "tiny memory encoder: %.2f GFLOP, the notes 11.61", me->flops / 1e9);
+    /* the stages are the frame */
+    struct samrt_internal_cost sum = {0};
+    for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
+        sum.launches += fc.stage[i].launches;
+        sum.copies += fc.stage[i].copies;
+        sum.flops += fc.stage[i].flops;
+        CHECK(fc.stage[i].launches > 0 && fc.stage[i].bytes > 0);
+        CHECK(samrt_internal_stage_name(i) != NULL);
+    }
+    CHECK(sum.launches == fc.total.launches && sum.copies == fc.total.copies && near(sum.flops, fc.total.flops, 1e-12));
+    CHECK(samrt_internal_stage_name(SAMRT_INTERNAL_STAGES) == NULL && samrt_internal_stage_name(-1) == NULL);
+    /* one resize; masks decoded: stats reset + decode */
+    CHECK_EQ_INT((int)fc.stage[SAMRT_INTERNAL_STAGE_PRE].launches, 1);
+    CHECK_EQ_INT((int)fc.stage[SAMRT_INTERNAL_STAGE_POST].launches, 2);
+    CHECK_EQ_INT((int)fc.stage[SAMRT_INTERNAL_STAGE_HEADS].copies, 3);
+    printf("sam2.1_tiny fp16, 1 object: %lld launches, %lld copies, %.1f GFLOP, %.1f MB per frame; memory "
+           "attention %lld launches (by hand %lld), %.2f GFLOP\n", (long long)fc.total.launches,
+           (long long)fc.total.copies, fc.total.flops / 1e9, fc.total.bytes / 1e6, (long long)ma->launches,
+           (long long)(2 + pass), ma->flops / 1e9);
+    /* refused */
+    CHECK_STATUS(samrt_internal_frame_cost(e, 2, 1280, 720, &fc), SAMRT_E_INVALID_ARG);   /* planned for 1 */
+    CHECK_STATUS(samrt_internal_frame_cost(e, 0, 1280, 720, &fc), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_internal_frame_cost(e, 1, 0, 720, &fc), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_internal_frame_cost(e, 1, 1280, 720, NULL), SAMRT_E_INVALID_ARG);
+    CHECK_STATUS(samrt_internal_frame_cost(NULL, 1, 1280, 720, &fc), SAMRT_E_INVALID_ARG);
+out:
+    samrt_engine_free(e);
+}
+
+/* objects: one more object = one more memory attention pass, its 2 gathers and 5 copies */
+static void per_object(enum samrt_model_id model, const char *name, double ma_gflop, double me_gflop) {
+    samrt_engine_t e = plan(model, SAMRT_DTYPE_F16, 2);
+    samrt_engine_t b = plan(model, SAMRT_DTYPE_BF16, 2);
+    struct samrt_internal_frame_cost one, two, bf;
+    if (!e || !b || !cost(e, 1, &one) || !cost(e, 2, &two) || !cost(b, 1, &bf)) goto out;
+    const struct samrt_internal_cost *m1 = &one.stage[SAMRT_INTERNAL_STAGE_MA], *m2 = &two.stage[SAMRT_INTERNAL_STAGE_MA];
+    CHECK_MSG(m2->launches == 2 * m1->launches && near(m2->flops, 2 * m1->flops, 1e-12),
+              "%s: 2 objects' memory attention %lld launches, 1 object's %lld", name, (long long)m2->launches,
+              (long long)m1->launches);
+    CHECK_EQ_INT((int)(two.total.copies - one.total.copies), 5);
+    CHECK_EQ_INT((int)(two.total.launches - one.total.launches), (int)m1->launches);
+    for (int s = 0; s < SAMRT_INTERNAL_STAGES; s++)
+        if (s != SAMRT_INTERNAL_STAGE_MA)
+            CHECK_MSG(one.stage[s].launches == two.stage[s].launches, "%s: stage %s launches differ with objects",
+                      name, samrt_internal_stage_name(s));
+    CHECK_MSG(near(m1->flops, ma_gflop * 1e9, 0.002), "%s memory attention %.2f GFLOP, the notes %.2f", name,
+              m1->flops / 1e9, ma_gflop);
+    /* the memory encoder runs batched over the engine's 2 object slots */
+    CHECK_MSG(near(one.stage[SAMRT_INTERNAL_STAGE_MEMENC].flops, 2 * me_gflop * 1e9, 0.03),
+              "%s memory encoder over 2 slots %.2f GFLOP, the notes 2 x %.2f", name,
+              one.stage[SAMRT_INTERNAL_STAGE_MEMENC].flops / 1e9, me_gflop);
+    /* bf16: the same memory attention; the image encoder and the heads may run extra
+     * conversion or unfused launches (printed), never fewer */
+    CHECK(bf.stage[SAMRT_INTERNAL_STAGE_MA].launches == m1->launches && bf.total.launches >= one.total.launches);
+    CHECK(near(bf.total.flops, one.total.flops, 0.01));
+    printf("%s in a 2-object engine, fp16: 1 object %lld launches %.1f MB, 2 objects %lld launches %.1f MB; bf16 1 "
+           "object %lld launches %.1f MB\n", name, (long long)one.total.launches, one.total.bytes / 1e6,
+           (long long)two.total.launches, two.total.bytes / 1e6, (long long)bf.total.launches, bf.total.bytes / 1e6);
+out:
+    samrt_engine_free(e);
+    samrt_engine_free(b);
+}
+
+int main(void) {
+    tiny_by_hand();
+    per_object(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny", 605.61, 11.61);
+    per_object(SAMRT_MODEL_EDGETAM, "edgetam", 89.06, 12.63);
+    return check_report("test_frame_cost");
+}
