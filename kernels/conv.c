@@ -151,6 +151,46 @@ void samrt_conv_plan_free(struct samrt_conv_plan *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* One call of the plan on real buffers (cuDNN may load modules on a first call, which a
+ * capture refuses): run once eagerly on zeros, then captured and counted (gpu_ctx.h). */
+struct probe {
+    const struct samrt_conv_plan *p;
+    void *x, *w, *b, *r, *y, *ws;
+};
+
+static enum samrt_status probe_call(void *user, void *probe, cudaStream_t s) {
+    (void)probe;
+    const struct probe *q = user;
+    return samrt_conv_cuda(q->p, q->x, q->w, q->b, q->r, q->y, q->ws, q->p->ws_bytes, s);
+}
+
+/* The kernels one call of p launches; -1 when they cannot be counted (setup-time buffers of
+ * the call's size, freed before returning). */
+static int count_kernels(const struct samrt_gpu_ctx *ctx, const struct samrt_conv_plan *p) {
+    const struct samrt_conv_desc *d = &p->d;
+    const size_t es = samrt_dtype_size(d->dtype), a = 256;
+    const size_t bx = SAMRT_PAD((size_t)d->n * d->c_in * d->h * d->w * es, a);
+    const size_t bw = SAMRT_PAD((size_t)d->c_out * (d->c_in / d->groups) * d->kh * d->kw * es, a);
+    const size_t by = SAMRT_PAD((size_t)d->n * d->c_out * p->ho * p->wo * es, a);
+    const size_t bb = SAMRT_PAD((size_t)d->c_out * es, a), bws = SAMRT_PAD(p->ws_bytes, a);
+    uint8_t *base = NULL;
+    if (cudaMalloc((void **)&base, bx + bw + 2 * by + bb + bws) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    struct probe q = {p, base, base + bx, base + bx + bw, base + bx + bw + bb, base + bx + bw + bb + by,
+                      p->ws_bytes ? base + bx + bw + bb + 2 * by : NULL};
+    if (!samrt_epilogue_has_bias(d->epilogue)) q.b = NULL;
+    if (!d->residual) q.r = NULL;
+    int n = -1;
+    if (cudaMemsetAsync(base, 0, bx + bw + 2 * by + bb + bws, ctx->stream) == cudaSuccess &&
+        probe_call(&q, NULL, ctx->stream) == SAMRT_OK && cudaStreamSynchronize(ctx->stream) == cudaSuccess)
+        n = samrt_gpu_count_kernels(ctx, probe_call, &q);
+    (void)cudaGetLastError();
+    cudaFree(base);
+    return n;
+}
+
 enum samrt_status samrt_conv_plan_init(const struct samrt_gpu_ctx *ctx, const struct samrt_conv_desc *d,
                                        size_t ws_cap, const struct samrt_conv_tune *tune,
                                        struct samrt_conv_plan *out) {
@@ -161,8 +201,16 @@ enum samrt_status samrt_conv_plan_init(const struct samrt_gpu_ctx *ctx, const st
     out->dnn = ctx->dnn;
     if (samrt_conv_as_dwconv(d, &out->dw)) out->own_dw = samrt_dwconv_supported(&out->dw, NULL, NULL, NULL, NULL, NULL);
     const enum samrt_status st = plan_build(out, ws_cap, tune);
-    if (st != SAMRT_OK) samrt_conv_plan_free(out);
-    return st;
+    if (st != SAMRT_OK) {
+        samrt_conv_plan_free(out);
+        return st;
+    }
+    /* what cuDNN's algorithm launches (layout transforms around NCHW tensors included) */
+    const int n = count_kernels(ctx, out);
+    const int pass = samrt_epilogue_has_bias(d->epilogue) || d->residual ||
+                     samrt_epilogue_act(d->epilogue) != SAMRT_EPILOGUE_ACT_NONE;
+    out->n_kernels = n > 0 ? n : out->own_dw ? 1 : 1 + pass;
+    return SAMRT_OK;
 }
 
 enum samrt_status samrt_conv_cuda(const struct samrt_conv_plan *p, const void *x, const void *w,

@@ -135,6 +135,9 @@ struct samrt_conv_plan {
                                                  are aligned; cuDNN stays planned for the rest */
     struct samrt_dwconv_desc dw;
     struct samrt_epilogue_shape pass_shape;   /* bias/residual/activation after cuDNN */
+    int n_kernels;                            /* kernels one samrt_conv_cuda call launches with
+                                                 aligned pointers (cuDNN's layout transforms
+                                                 and our pass included; counted by capture) */
 };
 
 /* Describes the conv to cuDNN and chooses the algorithm (workspace <= ws_cap). tune may be

@@ -169,6 +169,20 @@ void samrt_gemm_plan_free(struct samrt_gemm_plan *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* One call of the plan with every pointer in the probe buffer (gpu_ctx.h: captured, not run). */
+static enum samrt_status probe_call(void *user, void *probe, cudaStream_t s) {
+    const struct samrt_gemm_plan *p = user;
+    const int has_bias = samrt_epilogue_has_bias(p->d.epilogue);
+    return samrt_gemm_cuda(p, probe, probe, has_bias ? probe : NULL, p->d.residual ? probe : NULL, probe,
+                           p->ws_bytes ? probe : NULL, p->ws_bytes, s);
+}
+
+/* The kernels a call launches: counted by capture; else the matmul and its pass. */
+static void count_kernels(const struct samrt_gpu_ctx *ctx, struct samrt_gemm_plan *p) {
+    const int n = samrt_gpu_count_kernels(ctx, probe_call, p);
+    p->n_kernels = n > 0 ? n : 1 + (p->pass_bias || p->pass_act != SAMRT_EPILOGUE_ACT_NONE);
+}
+
 enum samrt_status samrt_gemm_plan_init(const struct samrt_gpu_ctx *ctx, const struct samrt_gemm_desc *d,
                                        size_t ws_cap, struct samrt_gemm_plan *out) {
     memset(out, 0, sizeof *out);
@@ -184,6 +198,7 @@ enum samrt_status samrt_gemm_plan_init(const struct samrt_gpu_ctx *ctx, const st
         out->d = *d;
         st = plan_build(ctx, ws_cap, 0, out);
     }
+    if (st == SAMRT_OK) count_kernels(ctx, out);
     if (st != SAMRT_OK) {
         if (st == SAMRT_E_UNSUPPORTED)
             SAMRT_LOG_ERROR("gemm %lldx%lldx%lld x%lld %s->%s %s: cuBLASLt has no algorithm within %zu "

@@ -81,6 +81,8 @@ struct samrt_gemm_plan {
     int pass_bias;                        /* the pass adds the bias (fallback) */
     struct samrt_epilogue_shape pass_shape;
     uint64_t impl_flags;                  /* cuBLASLt numerical-implementation flags of algo */
+    int n_kernels;                        /* kernels one samrt_gemm_cuda call launches, the
+                                             pass included (counted by capture at plan time) */
 };
 
 /* Builds the descriptors and chooses the algorithm (workspace <= ws_cap). Fails with

@@ -3,6 +3,7 @@
  * it happens once per engine and never on the hot path. Built only with SAMRT_CUDA. */
 #include "gpu_ctx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out) {
@@ -58,4 +59,35 @@ void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx) {
     if (ctx->dnn) cudnnDestroy(ctx->dnn);
     if (ctx->lt) cublasLtDestroy(ctx->lt);
     memset(ctx, 0, sizeof *ctx);
+}
+
+int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user) {
+    void *probe = NULL;
+    if (!ctx || !ctx->stream || cudaMalloc(&probe, 4096) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    int n = -1;
+    cudaGraph_t g = NULL;
+    if (cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
+        const enum samrt_status st = enqueue(user, probe, ctx->stream);
+        if (cudaStreamEndCapture(ctx->stream, &g) == cudaSuccess && st == SAMRT_OK && g) {
+            size_t count = 0;
+            if (cudaGraphGetNodes(g, NULL, &count) == cudaSuccess) {
+                cudaGraphNode_t *nodes = count ? malloc(count * sizeof *nodes) : NULL;
+                if (nodes && cudaGraphGetNodes(g, nodes, &count) == cudaSuccess) {
+                    n = 0;
+                    for (size_t i = 0; i < count; i++) {
+                        enum cudaGraphNodeType type;
+                        if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel) n++;
+                    }
+                }
+                free(nodes);
+            }
+        }
+    }
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();  /* a refused capture leaves no error behind: the caller estimates */
+    cudaFree(probe);
+    return n;
 }

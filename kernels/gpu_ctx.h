@@ -40,6 +40,15 @@ enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out);
 /* Destroys the handles and the stream; a zeroed ctx is fine. */
 void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx);
 
+/* Enqueues one call on s with every pointer it needs pointing into `probe` (4 KiB of device
+ * memory, 256-byte aligned): the call is captured, never run. */
+typedef enum samrt_status (*samrt_gpu_enqueue_fn)(void *user, void *probe, cudaStream_t s);
+/* The kernels one library call really launches (cuBLASLt's split-K reductions and small-shape
+ * kernels, cuDNN's layout transforms): the call captured into a throwaway graph on ctx's
+ * stream at setup and its kernel nodes counted. -1 when the capture fails (the caller keeps
+ * its estimate). Plans call it once each; samrt budget's frame is exact on a GPU engine. */
+int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,8 +15,24 @@
  * tags, like arena slots, are 256-byte aligned. */
 #include "ops_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* SAMRT_COST_TRACE=1: every op's planned launches to stderr as its PLAN pass records them
+ * (ops_impl.h cost_add), to match a frame's plan with its graph (SAMRT_GRAPH_DOT, platform/host_cuda.c). */
+int samrt_ctx_cost_tracing(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *env = getenv("SAMRT_COST_TRACE");
+        on = env && env[0] == '1';
+    }
+    return on;
+}
+
+void samrt_ops_cost_trace(const char *op, int64_t launches) {
+    if (samrt_ctx_cost_tracing()) fprintf(stderr, "plan op %s: %lld launches\n", op, (long long)launches);
+}
 
 /* ---- context --------------------------------------------------------------------------------- */
 
@@ -82,6 +98,7 @@ void samrt_ctx_begin(struct samrt_op_ctx *c, enum samrt_exec_mode mode, const st
     if (mode == SAMRT_EXEC_PLAN) {
         c->n_calls = 0;
         memset(&c->cost, 0, sizeof c->cost);
+        if (samrt_ctx_cost_tracing()) fprintf(stderr, "plan pass %p\n", (void *)c);
         if (c->step_base) c->ex->step = *c->step_base;
     }
     c->i_call = 0;
@@ -315,8 +332,12 @@ static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_
     SAMRT_TRY(plan_for(c, &want, &p));
     if (planning(c)) {  /* cuBLASLt's GELU is the tanh form: the exact one is our epilogue pass */
         const int pass = act == SAMRT_ACT_GELU;
+        int kernels = 1 + pass;
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c) && c->gpu) kernels = p->g.n_kernels;  /* what the chosen algorithm launches */
+#endif
         const double mn = (double)m * (double)n;
-        cost_add(c, 1 + pass, 2.0 * mn * (double)k + (b ? mn : 0) + (r ? mn : 0) + (pass ? 8.0 * mn : 0),
+        cost_add(c, kernels, 2.0 * mn * (double)k + (b ? mn : 0) + (r ? mn : 0) + (pass ? 8.0 * mn : 0),
                  (double)m * (double)k * (double)es + tbytes(w) + mn * (double)eo * (1 + (r != NULL) + 2 * pass) +
                      tbytes(b));
     }
@@ -365,8 +386,9 @@ static enum samrt_status conv_host(const struct samrt_conv_desc *d, const float 
 /* A planned conv's cost: our depthwise kernel (epilogue fused) where the desc is one it takes
  * (samrt_conv_cuda's rule; the arena's 256-byte slots meet its alignment), else cuDNN's kernel
  * and, with a bias, activation or residual, our epilogue pass over the output. */
-static void conv_cost(struct samrt_op_ctx *c, const struct samrt_conv_desc *d, const struct samrt_tensor *x,
+static void conv_cost(struct samrt_op_ctx *c, const struct samrt_ctx_plan *p, const struct samrt_tensor *x,
                       const struct samrt_tensor *w, const struct samrt_tensor *b, const struct samrt_tensor *y) {
+    const struct samrt_conv_desc *d = &p->conv;
     int ho = 0, wo = 0;
     samrt_conv_out_hw(d, &ho, &wo);
     const double out = (double)d->n * ho * wo * d->c_out;
@@ -377,7 +399,11 @@ static void conv_cost(struct samrt_op_ctx *c, const struct samrt_conv_desc *d, c
         return;
     }
     const int pass = b || d->residual || samrt_epilogue_act(d->epilogue) != SAMRT_EPILOGUE_ACT_NONE;
-    cost_add(c, 1 + pass, flops, tbytes(x) + tbytes(w) + tbytes(y) * (1 + 2 * pass) + tbytes(b));
+    int kernels = 1 + pass;  /* a GPU engine knows what cuDNN's algorithm launches (layout transforms) */
+#ifdef SAMRT_HAVE_CUDA
+    if (cuda(c) && c->gpu) kernels = p->cv.n_kernels;
+#endif
+    cost_add(c, kernels, flops, tbytes(x) + tbytes(w) + tbytes(y) * (1 + 2 * pass) + tbytes(b));
 }
 
 static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
@@ -387,7 +413,7 @@ static enum samrt_status conv_impl(struct samrt_op_ctx *c, const struct samrt_te
     SAMRT_TRY(c->ex->status);
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, want, &p));
-    if (planning(c)) conv_cost(c, &want->conv, x, w, b, y);
+    if (planning(c)) conv_cost(c, p, x, w, b, y);
     if (!samrt_exec_running(c->ex)) return SAMRT_OK;
     const void *bd = b ? b->data : NULL;
     return OPS_PICK(c->backend,
@@ -460,8 +486,12 @@ struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, 
     if (st == SAMRT_OK) st = plan_for(c, &want, &p);
     if (st == SAMRT_OK && planning(c)) {  /* two GEMMs (conv.h), each with its GELU pass */
         const int pass = act == SAMRT_ACT_GELU;
+        int kernels = 1 + pass;
+#ifdef SAMRT_HAVE_CUDA
+        if (cuda(c) && c->gpu) kernels = p->ct.gemm.n_kernels;
+#endif
         const double rows = (double)x->ne[0] * x->ne[1] * x->ne[2];
-        cost_add(c, 2 * (1 + pass), 2.0 * rows * 4.0 * c_out * (double)x->ne[3],
+        cost_add(c, 2 * kernels, 2.0 * rows * 4.0 * c_out * (double)x->ne[3],
                  2.0 * tbytes(x) + tbytes(w_packed) + 2.0 * tbytes(b_packed) + tbytes(&y) * (1 + 2 * pass));
     }
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {

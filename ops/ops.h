@@ -135,6 +135,9 @@ enum samrt_status samrt_ctx_init_backend(struct samrt_op_ctx *c, enum samrt_back
 void samrt_ctx_free(struct samrt_op_ctx *c);
 /* Starts a pass; arena is the committed arena in RUN mode (NULL in PLAN mode). */
 void samrt_ctx_begin(struct samrt_op_ctx *c, enum samrt_exec_mode mode, const struct samrt_arena *arena);
+/* 1 when SAMRT_COST_TRACE=1: PLAN passes list their ops' launches on stderr ("plan pass <ctx>",
+ * then "plan op <op>: <n> launches"), for matching a frame's plan with its graph. */
+int samrt_ctx_cost_tracing(void);
 /* Ends a pass: the first error of the pass, or a mismatch between the RUN and PLAN passes. */
 enum samrt_status samrt_ctx_end(struct samrt_op_ctx *c);
 /* Records a failure from model code (a shape check): logs nothing, later ops become no-ops. */

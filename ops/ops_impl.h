@@ -27,12 +27,16 @@ static inline int cuda(const struct samrt_op_ctx *c) { return c->backend == SAMR
 
 /* Adds one op's work to the pass's cost (ops.h: struct samrt_op_cost): in a PLAN pass of the
  * CUDA backend that has not failed; bytes and flops are the op's whole, launches its kernels. */
-static inline void cost_add(struct samrt_op_ctx *c, int64_t launches, double flops, double bytes) {
+void samrt_ops_cost_trace(const char *op, int64_t launches);  /* ops.c: SAMRT_COST_TRACE=1 */
+static inline void cost_add_at(struct samrt_op_ctx *c, int64_t launches, double flops, double bytes, const char *op) {
     if (!planning(c) || c->backend != SAMRT_BACKEND_CUDA || c->ex->status != SAMRT_OK) return;
+    samrt_ops_cost_trace(op, launches);
     c->cost.launches += launches;
     c->cost.flops += flops;
     c->cost.bytes += bytes;
 }
+
+#define cost_add(c, launches, flops, bytes) cost_add_at((c), (launches), (flops), (bytes), __func__)
 
 /* Bytes of a tensor (0 for NULL): a launch that reads or writes it whole moves this. */
 static inline double tbytes(const struct samrt_tensor *t) { return t ? (double)samrt_tensor_nbytes(t) : 0.0; }

@@ -6,6 +6,7 @@
 #include "platform.h"
 #include "stream.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,16 @@ enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
 /* The kinds of g's nodes (struct samrt_graph_nodes); zero counts when the driver says nothing. */
 static void count_nodes(cudaGraph_t g, struct samrt_graph_nodes *nodes) {
     memset(nodes, 0, sizeof *nodes);
+    /* SAMRT_GRAPH_DOT=<prefix>: every captured graph as <prefix><n>.dot (Graphviz, with its
+     * kernels' names, the libraries' included), to match a frame's graph with its plan */
+    const char *dot = getenv("SAMRT_GRAPH_DOT");
+    if (dot && dot[0]) {
+        static int n_dot = 0;  /* a debugging aid: numbered across the process */
+        char path[512];
+        snprintf(path, sizeof path, "%s%d.dot", dot, n_dot++);
+        if (cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsKernelNodeParams) != cudaSuccess)
+            (void)cudaGetLastError();
+    }
     size_t n = 0;
     if (cudaGraphGetNodes(g, NULL, &n) != cudaSuccess || n == 0) return;
     cudaGraphNode_t *all = malloc(n * sizeof *all);  /* at capture (setup of a key), never per frame */

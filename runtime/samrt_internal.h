@@ -107,6 +107,7 @@ struct samrt_internal_frame_cost {
     int objects, width, height;
     struct samrt_internal_cost stage[SAMRT_INTERNAL_STAGES];
     struct samrt_internal_cost total;   /* the stages summed */
+    int64_t graph_launches;             /* of those, inside the frame's graph (the mask decode runs after it) */
     int64_t transfers;                  /* host <-> device copies around the frame (frame up, masks down) */
     double transfer_bytes;
 };

@@ -55,9 +55,10 @@ struct budget_view {
 /* The "frame" object: one steady tracked frame's launches, copies, flops and bytes, whole and
  * per stage (samrt_internal_frame_cost). */
 static void print_json_frame(const struct samrt_internal_frame_cost *f) {
-    printf(",\"frame\":{\"objects\":%d,\"size\":\"%dx%d\",\"launches\":%" PRId64 ",\"copies\":%" PRId64
+    printf(",\"frame\":{\"objects\":%d,\"size\":\"%dx%d\",\"launches\":%" PRId64 ",\"graph_launches\":%" PRId64
+           ",\"copies\":%" PRId64
            ",\"flops\":%.0f,\"bytes\":%.0f,\"transfers\":%" PRId64 ",\"transfer_bytes\":%.0f,\"stages\":[",
-           f->objects, f->width, f->height, f->total.launches, f->total.copies, f->total.flops, f->total.bytes,
+           f->objects, f->width, f->height, f->total.launches, f->graph_launches, f->total.copies, f->total.flops, f->total.bytes,
            f->transfers, f->transfer_bytes);
     for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
         const struct samrt_internal_cost *c = &f->stage[i];

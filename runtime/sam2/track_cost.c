@@ -9,6 +9,7 @@
  * the mask decode) and mirrors enqueue_frame's order. A change to enqueue_frame that adds a
  * launch must add it here too: tests/test_frame_cost_cuda.c compares this count with the
  * kernel nodes of the frame's captured graph, and tests/test_frame_cost.c with a hand count. */
+#include <stdio.h>
 #include <string.h>
 
 #include "engine_impl.h"
@@ -24,6 +25,8 @@ static void add(struct samrt_internal_cost *c, int64_t launches, int64_t copies,
 }
 
 static void add_pass(struct samrt_internal_cost *c, const struct samrt_op_ctx *ctx, int times) {
+    if (samrt_ctx_cost_tracing())
+        fprintf(stderr, "frame pass %p x %d: %lld launches\n", (const void *)ctx, times, (long long)ctx->cost.launches);
     add(c, ctx->cost.launches * times, 0, ctx->cost.flops * times, ctx->cost.bytes * times);
 }
 
@@ -85,6 +88,7 @@ enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int
 
     for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++)
         add(&out->total, st[i].launches, st[i].copies, st[i].flops, st[i].bytes);
+    out->graph_launches = out->total.launches - st[SAMRT_INTERNAL_STAGE_POST].launches;
     return SAMRT_OK;
 }
 
