@@ -12,7 +12,10 @@
  * value), a throughput-vs-latency chart comes first (harness/report_sweep.c): per model and
  * platform (and stream count) one line, per configuration one point at the medians of
  * object-frames/s (x; all streams together with --streams) and ms_per_frame_p50 (y), with a
- * whisker up to the median ms_per_frame_p95. Without one it is left out.
+ * whisker up to the median ms_per_frame_p95. Without one it is left out. A file holding both
+ * sweep rows and ordinary ones (`samrt merge` of both) draws the sweep rows in that chart and
+ * the ordinary rows in the others, and says so; a sweep CSV missing one of the sweep's
+ * columns is refused, naming the file and the column.
  *
  * Exit: 0 written, 2 bad input (nothing written), 3 the page could not be written.
  * Run: samrt report merged.csv -o report.html; check it in headless Chromium as
@@ -42,6 +45,9 @@ struct report {
     const char *path;
     struct samrt_csv csv;
     int c_model, c_platform;
+    int c_objects;         /* -1: no sweep columns */
+    size_t n_sweep_rows;   /* rows with an `objects` value */
+    int plain_only;        /* 1: the ordinary charts skip the sweep rows (the file has both kinds) */
     struct group *groups;  /* distinct (model, platform), first-appearance order */
     size_t n_groups;
     const char **models, **platforms;
@@ -68,7 +74,8 @@ static void group_stats_where(struct report *r, const char *model, const char *p
     for (size_t i = 1; i < r->csv.n_rows; i++) {
         if (strcmp(samrt_csv_cell(&r->csv, i, r->c_model), model) ||
             strcmp(samrt_csv_cell(&r->csv, i, r->c_platform), platform) ||
-            (where >= 0 && strcmp(samrt_csv_cell(&r->csv, i, where), is)))
+            (where >= 0 && strcmp(samrt_csv_cell(&r->csv, i, where), is)) ||
+            (r->plain_only && *samrt_csv_cell(&r->csv, i, r->c_objects)))
             continue;
         double v;
         const char *s = samrt_csv_cell(&r->csv, i, c);
@@ -185,6 +192,10 @@ static int write_page(FILE *f, struct report *r, const char *title, const struct
     samrt_html_thumbnails(f, "Overlays", "A few frames of the run's overlays (each object's mask tinted, outlined "
                           "and labelled with its id), spread from its first frame to its last.", thumbs);
     if (samrt_report_sweep_chart(f, &r->csv)) return -1;
+    if (r->plain_only)
+        fprintf(f, "<p class=\"note\">This file holds %zu sweep rows (samrt bench --objects, --streams), drawn in the "
+                   "chart above, and %zu ordinary rows, drawn in the charts below.</p>\n",
+                r->n_sweep_rows, r->csv.n_rows - 1 - r->n_sweep_rows);
 
     if (chart_by_platform(f, r, "Throughput", "FPS (higher is better)", "fps", NULL)) return -1;
     if (column_present(r, "latency_p95_ms") || !column_present(r, "latency_ms")) {
@@ -285,6 +296,15 @@ int samrt_cmd_report(int argc, char **argv) {
         fprintf(stderr, "samrt report: %s: %s\n", r.path, r.c_model < 0 ? "no 'model' column" : "no rows");
         goto done;
     }
+    const char *missing = samrt_report_sweep_missing(&r.csv, 0);
+    if (missing) {
+        fprintf(stderr, "samrt report: %s: a sweep CSV (samrt bench --objects, --streams) without its column '%s'\n",
+                r.path, missing);
+        goto done;
+    }
+    r.c_objects = samrt_csv_col(&r.csv, "objects");
+    for (size_t i = 1; r.c_objects >= 0 && i < r.csv.n_rows; i++) r.n_sweep_rows += *samrt_csv_cell(&r.csv, i, r.c_objects) != 0;
+    r.plain_only = r.n_sweep_rows && r.n_sweep_rows < r.csv.n_rows - 1;
     size_t n = r.csv.n_rows;
     r.groups = calloc(n, sizeof *r.groups);
     r.models = calloc(n, sizeof *r.models);
