@@ -6,6 +6,8 @@
  *   3. memory per model and platform: gpu_peak_alloc / gpu_peak_reserved / cpu_peak_rss;
  *   4. the per-frame stage breakdown, stacked per model and platform, from the *_ms stage
  *      columns; stages empty in every row are left out and named in a note (not drawn as 0).
+ * A run on a checkpoint of seeded random weights (experiment_config.txt beside the CSV has
+ * weights.<model>=random) gets a banner at the top saying its masks mean nothing.
  * A summary table lists rows, frames, precision and device per model and platform; with
  * --thumbs, four thumbnails of a run's overlays follow it (harness/thumbs.h, inline JPEGs).
  * When the CSV holds a sweep (`samrt bench --objects`, `--streams`: rows with an `objects`
@@ -48,6 +50,7 @@ struct report {
     int c_objects;         /* -1: no sweep columns */
     size_t n_sweep_rows;   /* rows with an `objects` value */
     int plain_only;        /* 1: the ordinary charts skip the sweep rows (the file has both kinds) */
+    char random[512];      /* the models that ran on random weights, ", "-joined; "" when none */
     struct group *groups;  /* distinct (model, platform), first-appearance order */
     size_t n_groups;
     const char **models, **platforms;
@@ -178,8 +181,31 @@ static void summary_table(FILE *f, struct report *r) {
     fputs("</table>\n", f);
 }
 
+/* The models whose checkpoint held seeded random weights: weights.<model>=random... in the
+ * experiment_config.txt beside the CSV (profile_write.c writes it for a bench run). */
+static void find_random_weights(struct report *r) {
+    char cfg[4096], key[160], val[64];
+    const char *slash = strrchr(r->path, '/');
+    snprintf(cfg, sizeof cfg, "%.*s%sexperiment_config.txt", slash ? (int)(slash - r->path) : 0, r->path,
+             slash ? "/" : "");
+    for (size_t m = 0; m < r->n_models; m++) {
+        snprintf(key, sizeof key, "weights.%s", r->models[m]);
+        if (samrt_profile_config_get(cfg, key, val, sizeof val) != SAMRT_OK || strncmp(val, "random", 6)) continue;
+        size_t n = strlen(r->random);
+        snprintf(r->random + n, sizeof r->random - n, "%s%s", n ? ", " : "", r->models[m]);
+    }
+}
+
 static int write_page(FILE *f, struct report *r, const char *title, const struct samrt_thumbs *thumbs) {
     samrt_html_begin(f, title);
+    if (r->random[0]) {
+        fputs("<p class=\"warn\"><strong>RANDOM WEIGHTS.</strong> ", f);
+        samrt_html_text(f, r->random);
+        fputs(" ran on a checkpoint of seeded random weights (samrt demo's stand-in when no official checkpoint "
+              "is found): the masks and overlays in this report are not meaningful; the timings and memory "
+              "are real.</p>\n",
+              f);
+    }
     char when[32];
     samrt_profile_timestamp((int64_t)time(NULL), when, sizeof when);
     const char *base = strrchr(r->path, '/');
@@ -330,6 +356,7 @@ int samrt_cmd_report(int argc, char **argv) {
     }
     for (size_t p = 0; p < r.n_platforms; p++)
         r.platform_labels[p] = r.platforms[p][0] ? r.platforms[p] : "(no platform)";
+    find_random_weights(&r);
 
     struct samrt_atomic_file af;
     if (samrt_atomic_open(&af, out_path) != SAMRT_OK) {
