@@ -78,8 +78,8 @@ def build_problems(build, ctest, targets):
                          check=True).stdout
     bad, checked = [], 0
     for t in json.loads(out).get("tests", []):
-        cmd = t.get("command") or [""]
-        if os.path.basename(cmd[0]) not in targets:
+        cmd = t.get("command")  # absent while the executable is not built: then the test's name
+        if (os.path.basename(cmd[0]) if cmd else t["name"]) not in targets:
             continue
         checked += 1
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
