@@ -1,11 +1,15 @@
 /* profile_write.c - the files of a bench run written from its rows (profile.h):
  * profile_summary.csv, profile_stats.json and experiment_config.txt, each through
- * atomic_file.h, so an error leaves the previous file whole. The columns come from the table
+ * atomic_file.h, so an error leaves the previous file whole. experiment_config.txt also
+ * says which checkpoints hold seeded random weights (weights.<tag>=random (seeded)), so the
+ * report of such a run can say its masks mean nothing. The columns come from the table
  * in profile.c, the statistics from stats.c. Tested by tests/test_profile.c. */
 #include "profile.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "atomic_file.h"
 #include "csv.h"
@@ -170,6 +174,39 @@ static int valid_key(const char *k) {
     return 1;
 }
 
+static uint64_t rd_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+/* 1 when path is a checkpoint of seeded random weights from samrt_ckpt_write_random
+ * (ckpt_write.h): a zip whose last entry before the central directory is
+ * .data/serialization_id holding 40 '0's, where torch.save writes a random id. Reads the end
+ * records and the bytes before the central directory only. */
+static int ckpt_is_random(const char *path) {
+    static const char zeros[] = "0000000000000000000000000000000000000000", name[] = ".data/serialization_id";
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    uint8_t end[42], e64[56], tail[256];
+    int yes = 0;
+    if (fseeko(f, -42, SEEK_END) == 0 && fread(end, 1, 42, f) == 42 && rd_le(end + 20, 4) == 0x06054b50u) {
+        uint64_t cd = rd_le(end + 36, 4);
+        if (cd == 0xFFFFFFFFu && rd_le(end, 4) == 0x07064b50u) {  /* zip64: the locator, then its end record */
+            cd = 0;
+            if (fseeko(f, (off_t)rd_le(end + 8, 8), SEEK_SET) == 0 && fread(e64, 1, 56, f) == 56 &&
+                rd_le(e64, 4) == 0x06064b50u)
+                cd = rd_le(e64 + 48, 8);
+        }
+        if (cd >= sizeof tail && fseeko(f, (off_t)(cd - sizeof tail), SEEK_SET) == 0 &&
+            fread(tail, 1, sizeof tail, f) == sizeof tail && !memcmp(tail + sizeof tail - 40, zeros, 40))
+            for (size_t i = 0; i + sizeof name - 1 <= sizeof tail - 40 && !yes; i++)
+                yes = !memcmp(tail + i, name, sizeof name - 1);
+    }
+    fclose(f);
+    return yes;
+}
+
 enum samrt_status samrt_profile_write_config(const char *path, const struct samrt_profile_kv *kv,
                                              size_t n) {
     SAMRT_CHECK(path && (kv || n == 0), SAMRT_E_INVALID_ARG, "write_config: NULL argument");
@@ -184,6 +221,10 @@ enum samrt_status samrt_profile_write_config(const char *path, const struct samr
     fprintf(af.f, "# samrt %d.%d.%d experiment configuration (key=value)\n", SAMRT_VERSION_MAJOR,
             SAMRT_VERSION_MINOR, SAMRT_VERSION_PATCH);
     for (size_t i = 0; i < n; i++) fprintf(af.f, "%s=%s\n", kv[i].key, kv[i].value ? kv[i].value : "");
+    /* a run on a random-weight checkpoint says so (weights.<tag>), for `samrt report`'s banner */
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(kv[i].key, "checkpoint.", 11) && kv[i].value && ckpt_is_random(kv[i].value))
+            fprintf(af.f, "weights.%s=random (seeded)\n", kv[i].key + 11);
     return samrt_atomic_commit(&af);
 }
 

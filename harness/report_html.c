@@ -47,6 +47,7 @@ void samrt_html_begin(FILE *f, const char *title) {
           "td.absent{color:#999}td.t{text-align:left}\n"
           "div.thumbs{display:flex;flex-wrap:wrap;gap:8px}div.thumbs figure{margin:0;font-size:12px;color:#555}\n"
           "div.thumbs img{display:block;border:1px solid #ddd}\n"
+          "p.warn{background:#fde8e8;border:2px solid #c62828;color:#7f0000;padding:8px 12px;font-size:15px}\n"
           "</style>\n</head>\n<body>\n<h1>",
           f);
     samrt_html_text(f, title);

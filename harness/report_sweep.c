@@ -192,3 +192,37 @@ int samrt_report_sweep_chart(FILE *f, const struct samrt_csv *t) {
     free(objs), free(ks);
     return rc;
 }
+
+const struct samrt_profile_col *samrt_report_sweep_columns(size_t *n, size_t *n_required) {
+    struct samrt_profile_row row;  /* one sweep row: the file's columns then include the sweep's */
+    samrt_profile_row_init(&row);
+    row.objects = 1;
+    size_t n_base, n_all;
+    samrt_profile_columns(&n_base);
+    const struct samrt_profile_col *all = samrt_profile_file_columns(&row, 1, &n_all);
+    size_t req = n_base;
+    while (req < n_all && strcmp(all[req].name, "streams")) req++;
+    if (n) *n = n_all - n_base;
+    if (n_required) *n_required = req - n_base;
+    return all + n_base;
+}
+
+const char *samrt_report_sweep_missing(const struct samrt_csv *t, int all) {
+    static const char *const read[] = {"objects", "ms_per_frame_p50", "ms_per_frame_p95", "object_frames_per_s"};
+    size_t n, n_req;
+    const struct samrt_profile_col *cols = samrt_report_sweep_columns(&n, &n_req);
+    int any = 0, any_streams = 0, rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int has = samrt_csv_col(t, cols[i].name) >= 0;
+        any |= has;
+        any_streams |= has && i >= n_req;
+    }
+    const int c_obj = samrt_csv_col(t, "objects");
+    for (size_t r = 1; c_obj >= 0 && r < t->n_rows && !rows; r++) rows = *samrt_csv_cell(t, r, c_obj) != '\0';
+    if (!any || (!all && c_obj >= 0 && !rows)) return NULL;
+    for (size_t i = 0; all && i < n; i++)
+        if ((i < n_req || any_streams) && samrt_csv_col(t, cols[i].name) < 0) return cols[i].name;
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(read); i++)
+        if (samrt_csv_col(t, read[i]) < 0) return read[i];
+    return NULL;
+}

@@ -30,6 +30,19 @@ extern "C" {
  * platform) among all rows. Returns 0, or -1 when out of memory (nothing written). */
 int samrt_report_sweep_chart(FILE *f, const struct samrt_csv *t);
 
+struct samrt_profile_col;  /* profile.h */
+/* The sweep's columns of the profile table (config ... total_arena_bytes), in CSV order; *n
+ * their count, *n_required how many come before the streams group (streams ...
+ * total_arena_bytes), which files written before `--streams` lack. Either pointer may be NULL. */
+const struct samrt_profile_col *samrt_report_sweep_columns(size_t *n, size_t *n_required);
+/* The check of a sweep CSV's header for `samrt merge` (all = 1), `compare` and `report`
+ * (all = 0): the name of the first sweep column t lacks, NULL when none is missing. A file
+ * with no sweep column in its header is not a sweep file (NULL). all = 1: every sweep column
+ * (the streams group all or none); all = 0: the columns the sweep is read by (objects,
+ * ms_per_frame_p50, ms_per_frame_p95, object_frames_per_s), when some row has an `objects`
+ * value. */
+const char *samrt_report_sweep_missing(const struct samrt_csv *t, int all);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,9 +11,28 @@ target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/
 samrt_add_test(test_sam2_track_alloc SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cpu ARGS host)
 target_link_options(test_sam2_track_alloc PRIVATE ${_samrt_wrap_syms})
 if (SAMRT_CUDA)
-  samrt_add_test(test_sam2_track_alloc_cuda SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cuda ARGS gpu
-                 LIBS CUDA::cudart)
+  # slow: 1200 frames at side 512 (docs/testing.md)
+  samrt_add_test(test_sam2_track_alloc_cuda SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cuda slow
+                 ARGS gpu LIBS CUDA::cudart)
   target_link_options(test_sam2_track_alloc_cuda PRIVATE ${_samrt_wrap_syms})
+endif()
+# The tests that read the device's free memory (cudaMemGetInfo) or the process's peak RSS run
+# alone: the free memory is the whole device's, so a test allocating beside them (ctest -j4)
+# would move it. RUN_SERIAL keeps them apart from every other test; the lock names why.
+# test_gpu_memory_locks fails when a test whose sources call cudaMemGetInfo has not both
+# (docs/testing.md).
+set_tests_properties(test_engine_alloc test_sam2_track_alloc PROPERTIES RUN_SERIAL TRUE RESOURCE_LOCK gpu_memory)
+if (SAMRT_CUDA)
+  set_tests_properties(test_engine_alloc_cuda test_sam2_track_alloc_cuda PROPERTIES RUN_SERIAL TRUE
+    RESOURCE_LOCK gpu_memory)
+endif()
+find_package(Python3 COMPONENTS Interpreter)
+if (Python3_Interpreter_FOUND)
+  add_test(NAME test_gpu_memory_locks COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_test_locks.py
+           --tests-dir ${CMAKE_CURRENT_SOURCE_DIR} --build ${PROJECT_BINARY_DIR} --ctest ${CMAKE_CTEST_COMMAND})
+  add_test(NAME test_gpu_memory_locks_selftest COMMAND ${Python3_EXECUTABLE}
+           ${CMAKE_CURRENT_SOURCE_DIR}/check_test_locks.py --selftest)
+  set_tests_properties(test_gpu_memory_locks test_gpu_memory_locks_selftest PROPERTIES LABELS cpu)
 endif()
 # The tracker's CUDA graph replay against its eager path, bit for bit over a 40-frame video
 # (results, logits, pointers, banks), the row kernel against its reference, the stage times.

@@ -8,15 +8,20 @@
  * filled, from the nearest experiment_config.txt (keys platform, hostname, timestamp), else
  * from a folder named nsight_experiment_<platform>_<YYYYMMDD>_<HHMMSS>, else (timestamp
  * only) the file's modification time. After that every file must have exactly the first
- * file's columns in the same order: a mismatch is refused, naming the file and the first
- * differing column, before anything is written. Cells are copied as text, so nothing is
- * reformatted and empty (absent) cells stay empty.
+ * file's columns in the same order, the sweep's aside: a mismatch is refused, naming the file
+ * and the first differing column, before anything is written. Sweep files (`samrt bench
+ * --objects`, `--streams`) join ordinary ones: when some input has the sweep's columns the
+ * output ends with all of them (harness/report_sweep.h), empty in the rows that are not sweep
+ * rows (and the streams group empty in sweep files written before it); a sweep file missing
+ * one of them is refused, naming the file and the column. Cells are copied as text, so
+ * nothing is reformatted and empty (absent) cells stay empty.
  *
  * Exit: 0 written, 2 bad usage or input (nothing written), 3 the output could not be
  * written (a previous output file is left as it was). Run: samrt merge a/ b/ -o all.csv */
 #include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "profile.h"
+#include "report_sweep.h"
 
 #define MAX_DEPTH 4
 
@@ -34,6 +40,11 @@ struct input {
     struct samrt_csv csv;
     int add_platform, add_hostname, add_timestamp;  /* columns missing from the file */
     char platform[64], hostname[256], timestamp[32];  /* fill-ins */
+    const char **hdr;   /* (n_hdr) the header as it will be written, sweep columns included */
+    size_t *core;       /* (n_core) positions in hdr of the columns that are not the sweep's */
+    size_t n_hdr, n_core;
+    int sweep;          /* the file has the sweep's columns */
+    int *src;           /* per output column, the file's column (-1: empty or filled in) */
 };
 
 struct inputs {
@@ -177,48 +188,86 @@ static int collect_inputs(int first, int argc, char **argv, struct inputs *in) {
     return -1;
 }
 
-/* Reads and checks every input before anything is written: each must give the header of the
- * first (*ref, n_ref entries, the caller frees *ref). *total gets the data rows. 1 when all
- * agree, 0 otherwise (the error printed). */
+/* 1 when name is one of the sweep's columns (config ... total_arena_bytes). */
+static int is_sweep_col(const char *name) {
+    size_t n;
+    const struct samrt_profile_col *cols = samrt_report_sweep_columns(&n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(cols[i].name, name)) return 1;
+    return 0;
+}
+
+/* Reads one input and checks it alone: a readable table, and a sweep file with every sweep
+ * column. Builds its header as it will be written (p->hdr) and its other columns (p->core,
+ * positions in p->hdr). 1 when fine, 0 otherwise (the error printed). */
+static int read_input(struct input *p) {
+    char err[256];
+    if (samrt_csv_read_table(p->path, &p->csv, err, sizeof err) != SAMRT_OK) {
+        fprintf(stderr, "samrt merge: %s: %s\n", p->path, err);
+        return 0;
+    }
+    const char *missing = samrt_report_sweep_missing(&p->csv, 1);
+    if (missing) {
+        fprintf(stderr, "samrt merge: %s: a sweep CSV (samrt bench --objects, --streams) without its column '%s'; "
+                        "nothing written\n", p->path, missing);
+        return 0;
+    }
+    p->add_platform = samrt_csv_col(&p->csv, "platform") < 0;
+    p->add_hostname = samrt_csv_col(&p->csv, "hostname") < 0;
+    p->add_timestamp = samrt_csv_col(&p->csv, "timestamp") < 0;
+    find_defaults(p);
+    size_t cap = p->csv.n_fields[0] + 3;
+    p->hdr = malloc(cap * sizeof *p->hdr);
+    p->core = malloc(cap * sizeof *p->core);
+    if (!p->hdr || !p->core) return 0;
+    p->n_hdr = out_header(p, p->hdr, cap);
+    for (size_t k = 0; k < p->n_hdr; k++)
+        if (is_sweep_col(p->hdr[k])) p->sweep = 1;
+        else p->core[p->n_core++] = k;
+    return 1;
+}
+
+/* Reads and checks every input before anything is written: each must give the columns of the
+ * first, the sweep's columns aside (a sweep file joins ordinary ones: the output has the sweep
+ * columns when some input has them, empty in the rows of the others). *ref gets the output
+ * header (n_ref entries, the caller frees *ref), each input its source column per output
+ * column (p->src, -1: empty or filled in), *total the data rows. 1 when all agree, 0
+ * otherwise (the error printed). */
 static int read_inputs(struct inputs *in, const char ***ref, size_t *n_ref, size_t *total) {
-    const char **hdr = NULL;
-    size_t i = 0;
-    for (; i < in->n; i++) {
-        struct input *p = &in->v[i];
-        char err[256];
-        if (samrt_csv_read_table(p->path, &p->csv, err, sizeof err) != SAMRT_OK) {
-            fprintf(stderr, "samrt merge: %s: %s\n", p->path, err);
-            break;
-        }
-        p->add_platform = samrt_csv_col(&p->csv, "platform") < 0;
-        p->add_hostname = samrt_csv_col(&p->csv, "hostname") < 0;
-        p->add_timestamp = samrt_csv_col(&p->csv, "timestamp") < 0;
-        find_defaults(p);
-        size_t cap = p->csv.n_fields[0] + 3;
-        free(hdr);
-        hdr = malloc(cap * sizeof *hdr);
-        if (!hdr) break;
-        size_t n_hdr = out_header(p, hdr, cap);
-        if (i == 0) {
-            *ref = hdr;
-            *n_ref = n_hdr;
-            hdr = NULL;
-        } else {
-            size_t k = 0;
-            while (k < n_hdr && k < *n_ref && !strcmp(hdr[k], (*ref)[k])) k++;
-            if (k < n_hdr || k < *n_ref) {
-                fprintf(stderr,
-                        "samrt merge: %s: columns differ from %s: column %zu is '%s' where the first "
-                        "file has '%s' (%zu vs %zu columns); nothing written\n",
-                        p->path, in->v[0].path, k + 1, k < n_hdr ? hdr[k] : "(none)",
-                        k < *n_ref ? (*ref)[k] : "(none)", n_hdr, *n_ref);
-                break;
-            }
+    int any_sweep = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        struct input *p = &in->v[i], *first = &in->v[0];
+        if (!read_input(p)) return 0;
+        any_sweep |= p->sweep;
+        size_t k = 0;
+        while (k < p->n_core && k < first->n_core && !strcmp(p->hdr[p->core[k]], first->hdr[first->core[k]])) k++;
+        if (k < p->n_core || k < first->n_core) {
+            fprintf(stderr,
+                    "samrt merge: %s: columns differ from %s: column %zu is '%s' where the first "
+                    "file has '%s' (%zu vs %zu columns); nothing written\n",
+                    p->path, first->path, k + 1, k < p->n_core ? p->hdr[p->core[k]] : "(none)",
+                    k < first->n_core ? first->hdr[first->core[k]] : "(none)", p->n_core, first->n_core);
+            return 0;
         }
         *total += p->csv.n_rows - 1;
     }
-    free(hdr);
-    return i == in->n;  /* no break */
+    size_t n_sweep;
+    const struct samrt_profile_col *sweep = samrt_report_sweep_columns(&n_sweep, NULL);
+    const struct input *first = &in->v[0];
+    *n_ref = first->n_core + (any_sweep ? n_sweep : 0);
+    if (!(*ref = malloc(*n_ref * sizeof **ref))) return 0;
+    for (size_t k = 0; k < *n_ref; k++) (*ref)[k] = k < first->n_core ? first->hdr[first->core[k]] : sweep[k - first->n_core].name;
+    for (size_t i = 0; i < in->n; i++) {
+        struct input *p = &in->v[i];
+        const size_t lead = (size_t)p->add_platform + (size_t)p->add_hostname;
+        if (!(p->src = malloc(*n_ref * sizeof *p->src))) return 0;
+        for (size_t k = 0; k < *n_ref; k++) {
+            const size_t at = k < p->n_core ? p->core[k] : SIZE_MAX;  /* position in p->hdr */
+            p->src[k] = at == SIZE_MAX ? samrt_csv_col(&p->csv, (*ref)[k])
+                        : at >= lead && at - lead < p->csv.n_fields[0] ? (int)(at - lead) : -1;
+        }
+    }
+    return 1;
 }
 
 /* Rows per platform of the written file, in order of first appearance. */
@@ -245,7 +294,9 @@ static void usage(FILE *f) {
                "searched for profile_summary.csv files. Missing platform / hostname / timestamp\n"
                "columns or cells are filled from experiment_config.txt, the folder name\n"
                "(nsight_experiment_<platform>_<date>_<time>) or the file time. Every file must\n"
-               "then have the same columns in the same order.\n\n"
+               "then have the same columns in the same order, the sweep's (samrt bench --objects,\n"
+               "--streams) aside: sweep files join ordinary ones, the sweep columns left empty\n"
+               "in the ordinary rows.\n\n"
                "  -o, --output FILE   the merged CSV (written atomically)\n"
                "  -q, --quiet         no summary on stdout\n\n"
                "exit: 0 written, 2 bad usage or input (nothing written), 3 write failed\n");
@@ -306,10 +357,8 @@ int samrt_cmd_merge(int argc, char **argv) {
     if (!quiet) printf("Merging results from:\n");
     for (size_t i = 0; i < in.n; i++) {
         const struct input *p = &in.v[i];
-        size_t lead = (size_t)p->add_platform + (size_t)p->add_hostname;
         for (size_t r = 1; r < p->csv.n_rows; r++) {
-            for (size_t k = 0; k < n_ref; k++)
-                cells[k] = k >= lead && k - lead < p->csv.n_fields[r] ? p->csv.fields[r][k - lead] : "";
+            for (size_t k = 0; k < n_ref; k++) cells[k] = samrt_csv_cell(&p->csv, r, p->src[k]);
             if (c_plat >= 0 && !cells[c_plat][0]) cells[c_plat] = p->platform;
             if (c_host >= 0 && !cells[c_host][0]) cells[c_host] = p->hostname;
             if (c_ts >= 0 && !cells[c_ts][0]) cells[c_ts] = p->timestamp;
@@ -336,7 +385,10 @@ int samrt_cmd_merge(int argc, char **argv) {
     }
     rc = SAMRT_EXIT_OK;
 done:
-    for (size_t i = 0; i < in.n; i++) samrt_csv_free(&in.v[i].csv);
+    for (size_t i = 0; i < in.n; i++) {
+        samrt_csv_free(&in.v[i].csv);
+        free(in.v[i].hdr), free(in.v[i].core), free(in.v[i].src);
+    }
     free(in.v);
     free(ref);
     free(cells);

@@ -6,13 +6,18 @@
  *   3. memory per model and platform: gpu_peak_alloc / gpu_peak_reserved / cpu_peak_rss;
  *   4. the per-frame stage breakdown, stacked per model and platform, from the *_ms stage
  *      columns; stages empty in every row are left out and named in a note (not drawn as 0).
+ * A run on a checkpoint of seeded random weights (experiment_config.txt beside the CSV has
+ * weights.<model>=random) gets a banner at the top saying its masks mean nothing.
  * A summary table lists rows, frames, precision and device per model and platform; with
  * --thumbs, four thumbnails of a run's overlays follow it (harness/thumbs.h, inline JPEGs).
  * When the CSV holds a sweep (`samrt bench --objects`, `--streams`: rows with an `objects`
  * value), a throughput-vs-latency chart comes first (harness/report_sweep.c): per model and
  * platform (and stream count) one line, per configuration one point at the medians of
  * object-frames/s (x; all streams together with --streams) and ms_per_frame_p50 (y), with a
- * whisker up to the median ms_per_frame_p95. Without one it is left out.
+ * whisker up to the median ms_per_frame_p95. Without one it is left out. A file holding both
+ * sweep rows and ordinary ones (`samrt merge` of both) draws the sweep rows in that chart and
+ * the ordinary rows in the others, and says so; a sweep CSV missing one of the sweep's
+ * columns is refused, naming the file and the column.
  *
  * Exit: 0 written, 2 bad input (nothing written), 3 the page could not be written.
  * Run: samrt report merged.csv -o report.html; check it in headless Chromium as
@@ -42,6 +47,10 @@ struct report {
     const char *path;
     struct samrt_csv csv;
     int c_model, c_platform;
+    int c_objects;         /* -1: no sweep columns */
+    size_t n_sweep_rows;   /* rows with an `objects` value */
+    int plain_only;        /* 1: the ordinary charts skip the sweep rows (the file has both kinds) */
+    char random[512];      /* the models that ran on random weights, ", "-joined; "" when none */
     struct group *groups;  /* distinct (model, platform), first-appearance order */
     size_t n_groups;
     const char **models, **platforms;
@@ -68,7 +77,8 @@ static void group_stats_where(struct report *r, const char *model, const char *p
     for (size_t i = 1; i < r->csv.n_rows; i++) {
         if (strcmp(samrt_csv_cell(&r->csv, i, r->c_model), model) ||
             strcmp(samrt_csv_cell(&r->csv, i, r->c_platform), platform) ||
-            (where >= 0 && strcmp(samrt_csv_cell(&r->csv, i, where), is)))
+            (where >= 0 && strcmp(samrt_csv_cell(&r->csv, i, where), is)) ||
+            (r->plain_only && *samrt_csv_cell(&r->csv, i, r->c_objects)))
             continue;
         double v;
         const char *s = samrt_csv_cell(&r->csv, i, c);
@@ -171,8 +181,31 @@ static void summary_table(FILE *f, struct report *r) {
     fputs("</table>\n", f);
 }
 
+/* The models whose checkpoint held seeded random weights: weights.<model>=random... in the
+ * experiment_config.txt beside the CSV (profile_write.c writes it for a bench run). */
+static void find_random_weights(struct report *r) {
+    char cfg[4096], key[160], val[64];
+    const char *slash = strrchr(r->path, '/');
+    snprintf(cfg, sizeof cfg, "%.*s%sexperiment_config.txt", slash ? (int)(slash - r->path) : 0, r->path,
+             slash ? "/" : "");
+    for (size_t m = 0; m < r->n_models; m++) {
+        snprintf(key, sizeof key, "weights.%s", r->models[m]);
+        if (samrt_profile_config_get(cfg, key, val, sizeof val) != SAMRT_OK || strncmp(val, "random", 6)) continue;
+        size_t n = strlen(r->random);
+        snprintf(r->random + n, sizeof r->random - n, "%s%s", n ? ", " : "", r->models[m]);
+    }
+}
+
 static int write_page(FILE *f, struct report *r, const char *title, const struct samrt_thumbs *thumbs) {
     samrt_html_begin(f, title);
+    if (r->random[0]) {
+        fputs("<p class=\"warn\"><strong>RANDOM WEIGHTS.</strong> ", f);
+        samrt_html_text(f, r->random);
+        fputs(" ran on a checkpoint of seeded random weights (samrt demo's stand-in when no official checkpoint "
+              "is found): the masks and overlays in this report are not meaningful; the timings and memory "
+              "are real.</p>\n",
+              f);
+    }
     char when[32];
     samrt_profile_timestamp((int64_t)time(NULL), when, sizeof when);
     const char *base = strrchr(r->path, '/');
@@ -185,6 +218,10 @@ static int write_page(FILE *f, struct report *r, const char *title, const struct
     samrt_html_thumbnails(f, "Overlays", "A few frames of the run's overlays (each object's mask tinted, outlined "
                           "and labelled with its id), spread from its first frame to its last.", thumbs);
     if (samrt_report_sweep_chart(f, &r->csv)) return -1;
+    if (r->plain_only)
+        fprintf(f, "<p class=\"note\">This file holds %zu sweep rows (samrt bench --objects, --streams), drawn in the "
+                   "chart above, and %zu ordinary rows, drawn in the charts below.</p>\n",
+                r->n_sweep_rows, r->csv.n_rows - 1 - r->n_sweep_rows);
 
     if (chart_by_platform(f, r, "Throughput", "FPS (higher is better)", "fps", NULL)) return -1;
     if (column_present(r, "latency_p95_ms") || !column_present(r, "latency_ms")) {
@@ -285,6 +322,15 @@ int samrt_cmd_report(int argc, char **argv) {
         fprintf(stderr, "samrt report: %s: %s\n", r.path, r.c_model < 0 ? "no 'model' column" : "no rows");
         goto done;
     }
+    const char *missing = samrt_report_sweep_missing(&r.csv, 0);
+    if (missing) {
+        fprintf(stderr, "samrt report: %s: a sweep CSV (samrt bench --objects, --streams) without its column '%s'\n",
+                r.path, missing);
+        goto done;
+    }
+    r.c_objects = samrt_csv_col(&r.csv, "objects");
+    for (size_t i = 1; r.c_objects >= 0 && i < r.csv.n_rows; i++) r.n_sweep_rows += *samrt_csv_cell(&r.csv, i, r.c_objects) != 0;
+    r.plain_only = r.n_sweep_rows && r.n_sweep_rows < r.csv.n_rows - 1;
     size_t n = r.csv.n_rows;
     r.groups = calloc(n, sizeof *r.groups);
     r.models = calloc(n, sizeof *r.models);
@@ -310,6 +356,7 @@ int samrt_cmd_report(int argc, char **argv) {
     }
     for (size_t p = 0; p < r.n_platforms; p++)
         r.platform_labels[p] = r.platforms[p][0] ? r.platforms[p] : "(no platform)";
+    find_random_weights(&r);
 
     struct samrt_atomic_file af;
     if (samrt_atomic_open(&af, out_path) != SAMRT_OK) {
