@@ -170,6 +170,12 @@ struct samrt_platform_profile {
     enum samrt_mem_kind mem_kind;     /* pool kind on this platform */
     int cc_major, cc_minor;           /* expected compute capability (0 for cpu) */
     int sm_count;                     /* SMs the plan assumes (attention split-K); 0 for cpu */
+    /* published peaks, for projections only (samrt budget's projected frame time; platform/common.c
+     * cites each source); 0 for cpu */
+    int clock_mhz;                    /* GPU boost clock */
+    double fp16_tflops;               /* dense fp16 tensor-core FLOP/s, f32 accumulation, 1e12 */
+    double dram_gbps;                 /* DRAM bandwidth, 1e9 bytes/s */
+    double launch_us;                 /* time a kernel of a graph costs beyond its roofline (measured) */
 };
 
 /* The built-in profiles, a static table of *n entries (n may be NULL); "cpu" is one of them. */

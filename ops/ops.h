@@ -88,6 +88,8 @@ struct samrt_ctx_plan {
 struct samrt_op_cost {
     int64_t launches;
     double flops, bytes;
+    double roof_s;    /* projected time: per op max(flops / peak, bytes / bandwidth) plus its launches
+                         times the per-launch cost, at the context's peaks (0 without peaks) */
 };
 
 struct samrt_op_ctx {
@@ -118,6 +120,8 @@ struct samrt_op_ctx {
     int attn_ready;                    /* samrt_attention_init_cuda done */
     int sm_count;                      /* SMs the plan assumes (the platform profile's); 0 = the GPU's */
     struct samrt_op_cost cost;         /* of the last PLAN pass (CUDA backend; zero on the CPU one) */
+    double peak_flops, peak_bytes_s;   /* the platform's published peaks (cost.roof_s); 0: none */
+    double launch_s;                   /* a launch's cost beyond its roofline */
 };
 
 /* Sets up a context. gpu is required for the CUDA backend (pass NULL for CPU). The plan

@@ -16,21 +16,41 @@
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 
+/* The peaks (SM count, boost clock, dense fp16 tensor FLOP/s with f32 accumulation, DRAM
+ * bandwidth) are the vendors' published figures, used only by projections (samrt budget):
+ *   Orin Nano 8GB: 1024 CUDA cores = 8 SMs at 625 MHz, 68 GB/s LPDDR5; 40 sparse INT8 TOPS
+ *     (NVIDIA Jetson Orin Nano series data sheet) -> about 10 dense fp16 TFLOP/s, i.e. 2048
+ *     FLOP/clock/SM, the Ampere tensor-core rate the AGX figure confirms;
+ *   Orin NX 16GB: 8 SMs at 918 MHz, 102.4 GB/s (Jetson Orin NX series data sheet) ->
+ *     8 x 918 MHz x 2048 = 15.0 TFLOP/s;
+ *   AGX Orin 64GB: 2048 CUDA cores = 16 SMs at 1.3 GHz, 204.8 GB/s (Jetson AGX Orin series
+ *     data sheet) -> 42.6 TFLOP/s;
+ *   RTX 3090: 82 SMs at 1695 MHz, 936 GB/s, 71 dense fp16 TFLOP/s with f32 accumulation
+ *     (NVIDIA Ampere GA102 GPU architecture whitepaper, appendix A);
+ *   A100 80GB SXM: 108 SMs at 1410 MHz, 2039 GB/s, 312 TFLOP/s (NVIDIA A100 data sheet);
+ *   H100 SXM5 80GB: 132 SMs at 1980 MHz, 3350 GB/s, 989.4 TFLOP/s (NVIDIA H100 data sheet);
+ *   H200 SXM 141GB: the H100's SMs and clocks, 4800 GB/s HBM3e (NVIDIA H200 data sheet).
+ * launch_us, the time a kernel node of a graph costs beyond its roofline (launch, ramp and
+ * tail), is measured: docs/jetson.md says how. */
+#define LAUNCH_US 2.5
+
 static const struct samrt_platform_profile g_profiles[] = {
     {"orin-nano-8gb", "Jetson Orin Nano 8GB (unified LPDDR5, sm_87)", 8 * GiB, 4 * GiB + 512 * MiB,
-     3 * GiB, 4 * MiB, 32 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
+     3 * GiB, 4 * MiB, 32 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8, 625, 10.2, 68.0, LAUNCH_US},
     {"orin-nx-16gb", "Jetson Orin NX 16GB (unified LPDDR5, sm_87)", 16 * GiB, 11 * GiB, 4 * GiB,
-     32 * MiB, 128 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8},
+     32 * MiB, 128 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 8, 918, 15.0, 102.4, LAUNCH_US},
     {"agx-orin-64gb", "Jetson AGX Orin 64GB (unified LPDDR5, sm_87)", 64 * GiB, 48 * GiB, 8 * GiB,
-     64 * MiB, 256 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 16},
+     64 * MiB, 256 * MiB, SAMRT_DTYPE_F16, SAMRT_MEM_UNIFIED, 8, 7, 16, 1300, 42.6, 204.8, LAUNCH_US},
     {"rtx3090", "GeForce RTX 3090 24GB (sm_86)", 24 * GiB, 21 * GiB, 2 * GiB, 64 * MiB, 256 * MiB,
-     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 6, 82},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 6, 82, 1695, 71.0, 936.0, LAUNCH_US},
     {"a100-80gb", "A100 80GB (sm_80)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 0, 108},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 8, 0, 108, 1410, 312.0, 2039.0, LAUNCH_US},
     {"h100-80gb", "H100 80GB (sm_90)", 80 * GiB, 72 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
-     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 9, 0, 132},
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 9, 0, 132, 1980, 989.4, 3350.0, LAUNCH_US},
+    {"h200-141gb", "H200 141GB (sm_90)", 141 * GiB, 128 * GiB, 4 * GiB, 64 * MiB, 512 * MiB,
+     SAMRT_DTYPE_F16, SAMRT_MEM_DEVICE, 9, 0, 132, 1980, 989.4, 4800.0, LAUNCH_US},
     {"cpu", "host memory, CPU reference kernels", 0, 16 * GiB, 0, 0, 0, SAMRT_DTYPE_F32,
-     SAMRT_MEM_HOST, 0, 0, 0},
+     SAMRT_MEM_HOST, 0, 0, 0, 0, 0.0, 0.0, 0.0},
 };
 
 const struct samrt_platform_profile *samrt_platform_profiles(int *n) {

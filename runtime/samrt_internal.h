@@ -102,6 +102,8 @@ struct samrt_internal_cost {
     int64_t copies;      /* device-to-device copies inside the frame (graph memcpy nodes) */
     double flops;        /* floating-point operations (a multiply-add is 2) */
     double bytes;        /* compulsory DRAM bytes: every launch's and copy's reads and writes */
+    double projected_ms; /* the roofline of every launch at the profile's peaks, plus a per-launch
+                            cost, summed (a projection: docs/jetson.md gives its measured error) */
 };
 struct samrt_internal_frame_cost {
     int objects, width, height;

@@ -128,8 +128,47 @@ out:
     samrt_engine_free(b);
 }
 
+/* The projection: each launch's roofline at the profile's peaks plus its launch cost, summed,
+ * lies between the roofline of the whole frame and the sum of both terms; a slower board is
+ * slower; the stages sum to the frame. */
+static void projection(enum samrt_model_id model, const char *name) {
+    static const char *const boards[] = {"h100-80gb", "agx-orin-64gb", "orin-nx-16gb", "orin-nano-8gb"};
+    double prev = 0;
+    for (int i = 0; i < 4; i++) {
+        struct samrt_engine_params p = samrt_engine_default_params();
+        p.platform = boards[i];
+        p.precision = SAMRT_DTYPE_F16;
+        p.max_frame_width = 1280;
+        p.max_frame_height = 720;
+        samrt_engine_t e = NULL;
+        CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &e), SAMRT_OK);
+        struct samrt_internal_frame_cost fc;
+        if (!e || !cost(e, 1, &fc)) {
+            samrt_engine_free(e);
+            continue;
+        }
+        const struct samrt_platform_profile *pf = samrt_platform_profile_by_name(boards[i]);
+        const double t_f = fc.total.flops / (pf->fp16_tflops * 1e12), t_b = fc.total.bytes / (pf->dram_gbps * 1e9);
+        const double lo = 1e3 * (t_f > t_b ? t_f : t_b);
+        const double hi = 1e3 * (t_f + t_b + (double)(fc.total.launches + fc.total.copies) * pf->launch_us * 1e-6);
+        CHECK_MSG(fc.total.projected_ms >= lo * (1 - 1e-9) && fc.total.projected_ms <= hi * (1 + 1e-9),
+                  "%s on %s: projected %.3f ms outside [%.3f, %.3f]", name, boards[i], fc.total.projected_ms, lo, hi);
+        double sum = 0;
+        for (int s = 0; s < SAMRT_INTERNAL_STAGES; s++) sum += fc.stage[s].projected_ms;
+        CHECK(near(sum, fc.total.projected_ms, 1e-9));
+        CHECK_MSG(fc.total.projected_ms > prev, "%s: %s (%.3f ms) is not slower than the board before (%.3f)", name,
+                  boards[i], fc.total.projected_ms, prev);
+        printf("%s fp16 on %s: projected %.2f ms per frame (roofline alone %.2f ms)\n", name, boards[i],
+               fc.total.projected_ms, lo);
+        prev = fc.total.projected_ms;
+        samrt_engine_free(e);
+    }
+}
+
 int main(void) {
     tiny_by_hand();
+    projection(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny");
+    projection(SAMRT_MODEL_EDGETAM, "edgetam");
     per_object(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny", 605.61, 11.61);
     per_object(SAMRT_MODEL_EDGETAM, "edgetam", 89.06, 12.63);
     return check_report("test_frame_cost");

@@ -9,7 +9,7 @@
 
 int main(void) {
     static const char *const required[] = {"orin-nano-8gb", "orin-nx-16gb", "agx-orin-64gb",
-                                           "rtx3090", "a100-80gb", "h100-80gb", "cpu"};
+                                           "rtx3090", "a100-80gb", "h100-80gb", "h200-141gb", "cpu"};
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(required); i++) {
         const struct samrt_platform_profile *p = samrt_platform_profile_find(required[i]);
         CHECK_MSG(p != NULL, "profile %s missing", required[i]);
@@ -17,6 +17,12 @@ int main(void) {
         if (p->mem_kind != SAMRT_MEM_HOST)
             CHECK_MSG(p->pool_bytes + p->reserve_bytes <= p->device_bytes, "%s pool+reserve > device", p->name);
         CHECK(p->cublaslt_ws_bytes % SAMRT_ALIGN == 0 && p->cudnn_ws_bytes % SAMRT_ALIGN == 0);
+        /* the published peaks of every GPU profile (projections): FLOP/s = SMs x clock x rate */
+        if (p->mem_kind != SAMRT_MEM_HOST) {
+            CHECK_MSG(p->sm_count > 0 && p->clock_mhz > 0 && p->dram_gbps > 0 && p->launch_us > 0, "%s peaks", p->name);
+            const double per_sm_clock = p->fp16_tflops * 1e12 / ((double)p->sm_count * p->clock_mhz * 1e6);
+            CHECK_MSG(per_sm_clock > 400 && per_sm_clock < 4200, "%s: %.0f FLOP per SM per clock", p->name, per_sm_clock);
+        }
     }
     CHECK(samrt_platform_profile_find("nope") == NULL);
     CHECK(samrt_platform_profile_find("orin-nano-8gb")->mem_kind == SAMRT_MEM_UNIFIED);
@@ -26,6 +32,8 @@ int main(void) {
     CHECK(strcmp(samrt_platform_profile_detect(&orin)->name, "orin-nano-8gb") == 0);
     struct samrt_device_info h100 = {.integrated = 0, .cc_major = 9, .total_bytes = 79ull << 30};
     CHECK(strcmp(samrt_platform_profile_detect(&h100)->name, "h100-80gb") == 0);
+    struct samrt_device_info h200 = {.integrated = 0, .cc_major = 9, .total_bytes = 140ull << 30};
+    CHECK(strcmp(samrt_platform_profile_detect(&h200)->name, "h200-141gb") == 0);
     CHECK(strcmp(samrt_platform_profile_detect(NULL)->name, "cpu") == 0);
 
     uint64_t t0 = samrt_platform_now_ns(), t1 = samrt_platform_now_ns();

@@ -57,25 +57,29 @@ struct budget_view {
 static void print_json_frame(const struct samrt_internal_frame_cost *f) {
     printf(",\"frame\":{\"objects\":%d,\"size\":\"%dx%d\",\"launches\":%" PRId64 ",\"graph_launches\":%" PRId64
            ",\"copies\":%" PRId64
-           ",\"flops\":%.0f,\"bytes\":%.0f,\"transfers\":%" PRId64 ",\"transfer_bytes\":%.0f,\"stages\":[",
-           f->objects, f->width, f->height, f->total.launches, f->graph_launches, f->total.copies, f->total.flops, f->total.bytes,
-           f->transfers, f->transfer_bytes);
+           ",\"flops\":%.0f,\"bytes\":%.0f,\"projected_ms\":%.3f,\"transfers\":%" PRId64
+           ",\"transfer_bytes\":%.0f,\"stages\":[",
+           f->objects, f->width, f->height, f->total.launches, f->graph_launches, f->total.copies, f->total.flops,
+           f->total.bytes, f->total.projected_ms, f->transfers, f->transfer_bytes);
     for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
         const struct samrt_internal_cost *c = &f->stage[i];
-        printf("%s{\"stage\":\"%s\",\"launches\":%" PRId64 ",\"copies\":%" PRId64 ",\"flops\":%.0f,\"bytes\":%.0f}",
-               i ? "," : "", samrt_internal_stage_name(i), c->launches, c->copies, c->flops, c->bytes);
+        printf("%s{\"stage\":\"%s\",\"launches\":%" PRId64 ",\"copies\":%" PRId64
+               ",\"flops\":%.0f,\"bytes\":%.0f,\"projected_ms\":%.3f}",
+               i ? "," : "", samrt_internal_stage_name(i), c->launches, c->copies, c->flops, c->bytes, c->projected_ms);
     }
     printf("]}");
 }
 
 static void print_table_frame(const struct samrt_internal_frame_cost *f) {
-    printf("frame      one steady tracked frame, planned: %d object%s, %dx%d, full memory bank\n", f->objects,
-           f->objects > 1 ? "s" : "", f->width, f->height);
-    printf("%-28s %10s %8s %12s %12s\n", "stage", "launches", "copies", "GFLOP", "MB");
+    printf("frame      one steady tracked frame, planned: %d object%s, %dx%d, full memory bank; projected time:\n"
+           "           each launch's roofline at the profile's published peaks plus a measured per-launch cost\n",
+           f->objects, f->objects > 1 ? "s" : "", f->width, f->height);
+    printf("%-28s %10s %8s %12s %12s %12s\n", "stage", "launches", "copies", "GFLOP", "MB", "projected ms");
     for (int i = 0; i <= SAMRT_INTERNAL_STAGES; i++) {
         const struct samrt_internal_cost *c = i < SAMRT_INTERNAL_STAGES ? &f->stage[i] : &f->total;
-        printf("%-28s %10" PRId64 " %8" PRId64 " %12.3f %12.2f\n", i < SAMRT_INTERNAL_STAGES ? samrt_internal_stage_name(i) : "frame",
-               c->launches, c->copies, c->flops / 1e9, c->bytes / 1e6);
+        printf("%-28s %10" PRId64 " %8" PRId64 " %12.3f %12.2f %12.3f\n",
+               i < SAMRT_INTERNAL_STAGES ? samrt_internal_stage_name(i) : "frame", c->launches, c->copies,
+               c->flops / 1e9, c->bytes / 1e6, c->projected_ms);
     }
     printf("%-28s %10" PRId64 " %8s %12s %12.2f  (host <-> device, around the frame)\n", "transfers", f->transfers, "",
            "", f->transfer_bytes / 1e6);

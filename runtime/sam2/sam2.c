@@ -20,6 +20,9 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_op_ct
     }
     c->step_base = &samrt_sam2_of(e)->step_base;
     c->sm_count = e->profile->sm_count;
+    c->peak_flops = e->profile->fp16_tflops * 1e12;
+    c->peak_bytes_s = e->profile->dram_gbps * 1e9;
+    c->launch_s = e->profile->launch_us * 1e-6;
     return SAMRT_OK;
 }
 

@@ -17,17 +17,30 @@
 #include "track_bank.h"
 #include "tracker_run.h"
 
-static void add(struct samrt_internal_cost *c, int64_t launches, int64_t copies, double flops, double bytes) {
+/* The platform's peaks (engine profile): a launch's roofline and per-launch cost. */
+struct peaks {
+    double flops, bytes_s, launch_s;
+};
+
+static void add(struct samrt_internal_cost *c, const struct peaks *pk, int64_t launches, int64_t copies,
+                double flops, double bytes) {
     c->launches += launches;
     c->copies += copies;
     c->flops += flops;
     c->bytes += bytes;
+    if (pk->flops > 0 && pk->bytes_s > 0) {
+        const double t_f = flops / pk->flops, t_b = bytes / pk->bytes_s;
+        c->projected_ms += 1e3 * ((t_f > t_b ? t_f : t_b) + (double)(launches + copies) * pk->launch_s);
+    }
 }
 
 static void add_pass(struct samrt_internal_cost *c, const struct samrt_op_ctx *ctx, int times) {
     if (samrt_ctx_cost_tracing())
         fprintf(stderr, "frame pass %p x %d: %lld launches\n", (const void *)ctx, times, (long long)ctx->cost.launches);
-    add(c, ctx->cost.launches * times, 0, ctx->cost.flops * times, ctx->cost.bytes * times);
+    c->launches += ctx->cost.launches * times;
+    c->flops += ctx->cost.flops * times;
+    c->bytes += ctx->cost.bytes * times;
+    c->projected_ms += 1e3 * ctx->cost.roof_s * times;
 }
 
 static double nbytes(const struct samrt_tensor *t) { return (double)samrt_tensor_nbytes(t); }
@@ -53,41 +66,49 @@ enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int
     const double mem_row = (double)t->mem_bank.s[1] * samrt_dtype_size(t->mem_bank.dtype);
     const double ptr_row = sizeof(float) * (double)SAMRT_SAM2_DIM;
     struct samrt_internal_cost *st = out->stage;
+    const struct samrt_platform_profile *pf = e->profile;
+    const struct peaks pk = {pf->fp16_tflops * 1e12, pf->dram_gbps * 1e9, pf->launch_us * 1e-6};
 
     /* the frame up (staged RGB) and the table up; the resize-normalize kernel */
     out->transfers += 2;
     out->transfer_bytes += 3.0 * px + nbytes(&t->tab);
     const double side = (double)m->enc.imgsz;
-    add(&st[SAMRT_INTERNAL_STAGE_PRE], 1, 0, 30.0 * 3.0 * side * side, 3.0 * px + 3.0 * side * side * es);
+    add(&st[SAMRT_INTERNAL_STAGE_PRE], &pk, 1, 0, 30.0 * 3.0 * side * side, 3.0 * px + 3.0 * side * side * es);
 
     add_pass(&st[SAMRT_INTERNAL_STAGE_ENC], &m->ctx_enc, 1);
 
     /* per object: its tpos rows and pointer positions copied into the pass's slots, the memory
      * and pointer gathers, the (S, P) pass */
     const double rows_ma = nbytes(&t->memattn.tpos) + nbytes(&t->memattn.ptr_p);
-    add(&st[SAMRT_INTERNAL_STAGE_MA], 2 * (int64_t)n, 2 * (int64_t)n, 0, 2.0 * n * (rows_ma + S * mem_row + P * ptr_row));
+    add(&st[SAMRT_INTERNAL_STAGE_MA], &pk, 2 * (int64_t)n, 2 * (int64_t)n, 0,
+        2.0 * n * (rows_ma + S * mem_row + P * ptr_row));
     add_pass(&st[SAMRT_INTERNAL_STAGE_MA], &ma->ctx, n);
 
     /* the heads over the object slots, then each object's low-res logits, score and pointer */
     add_pass(&st[SAMRT_INTERNAL_STAGE_HEADS], &t->heads.ctx, 1);
     const double low = (double)m->seg.heads.low;
-    add(&st[SAMRT_INTERNAL_STAGE_HEADS], 0, 3 * (int64_t)n, 0, 2.0 * n * (4.0 * low * low + 4.0 + ptr_row));
+    add(&st[SAMRT_INTERNAL_STAGE_HEADS], &pk, 0, 3 * (int64_t)n, 0, 2.0 * n * (4.0 * low * low + 4.0 + ptr_row));
 
     /* the memory encoder; the ring and pointer scatters (no conditioning pairs on a tracked
      * frame: that gather launches nothing); the health check (two kernels) */
     add_pass(&st[SAMRT_INTERNAL_STAGE_MEMENC], &t->memenc_pass.ctx, 1);
-    add(&st[SAMRT_INTERNAL_STAGE_MEMENC], 2, 0, 0, 2.0 * (t->k_max * mem_row + n * ptr_row));
+    add(&st[SAMRT_INTERNAL_STAGE_MEMENC], &pk, 2, 0, 0, 2.0 * (t->k_max * mem_row + n * ptr_row));
     const double health = nbytes(&m->enc.vision) + n * (4.0 * low * low + mem_row + ptr_row);
-    add(&st[SAMRT_INTERNAL_STAGE_MEMENC], 2, 0, health / 4.0, health);
+    add(&st[SAMRT_INTERNAL_STAGE_MEMENC], &pk, 2, 0, health / 4.0, health);
 
     /* the masks decoded at frame size (stats reset + decode), then masks, stats, scores and the
      * health flags down */
-    add(&st[SAMRT_INTERNAL_STAGE_POST], 2, 0, 8.0 * n * px, n * (4.0 * low * low + px));
+    add(&st[SAMRT_INTERNAL_STAGE_POST], &pk, 2, 0, 8.0 * n * px, n * (4.0 * low * low + px));
     out->transfers += 4;
     out->transfer_bytes += n * px + 64.0 * n + 4.0 * t->k_max + 4.0;
 
-    for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++)
-        add(&out->total, st[i].launches, st[i].copies, st[i].flops, st[i].bytes);
+    for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
+        out->total.launches += st[i].launches;
+        out->total.copies += st[i].copies;
+        out->total.flops += st[i].flops;
+        out->total.bytes += st[i].bytes;
+        out->total.projected_ms += st[i].projected_ms;
+    }
     out->graph_launches = out->total.launches - st[SAMRT_INTERNAL_STAGE_POST].launches;
     return SAMRT_OK;
 }
