@@ -92,8 +92,8 @@ static enum samrt_status track_all(const struct track_args *a, struct track_run 
     }
     if (timed) r->loop_ms += (double)(samrt_cli_now_ns() - loop0) * 1e-6;
     if (st == SAMRT_OK && pass == 0)
-        printf("tracked %d frames%s%s%s\n", t, g_stop ? " (stopped by Ctrl-C)" : "", a->out ? " -> " : "",
-               a->out ? a->out : "");
+        printf("tracked %d frames%s%s%s\n", t, g_stop ? " (stopped by Ctrl-C)" : "", a->s.out ? " -> " : "",
+               a->s.out ? a->s.out : "");
     return st;
 }
 
@@ -101,7 +101,7 @@ static enum samrt_status track_all(const struct track_args *a, struct track_run 
 static enum samrt_status open_stream(const struct track_args *a, samrt_frame_stream_t *fs) {
     samrt_frame_stream_close(*fs);
     *fs = NULL;
-    const struct samrt_frame_source src = {a->frames, a->prefetch, a->start, a->max_frames};
+    const struct samrt_frame_source src = {a->frames, a->s.prefetch, a->s.start, a->s.max_frames};
     return samrt_frame_stream_open_source(&src, fs);
 }
 
@@ -126,9 +126,9 @@ static enum samrt_status setup(struct track_args *a, struct track_run *r, samrt_
     struct samrt_frame_stream_info info;
     samrt_frame_stream_info(fs, &info);
     const int w = info.width, h = info.height;
-    SAMRT_CHECK(a->runs == 1 || !info.is_device, SAMRT_E_INVALID_ARG, "samrt track: --runs needs a file or a folder, "
+    SAMRT_CHECK(a->s.runs == 1 || !info.is_device, SAMRT_E_INVALID_ARG, "samrt track: --runs needs a file or a folder, "
                 "not a camera");
-    if (a->out) SAMRT_TRY(samrt_mkdirs(a->out));
+    if (a->s.out) SAMRT_TRY(samrt_mkdirs(a->s.out));
     if (a->overlay) SAMRT_TRY(samrt_mkdirs(a->overlay));
     if (w > a->p.max_frame_width) a->p.max_frame_width = w;
     if (h > a->p.max_frame_height) a->p.max_frame_height = h;
@@ -148,7 +148,7 @@ static enum samrt_status setup(struct track_args *a, struct track_run *r, samrt_
         SAMRT_TRY(samrt_video_writer_open(a->overlay_video, w, h, fps, &r->vw));
     }
     if (a->timing) {
-        r->cap_ms = (info.n_frames > 0 ? info.n_frames : 1 << 20) * a->runs;
+        r->cap_ms = (info.n_frames > 0 ? info.n_frames : 1 << 20) * a->s.runs;
         r->ms = malloc(sizeof *r->ms * (size_t)r->cap_ms);
         SAMRT_CHECK(r->ms, SAMRT_E_HOST_MEMORY, "samrt track: out of memory");
     }
@@ -174,9 +174,9 @@ int samrt_cmd_track(int argc, char **argv) {
     if (st == SAMRT_OK) st = setup(&a, &r, fs);
     const int n_frames = st == SAMRT_OK ? samrt_frame_stream_count(fs) : 0;
     void (*old_handler)(int) = signal(SIGINT, on_sigint);
-    for (int pass = 0; pass < a.runs && st == SAMRT_OK && !g_stop; pass++) {  /* the whole source is the video */
+    for (int pass = 0; pass < a.s.runs && st == SAMRT_OK && !g_stop; pass++) {  /* the whole source is the video */
         if (pass > 0) st = open_stream(&a, &fs);  /* the stream is forward-only: open it again */
-        if (st == SAMRT_OK) st = track_all(&a, &r, fs, w, h, n_frames, pass, a.timing && (a.runs == 1 || pass > 0));
+        if (st == SAMRT_OK) st = track_all(&a, &r, fs, w, h, n_frames, pass, a.timing && (a.s.runs == 1 || pass > 0));
     }
     signal(SIGINT, old_handler);
     const enum samrt_status vst = samrt_video_writer_close(r.vw);  /* finishes the frames tracked so far */

@@ -79,12 +79,12 @@ static int parse_object_opt(int c, struct track_args *a) {
         if (o->mask_path) return bad("--mask: one per object", optarg);
         o->mask_path = optarg;
         return 0;
-    case 'p':
+    case SAMRT_OPT_POINT:
         if (samrt_opt_point(optarg, &pt)) return bad("--point takes x,y or x,y,label (0 or 1)", optarg);
         if (o->p.n_clicks == SAMRT_MAX_CLICKS) return bad("too many clicks for one object", optarg);
         o->p.clicks[o->p.n_clicks++] = (struct samrt_click){pt.x, pt.y, pt.label};
         return 0;
-    case 'b':
+    case SAMRT_OPT_BOX:
         if (samrt_opt_box(optarg, box) || o->p.has_box) return bad("--box takes x0,y0,x1,y1, once per object", optarg);
         o->p.has_box = 1;
         memcpy(o->p.box, box, sizeof o->p.box);
@@ -106,40 +106,22 @@ static int parse_object_opt(int c, struct track_args *a) {
     }
 }
 
-/* The number options; 1 when c is none of them, else 0 or an exit code. */
+/* The number and choice options of track alone; 1 when c is none of them, else 0 or an exit
+ * code. */
 static int parse_number_opt(int c, struct track_args *a) {
     long v;
     switch (c) {
-    case 'R':
-        if (samrt_parse_int(optarg, 1, 1000, &v)) return bad("--runs takes [1, 1000]", optarg);
-        a->runs = (int)v;
-        return 0;
     case 'H':
         if (samrt_parse_int(optarg, 1, 1 << 24, &v)) return bad("--fill-holes takes N >= 1", optarg);
         a->fill_holes = (int)v;
-        return 0;
-    case 's':
-        if (samrt_opt_imgsz(optarg, &a->p.imgsz)) return bad("--imgsz takes [64, 4096]", optarg);
         return 0;
     case 'k':
         if (samrt_parse_int(optarg, 1, 256, &v)) return bad("--max-objects takes [1, 256]", optarg);
         a->p.max_objects = (int)v;
         return 0;
-    case 'n':
-        if (samrt_opt_max_frames(optarg, &a->max_frames)) return bad("--max-frames takes N >= 1", optarg);
-        return 0;
-    case 'B':
-        if (samrt_opt_start(optarg, &a->start)) return bad("--start takes N >= 0", optarg);
-        return 0;
-    case 'Q':
-        if (samrt_opt_prefetch(optarg, &a->prefetch)) return bad("--prefetch takes [1, 64]", optarg);
-        return 0;
     case 'r':
         if (samrt_parse_double(optarg, &a->fps) || !(a->fps > 0 && a->fps <= 1000))
             return bad("--fps takes a rate in (0, 1000]", optarg);
-        return 0;
-    case 'P':
-        if (samrt_dtype_parse(optarg, &a->p.precision) != SAMRT_OK) return bad("--precision: fp32, bf16, fp16", optarg);
         return 0;
     case 'S':
         if (samrt_cli_parse_postproc(optarg, &a->postproc)) return bad("--settings: vos_inference or notebook", optarg);
@@ -148,14 +130,30 @@ static int parse_number_opt(int c, struct track_args *a) {
     }
 }
 
+/* A value of an option shared with samrt bench (harness/track_opts.h) that was refused, in
+ * track's words. */
+static int refused(const struct samrt_opt_refusal *why, const char *arg) {
+    char what[96];
+    switch (why->rule) {
+    case SAMRT_OPT_RULE_PRECISION: return bad("--precision: fp32, bf16, fp16", arg);
+    case SAMRT_OPT_RULE_PLATFORM:
+        fprintf(stderr, "samrt track: unknown platform profile '%s' (samrt check lists them)\n", arg);
+        return SAMRT_EXIT_USAGE;
+    case SAMRT_OPT_RULE_INT: break;
+    }
+    if (why->hi == SAMRT_OPT_FRAMES_MAX) snprintf(what, sizeof what, "--%s takes N >= %ld", why->name, why->lo);
+    else snprintf(what, sizeof what, "--%s takes [%ld, %ld]", why->name, why->lo, why->hi);
+    return bad(what, arg);
+}
+
 /* What the options leave to check together: a source, an output, prompts, object slots. */
 static int check_args(struct track_args *a) {
-    if (!a->weights || !!a->frames == !!a->video) {
+    if (!a->weights || !!a->frames == !!a->s.video) {
         fprintf(stderr, "samrt track: --weights and one of --frames, --video are required\n");
         return -1;
     }
-    if (!a->frames) a->frames = a->video;
-    if (!a->out && !a->overlay && !a->overlay_video && !a->taps && !a->timing) {
+    if (!a->frames) a->frames = a->s.video;
+    if (!a->s.out && !a->overlay && !a->overlay_video && !a->taps && !a->timing) {
         fprintf(stderr, "samrt track: nothing to write: give --out, --overlay-dir, --overlay-video, --dump-taps "
                         "or --timing\n");
         return SAMRT_EXIT_USAGE;
@@ -175,32 +173,30 @@ static int check_args(struct track_args *a) {
 }
 
 int samrt_track_parse_args(int argc, char **argv, struct track_args *a) {
-    static const struct option opts[] = {
+    static const struct option own[] = {
         {"weights", required_argument, 0, 'w'},       {"frames", required_argument, 0, 'f'},
-        {"video", required_argument, 0, 'V'},         {"start", required_argument, 0, 'B'},
-        {"point", required_argument, 0, 'p'},         {"box", required_argument, 0, 'b'},
         {"obj", required_argument, 0, 'o'},           {"at", required_argument, 0, 'a'},
-        {"mask", required_argument, 0, 'M'},          {"out", required_argument, 0, 'O'},
-        {"overlay-dir", required_argument, 0, 'v'},   {"overlay-video", required_argument, 0, 'W'},
-        {"fps", required_argument, 0, 'r'},           {"prefetch", required_argument, 0, 'Q'},
-        {"precision", required_argument, 0, 'P'},     {"platform", required_argument, 0, 'F'},
-        {"imgsz", required_argument, 0, 's'},         {"max-objects", required_argument, 0, 'k'},
-        {"max-frames", required_argument, 0, 'n'},    {"non-overlap", no_argument, 0, 'N'},
+        {"mask", required_argument, 0, 'M'},          {"overlay-dir", required_argument, 0, 'v'},
+        {"overlay-video", required_argument, 0, 'W'}, {"fps", required_argument, 0, 'r'},
+        {"max-objects", required_argument, 0, 'k'},   {"non-overlap", no_argument, 0, 'N'},
         {"dump-taps", required_argument, 0, 't'},     {"timing", no_argument, 0, 'T'},
-        {"runs", required_argument, 0, 'R'},          {"settings", required_argument, 0, 'S'},
-        {"fill-holes", required_argument, 0, 'H'},    {"dump-memattn", no_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
+        {"settings", required_argument, 0, 'S'},      {"fill-holes", required_argument, 0, 'H'},
+        {"dump-memattn", no_argument, 0, 'D'},        {0, 0, 0, 0}};
+    struct option opts[SAMRT_OPT_N_SHARED + sizeof own / sizeof own[0]];
+    if (samrt_opt_table(own, opts, sizeof opts / sizeof opts[0])) return SAMRT_EXIT_RUNTIME;
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
     a->p.max_objects = 0;
     a->n_obj = 1;
     a->obj[0].id = 1;
-    a->runs = 1;
-    a->prefetch = 4;
+    struct samrt_opt_refusal why;
+    samrt_track_opts_init(&a->s);
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int rc = parse_object_opt(c, a);
+        int rc = samrt_track_opts_parse(c, optarg, &a->s, &why);
+        if (rc < 0) return refused(&why, optarg);
+        if (rc == 1) rc = parse_object_opt(c, a);
         if (rc == 1) rc = parse_number_opt(c, a);
         if (rc != 1) {
             if (rc) return rc;
@@ -209,11 +205,8 @@ int samrt_track_parse_args(int argc, char **argv, struct track_args *a) {
         switch (c) {
         case 'w': a->weights = optarg; break;
         case 'f': a->frames = optarg; break;
-        case 'V': a->video = optarg; break;
-        case 'O': a->out = optarg; break;
         case 'v': a->overlay = optarg; break;
         case 'W': a->overlay_video = optarg; break;
-        case 'F': a->p.platform = optarg; break;
         case 't': a->taps = optarg; break;
         case 'D': a->dump_memattn = 1; break;
         case 'N': a->non_overlap = 1; break;
@@ -223,5 +216,8 @@ int samrt_track_parse_args(int argc, char **argv, struct track_args *a) {
         }
     }
     if (optind != argc) return -1;
+    a->p.imgsz = a->s.imgsz;
+    a->p.precision = a->s.precision;
+    a->p.platform = a->s.platform;
     return check_args(a);
 }

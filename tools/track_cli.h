@@ -9,6 +9,7 @@
 #include "frame_stream.h"
 #include "samrt_internal.h"
 #include "taps.h"
+#include "track_opts.h"
 #include "video.h"
 
 #define MAX_OBJ 64
@@ -22,10 +23,11 @@ struct obj_arg {
 };
 
 struct track_args {
-    const char *weights, *frames, *video, *out, *overlay, *overlay_video, *taps;
-    struct samrt_engine_params p;
+    struct samrt_track_opts s;  /* the options shared with samrt bench (harness/track_opts.h) */
+    const char *weights, *frames, *overlay, *overlay_video, *taps;
+    struct samrt_engine_params p;  /* imgsz, precision, platform from s */
     struct obj_arg obj[MAX_OBJ];
-    int n_obj, start, max_frames, prefetch, non_overlap, fill_holes, timing, runs, dump_memattn;
+    int n_obj, non_overlap, fill_holes, timing, dump_memattn;
     double fps;
     enum samrt_postproc postproc;
 };

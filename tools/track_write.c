@@ -18,11 +18,11 @@ enum samrt_status samrt_track_write_frame(const struct track_args *a, struct tra
     snprintf(stem, sizeof stem, "%s", fr->name);
     char *dot = strrchr(stem, '.');
     if (dot) *dot = 0;
-    for (int i = 0; i < n && a->out; i++) {
+    for (int i = 0; i < n && a->s.out; i++) {
         for (size_t p = 0; p < npx; p++) r->gray[p] = r->res[i].mask[p] ? 255 : 0;
-        snprintf(path, sizeof path, "%s/%03d", a->out, r->res[i].obj_id);
+        snprintf(path, sizeof path, "%s/%03d", a->s.out, r->res[i].obj_id);
         SAMRT_TRY(samrt_mkdirs(path));
-        snprintf(path, sizeof path, "%s/%03d/%s.png", a->out, r->res[i].obj_id, stem);
+        snprintf(path, sizeof path, "%s/%03d/%s.png", a->s.out, r->res[i].obj_id, stem);
         SAMRT_TRY(samrt_png_write_gray8(path, r->gray, fr->width, fr->height));
     }
     if (!a->overlay && !r->vw) return SAMRT_OK;
