@@ -1,7 +1,9 @@
 /* bench.c - the options of `samrt bench` (bench.h): usage, the --models list, the number and
  * choice options, checked before anything runs (unknown models, models the backend cannot
- * track, unknown platform profiles fail in milliseconds). The run itself is bench_run.c;
- * docs/profiling.md is the manual.
+ * track, unknown platform profiles fail in milliseconds). The options shared with `samrt
+ * track` (--video, --point, --start, --imgsz, --precision, --platform, ...) are parsed by
+ * track_opts.c; this file says in its own words what they refused. The run itself is
+ * bench_run.c; docs/profiling.md is the manual.
  *
  * Run the tests: ctest --preset cpu -R test_bench */
 #include "bench.h"
@@ -11,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform.h"
 #include "sav.h"
 #include "track_opts.h"
 #include "util.h"
@@ -156,7 +157,7 @@ static int parse_prompt_opt(int c, const char *arg, struct samrt_bench_opts *o) 
         if (c == 'o') return 0;
     }
     struct samrt_prompt *p = &o->prompts[o->n_prompts - 1];
-    if (c == 'p') {
+    if (c == SAMRT_OPT_POINT) {
         struct samrt_point pt;
         if (samrt_opt_point(arg, &pt) || p->n_points == SAMRT_PROMPT_MAX_POINTS) {
             fprintf(stderr, "samrt bench: --point takes x,y or x,y,label (0 or 1), at most %d per object, got '%s'\n",
@@ -224,80 +225,85 @@ static int finish_video_opts(struct samrt_bench_opts *o) {
     return -1;
 }
 
+/* A value of an option shared with samrt track (track_opts.h) that was refused, in bench's
+ * words; returns 1. */
+static int refused(const struct samrt_opt_refusal *why, const char *arg) {
+    switch (why->rule) {
+    case SAMRT_OPT_RULE_PRECISION:
+        fprintf(stderr, "samrt bench: --precision wants fp32, fp16 or bf16, got '%s'\n", arg);
+        return 1;
+    case SAMRT_OPT_RULE_PLATFORM:
+        fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", arg);
+        return 1;
+    case SAMRT_OPT_RULE_INT: break;
+    }
+    return int_wanted(why->name, arg, why->lo, why->hi);
+}
+
+/* The shared values into the bench's options. */
+static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opts *o) {
+    o->video = v->video;
+    o->out_dir = v->out;
+    o->platform = v->platform;
+    o->start = v->start;
+    o->max_frames = v->max_frames;
+    o->prefetch = v->prefetch;
+    o->runs = v->runs;
+    o->imgsz = v->imgsz;
+    o->precision_set = v->precision != SAMRT_DTYPE_COUNT;
+    if (o->precision_set) o->precision = v->precision;
+}
+
 int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend *backend,
                       struct samrt_bench_opts *o) {
-    enum { O_SPLIT = 256, O_MODELS, O_WEIGHTS, O_OUT, O_VIDEOS, O_LIMV, O_LIMO, O_SHARD, O_WARM, O_WARMF,
-           O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS, O_VIDEO, O_START, O_MAXF, O_SWEEP,
-           O_STREAMS };
-    static const struct option opts[] = {
+    enum { O_SPLIT = SAMRT_OPT_OWN, O_MODELS, O_WEIGHTS, O_OUT, O_VIDEOS, O_LIMV, O_LIMO, O_SHARD, O_WARM,
+           O_WARMF, O_PEROBJ, O_SAVE, O_NSYS, O_SWEEP, O_STREAMS };
+    static const struct option own[] = {
         {"split_dir", required_argument, 0, O_SPLIT},     {"models", required_argument, 0, O_MODELS},
         {"weights_dir", required_argument, 0, O_WEIGHTS}, {"out_dir", required_argument, 0, O_OUT},
-        {"out", required_argument, 0, O_OUT},             {"videos", required_argument, 0, O_VIDEOS},
-        {"limit_videos", required_argument, 0, O_LIMV},   {"limit_objects", required_argument, 0, O_LIMO},
-        {"shard", required_argument, 0, O_SHARD},         {"warmup", required_argument, 0, O_WARM},
-        {"warmup_frames", required_argument, 0, O_WARMF}, {"runs", required_argument, 0, O_RUNS},
-        {"imgsz", required_argument, 0, O_IMGSZ},         {"precision", required_argument, 0, O_PREC},
-        {"platform", required_argument, 0, O_PLAT},       {"per_obj", no_argument, 0, O_PEROBJ},
-        {"prefetch", required_argument, 0, O_PREF},       {"save_masks", required_argument, 0, O_SAVE},
-        {"nsight_report", required_argument, 0, O_NSYS},  {"help", no_argument, 0, 'h'},
-        {"video", required_argument, 0, O_VIDEO},         {"start", required_argument, 0, O_START},
-        {"max-frames", required_argument, 0, O_MAXF},     {"max_frames", required_argument, 0, O_MAXF},
-        {"point", required_argument, 0, 'p'},             {"box", required_argument, 0, 'b'},
-        {"object", no_argument, 0, 'o'},                  {"objects", required_argument, 0, O_SWEEP},
-        {"streams", required_argument, 0, O_STREAMS},     {0, 0, 0, 0}};
+        {"videos", required_argument, 0, O_VIDEOS},       {"limit_videos", required_argument, 0, O_LIMV},
+        {"limit_objects", required_argument, 0, O_LIMO},  {"shard", required_argument, 0, O_SHARD},
+        {"warmup", required_argument, 0, O_WARM},         {"warmup_frames", required_argument, 0, O_WARMF},
+        {"per_obj", no_argument, 0, O_PEROBJ},            {"save_masks", required_argument, 0, O_SAVE},
+        {"nsight_report", required_argument, 0, O_NSYS},  {"object", no_argument, 0, 'o'},
+        {"objects", required_argument, 0, O_SWEEP},       {"streams", required_argument, 0, O_STREAMS},
+        {0, 0, 0, 0}};
+    struct option opts[SAMRT_OPT_N_SHARED + SAMRT_ARRAY_LEN(own)];
+    if (samrt_opt_table(own, opts, SAMRT_ARRAY_LEN(opts))) return SAMRT_EXIT_RUNTIME;
     memset(o, 0, sizeof *o);
     o->weights_dir = "checkpoints";
     o->warmup = 1;
-    o->runs = 1;
-    o->imgsz = 1024;
-    o->prefetch = 4;
+    struct samrt_track_opts v;
+    struct samrt_opt_refusal why;
+    samrt_track_opts_init(&v);
     const char *models = NULL;
     int c, bad = 0;
     optind = 1;
     opterr = 1;
     while (!bad && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        const int shared = samrt_track_opts_parse(c, optarg, &v, &why);
+        if (shared <= 0) {
+            bad = shared < 0 && refused(&why, optarg);
+            continue;
+        }
         switch (c) {
         case 'h': usage(stdout); return SAMRT_EXIT_OK;
         case O_SPLIT: o->split_dir = optarg; break;
         case O_MODELS: models = optarg; break;
         case O_WEIGHTS: o->weights_dir = optarg; break;
-        case O_OUT: o->out_dir = optarg; break;
+        case O_OUT: v.out = optarg; break;  /* --out_dir, the bench's spelling of --out */
         case O_VIDEOS: o->videos = optarg; break;
-        case O_PLAT: o->platform = optarg; break;
         case O_NSYS: o->nsight_report = optarg; break;
         case O_PEROBJ: o->per_obj = 1; break;
-        case O_VIDEO: o->video = optarg; break;
-        case O_START:
-            bad = samrt_opt_start(optarg, &o->start) && int_wanted("start", optarg, 0, SAMRT_OPT_FRAMES_MAX);
-            break;
-        case O_MAXF:
-            bad = samrt_opt_max_frames(optarg, &o->max_frames) &&
-                  int_wanted("max-frames", optarg, 1, SAMRT_OPT_FRAMES_MAX);
-            break;
-        case 'p': case 'b': case 'o': bad = parse_prompt_opt(c, optarg, o); break;
+        case SAMRT_OPT_POINT: case SAMRT_OPT_BOX: case 'o': bad = parse_prompt_opt(c, optarg, o); break;
         case O_SWEEP: bad = parse_sweep(optarg, 0, o); break;
         case O_STREAMS: bad = parse_sweep(optarg, 1, o); break;
         case O_LIMV: bad = opt_int("limit_videos", optarg, 0, 1000000, &o->limit_videos); break;
         case O_LIMO: bad = opt_int("limit_objects", optarg, 0, 1000000, &o->limit_objects); break;
         case O_WARM: bad = opt_int("warmup", optarg, 0, 1000, &o->warmup); break;
         case O_WARMF: bad = opt_int("warmup_frames", optarg, 0, 1000000, &o->warmup_frames); break;
-        case O_RUNS: bad = opt_int("runs", optarg, 1, 1000, &o->runs); break;
-        case O_IMGSZ:
-            bad = samrt_opt_imgsz(optarg, &o->imgsz) &&
-                  int_wanted("imgsz", optarg, SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX);
-            break;
-        case O_PREF:
-            bad = samrt_opt_prefetch(optarg, &o->prefetch) && int_wanted("prefetch", optarg, 1, SAMRT_OPT_PREFETCH_MAX);
-            break;
         case O_SHARD:
             bad = samrt_sav_parse_shard(optarg, &o->shard_k, &o->shard_n) != SAMRT_OK;  /* it says why */
-            break;
-        case O_PREC:
-            if (samrt_dtype_parse(optarg, &o->precision) != SAMRT_OK || o->precision == SAMRT_DTYPE_U8) {
-                fprintf(stderr, "samrt bench: --precision wants fp32, fp16 or bf16, got '%s'\n", optarg);
-                bad = 1;
-            }
-            o->precision_set = 1;
             break;
         case O_SAVE:
             if (!strcmp(optarg, "annotated")) o->save_masks = SAMRT_BENCH_SAVE_ANNOTATED;
@@ -311,6 +317,7 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         default: usage(stderr); return SAMRT_EXIT_USAGE;
         }
     }
+    take_shared(&v, o);
     if (bad) return SAMRT_EXIT_USAGE;
     if (optind < argc || !o->split_dir == !o->video || !models || !o->out_dir) {
         fprintf(stderr, "samrt bench: %s\n\n",
@@ -325,10 +332,6 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         return SAMRT_EXIT_USAGE;
     }
     if (o->n_streams && !o->n_sweep) o->sweep[o->n_sweep++] = 1;  /* --streams alone: one object */
-    if (o->platform && !samrt_platform_profile_find(o->platform)) {
-        fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", o->platform);
-        return SAMRT_EXIT_USAGE;
-    }
     const int rc = parse_models(models, backend, o);
     return rc < 0 ? finish_video_opts(o) : rc;
 }

@@ -1,10 +1,11 @@
-/* track_opts.c - the option values shared by `samrt track` and `samrt bench` (track_opts.h):
- * one syntax and one range per option, whichever subcommand reads it. */
+/* track_opts.c - the options shared by `samrt track` and `samrt bench` (track_opts.h): one
+ * getopt_long row, one syntax and one range per option, whichever subcommand reads it. */
 #include "track_opts.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "platform.h"
 #include "util.h"
 
 int samrt_opt_point(const char *s, struct samrt_point *out) {
@@ -40,3 +41,67 @@ int samrt_opt_max_frames(const char *s, int *out) { return int_in(s, 1, SAMRT_OP
 int samrt_opt_prefetch(const char *s, int *out) { return int_in(s, 1, SAMRT_OPT_PREFETCH_MAX, out); }
 
 int samrt_opt_imgsz(const char *s, int *out) { return int_in(s, SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX, out); }
+
+static const struct option g_shared[SAMRT_OPT_N_SHARED] = {
+    {"video", required_argument, 0, SAMRT_OPT_VIDEO},        {"out", required_argument, 0, SAMRT_OPT_OUT},
+    {"point", required_argument, 0, SAMRT_OPT_POINT},        {"box", required_argument, 0, SAMRT_OPT_BOX},
+    {"start", required_argument, 0, SAMRT_OPT_START},        {"max-frames", required_argument, 0, SAMRT_OPT_MAX_FRAMES},
+    {"max_frames", required_argument, 0, SAMRT_OPT_MAX_FRAMES}, {"prefetch", required_argument, 0, SAMRT_OPT_PREFETCH},
+    {"runs", required_argument, 0, SAMRT_OPT_RUNS},          {"imgsz", required_argument, 0, SAMRT_OPT_IMGSZ},
+    {"precision", required_argument, 0, SAMRT_OPT_PRECISION}, {"platform", required_argument, 0, SAMRT_OPT_PLATFORM},
+    {"help", no_argument, 0, 'h'}};
+
+int samrt_opt_table(const struct option *own, struct option *table, size_t cap) {
+    size_t n = 0;
+    while (own[n].name) n++;
+    if (SAMRT_OPT_N_SHARED + n + 1 > cap) return -1;
+    memcpy(table, g_shared, sizeof g_shared);
+    memcpy(table + SAMRT_OPT_N_SHARED, own, (n + 1) * sizeof *own);
+    return 0;
+}
+
+void samrt_track_opts_init(struct samrt_track_opts *v) {
+    memset(v, 0, sizeof *v);
+    v->prefetch = 4;
+    v->runs = 1;
+    v->imgsz = 1024;
+    v->precision = SAMRT_DTYPE_COUNT;
+}
+
+/* The integer options: name, range, where the value goes. */
+static int int_opt(int code, const char *arg, struct samrt_track_opts *v, struct samrt_opt_refusal *why) {
+    static const struct {
+        int code;
+        const char *name;
+        long lo, hi;
+        size_t at;
+    } rows[] = {
+        {SAMRT_OPT_START, "start", 0, SAMRT_OPT_FRAMES_MAX, offsetof(struct samrt_track_opts, start)},
+        {SAMRT_OPT_MAX_FRAMES, "max-frames", 1, SAMRT_OPT_FRAMES_MAX, offsetof(struct samrt_track_opts, max_frames)},
+        {SAMRT_OPT_PREFETCH, "prefetch", 1, SAMRT_OPT_PREFETCH_MAX, offsetof(struct samrt_track_opts, prefetch)},
+        {SAMRT_OPT_RUNS, "runs", 1, SAMRT_OPT_RUNS_MAX, offsetof(struct samrt_track_opts, runs)},
+        {SAMRT_OPT_IMGSZ, "imgsz", SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX, offsetof(struct samrt_track_opts, imgsz)},
+    };
+    for (size_t i = 0; i < SAMRT_ARRAY_LEN(rows); i++) {
+        if (rows[i].code != code) continue;
+        *why = (struct samrt_opt_refusal){rows[i].name, SAMRT_OPT_RULE_INT, rows[i].lo, rows[i].hi};
+        return int_in(arg, rows[i].lo, rows[i].hi, (int *)((char *)v + rows[i].at));
+    }
+    return 1;
+}
+
+int samrt_track_opts_parse(int code, const char *arg, struct samrt_track_opts *v, struct samrt_opt_refusal *why) {
+    switch (code) {
+    case SAMRT_OPT_VIDEO: v->video = arg; return 0;
+    case SAMRT_OPT_OUT: v->out = arg; return 0;
+    case SAMRT_OPT_PRECISION:
+        *why = (struct samrt_opt_refusal){"precision", SAMRT_OPT_RULE_PRECISION, 0, 0};
+        return samrt_dtype_parse(arg, &v->precision) == SAMRT_OK ? 0 : -1;
+    case SAMRT_OPT_PLATFORM:
+        *why = (struct samrt_opt_refusal){"platform", SAMRT_OPT_RULE_PLATFORM, 0, 0};
+        if (!samrt_platform_profile_find(arg)) return -1;
+        v->platform = arg;
+        return 0;
+    default: return int_opt(code, arg, v, why);
+    }
+}

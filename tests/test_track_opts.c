@@ -1,7 +1,10 @@
-/* test_track_opts.c - harness/track_opts.c, the option values `samrt track` and `samrt bench`
- * share: --point, --box, --start, --max-frames, --prefetch and --imgsz, with a malformed
- * corpus for each (a refused value leaves the output untouched).
+/* test_track_opts.c - harness/track_opts.c, the options `samrt track` and `samrt bench` share:
+ * --point, --box, --start, --max-frames, --prefetch, --runs, --imgsz, --precision and
+ * --platform, with a malformed corpus for each (a refused value leaves the output untouched
+ * and says why), and the getopt_long table both commands build (one spelling per option,
+ * --max_frames included).
  * Run: ctest -R test_track_opts */
+#include <getopt.h>
 #include <string.h>
 
 #include "check.h"
@@ -47,9 +50,79 @@ static void test_ranges(void) {
     CHECK(v == -7);
 }
 
+/* samrt_track_opts_parse: the values, the defaults, and what a refusal says. */
+static void test_parse(void) {
+    struct samrt_track_opts v;
+    struct samrt_opt_refusal why;
+    samrt_track_opts_init(&v);
+    CHECK(v.prefetch == 4 && v.runs == 1 && v.imgsz == 1024 && v.precision == SAMRT_DTYPE_COUNT && !v.platform &&
+          !v.video && !v.out && v.start == 0 && v.max_frames == 0);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_VIDEO, "clip.mp4", &v, &why) == 0 && !strcmp(v.video, "clip.mp4"));
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_OUT, "o", &v, &why) == 0 && !strcmp(v.out, "o"));
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_RUNS, "1000", &v, &why) == 0 && v.runs == 1000);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_MAX_FRAMES, "7", &v, &why) == 0 && v.max_frames == 7);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_PRECISION, "bf16", &v, &why) == 0 && v.precision == SAMRT_DTYPE_BF16);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_PLATFORM, "cpu", &v, &why) == 0 && !strcmp(v.platform, "cpu"));
+    /* not shared values: the caller's */
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_POINT, "1,2", &v, &why) == 1);
+    CHECK(samrt_track_opts_parse('h', NULL, &v, &why) == 1);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_OWN, "x", &v, &why) == 1);
+    const struct samrt_track_opts keep = v;
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_RUNS, "1001", &v, &why) < 0 && why.rule == SAMRT_OPT_RULE_INT &&
+          !strcmp(why.name, "runs") && why.lo == 1 && why.hi == 1000);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_MAX_FRAMES, "0", &v, &why) < 0 && !strcmp(why.name, "max-frames") &&
+          why.lo == 1 && why.hi == SAMRT_OPT_FRAMES_MAX);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_START, "-1", &v, &why) < 0 && !strcmp(why.name, "start") && why.lo == 0);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_PREFETCH, "65", &v, &why) < 0 && why.hi == SAMRT_OPT_PREFETCH_MAX);
+    CHECK(samrt_track_opts_parse(SAMRT_OPT_IMGSZ, "4097", &v, &why) < 0 && why.lo == SAMRT_OPT_IMGSZ_MIN);
+    static const char *const bad_prec[] = {"fp8", "u8", "", "FP16", "fp16 "};
+    for (size_t i = 0; i < sizeof bad_prec / sizeof bad_prec[0]; i++)
+        CHECK_MSG(samrt_track_opts_parse(SAMRT_OPT_PRECISION, bad_prec[i], &v, &why) < 0 &&
+                      why.rule == SAMRT_OPT_RULE_PRECISION,
+                  "--precision '%s' accepted", bad_prec[i]);
+    static const char *const bad_plat[] = {"nosuch", "", "CPU", "orin"};
+    for (size_t i = 0; i < sizeof bad_plat / sizeof bad_plat[0]; i++)
+        CHECK_MSG(samrt_track_opts_parse(SAMRT_OPT_PLATFORM, bad_plat[i], &v, &why) < 0 &&
+                      why.rule == SAMRT_OPT_RULE_PLATFORM,
+                  "--platform '%s' accepted", bad_plat[i]);
+    CHECK(memcmp(&keep, &v, sizeof v) == 0);
+}
+
+/* The table: shared rows first, then the command's own; both spellings of --max-frames. */
+static void test_table(void) {
+    static const struct option own[] = {{"weights", required_argument, 0, 'w'}, {0, 0, 0, 0}};
+    struct option t[SAMRT_OPT_N_SHARED + 2];
+    CHECK(samrt_opt_table(own, t, SAMRT_OPT_N_SHARED + 1) == -1);
+    CHECK(samrt_opt_table(own, t, SAMRT_OPT_N_SHARED + 2) == 0);
+    CHECK(!strcmp(t[SAMRT_OPT_N_SHARED].name, "weights") && t[SAMRT_OPT_N_SHARED + 1].name == NULL);
+    int n_maxf = 0, help = 0;
+    for (int i = 0; i < SAMRT_OPT_N_SHARED; i++) {
+        n_maxf += t[i].val == SAMRT_OPT_MAX_FRAMES;
+        help += t[i].val == 'h' && !strcmp(t[i].name, "help");
+    }
+    CHECK(n_maxf == 2 && help == 1);
+    char a0[] = "x", a1[] = "--max_frames", a2[] = "3", a3[] = "--weights", a4[] = "w.pt", a5[] = "--platform",
+         a6[] = "cpu";
+    char *argv[] = {a0, a1, a2, a3, a4, a5, a6, NULL};
+    struct samrt_track_opts v;
+    struct samrt_opt_refusal why;
+    samrt_track_opts_init(&v);
+    const char *weights = NULL;
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(7, argv, "h", t, NULL)) != -1) {
+        const int r = samrt_track_opts_parse(c, optarg, &v, &why);
+        if (r == 1 && c == 'w') weights = optarg;
+        else if (r) rc = -1;
+    }
+    CHECK(rc == 0 && v.max_frames == 3 && weights && !strcmp(weights, "w.pt") && !strcmp(v.platform, "cpu"));
+}
+
 int main(void) {
     test_point();
     test_box();
     test_ranges();
+    test_parse();
+    test_table();
     return check_report("test_track_opts");
 }

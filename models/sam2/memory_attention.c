@@ -1,5 +1,5 @@
 /* memory_attention.c - SAM 2.1's and EdgeTAM's memory attention over the op layer (memory_attention.h):
- * EdgeTAM's config, binding, constants (RoPE table, memory pos-enc, tpos tables), the per-frame staging rows,
+ * EdgeTAM's config, binding, constants (RoPE table, memory pos-enc, tpos table), the per-frame staging rows,
  * the memory / pointer token assembly and the forward pass.
  *
  * Choices that are not obvious:
@@ -70,7 +70,7 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
     ma->mem_grid = cfg->mem_grid ? cfg->mem_grid : ma->grid;
     ma->n_mem_tok = cfg->mem_latents + (int64_t)ma->mem_grid * ma->mem_grid;
     ma->slot_rope_k = -1;
-    ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_tpos_k = ma->slot_ptr_p = -1;
+    ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_ptr_p = -1;
     struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
     const char *ml = "memory_attention.layers";
@@ -121,8 +121,6 @@ enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct 
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SAMRT_SHAPE(1, ma->n_mem_tok, MEM_DIM),
                                    &ma->mem_pos, &ma->slot_mem_pos));
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SAMRT_SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
-    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.tpos_k", SG, dt, 3, SAMRT_SHAPE(ma->n_layers, M, DIM), &ma->tpos_k,
-                                   &ma->slot_tpos_k));
     return samrt_ctx_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SAMRT_SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
 }
 
@@ -146,15 +144,13 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     ma->rope_k = ma->slot_rope_k >= 0 ? ma->rope_k : ma->rope;
     if (ma->slot_rope_k >= 0) ma->rope_k.data = samrt_model_slot(env, ma->slot_rope_k);
     ma->tpos.data = samrt_model_slot(env, ma->slot_tpos);
-    ma->tpos_k.data = samrt_model_slot(env, ma->slot_tpos_k);
     ma->ptr_p.data = samrt_model_slot(env, ma->slot_ptr_p);
     const int64_t n = ma->n_mem_tok, lat = ma->cfg.mem_latents, mg = ma->mem_grid;
     const size_t n_rope = SAMRT_MAX(samrt_op_host_rope_table_floats(DIM, ma->grid, ma->grid),
                                     samrt_op_host_rope_table_floats(DIM, (int)mg, (int)mg));
-    const size_t n_wk = (size_t)DIM * MEM_DIM;
-    float *buf = malloc(sizeof(float) * (n_rope + (size_t)n * MEM_DIM + n_wk));  /* setup only */
+    float *buf = malloc(sizeof(float) * (n_rope + (size_t)n * MEM_DIM));  /* setup only */
     SAMRT_CHECK(buf != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
-    float *pos = buf + n_rope, *wk = pos + n * MEM_DIM;
+    float *pos = buf + n_rope;
     void *tmp = pos;  /* the pos values are rounded in place (dtype size <= 4) */
     enum samrt_status st = samrt_op_host_rope_table(buf, DIM, ma->grid, ma->grid, ROPE_THETA);
     if (st == SAMRT_OK)
@@ -177,55 +173,35 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     }
     if (st == SAMRT_OK) st = read_f32(ck, "maskmem_tpos_enc", &ma->maskmem_tpos[0][0],
                                       SAMRT_SAM2_NUM_MASKMEM * MEM_DIM);
-    free(ma->tpos_k_host);
-    ma->tpos_k_host =
-        st == SAMRT_OK ? malloc(sizeof(float) * (size_t)ma->n_layers * SAMRT_SAM2_NUM_MASKMEM * DIM) : NULL;
-    if (st == SAMRT_OK && !ma->tpos_k_host) st = SAMRT_E_HOST_MEMORY;
-    for (int l = 0; st == SAMRT_OK && l < ma->n_layers; l++) {
-        char name[96];
-        snprintf(name, sizeof name, "memory_attention.layers.%d.cross_attn_image.k_proj.weight", l);
-        st = read_f32(ck, name, wk, (int64_t)n_wk);
-        /* W_k tpos[i], fp32 accumulation in double, rounded once (no bias: it is in Kc) */
-        for (int i = 0; st == SAMRT_OK && i < SAMRT_SAM2_NUM_MASKMEM; i++)
-            for (int o = 0; o < DIM; o++) {
-                double s = 0.0;
-                for (int k = 0; k < MEM_DIM; k++) s += (double)wk[o * MEM_DIM + k] * ma->maskmem_tpos[i][k];
-                ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)i) * DIM + (size_t)o] = (float)s;
-            }
-    }
     free(buf);
     SAMRT_TRY(st);
     free(ma->stage_host);
-    ma->stage_host = malloc(samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->tpos_k) +
-                            samrt_tensor_nbytes(&ma->ptr_p));
+    ma->stage_host = malloc(samrt_sam2_memattn_frame_bytes(ma));
     SAMRT_CHECK(ma->stage_host != NULL, SAMRT_E_HOST_MEMORY, "memory attention: out of host memory");
     return SAMRT_OK;
 }
 
 void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma) {
     if (!ma) return;
-    free(ma->tpos_k_host);
     free(ma->stage_host);
-    ma->tpos_k_host = NULL;
     ma->stage_host = NULL;
 }
 
 /* ---- per-frame staging ----------------------------------------------------------------------- */
 
 size_t samrt_sam2_memattn_frame_bytes(const struct samrt_sam2_memattn *ma) {
-    return samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->tpos_k) + samrt_tensor_nbytes(&ma->ptr_p);
+    return samrt_tensor_nbytes(&ma->tpos) + samrt_tensor_nbytes(&ma->ptr_p);
 }
 
 enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn *ma, int n_mem, const int *tpos_idx,
                                                 int n_ptr, const int *ptr_dist, int max_ptr, void *dst) {
-    SAMRT_CHECK(ma && dst && ma->tpos_k_host, SAMRT_E_BAD_STATE, "memory attention: not prepared");
+    SAMRT_CHECK(ma && dst && ma->stage_host, SAMRT_E_BAD_STATE, "memory attention: not prepared");
     SAMRT_CHECK(n_mem >= 1 && n_mem <= ma->cfg.max_mem && n_ptr >= 0 && n_ptr <= ma->cfg.max_ptr &&
                     (n_ptr == 0 || (ptr_dist && max_ptr >= 2)) && tpos_idx,
                 SAMRT_E_INVALID_ARG, "memory attention: %d memories (1 .. %d), %d pointers (0 .. %d), max_ptr %d",
                 n_mem, ma->cfg.max_mem, n_ptr, ma->cfg.max_ptr, max_ptr);
-    const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
-    uint8_t *h_tpos = dst, *h_tk = h_tpos + b_tpos;
-    float *h_p = (float *)(void *)(h_tk + b_tk);
+    uint8_t *h_tpos = dst;
+    float *h_p = (float *)(void *)(h_tpos + samrt_tensor_nbytes(&ma->tpos));
     const int M = ma->cfg.max_mem;
     for (int j = 0; j < M; j++) {
         const int idx = j < n_mem ? tpos_idx[j] : 0;
@@ -233,10 +209,6 @@ enum samrt_status samrt_sam2_memattn_fill_frame(const struct samrt_sam2_memattn 
                     "memory attention: tpos index %d of memory %d (0 .. 6)", idx, j);
         for (int k = 0; k < MEM_DIM; k++)
             samrt_op_host_store(ma->tpos.dtype, h_tpos, (int64_t)j * MEM_DIM + k, ma->maskmem_tpos[idx][k]);
-        for (int l = 0; l < ma->n_layers; l++)
-            for (int o = 0; o < DIM; o++)
-                samrt_op_host_store(ma->tpos_k.dtype, h_tk, ((int64_t)l * M + j) * DIM + o,
-                          ma->tpos_k_host[((size_t)l * SAMRT_SAM2_NUM_MASKMEM + (size_t)idx) * DIM + (size_t)o]);
     }
     const int64_t np = samrt_tensor_nelements(&ma->ptr_p);
     for (int64_t i = 0; i < np; i++) h_p[i] = i < n_ptr ? (float)ptr_dist[i] / (float)(max_ptr - 1) : 0.0f;
@@ -247,10 +219,9 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr) {
     SAMRT_CHECK(ma && c && ma->stage_host && ma->tpos.data, SAMRT_E_BAD_STATE, "memory attention: not prepared");
     SAMRT_TRY(samrt_sam2_memattn_fill_frame(ma, n_mem, tpos_idx, n_ptr, ptr_dist, max_ptr, ma->stage_host));
-    const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos), b_tk = samrt_tensor_nbytes(&ma->tpos_k);
-    const uint8_t *h_tpos = ma->stage_host, *h_tk = h_tpos + b_tpos, *h_p = h_tk + b_tk;
+    const size_t b_tpos = samrt_tensor_nbytes(&ma->tpos);
+    const uint8_t *h_tpos = ma->stage_host, *h_p = h_tpos + b_tpos;
     SAMRT_TRY(samrt_ctx_memcpy(c, ma->tpos.data, h_tpos, b_tpos));
-    SAMRT_TRY(samrt_ctx_memcpy(c, ma->tpos_k.data, h_tk, b_tk));
     return samrt_ctx_memcpy(c, ma->ptr_p.data, h_p, samrt_tensor_nbytes(&ma->ptr_p));
 }
 

@@ -48,11 +48,6 @@
  * per-count graph: memory attention + heads + memory encoder), or copy it into a persistent
  * slot (samrt_op_copy_into) before the pass ends.
  *
- * The W_k tpos rows (tpos_k below: k_proj of each memory's temporal encoding, per layer) are
- * made at prepare and staged with the frame's rows, for a pass over keys projected once per
- * stored memory (docs/tracking.md, "Memory bank: what a stored memory costs every frame");
- * the pass here projects every key each frame and does not read them.
- *
  *   samrt_sam2_memattn_bind / _plan / (commit) / _prepare
  *   per frame: samrt_sam2_memattn_set_frame(...); samrt_sam2_memattn_forward(...) (RUN pass)
  */
@@ -118,16 +113,14 @@ struct samrt_sam2_memattn {
     int64_t n_mem_tok;           /* tokens per memory: mem_latents + mem_grid^2 (g*g or 512) */
     struct samrt_sam2_ma_weights w;
     float maskmem_tpos[SAMRT_SAM2_NUM_MASKMEM][SAMRT_SAM2_MEM_DIM]; /* host copy (prepare) */
-    float *tpos_k_host;          /* (layers, 7, 256) W_k tpos[i] in f32 (prepare; host heap) */
 
     /* Arena slots (NULL data before prepare). */
     struct samrt_tensor rope;    /* (g*g, 128, 2) f32 [weights]: RoPE table of the g x g grid */
     struct samrt_tensor rope_k;  /* (mem_grid^2, 128, 2) f32 [weights]: key table when mem_grid != g */
     struct samrt_tensor mem_pos; /* (1, n_mem_tok, 64) run dtype [weights]: maskmem_pos_enc */
     struct samrt_tensor tpos;    /* (max_mem, 64) run dtype [staging]: tpos row of memory j */
-    struct samrt_tensor tpos_k;  /* (layers, max_mem, 256) run dtype [staging]: W_k tpos row of memory j */
     struct samrt_tensor ptr_p;   /* (max_ptr) f32 [staging]: d_i / (max_ptr - 1) */
-    int slot_rope, slot_rope_k, slot_mem_pos, slot_tpos, slot_tpos_k, slot_ptr_p;
+    int slot_rope, slot_rope_k, slot_mem_pos, slot_tpos, slot_ptr_p;
     void *stage_host;            /* host image of the staging slots (prepare) */
 };
 
@@ -137,8 +130,8 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
                                           const struct samrt_model_env *env);
 /* Adds the persistent slots to c->plan (once; every per-count pass shares them). */
 enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct samrt_op_ctx *c);
-/* After commit and weight loading: slot views, RoPE table, memory pos-enc, host tables
- * (maskmem_tpos_enc and W_k tpos from the checkpoint in f32). */
+/* After commit and weight loading: slot views, RoPE table, memory pos-enc, the host table
+ * maskmem_tpos_enc (from the checkpoint in f32). */
 enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, const struct samrt_model_env *env,
                                              const struct samrt_ckpt *ck);
 void samrt_sam2_memattn_free(struct samrt_sam2_memattn *ma);
@@ -151,7 +144,7 @@ enum samrt_status samrt_sam2_memattn_set_frame(struct samrt_sam2_memattn *ma, st
                                                const int *tpos_idx, int n_ptr, const int *ptr_dist, int max_ptr);
 
 /* The same rows as a host image, without uploading: dst (samrt_sam2_memattn_frame_bytes) gets the
- * bytes of the staging slots tpos, tpos_k and ptr_p one after another. A caller that runs
+ * bytes of the staging slots tpos and ptr_p one after another. A caller that runs
  * several frames' or objects' passes from one captured graph stages these images itself and
  * copies them into the slots inside the graph (the tracker, tracker_run.c). */
 size_t samrt_sam2_memattn_frame_bytes(const struct samrt_sam2_memattn *ma);

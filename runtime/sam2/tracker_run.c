@@ -279,7 +279,7 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
     for (int k = 0; k < t->n_obj; k++)
         if (samrt_sam2_track_mask_pending(m, k)) key->role[k] = ROLE_MASK;
     uint8_t *tab = t->tab_host, *ma_rows = tab + samrt_tensor_nbytes(&t->tab);
-    const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos), b_tk = samrt_tensor_nbytes(&t->memattn.tpos_k);
+    const size_t b_tpos = samrt_tensor_nbytes(&t->memattn.tpos);
     for (int k = 0; k < t->n_obj; k++) {
         if (is_cond(key->role[k]) || t->obj[k].first_frame < 0) continue;
         key->role[k] = ROLE_TRACKED;
@@ -295,10 +295,10 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
         for (int i = 0; i < sel.n_ptr; i++) pp[2 * i] = i, pp[2 * i + 1] = sel.ptr_slot[i] * K + k;
         SAMRT_TRY(samrt_sam2_memattn_fill_frame(&t->memattn, sel.n_mem, sel.mem_tpos, sel.n_ptr, sel.ptr_dist,
                                                 sel.max_ptr, ma_rows));
-        /* the tpos rows and the pointer positions (fill_frame also writes W_k tpos rows: no pass reads them) */
+        /* the tpos rows and the pointer positions */
         uint8_t *dst = tab + (size_t)k * t->tab_obj_bytes;
         memcpy(dst, ma_rows, b_tpos);
-        memcpy(dst + b_tpos, ma_rows + b_tpos + b_tk, samrt_tensor_nbytes(&t->memattn.ptr_p));
+        memcpy(dst + b_tpos, ma_rows + b_tpos, samrt_tensor_nbytes(&t->memattn.ptr_p));
     }
     /* every object slot's memory goes to ring slot f % 6 (it held frame f - 6, which nothing
      * selects any more); pointers to ring slot f % 16 or the conditioning slots */
