@@ -6,8 +6,9 @@
  *   BENCH op=<op> shape=<row> dtype=<dt> ms=<median> GBps=<bytes moved / median>
  * --selftest moves one element of the reference's output of one row of every op and requires
  * the comparison to report it. Ops that plan on cuBLASLt / cuDNN get the runner's handles
- * through ot_op.gpu_prepare, which also picks each case's variants (split-K, tile shapes). Without a usable device it exits 77 with the reason. The launchers' refusals of
- * bad arguments (nothing launched) are checked here too. */
+ * through ot_op.gpu_prepare, which also picks each case's variants (split-K, tile shapes).
+ * Without a usable device it exits 77 with the reason. The launchers' refusals of bad
+ * arguments (nothing launched) are checked here too, the GEMM plan's among them. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>

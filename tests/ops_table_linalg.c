@@ -107,6 +107,37 @@ static void la_gpu_free(struct ot_case *c) {
 }
 #endif
 
+#ifdef SAMRT_HAVE_CUDA
+static int la_gpu_prepare(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *d, int v);
+#define LA_GPU_HOOKS la_gpu_prepare, la_gpu_free, 1
+#else
+#define LA_GPU_HOOKS NULL, NULL, 0
+#endif
+
+/* The planned launch; the three library ops keep x, w, bias, residual, y in buffers 0..4. */
+static enum samrt_status la_gpu_run(const struct ot_case *c, void *const *p, void *stream) {
+#ifdef SAMRT_HAVE_CUDA
+    const struct la_gpu *g = (const struct la_gpu *)c->gpu;
+    const cudaStream_t s = (cudaStream_t)stream;
+    if (!g) return SAMRT_E_INVALID_ARG;
+    if (g->kind == 1) return samrt_gemm_cuda(&g->gemm, p[0], p[1], p[2], p[3], p[4], g->ws, g->cap, s);
+    if (g->kind == 2) return samrt_conv_cuda(&g->conv, p[0], p[1], p[2], p[3], p[4], g->ws, g->cap, s);
+    return samrt_convt2x2_cuda(&g->convt, p[0], p[1], p[2], p[3], p[4], g->ws, g->cap, s);
+#else
+    (void)c;
+    (void)p;
+    (void)stream;
+    return SAMRT_E_UNSUPPORTED;
+#endif
+}
+
+/* the epilogue's activation, as the reference applies it */
+static float la_act(enum samrt_epilogue ep, float v) {
+    const enum samrt_epilogue_act act = samrt_epilogue_act(ep);
+    return act == SAMRT_EPILOGUE_ACT_GELU ? samrt_epilogue_gelu_ref(v)
+         : act == SAMRT_EPILOGUE_ACT_RELU && v < 0.0f ? 0.0f : v;
+}
+
 /* ---- gemm: p = {m, n, k, epilogue, residual, pad_x, pad_y, batches, batch mode (1: one
  *      shared weight, 2: a bias per batch), workspace (-1: none)}, f = {alpha (0: 1)} ---- */
 enum { GM_X, GM_W, GM_BIAS, GM_R, GM_Y };
@@ -170,32 +201,8 @@ static enum samrt_status gm_ref(const struct ot_case *c, void *const *p) {
 }
 
 static enum samrt_status gm_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    if (!gpu) return gm_ref(c, p);
-#ifdef SAMRT_HAVE_CUDA
-    const struct la_gpu *g = (const struct la_gpu *)c->gpu;
-    if (!g) return SAMRT_E_INVALID_ARG;
-    return samrt_gemm_cuda(&g->gemm, p[GM_X], p[GM_W], p[GM_BIAS], p[GM_R], p[GM_Y], g->ws, g->cap,
-                           (cudaStream_t)stream);
-#else
-    (void)stream;
-    return SAMRT_E_UNSUPPORTED;
-#endif
+    return gpu ? la_gpu_run(c, p, stream) : gm_ref(c, p);
 }
-
-#ifdef SAMRT_HAVE_CUDA
-static int gm_gpu_prepare(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *d, int v) {
-    const struct samrt_gemm_desc desc = gm_desc(c);
-    struct la_gpu *g = la_gpu_new(c, c->row->p[9] < 0 ? 0 : OT_WS_CAP / 2);
-    (void)d;
-    (void)v;
-    if (!g || (g->cap && !g->ws) || samrt_gemm_plan_init(ctx, &desc, g->cap, &g->gemm) != SAMRT_OK) return -1;
-    g->kind = 1;
-    return 1;
-}
-#define GM_GPU_HOOKS gm_gpu_prepare, la_gpu_free, 1
-#else
-#define GM_GPU_HOOKS NULL, NULL, 0
-#endif
 
 /* f32 -> f32 small products: every output by hand (a double sum: exact for these inputs), the
  * epilogue in the reference's order; the padding columns stay NaN */
@@ -204,7 +211,6 @@ static long gm_check(const struct ot_case *c, void *const *p) {
     if (c->dt != SAMRT_DTYPE_F32 || c->src != SAMRT_DTYPE_F32 || samrt_gemm_flops(&d) > 4e7) return 0;
     const float *x = (const float *)p[GM_X], *w = (const float *)p[GM_W], *b = (const float *)p[GM_BIAS];
     const float *r = (const float *)p[GM_R], *y = (const float *)p[GM_Y];
-    const enum samrt_epilogue_act act = samrt_epilogue_act(d.epilogue);
     long bad = 0;
     for (long bt = 0; bt < d.n_batch; bt++)
         for (long i = 0; i < d.m; i++)
@@ -217,14 +223,13 @@ static long gm_check(const struct ot_case *c, void *const *p) {
                 float v = d.alpha * (float)acc;
                 if (b) v += b[bt * d.sb_b + j];
                 if (r) v += r[o];
-                const float want = act == SAMRT_EPILOGUE_ACT_GELU ? samrt_epilogue_gelu_ref(v)
-                                 : act == SAMRT_EPILOGUE_ACT_RELU && v < 0.0f ? 0.0f : v;
+                const float want = la_act(d.epilogue, v);
                 bad += !(fabsf(want - y[o]) <= 1e-6f * (1.0f + fabsf(want)));
             }
     return bad;
 }
 
-static const struct ot_op OP_GEMM = {"gemm", gm_setup, gm_call, gm_check, GM_GPU_HOOKS};
+static const struct ot_op OP_GEMM = {"gemm", gm_setup, gm_call, gm_check, LA_GPU_HOOKS};
 
 /* ---- conv: p = {n, c_in, h, w, c_out, k, stride, pad, groups, flags (CV_*)} ---- */
 #define CV_RES 4      /* a residual (y's shape) before the activation */
@@ -259,17 +264,7 @@ static void cv_setup(struct ot_case *c) {
 }
 
 static enum samrt_status cv_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    if (gpu) {
-#ifdef SAMRT_HAVE_CUDA
-        const struct la_gpu *g = (const struct la_gpu *)c->gpu;
-        if (!g) return SAMRT_E_INVALID_ARG;
-        return samrt_conv_cuda(&g->conv, p[CV_X], p[CV_W], p[CV_BIAS], p[CV_R], p[CV_Y], g->ws, g->cap,
-                               (cudaStream_t)stream);
-#else
-        (void)stream;
-        return SAMRT_E_UNSUPPORTED;
-#endif
-    }
+    if (gpu) return la_gpu_run(c, p, stream);
     const struct samrt_conv_desc d = cv_desc(c);
     float *f[OT_MAX_BUFS];
     la_load_all(c, p, f);
@@ -278,29 +273,6 @@ static enum samrt_status cv_call(const struct ot_case *c, void *const *p, int gp
     la_free_all(c, f);
     return SAMRT_OK;
 }
-
-#ifdef SAMRT_HAVE_CUDA
-static int cv_gpu_prepare(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *dv, int v) {
-    const struct samrt_conv_desc d = cv_desc(c);
-    const int tune = (c->row->p[9] & CV_TUNE) != 0;
-    struct la_gpu *g = la_gpu_new(c, c->row->p[9] & CV_NOWS ? 0 : OT_WS_CAP);
-    (void)v;
-    if (!g || (g->cap && !g->ws)) return -1;
-    const struct samrt_conv_tune t = {dv[CV_X], dv[CV_W], dv[CV_Y], g->ws};
-    if (samrt_conv_plan_init(ctx, &d, g->cap, tune && g->cap ? &t : NULL, &g->conv) != SAMRT_OK) return -1;
-    g->kind = 2;
-    if (tune) {  /* the search may overwrite the buffers it was lent: inputs again, y poisoned */
-        for (int i = CV_X; i <= CV_W; i++)
-            if (cudaMemcpy(dv[i], c->b[i].init, ot_buf_bytes(&c->b[i]), cudaMemcpyHostToDevice) != cudaSuccess)
-                return -1;
-        if (cudaMemset(dv[CV_Y], 0xff, ot_buf_bytes(&c->b[CV_Y])) != cudaSuccess) return -1;
-    }
-    return 1;
-}
-#define CV_GPU_HOOKS cv_gpu_prepare, la_gpu_free, 1
-#else
-#define CV_GPU_HOOKS NULL, NULL, 0
-#endif
 
 /* f32, small convs: the centre output pixel of every (image, channel) by hand, in the row's
  * layout (exact sums for these inputs) */
@@ -332,15 +304,13 @@ static long cv_check(const struct ot_case *c, void *const *p) {
             const long at = nhwc ? ((n * ho + oy) * wo + ox) * d.c_out + o : ((n * d.c_out + o) * ho + oy) * wo + ox;
             float v = (float)acc + (b ? b[o] : 0.0f);
             if (r) v += r[at];
-            const enum samrt_epilogue_act act = samrt_epilogue_act(d.epilogue);
-            const float want = act == SAMRT_EPILOGUE_ACT_GELU ? samrt_epilogue_gelu_ref(v)
-                             : act == SAMRT_EPILOGUE_ACT_RELU && v < 0.0f ? 0.0f : v;
+            const float want = la_act(d.epilogue, v);
             bad += !(fabsf(want - y[at]) <= 1e-6f * (1.0f + fabsf(want)));
         }
     return bad;
 }
 
-static const struct ot_op OP_CONV = {"conv", cv_setup, cv_call, cv_check, CV_GPU_HOOKS};
+static const struct ot_op OP_CONV = {"conv", cv_setup, cv_call, cv_check, LA_GPU_HOOKS};
 
 /* ---- convt2x2: p = {n, c_in, h, w, c_out, epilogue, residual}; NHWC; the launcher reads the
  *      packed weight and bias, the reference PyTorch's (c_in, c_out, 2, 2) and (c_out) ---- */
@@ -380,17 +350,7 @@ static void ct_setup(struct ot_case *c) {
 }
 
 static enum samrt_status ct_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    if (gpu) {
-#ifdef SAMRT_HAVE_CUDA
-        const struct la_gpu *g = (const struct la_gpu *)c->gpu;
-        if (!g) return SAMRT_E_INVALID_ARG;
-        return samrt_convt2x2_cuda(&g->convt, p[CT_X], p[CT_WP], p[CT_BP], p[CT_R], p[CT_Y], g->ws, g->cap,
-                                   (cudaStream_t)stream);
-#else
-        (void)stream;
-        return SAMRT_E_UNSUPPORTED;
-#endif
-    }
+    if (gpu) return la_gpu_run(c, p, stream);
     const struct samrt_convt2x2_desc d = ct_desc(c);
     float *f[OT_MAX_BUFS];
     la_load_all(c, p, f);
@@ -400,28 +360,12 @@ static enum samrt_status ct_call(const struct ot_case *c, void *const *p, int gp
     return SAMRT_OK;
 }
 
-#ifdef SAMRT_HAVE_CUDA
-static int ct_gpu_prepare(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *dv, int v) {
-    const struct samrt_convt2x2_desc d = ct_desc(c);
-    struct la_gpu *g = la_gpu_new(c, OT_WS_CAP);
-    (void)dv;
-    (void)v;
-    if (!g || !g->ws || samrt_convt2x2_plan_init(ctx, &d, g->cap, &g->convt) != SAMRT_OK) return -1;
-    g->kind = 3;
-    return 1;
-}
-#define CT_GPU_HOOKS ct_gpu_prepare, la_gpu_free, 1
-#else
-#define CT_GPU_HOOKS NULL, NULL, 0
-#endif
-
 /* f32: the first input pixel's 2x2 output block of every image by hand */
 static long ct_check(const struct ot_case *c, void *const *p) {
     const struct samrt_convt2x2_desc d = ct_desc(c);
     if (c->dt != SAMRT_DTYPE_F32) return 0;
     const float *x = (const float *)p[CT_X], *w = (const float *)p[CT_W], *b = (const float *)p[CT_B];
     const float *r = (const float *)p[CT_R], *y = (const float *)p[CT_Y];
-    const enum samrt_epilogue_act act = samrt_epilogue_act(d.epilogue);
     long bad = 0;
     for (long n = 0; n < d.n; n++)
         for (int dy = 0; dy < 2; dy++)
@@ -433,14 +377,13 @@ static long ct_check(const struct ot_case *c, void *const *p) {
                     const long at = ((n * 2 * d.h + dy) * 2 * d.w + dx) * d.c_out + o;
                     float v = (float)acc + b[o];
                     if (r) v += r[at];
-                    const float want = act == SAMRT_EPILOGUE_ACT_GELU ? samrt_epilogue_gelu_ref(v)
-                                     : act == SAMRT_EPILOGUE_ACT_RELU && v < 0.0f ? 0.0f : v;
+                    const float want = la_act(d.epilogue, v);
                     bad += !(fabsf(want - y[at]) <= 1e-6f * (1.0f + fabsf(want)));
                 }
     return bad;
 }
 
-static const struct ot_op OP_CONVT = {"convt2x2", ct_setup, ct_call, ct_check, CT_GPU_HOOKS};
+static const struct ot_op OP_CONVT = {"convt2x2", ct_setup, ct_call, ct_check, LA_GPU_HOOKS};
 
 /* ---- dwconv_bn: p = {n, h, w, c, k, stride, pad, act, residual, mode (1 AFFINE, 2 REPVGG) +
  *      16 for a conv bias}; the four BatchNorm vectors s, sh, s1, sh1 in one f32 buffer ---- */
@@ -530,6 +473,41 @@ static long bn_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_BN = {"dwconv_bn", bn_setup, bn_call, bn_check, NULL, NULL, 0};
 
+#ifdef SAMRT_HAVE_CUDA
+/* The plan of a gemm, conv or convt2x2 case on the runner's handles, and the workspace of its
+ * cap. A timed conv search may overwrite the buffers it was lent: inputs again, y poisoned. */
+static int la_gpu_prepare(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *d, int v) {
+    const long flags = c->row->op == &OP_CONV ? c->row->p[9] : 0;
+    const int no_ws = c->row->op == &OP_GEMM ? c->row->p[9] < 0 : (flags & CV_NOWS) != 0;
+    struct la_gpu *g = la_gpu_new(c, no_ws ? 0 : c->row->op == &OP_GEMM ? OT_WS_CAP / 2 : OT_WS_CAP);
+    (void)v;
+    if (!g || (g->cap && !g->ws)) return -1;
+    enum samrt_status st;
+    if (c->row->op == &OP_GEMM) {
+        const struct samrt_gemm_desc gd = gm_desc(c);
+        st = samrt_gemm_plan_init(ctx, &gd, g->cap, &g->gemm);
+        g->kind = 1;
+    } else if (c->row->op == &OP_CONV) {
+        const struct samrt_conv_desc cd = cv_desc(c);
+        const struct samrt_conv_tune t = {d[CV_X], d[CV_W], d[CV_Y], g->ws};
+        st = samrt_conv_plan_init(ctx, &cd, g->cap, flags & CV_TUNE && g->cap ? &t : NULL, &g->conv);
+        g->kind = 2;
+    } else {
+        const struct samrt_convt2x2_desc td = ct_desc(c);
+        st = samrt_convt2x2_plan_init(ctx, &td, g->cap, &g->convt);
+        g->kind = 3;
+    }
+    if (st != SAMRT_OK) {
+        g->kind = 0;  /* nothing to free */
+        return -1;
+    }
+    for (int i = CV_X; flags & CV_TUNE && i <= CV_W; i++)
+        if (cudaMemcpy(d[i], c->b[i].init, ot_buf_bytes(&c->b[i]), cudaMemcpyHostToDevice) != cudaSuccess) return -1;
+    if (flags & CV_TUNE && cudaMemset(d[CV_Y], 0xff, ot_buf_bytes(&c->b[CV_Y])) != cudaSuccess) return -1;
+    return 1;
+}
+#endif
+
 #define F OT_FLOATS
 #define B OT_BENCH
 #define G OT_GPU_ONLY
@@ -577,7 +555,8 @@ const struct ot_row ot_rows_linalg[] = {
     /* the depthwise production shapes through cuDNN + the epilogue pass (NHWC: what dwconv.h's
      * kernel replaces; the bench lines side by side with the _nhwc rows above) */
     {&OP_CONV, "fuser_dw7_cudnn", F, 0, &TOL_CONV, B, {1, 256, 64, 64, 256, 7, 1, 3, 256, BIAS | NHWC | CV_LIB}, {0}},
-    {&OP_CONV, "repvit_dw3_s2_cudnn", F, 0, &TOL_CONV, B, {1, 96, 128, 128, 96, 3, 2, 1, 96, BIAS | NHWC | CV_LIB}, {0}},
+    {&OP_CONV, "repvit_dw3_s2_cudnn", F, 0, &TOL_CONV, B, {1, 96, 128, 128, 96, 3, 2, 1, 96, BIAS | NHWC | CV_LIB},
+     {0}},
     {&OP_CONV, "repvit_dw3_cudnn", F, 0, &TOL_CONV, B, {1, 192, 64, 64, 192, 3, 1, 1, 192, BIAS | NHWC | CV_LIB}, {0}},
     CONV2("pix_feat_proj_1x1", B | G, 1, 256, 64, 64, 256, 1, 1, 0, 1, BIAS | CV_RES),
     CONV2("odd_s2_residual_relu", 0, 2, 5, 13, 11, 7, 3, 2, 1, 1, RELU | CV_RES | CV_TUNE),

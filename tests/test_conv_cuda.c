@@ -173,7 +173,8 @@ int main(int argc, char **argv) {
     struct bn_case bn[16];
     const int n_bn = bn_cases(bn);
     for (int ci = 0; ci < n_bn; ci++)
-        for (size_t di = 0; di < SAMRT_ARRAY_LEN(DTYPES); di++) run_bn(&f, &bn[ci], DTYPES[di], bench_on ? &bench : NULL);
+        for (size_t di = 0; di < SAMRT_ARRAY_LEN(DTYPES); di++)
+            run_bn(&f, &bn[ci], DTYPES[di], bench_on ? &bench : NULL);
     if (bench_on) samrt_bench_free(&bench);
     gc_fixture_free(&f);
     return check_report("test_conv_cuda");
