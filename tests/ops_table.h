@@ -7,7 +7,12 @@
  * row on every backend the build has:
  *   host  : the reference twice (bit-identical), every output written and finite, and the
  *           op's own hand-independent check where one is cheap (a naive loop, an invariant);
- *   cuda  : the launcher against the reference, outputs poisoned with NaN bytes first.
+ *   cuda  : the launcher against the reference, outputs poisoned with NaN bytes first, in
+ *           each of the op's variants (split-K and tile choices of the attention).
+ * Library ops (cuBLASLt, cuDNN) plan on the GPU runner's handles through ot_op.gpu_prepare.
+ * The references of the largest products compute a sample of rows (ot_buf.sampled); rows
+ * flagged OT_GPU_ONLY skip the host's reference-twice check (the CPU runner's time budget).
+ * --selftest moves one output element of one row of every op (ot_selftest_row).
  * The rows live in ops_table_<area>.c; the runners in ops_table_run.c (host) and
  * ops_table_cuda.c (GPU). */
 #ifndef SAMRT_TEST_OPS_TABLE_H
@@ -29,6 +34,9 @@
 /* row flags */
 #define OT_BENCH 1u    /* timed by --bench (a production shape) */
 #define OT_NAN_OK 2u   /* outputs may hold NaN (NaN inputs, untouched padding) */
+#define OT_GPU_ONLY 4u /* host: not run by test_ops_table (a production shape whose reference
+                        * takes seconds, twice over, on a 2-core CI runner); the GPU part still
+                        * runs its reference once and compares */
 
 /* buffer roles */
 enum ot_role {
@@ -44,9 +52,12 @@ struct ot_tol {
     const char *name;
     double atol[3], rtol[3];
     int exact;
+    int scaled;   /* atol is a fraction of max |want| over the compared elements (long sums
+                   * whose rounding grows with the output's scale: GEMM, conv, attention) */
 };
 
 struct ot_case;
+struct samrt_gpu_ctx;
 struct ot_row;
 
 /* Calls the reference (gpu = 0) or the launcher on stream (gpu = 1) with the case's buffers. */
@@ -59,6 +70,14 @@ struct ot_op {
     /* optional, host: hand-independent check of the reference's outputs in p; returns the
      * number of elements that fail it */
     long (*check)(const struct ot_case *c, void *const *p);
+    /* optional, GPU: the device-side setup of variant v of a case (library plans on the
+     * runner's handles, a workspace, the split / tile choice), called before the launcher with
+     * its device buffers d; returns 1 to run the variant, 0 to skip it (it does not apply or
+     * repeats an earlier one), -1 on failure. gpu_free releases c->gpu after the variant.
+     * Variant 0 is the one --bench times. */
+    int (*gpu_prepare)(struct ot_case *c, const struct samrt_gpu_ctx *ctx, void *const *d, int v);
+    void (*gpu_free)(struct ot_case *c);
+    int n_variants;                     /* 0 or 1: one */
 };
 
 struct ot_row {
@@ -82,6 +101,9 @@ struct ot_buf {
     int misalign;           /* device pointer one element past an aligned start */
     int exact;              /* compared bit for bit whatever the row's tolerance */
     long cmp;               /* > 0: only the first cmp elements are the output (the rest: scratch) */
+    int sampled;            /* the reference writes a sample of the elements (a few rows of a
+                             * large product) and leaves NaN elsewhere: only the sample is
+                             * compared, every other element must merely be written */
     void *init;             /* OT_IN / OT_INOUT contents (malloc'd, dt storage) */
 };
 
@@ -93,6 +115,8 @@ struct ot_case {
     int nb;
     double moved;           /* bytes the op must move (BENCH GBps) */
     long v[4];              /* values setup derives for call */
+    double flops;           /* > 0: BENCH prints TFLOPs too */
+    void *gpu;              /* the op's device-side state (gpu_prepare) */
 };
 
 /* setup helpers (ops_table_run.c) */
@@ -119,12 +143,14 @@ void ot_host_free(const struct ot_case *c, void **p);
 long ot_compare(const struct ot_case *c, int i, const void *got, const void *want, const char *what);
 void ot_perturb(const struct ot_case *c, int i, void *host);  /* moves one output element */
 void ot_case_name(const struct ot_case *c, char *buf, size_t len);
-/* every (row, dtype, source dtype) the filter selects, one fn call each; returns the count */
-int ot_for_each_case(const char *filter, void (*fn)(const struct ot_case *c, void *user), void *user);
+/* every (row, dtype, source dtype) the filter selects, one fn call each (selftest: only the
+ * rows ot_selftest_row picks); returns the count */
+int ot_for_each_case(const char *filter, int selftest, void (*fn)(const struct ot_case *c, void *user), void *user);
 int ot_host_failures(void);                                    /* checks failed / made in */
 int ot_host_checks(void);                                      /* ops_table_run.c */
-#define OT_SELFTEST_ROWS 3
-extern const char *const ot_selftest_rows[OT_SELFTEST_ROWS];  /* the filters --selftest runs */
+/* --selftest's rows: the first row of each op that is neither a bench nor a GPU-only row (else
+ * its first row) */
+int ot_selftest_row(const struct ot_row *r);
 int ot_run_host(int argc, char **argv);                        /* the CPU part's main */
 int ot_run_cuda(int argc, char **argv);                        /* the GPU part's main */
 const char *ot_filter_arg(int argc, char **argv);
@@ -141,6 +167,10 @@ extern const struct ot_row ot_rows_sam2[];
 extern const int ot_n_rows_sam2;
 extern const struct ot_row ot_rows_conv[];
 extern const int ot_n_rows_conv;
+extern const struct ot_row ot_rows_attn[];
+extern const int ot_n_rows_attn;
+extern const struct ot_row ot_rows_linalg[];
+extern const int ot_n_rows_linalg;
 
 /* the common tolerance rules */
 extern const struct ot_tol ot_tol_exact;

@@ -17,9 +17,9 @@
 #include "test_util.h"
 
 /* f32 accumulation order and one rounding on the store; erf within a few ulp */
-static const struct ot_tol TOL_DW = {"conv_round", {1e-5, 1.0 / 1024, 1.0 / 128}, {1e-5, 1.0 / 512, 1.0 / 64}, 0};
+static const struct ot_tol TOL_DW = {"conv_round", {1e-5, 1.0 / 1024, 1.0 / 128}, {1e-5, 1.0 / 512, 1.0 / 64}, 0, 0};
 static const struct ot_tol TOL_EPI = {"epilogue_round", {2e-6, 1.0 / 1024, 1.0 / 128},
-                                      {2e-6, 1.0 / 1024, 1.0 / 128}, 0};
+                                      {2e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 
 static void ot_conv_fail(const struct ot_case *c, const char *what) {
     fprintf(stderr, "%s/%s: %s\n", c->row->op->name, c->row->shape, what);
@@ -90,7 +90,7 @@ static long dw_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_DW = {"dwconv", dw_setup, dw_call, dw_check};
+static const struct ot_op OP_DW = {"dwconv", dw_setup, dw_call, dw_check, NULL, NULL, 0};
 
 /* ---- epilogue: p = {batches, rows, cols, batch stride, row stride, bias per row, bias,
  *      residual, act}; y in place, the gaps between rows and batches must keep their values ---- */
@@ -155,7 +155,7 @@ static long epi_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_EPI = {"epilogue", epi_setup, epi_call, epi_check};
+static const struct ot_op OP_EPI = {"epilogue", epi_setup, epi_call, epi_check, NULL, NULL, 0};
 
 #define F OT_FLOATS
 #define B OT_BENCH

@@ -18,13 +18,13 @@
 #include "test_util.h"
 
 /* device powf/sinf/cosf differ from glibc's by a few ulp at arguments up to 2pi */
-static const struct ot_tol TOL_PE = {"pe_sincos", {4e-6, 4e-6, 4e-6}, {0.0, 1.0 / 1024, 1.0 / 128}, 0};
+static const struct ot_tol TOL_PE = {"pe_sincos", {4e-6, 4e-6, 4e-6}, {0.0, 1.0 / 1024, 1.0 / 128}, 0, 0};
 /* angles rounded in the same order on both sides, only sinf/cosf differ */
-static const struct ot_tol TOL_FPE = {"fpe_sincos", {1e-6, 1e-6, 1e-6}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0};
+static const struct ot_tol TOL_FPE = {"fpe_sincos", {1e-6, 1e-6, 1e-6}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 /* fp32 sums of |x| <= 8 in a tree order: 1e-5 of the scale, plus two stored ulp */
-static const struct ot_tol TOL_MEAN = {"mean_sum_order", {8e-5, 8e-5, 8e-5}, {0.0, 0x1p-10, 0x1p-7}, 0};
+static const struct ot_tol TOL_MEAN = {"mean_sum_order", {8e-5, 8e-5, 8e-5}, {0.0, 0x1p-10, 0x1p-7}, 0, 0};
 /* the same fused coefficient helpers on both sides: bit-identical expected, bounded by one ulp */
-static const struct ot_tol TOL_INTERP = {"interp_ulp", {1e-6, 1e-3, 8e-3}, {1e-6, 1e-3, 8e-3}, 0};
+static const struct ot_tol TOL_INTERP = {"interp_ulp", {1e-6, 1e-3, 8e-3}, {1e-6, 1e-3, 8e-3}, 0, 0};
 
 /* ---- pool_max2x2: p = {batch, h, w, channels, s_in, s_out, nan every, misalign} ---- */
 static void pool_setup(struct ot_case *c) {
@@ -68,7 +68,7 @@ static long pool_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_POOL = {"pool_max2x2", pool_setup, pool_call, pool_check};
+static const struct ot_op OP_POOL = {"pool_max2x2", pool_setup, pool_call, pool_check, NULL, NULL, 0};
 
 /* ---- pool_mean: p = {batch, tokens, channels}; the launcher's split as the op layer plans it ---- */
 static void mean_setup(struct ot_case *c) {
@@ -106,7 +106,7 @@ static long mean_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_MEAN = {"pool_mean", mean_setup, mean_call, mean_check};
+static const struct ot_op OP_MEAN = {"pool_mean", mean_setup, mean_call, mean_check, NULL, NULL, 0};
 
 /* ---- sine_pe: p = {d, h, w, channels last} ---- */
 static void pe_setup(struct ot_case *c) {
@@ -132,7 +132,7 @@ static long pe_range_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_PE = {"sine_pe", pe_setup, pe_call, pe_range_check};
+static const struct ot_op OP_PE = {"sine_pe", pe_setup, pe_call, pe_range_check, NULL, NULL, 0};
 
 /* ---- sine_pe_1d: p = {positions, dim}; position d is d / (positions - 1) ---- */
 static void pe1d_setup(struct ot_case *c) {
@@ -150,7 +150,7 @@ static enum samrt_status pe1d_call(const struct ot_case *c, void *const *p, int 
     return gpu ? OT_GPU(samrt_sine_pe_1d_cuda(&a, (cudaStream_t)stream)) : samrt_sine_pe_1d_ref(&a);
 }
 
-static const struct ot_op OP_PE1D = {"sine_pe_1d", pe1d_setup, pe1d_call, pe_range_check};
+static const struct ot_op OP_PE1D = {"sine_pe_1d", pe1d_setup, pe1d_call, pe_range_check, NULL, NULL, 0};
 
 /* ---- fourier_pe_dense: p = {f, h, w, channels last}; a Gaussian-like (2, F) matrix ---- */
 static void fpe_setup(struct ot_case *c) {
@@ -167,7 +167,7 @@ static enum samrt_status fpe_call(const struct ot_case *c, void *const *p, int g
     return gpu ? OT_GPU(samrt_fourier_pe_dense_cuda(&a, (cudaStream_t)stream)) : samrt_fourier_pe_dense_ref(&a);
 }
 
-static const struct ot_op OP_FPE = {"fourier_pe_dense", fpe_setup, fpe_call, pe_range_check};
+static const struct ot_op OP_FPE = {"fourier_pe_dense", fpe_setup, fpe_call, pe_range_check, NULL, NULL, 0};
 
 /* ---- fourier_pe_points: p = {points, set}: 0 one click + the padding point, 1 box corners +
  *      a click + padding, 2 random points over the frame; F = 128, 1024 x 1024 ---- */
@@ -189,7 +189,7 @@ static enum samrt_status fpts_call(const struct ot_case *c, void *const *p, int 
     return gpu ? OT_GPU(samrt_fourier_pe_points_cuda(&a, (cudaStream_t)stream)) : samrt_fourier_pe_points_ref(&a);
 }
 
-static const struct ot_op OP_FPTS = {"fourier_pe_points", fpts_setup, fpts_call, pe_range_check};
+static const struct ot_op OP_FPTS = {"fourier_pe_points", fpts_setup, fpts_call, pe_range_check, NULL, NULL, 0};
 
 /* ---- copy: p = {ne0..ne3 (output extents), s0..s3 (input strides), input elements, add};
  *      every src -> dst dtype pair; conversion and the add are deterministic fp32 steps ---- */
@@ -224,7 +224,7 @@ static long copy_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_COPY = {"copy", copy_setup, copy_call, copy_check};
+static const struct ot_op OP_COPY = {"copy", copy_setup, copy_call, copy_check, NULL, NULL, 0};
 
 /* ---- interp: p = {mode, planes, h in, w in, h out, w out}; src dtype from the row ---- */
 static void interp_setup(struct ot_case *c) {
@@ -242,7 +242,7 @@ static enum samrt_status interp_call(const struct ot_case *c, void *const *p, in
     return gpu ? OT_GPU(samrt_interp_cuda(&d, p[0], p[1], (cudaStream_t)stream)) : samrt_interp_ref(&d, p[0], p[1]);
 }
 
-static const struct ot_op OP_INTERP = {"interp", interp_setup, interp_call, NULL};
+static const struct ot_op OP_INTERP = {"interp", interp_setup, interp_call, NULL, NULL, NULL, 0};
 
 #define F OT_FLOATS
 #define B OT_BENCH

@@ -17,7 +17,7 @@
 #include "track_rows.h"
 
 /* rotations in fp32 from one table: only the contraction of x*cos - y*sin may differ */
-static const struct ot_tol TOL_ROPE = {"rope_fma", {1e-6, 1e-6, 1e-6}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0};
+static const struct ot_tol TOL_ROPE = {"rope_fma", {1e-6, 1e-6, 1e-6}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 
 /* ---- finite: p = {elements, bad at (-1 none, 0 start, 1 middle, 2 end), misalign} ---- */
 static void finite_setup(struct ot_case *c) {
@@ -54,7 +54,7 @@ static long finite_check(const struct ot_case *c, void *const *p) {
     return ((const int32_t *)p[1])[0] != (c->row->p[1] >= 0);
 }
 
-static const struct ot_op OP_FINITE = {"finite", finite_setup, finite_call, finite_check};
+static const struct ot_op OP_FINITE = {"finite", finite_setup, finite_call, finite_check, NULL, NULL, 0};
 
 /* ---- rope: p = {batch, heads, tokens, dim, period, skip, n_rope, grid side, in place,
  *      source token stride in dims (1: contiguous, 3: a packed qkv row)} ---- */
@@ -108,7 +108,7 @@ static long rope_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_ROPE = {"rope", rope_setup, rope_call, rope_check};
+static const struct ot_op OP_ROPE = {"rope", rope_setup, rope_call, rope_check, NULL, NULL, 0};
 
 /* ---- mem_store: p = {objects, tokens, dim, no-object embedding}; scores +1.5, -0.5, 0, ... ---- */
 static void store_setup(struct ot_case *c) {
@@ -146,7 +146,7 @@ static long store_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_STORE = {"mem_store", store_setup, store_call, store_check};
+static const struct ot_op OP_STORE = {"mem_store", store_setup, store_call, store_check, NULL, NULL, 0};
 
 /* ---- track_rows: p = {row bytes, dst rows, src rows, pairs}; pair k copies src row
  *      (3k + 1) % src rows into dst row (5k + 2) % dst rows (distinct while pairs <= dst) ---- */
@@ -193,7 +193,7 @@ static long rows_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_ROWS = {"track_rows", rows_setup, rows_call, rows_check};
+static const struct ot_op OP_ROWS = {"track_rows", rows_setup, rows_call, rows_check, NULL, NULL, 0};
 
 #define F OT_FLOATS
 #define B OT_BENCH
@@ -216,6 +216,7 @@ const struct ot_row ot_rows_misc[] = {
      {1, 1, 7 * 512 + 64, 256, 512, 256, 7 * 512, 16, 1, 1}, {0}},
     {&OP_ROPE, "odd_heads_packed", F, 0, &TOL_ROPE, 0, {2, 3, 37, 12, 25, 0, 30, 5, 0, 3}, {0}},
     {&OP_ROPE, "one_token", F, 0, &TOL_ROPE, 0, {1, 1, 1, 4, 1, 0, 1, 1, 1, 1}, {0}},
+    {&OP_ROPE, "period23_skip3_in_place", F, 0, &TOL_ROPE, 0, {2, 3, 50, 16, 23, 3, 46, 5, 1, 1}, {0}},
     /* mem_store: objects, tokens, dim, no-object embedding; into the bf16 bank, bit for bit */
     {&OP_STORE, "maskmem_3obj", OT_BF16, F, X, B, {3, 64 * 64, 64, 1}, {0}},
     {&OP_STORE, "maskmem_1obj_no_embed", OT_BF16, F, X, 0, {1, 64 * 64, 64, 0}, {0}},

@@ -14,10 +14,10 @@
 
 /* The reference and the kernel sum in different orders: fp32 results differ by a few ulp,
  * stored f16/bf16 results by at most one ulp. */
-static const struct ot_tol TOL_LN = {"ln_sum_order", {3e-5, 1e-4, 1e-3}, {1e-5, 1.0 / 1024, 1.0 / 128}, 0};
+static const struct ot_tol TOL_LN = {"ln_sum_order", {3e-5, 1e-4, 1e-3}, {1e-5, 1.0 / 1024, 1.0 / 128}, 0, 0};
 /* device erff/expf are within a few ulp of the double reference (x20 for the mask affine);
  * f16/bf16: at most one ulp of the stored result */
-static const struct ot_tol TOL_EW = {"ew_ulp", {5e-6, 1e-5, 1e-4}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0};
+static const struct ot_tol TOL_EW = {"ew_ulp", {5e-6, 1e-5, 1e-4}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 
 /* ---- layernorm: p = {rows, cols, residual, sum mode, out in x, misalign}, f = {eps} ---- */
 enum { SUM_NONE = 0, SUM_SEPARATE, SUM_IN_X };
@@ -71,7 +71,7 @@ static long ln_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_LN = {"layernorm", ln_setup, ln_call, ln_check};
+static const struct ot_op OP_LN = {"layernorm", ln_setup, ln_call, ln_check, NULL, NULL, 0};
 
 /* ---- layernorm2d: p = {batch, channels, pixels, act, residual, out in x, misalign} ---- */
 static void ln2d_setup(struct ot_case *c) {
@@ -94,7 +94,7 @@ static enum samrt_status ln2d_call(const struct ot_case *c, void *const *p, int 
     return gpu ? OT_GPU(samrt_layernorm2d_cuda(&a, (cudaStream_t)stream)) : samrt_layernorm2d_ref(&a);
 }
 
-static const struct ot_op OP_LN2D = {"layernorm2d", ln2d_setup, ln2d_call, NULL};
+static const struct ot_op OP_LN2D = {"layernorm2d", ln2d_setup, ln2d_call, NULL, NULL, NULL, 0};
 
 /* ---- unary: p = {n, act, in place, misalign}, f = {alpha, beta, lo, hi} ---- */
 static void unary_setup(struct ot_case *c) {
@@ -133,7 +133,7 @@ static long unary_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_UNARY = {"unary", unary_setup, unary_call, unary_check};
+static const struct ot_op OP_UNARY = {"unary", unary_setup, unary_call, unary_check, NULL, NULL, 0};
 
 /* ---- add_scaled: p = {n, out is y, misalign}, f = {a, b} ---- */
 static void add_setup(struct ot_case *c) {
@@ -163,7 +163,7 @@ static long add_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_ADD = {"add_scaled", add_setup, add_call, add_check};
+static const struct ot_op OP_ADD = {"add_scaled", add_setup, add_call, add_check, NULL, NULL, 0};
 
 /* ---- channel_affine: p = {n, channels, inner, scale, bias, residual, out is x, misalign},
  *      f = {params f32, act} ---- */
@@ -188,7 +188,7 @@ static enum samrt_status affine_call(const struct ot_case *c, void *const *p, in
     return gpu ? OT_GPU(samrt_channel_affine_cuda(&a, (cudaStream_t)stream)) : samrt_channel_affine_ref(&a);
 }
 
-static const struct ot_op OP_AFFINE = {"channel_affine", affine_setup, affine_call, NULL};
+static const struct ot_op OP_AFFINE = {"channel_affine", affine_setup, affine_call, NULL, NULL, NULL, 0};
 
 #define F OT_FLOATS
 #define B OT_BENCH

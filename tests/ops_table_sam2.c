@@ -92,14 +92,14 @@ static long resize_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_RESIZE = {"resize_normalize", resize_setup, resize_call, resize_check};
+static const struct ot_op OP_RESIZE = {"resize_normalize", resize_setup, resize_call, resize_check, NULL, NULL, 0};
 
 /* ---- mask_decode / mask_decode_non_overlap: p = {objects, h in, w in, h out, w out,
  *      misaligned outputs}; logits uniform in [-3, 2) with exact zeros, the last of >= 3
  *      objects a copy of the first (a tie at every pixel) ---- */
 #define TOL_LOGIT 1e-6  /* f32 video-size logits, atol and rtol */
 static const struct ot_tol TOL_DECODE = {"logit_1e-6", {TOL_LOGIT, TOL_LOGIT, TOL_LOGIT},
-                                         {TOL_LOGIT, TOL_LOGIT, TOL_LOGIT}, 0};
+                                         {TOL_LOGIT, TOL_LOGIT, TOL_LOGIT}, 0, 0};
 
 static void decode_input(struct ot_case *c, int tie) {
     const long *p = c->row->p, plane = p[1] * p[2], n = p[0] * plane;
@@ -168,7 +168,7 @@ static long decode_check(const struct ot_case *c, void *const *p) {
     return bad + decode_stats_check(c, m, (const int32_t *)p[2]);
 }
 
-static const struct ot_op OP_DECODE = {"mask_decode", decode_setup, decode_call, decode_check};
+static const struct ot_op OP_DECODE = {"mask_decode", decode_setup, decode_call, decode_check, NULL, NULL, 0};
 
 /* non-overlap: masks and statistics bit for bit (the same logits, the same object order) */
 static void nonov_setup(struct ot_case *c) {
@@ -208,12 +208,12 @@ static long nonov_check(const struct ot_case *c, void *const *p) {
     return bad + decode_stats_check(c, m, (const int32_t *)p[2]);
 }
 
-static const struct ot_op OP_NONOV = {"mask_decode_non_overlap", nonov_setup, nonov_call, nonov_check};
+static const struct ot_op OP_NONOV = {"mask_decode_non_overlap", nonov_setup, nonov_call, nonov_check, NULL, NULL, 0};
 
 /* ---- mask_mem_input: p = {objects, h in, w in, h out, w out, binarize, misaligned out};
  *      scale 20, bias -10; logits uniform in [-12, 12) with exact zeros ---- */
 /* 20*sigmoid-10: device expf is within 2 ulp; one f16 / bf16 ulp at |x| in [8, 16) */
-static const struct ot_tol TOL_MEM = {"mem_sigmoid", {4e-6, 1e-2, 7e-2}, {0, 0, 0}, 0};
+static const struct ot_tol TOL_MEM = {"mem_sigmoid", {4e-6, 1e-2, 7e-2}, {0, 0, 0}, 0, 0};
 
 static void mem_setup(struct ot_case *c) {
     const long *p = c->row->p, ni = p[0] * p[1] * p[2], no = p[0] * p[3] * p[4];
@@ -251,7 +251,7 @@ static long mem_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_MEM = {"mask_mem_input", mem_setup, mem_call, mem_check};
+static const struct ot_op OP_MEM = {"mask_mem_input", mem_setup, mem_call, mem_check, NULL, NULL, 0};
 
 /* ---- fill_holes: p = {maps, h, w, max area, salt every n-th pixel (0 none), in place};
  *      f = {offset: larger, more background}; bit for bit ---- */
@@ -317,7 +317,7 @@ static long holes_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_HOLES = {"fill_holes", holes_setup, holes_call, holes_check};
+static const struct ot_op OP_HOLES = {"fill_holes", holes_setup, holes_call, holes_check, NULL, NULL, 0};
 
 /* ---- sam2_select: p = {objects, pixels, token width}; mode of object b is b % 3, object
  *      b % 6 == 5 has a stable mask 0 (all 1), object 1 an IoU tie, scores of objects 0..2
@@ -395,7 +395,7 @@ static long select_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_SELECT = {"sam2_select", select_setup, select_call, select_check};
+static const struct ot_op OP_SELECT = {"sam2_select", select_setup, select_call, select_check, NULL, NULL, 0};
 
 /* ---- sam2_ptr_gate: p = {objects, width}; object b present when b % 3 != 0; bit for bit ---- */
 static void gate_setup(struct ot_case *c) {
@@ -431,7 +431,7 @@ static long gate_check(const struct ot_case *c, void *const *p) {
     return bad;
 }
 
-static const struct ot_op OP_GATE = {"sam2_ptr_gate", gate_setup, gate_call, gate_check};
+static const struct ot_op OP_GATE = {"sam2_ptr_gate", gate_setup, gate_call, gate_check, NULL, NULL, 0};
 
 #define F OT_FLOATS
 #define B OT_BENCH
