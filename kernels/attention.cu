@@ -20,7 +20,7 @@
  * f32 (attn_f32_kernel): a plain fp32 FMA kernel for parity runs (no tensor cores, no TF32):
  * 4 warps x 4 query rows, 32-key tiles with one key per lane.
  *
- * Tested by tests/test_attention_cuda.c (also its --bench mode); SAMRT_ATTENTION_PORTABLE=1
+ * Tested by the op table's attention rows (tests/ops_table_attn.c; benchmarks: test_attention_cuda --bench); SAMRT_ATTENTION_PORTABLE=1
  * in the environment at init keeps an H100 on the portable kernel, to test it there. */
 #include <stdint.h>
 #include <stdlib.h>

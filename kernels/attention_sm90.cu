@@ -1,7 +1,7 @@
 /* attention_sm90.cu - the Hopper (sm_90a) f16 / bf16 attention kernel: wgmma.mma_async with
  * operands in swizzled shared memory, fed by a producer warpgroup through an mbarrier pipeline.
  * Its CPU reference is kernels/attention_ref.c, shared with the portable kernel (attention.cu);
- * tests/test_attention_cuda.c checks both paths against it.
+ * the op table's attention rows (tests/ops_table_attn.c) check both paths against it.
  * attention.cu's launcher hands it every problem it supports once samrt_attention_init_cuda
  * has found an sm_90 device and sm_90a code in this binary; everything else (and every other
  * GPU) runs the portable mma.sync kernel.
@@ -35,7 +35,7 @@
  * (O += P V: one product over the head blocks, one over the tail), so one loader serves all
  * three; TMA writes it with one box per block.
  *
- * Tested by tests/test_attention_cuda.c on an H100 (both kernels: SAMRT_ATTENTION_PORTABLE=1
+ * Tested by test_ops_table_cuda's attention rows on an H100 (both kernels: SAMRT_ATTENTION_PORTABLE=1
  * keeps the portable one). */
 #include <cuda.h>
 #include <stdint.h>

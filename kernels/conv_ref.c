@@ -3,7 +3,7 @@
  * 2x2 weights). The references are the direct loop nests of PyTorch's definitions with f32
  * accumulation, followed by the epilogue reference; layouts are handled by index functions
  * only, so one loop nest serves NCHW and NHWC.
- * Tested by tests/test_conv.c (hand-checked) and tests/test_conv_cuda.c (against cuDNN). */
+ * Tested by tests/test_conv.c (hand-checked) and the op table's conv rows (test_ops_table_cuda, against cuDNN). */
 #include "conv.h"
 
 int samrt_conv_as_dwconv(const struct samrt_conv_desc *d, struct samrt_dwconv_desc *out) {

@@ -7,7 +7,7 @@
  * rest: grid.y is the batch, and a block covers `rpb` rows at a time with `tpr` threads per
  * row (rpb * tpr <= 256). Math is f32 whatever the storage dtype, rounding once on the store,
  * as PyTorch's opmath does.
- * Tested by tests/test_gemm_cuda.c, tests/test_conv_cuda.c and the op table (tests/ops_table_*.c, test_ops_table_cuda). */
+ * Tested by the op table (tests/ops_table_*.c, test_ops_table_cuda: its epilogue, gemm and conv rows). */
 #include "common.cuh"
 #include "epilogue.h"
 

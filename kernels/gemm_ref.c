@@ -1,7 +1,7 @@
 /* gemm_ref.c - the Linear reference (y = act(alpha * x w^T + b + r), gemm.h) and the desc
  * helpers shared with the cuBLASLt path. Plain loops, f32 accumulation in k order, then the
  * epilogue reference per batch (each batch has its own bias slice).
- * Tested by tests/test_gemm.c (hand-checked) and tests/test_gemm_cuda.c (against cuBLASLt). */
+ * Tested by tests/test_gemm.c (hand-checked) and the op table's gemm rows (test_ops_table_cuda, against cuBLASLt). */
 #include "gemm.h"
 
 struct samrt_gemm_desc samrt_gemm_desc_make(int64_t m, int64_t n, int64_t k, enum samrt_dtype dt_in,

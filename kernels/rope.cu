@@ -3,7 +3,7 @@
  * The attention launcher runs it once over q and k into its workspace, so the attention
  * kernels themselves never see RoPE: rotating K inside the attention kernel would redo it
  * for every query tile (32x the work at the memory-attention shape).
- * Tested by tests/test_attention_cuda.c against rope_ref.c. */
+ * Tested by the op table's rope rows (tests/ops_table_*.c) against rope_ref.c. */
 #include "common.cuh"
 #include "rope.h"
 

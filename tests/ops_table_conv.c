@@ -5,7 +5,7 @@
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
  * residual, padded rows and batches whose gaps must stay untouched). The references compute on
  * f32 copies of the dtype's values and round once on the store, as the kernels do; tolerances
- * follow test_conv_cuda.c and test_gemm_cuda.c, which also run the library paths these tails
+ * follow the gemm and conv rows of ops_table_linalg.c, which also run the library paths these tails
  * belong to. ops_table.h says how a row is run. */
 #include <math.h>
 #include <stdio.h>

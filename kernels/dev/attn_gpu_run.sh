@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # attn_gpu_run.sh - the attention evidence run on a GPU machine, in steps named on the command
-# line so one call fits a time limit: build test_attention_cuda (sm_90a, Release), run it on
-# the default kernel and on the portable one (SAMRT_ATTENTION_PORTABLE=1), BENCH lines for
+# line so one call fits a time limit: build test_attention_cuda (the bench) and the op table
+# (sm_90a, Release), check the attention rows of the op table on the default kernel and on the
+# portable one (SAMRT_ATTENTION_PORTABLE=1), BENCH lines for
 # both, PyTorch SDPA on the same shapes, ncu summaries of the main kernels. With BASE=<source
 # tree> the same test binary is also built from that tree and benched (the "before" column).
 # Every GPU step runs under a timeout, so a hung kernel costs one step, not the run.
@@ -12,13 +13,14 @@ out=${OUT:-attn-out}
 mkdir -p "$out"
 B=${B:-build/attn}
 T=$B/tests/test_attention_cuda
+OT=$B/tests/test_ops_table_cuda
 base=${BASE:-}
 BT=$base/build/attn/tests/test_attention_cuda
 step() { echo "=== $1 ($(date +%T))"; }
 build_tree() {  # $1 source dir, $2 log prefix
   cmake -S "$1" -B "$1/$B" -DCMAKE_CUDA_ARCHITECTURES=90a -DSAMRT_BUILD_TESTS=ON \
     -DCMAKE_BUILD_TYPE=Release >"$out/$2_configure.log" 2>&1 &&
-    cmake --build "$1/$B" -j"${JOBS:-16}" --target test_attention_cuda >"$out/$2_build.log" 2>&1
+    cmake --build "$1/$B" -j"${JOBS:-16}" --target test_attention_cuda test_ops_table_cuda >"$out/$2_build.log" 2>&1
 }
 for s in "$@"; do
   case $s in
@@ -31,13 +33,13 @@ for s in "$@"; do
     echo "build ok" ;;
   test)
     step test
-    timeout -k 5 20 $T hiera_global_t >"$out/smoke.log" 2>&1
+    timeout -k 5 20 $OT attention/hiera_global >"$out/smoke.log" 2>&1
     rc=$?; echo "smoke rc=$rc"; [ $rc = 124 ] && { echo "default kernel HANGS"; touch "$out/hang"; }
-    [ -e "$out/hang" ] || { timeout -k 5 150 $T >"$out/test.log" 2>&1; echo "default kernel rc=$?"; }
+    [ -e "$out/hang" ] || { timeout -k 5 150 $OT attention/ >"$out/test.log" 2>&1; echo "default kernel rc=$?"; }
     grep -E "FAIL|checks" "$out/test.log" | head -20 ;;
   ptest)
     step ptest
-    SAMRT_ATTENTION_PORTABLE=1 timeout -k 5 150 $T >"$out/test_portable.log" 2>&1; echo "portable kernel rc=$?"
+    SAMRT_ATTENTION_PORTABLE=1 timeout -k 5 150 $OT attention/ >"$out/test_portable.log" 2>&1; echo "portable kernel rc=$?"
     grep -E "FAIL|checks" "$out/test_portable.log" | head -20 ;;
   bench)
     step bench
