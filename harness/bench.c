@@ -62,6 +62,9 @@ static void usage(FILE *f) {
             "  --imgsz N           model input side, default 1024\n"
             "  --precision P       fp32, fp16 or bf16 (default: the platform profile's)\n"
             "  --platform P        platform profile (samrt check lists them; default: detected)\n"
+            "  --sm-limit N        the engines run in a green context of N SMs, an Orin-sized share\n"
+            "                      (8 ~ Orin Nano/NX, 16 ~ AGX Orin; rounded up to the driver's granularity,\n"
+            "                      the sm_limit column); 0 = the whole GPU (default)\n"
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --save_masks S      annotated (default: the frames `samrt eval` reads), all, none\n"
@@ -228,7 +231,7 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
                       struct samrt_bench_opts *o) {
     enum { O_SPLIT = 256, O_MODELS, O_WEIGHTS, O_OUT, O_VIDEOS, O_LIMV, O_LIMO, O_SHARD, O_WARM, O_WARMF,
            O_RUNS, O_IMGSZ, O_PREC, O_PLAT, O_PEROBJ, O_PREF, O_SAVE, O_NSYS, O_VIDEO, O_START, O_MAXF, O_SWEEP,
-           O_STREAMS };
+           O_STREAMS, O_SMLIM };
     static const struct option opts[] = {
         {"split_dir", required_argument, 0, O_SPLIT},     {"models", required_argument, 0, O_MODELS},
         {"weights_dir", required_argument, 0, O_WEIGHTS}, {"out_dir", required_argument, 0, O_OUT},
@@ -244,7 +247,8 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         {"max-frames", required_argument, 0, O_MAXF},     {"max_frames", required_argument, 0, O_MAXF},
         {"point", required_argument, 0, 'p'},             {"box", required_argument, 0, 'b'},
         {"object", no_argument, 0, 'o'},                  {"objects", required_argument, 0, O_SWEEP},
-        {"streams", required_argument, 0, O_STREAMS},     {0, 0, 0, 0}};
+        {"streams", required_argument, 0, O_STREAMS},     {"sm-limit", required_argument, 0, O_SMLIM},
+        {"sm_limit", required_argument, 0, O_SMLIM},      {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->weights_dir = "checkpoints";
     o->warmup = 1;
@@ -282,6 +286,7 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
         case O_WARM: bad = opt_int("warmup", optarg, 0, 1000, &o->warmup); break;
         case O_WARMF: bad = opt_int("warmup_frames", optarg, 0, 1000000, &o->warmup_frames); break;
         case O_RUNS: bad = opt_int("runs", optarg, 1, 1000, &o->runs); break;
+        case O_SMLIM: bad = opt_int("sm-limit", optarg, 0, 4096, &o->sm_limit); break;
         case O_IMGSZ:
             bad = samrt_opt_imgsz(optarg, &o->imgsz) &&
                   int_wanted("imgsz", optarg, SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX);

@@ -73,6 +73,8 @@ static void usage(FILE *f) {
             "                     memories, single-mask fallback)\n"
             "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
+            "  --sm-limit N       run in a green context of N SMs, an Orin-sized share (8 ~ Orin Nano/NX,\n"
+            "                     16 ~ AGX Orin; rounded up to the driver's granularity; 0 = the whole GPU)\n"
             "  --dump-taps FILE   every object's per-frame taps for tests/parity/compare_taps.py: the\n"
             "                     first object's as frame.<t>.*, the others' as obj<id>.frame.<t>.*\n"
             "  --dump-memattn     with --dump-taps: also each tracked frame's memory attention output\n"
@@ -228,7 +230,8 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"dump-taps", required_argument, 0, 't'},     {"timing", no_argument, 0, 'T'},
         {"runs", required_argument, 0, 'R'},          {"settings", required_argument, 0, 'S'},
         {"fill-holes", required_argument, 0, 'H'},    {"dump-memattn", no_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},                {"sm-limit", required_argument, 0, 'L'},
+        {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
     a->p.max_objects = 0;
@@ -237,6 +240,7 @@ static int parse_args(int argc, char **argv, struct args *a) {
     a->runs = 1;
     a->prefetch = 4;
     int c;
+    long n_sm;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int rc = parse_object_opt(c, a);
@@ -253,6 +257,10 @@ static int parse_args(int argc, char **argv, struct args *a) {
         case 'v': a->overlay = optarg; break;
         case 'W': a->overlay_video = optarg; break;
         case 'F': a->p.platform = optarg; break;
+        case 'L':
+            if (samrt_parse_int(optarg, 0, 4096, &n_sm)) return bad("--sm-limit takes N >= 0", optarg);
+            a->p.sm_limit = (int)n_sm;
+            break;
         case 't': a->taps = optarg; break;
         case 'D': a->dump_memattn = 1; break;
         case 'N': a->non_overlap = 1; break;
