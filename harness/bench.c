@@ -63,6 +63,9 @@ static void usage(FILE *f) {
             "  --imgsz N           model input side, default 1024\n"
             "  --precision P       fp32, fp16 or bf16 (default: the platform profile's)\n"
             "  --platform P        platform profile (samrt check lists them; default: detected)\n"
+            "  --sm-limit N        the engines run in a green context of N SMs, an Orin-sized share\n"
+            "                      (8 ~ Orin Nano/NX, 16 ~ AGX Orin; rounded up to the driver's granularity,\n"
+            "                      the sm_limit column); 0 = the whole GPU (default)\n"
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --save_masks S      annotated (default: the frames `samrt eval` reads), all, none\n"
@@ -250,6 +253,7 @@ static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opt
     o->prefetch = v->prefetch;
     o->runs = v->runs;
     o->imgsz = v->imgsz;
+    o->sm_limit = v->sm_limit;
     o->precision_set = v->precision != SAMRT_DTYPE_COUNT;
     if (o->precision_set) o->precision = v->precision;
 }

@@ -83,6 +83,7 @@ struct samrt_bench_opts {
     int n_streams;                 /* --streams: 0 = one stream (and n_sweep 1 with 1 object when
                                       --objects is absent) */
     int streams[SAMRT_BENCH_MAX_STREAMS]; /* videos tracked at once, one engine and thread each */
+    int sm_limit;                  /* --sm-limit: SMs of the engines' green context; 0 = the whole GPU */
 };
 
 /* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench

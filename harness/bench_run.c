@@ -253,6 +253,7 @@ void samrt_bench_fill_row(const struct bench *B, const struct model_run *mr, con
     snprintf(row->timestamp, sizeof row->timestamp, "%s", ps->ts);
     if (o->nsight_report) snprintf(row->nsight_report, sizeof row->nsight_report, "%s", o->nsight_report);
     row->imgsz = o->imgsz;
+    row->sm_limit = B->sm_count;
     row->infer_H = row->infer_W = o->imgsz;
     row->H = vr->h, row->W = vr->w;
     row->frames = frames;
@@ -491,6 +492,11 @@ static enum samrt_status bench_init(struct bench *B) {
     } else {
         snprintf(B->device, sizeof B->device, "cpu");
     }
+    if (o->sm_limit > 0) {  /* the SMs each engine's green context gets: the driver rounds up */
+        struct samrt_sm_share_info q;
+        samrt_platform_sm_share_query(0, o->sm_limit, &q);
+        B->sm_count = q.granted > 0 ? q.granted : o->sm_limit;
+    }
     B->rss0 = samrt_platform_rss_bytes();
     B->dtype = o->precision_set ? o->precision : prof->precision;
     snprintf(B->precision, sizeof B->precision, "%s",
@@ -532,7 +538,8 @@ enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, 
     const struct samrt_bench_opts *o = B->o;
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_model_checkpoint_name(mr->m->model));
-    const struct samrt_tracker_config cfg = {mr->m->model, ckpt, B->platform, B->dtype, o->imgsz, max_objects};
+    const struct samrt_tracker_config cfg = {mr->m->model, ckpt,        B->platform, B->dtype,
+                                             o->imgsz,     max_objects, o->sm_limit};
     /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
      * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */
     if (!samrt_platform_peak_rss_reset() && (mr->index > 0 || o->n_sweep > 1) && !B->rss_reset_warned) {

@@ -32,6 +32,7 @@ struct bench {
     uint64_t t_start;               /* process start, monotonic */
     double common_setup_ms;         /* process start -> the first model's setup begins */
     int have_device;
+    int sm_count;                   /* --sm-limit: the SMs each engine's green context gets; 0 = all */
     uint64_t free0, rss0;           /* device free memory and VmRSS before any engine */
     int rss_reset_warned;           /* the peak-RSS reset was refused and said so */
     int progress;                   /* stderr is a terminal */

@@ -42,6 +42,7 @@ struct samrt_tracker_config {
     enum samrt_dtype precision;
     int imgsz;                     /* model input side */
     int max_objects;               /* objects tracked at once (enters the arena plan) */
+    int sm_limit;                  /* samrt_engine_params.sm_limit: 0 = the whole GPU */
 };
 
 struct samrt_tracker;

@@ -41,9 +41,10 @@ extern "C" {
 enum samrt_opt_code {
     SAMRT_OPT_VIDEO = 0x100, SAMRT_OPT_OUT, SAMRT_OPT_POINT, SAMRT_OPT_BOX, SAMRT_OPT_START,
     SAMRT_OPT_MAX_FRAMES, SAMRT_OPT_PREFETCH, SAMRT_OPT_RUNS, SAMRT_OPT_IMGSZ, SAMRT_OPT_PRECISION,
-    SAMRT_OPT_PLATFORM, SAMRT_OPT_OWN = 0x200
+    SAMRT_OPT_PLATFORM, SAMRT_OPT_SM_LIMIT, SAMRT_OPT_OWN = 0x200
 };
-#define SAMRT_OPT_N_SHARED 13  /* rows samrt_opt_table puts first */
+#define SAMRT_OPT_N_SHARED 15  /* rows samrt_opt_table puts first */
+#define SAMRT_OPT_SM_LIMIT_MAX 4096L      /* --sm-limit, from 0 (the whole GPU) */
 
 /* The shared option values, with the defaults of samrt_track_opts_init. */
 struct samrt_track_opts {
@@ -56,6 +57,7 @@ struct samrt_track_opts {
     int runs;                  /* --runs, 1 */
     int imgsz;                 /* --imgsz, 1024 */
     enum samrt_dtype precision; /* --precision, SAMRT_DTYPE_COUNT = the platform profile's */
+    int sm_limit;              /* --sm-limit, 0 = the whole GPU (samrt_engine_params.sm_limit) */
 };
 
 /* Why samrt_track_opts_parse refused a value. */

@@ -201,6 +201,16 @@ struct samrt_engine_params {
     int max_frame_width;             /* largest frame a call accepts; sizes the frame staging */
     int max_frame_height;            /* slots in the arena. default 3840 x 2160 */
     int verbose;                     /* log the arena plan at init */
+    int sm_limit;                    /* 0 = the whole GPU (default); N > 0: the engine's work runs in
+                                        a CUDA green context of N SMs (an Orin-sized share of a large
+                                        GPU: 8 ~ Orin Nano / NX, 16 ~ AGX Orin). The driver rounds N
+                                        up to its SM granularity (multiples of 8 on Hopper); init logs
+                                        the count granted. Nothing on the device changes (no clocks,
+                                        MIG or MPS). Sessions share their model engine's green context
+                                        and must ask for the same N. SAMRT_E_UNSUPPORTED where green
+                                        contexts are unavailable (a CPU build or a host engine, CUDA or
+                                        a driver before 12.4) or N exceeds the device's SMs; plan-only
+                                        engines ignore it. */
 };
 
 struct samrt_engine_params samrt_engine_default_params(void);

@@ -15,7 +15,11 @@ enum samrt_status samrt_gpu_ctx_init(int device, struct samrt_gpu_ctx *out) {
         return SAMRT_E_NO_DEVICE;
     }
     SAMRT_CHECK(device >= 0 && device < n, SAMRT_E_INVALID_ARG, "gpu_ctx: device %d of %d", device, n);
-    SAMRT_CUDA_TRY(cudaSetDevice(device));
+    /* a context of this device already current (an SM share's green context, platform.h) is
+     * kept: the handles and the stream are made in it; otherwise the device's primary context */
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) (void)cudaGetLastError();
+    if (current != device) SAMRT_CUDA_TRY(cudaSetDevice(device));
     struct cudaDeviceProp prop;
     SAMRT_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
     out->device = device;

@@ -1,9 +1,10 @@
 /* host_cpu.c - the platform for CPU-only builds (SAMRT_CUDA=OFF): host memory pools, no
- * devices, NVTX compiled out, and stream.h's host work queue (copies complete at once, events
- * read the monotonic clock, no graphs). */
+ * devices (and no SM shares), NVTX compiled out, and stream.h's host work queue (copies
+ * complete at once, events read the monotonic clock, no graphs). */
 #include "platform.h"
 #include "stream.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,3 +135,11 @@ enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s) {
 }
 
 void samrt_graph_destroy(samrt_graph *g) { (void)g; }
+
+/* ---- SM shares: green contexts need CUDA -------------------------------------------------- */
+
+static void sm_share_none_why(char *why, size_t len) {
+    snprintf(why, len, "this build has no CUDA (SAMRT_CUDA=OFF): green contexts need a CUDA build");
+}
+
+#include "sm_share_none.h"

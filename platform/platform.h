@@ -1,6 +1,6 @@
 /* platform.h - the hooks a target supplies: device query, the three memory kinds, clocks,
- * peak RSS, NVTX ranges, library versions, and the platform profiles (pool size, workspace
- * caps, default precision). CMake links exactly one implementation file (host_cuda.c or
+ * peak RSS, NVTX ranges, library versions, SM shares (green contexts), and the platform
+ * profiles (pool size, workspace caps, default precision). CMake links exactly one implementation file (host_cuda.c or
  * host_cpu.c); common.c holds what every target shares. Nothing else in the tree tests
  * for a platform with #ifdef. The structs these hooks fill (device info, library versions,
  * profiles) are public: samrt.h defines them, and the runtime's system.c forwards its
@@ -45,6 +45,44 @@ int samrt_platform_peak_rss_reset(void);
 /* NVTX ranges (compiled to nothing without CUDA or with SAMRT_NVTX=OFF). */
 void samrt_nvtx_push(const char *name);
 void samrt_nvtx_pop(void);
+
+/* ---- SM shares: an Orin-sized part of a large GPU (samrt_engine_params.sm_limit) ---------- */
+/* A CUDA green context (CUDA 12.4+ driver API, resolved at run time: nothing links libcuda)
+ * holding a share of the device's SMs; the engine's streams, library handles and events are
+ * created inside it, so its kernels run on those SMs alone. Nothing on the device changes.
+ * Host builds, toolkits before 12.4 and drivers without green contexts refuse with
+ * SAMRT_E_UNSUPPORTED and the reason. */
+typedef struct samrt_sm_share samrt_sm_share;
+
+/* What device `ordinal` offers, and what a share of sm_limit SMs would get (sm_limit 0: the
+ * device alone). SAMRT_OK whenever out is filled; `why` says what is missing. */
+struct samrt_sm_share_info {
+    int available;       /* 1: this build and driver make green contexts on the device */
+    int device_sms;      /* the device's SMs */
+    int min_sms;         /* the smallest share */
+    int granularity;     /* shares are multiples of this many SMs */
+    int granted;         /* SMs a share of sm_limit gets (rounded up); 0 when refused or sm_limit 0 */
+    char why[192];       /* not available, or sm_limit refused: the reason; "" otherwise */
+};
+enum samrt_status samrt_platform_sm_share_query(int ordinal, int sm_limit, struct samrt_sm_share_info *out);
+/* A green context of sm_limit SMs (rounded up to the granularity) on device ordinal; setup
+ * only. The count granted is logged and returned by samrt_platform_sm_share_sms. */
+enum samrt_status samrt_platform_sm_share_open(int ordinal, int sm_limit, samrt_sm_share **out);
+/* Another owner (a session of the engine); returns s. */
+samrt_sm_share *samrt_platform_sm_share_retain(samrt_sm_share *s);
+/* The last owner destroys the green context: after every stream, handle and event made in it
+ * is destroyed. NULL is fine. */
+void samrt_platform_sm_share_release(samrt_sm_share *s);
+/* SMs granted; 0 for NULL (the whole GPU). */
+int samrt_platform_sm_share_sms(const samrt_sm_share *s);
+/* Setup windows: enter waits for the device's earlier work on the calling thread's context
+ * (the legacy stream's pool zeroing and weight uploads, which the share's streams do not
+ * order after), then makes the green context current, so that the streams, library handles
+ * and events created until leave belong to it. One thread at a time is inside (the green
+ * context is current to one thread at most): another waits. Leave waits for the work queued
+ * inside and restores the thread's previous context. NULL: nothing, SAMRT_OK. */
+enum samrt_status samrt_platform_sm_share_enter(samrt_sm_share *s);
+enum samrt_status samrt_platform_sm_share_leave(samrt_sm_share *s);
 
 /* ---- platform profiles ------------------------------------------------------------------ */
 

@@ -38,7 +38,8 @@ enum samrt_status samrt_stream_copy(void *dst, const void *src, size_t bytes, en
 enum samrt_status samrt_stream_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, enum samrt_copy_dir dir, samrt_stream *s);
 /* The same 2-D copy, synchronous, on the legacy stream (ordered after the work of blocking
- * streams such as the engine's): returns when the bytes have arrived. */
+ * streams of the calling thread's context, such as the engine's without an SM share):
+ * returns when the bytes have arrived. */
 enum samrt_status samrt_platform_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                          size_t height, enum samrt_copy_dir dir);
 /* Waits until the stream's work is done. */

@@ -15,10 +15,17 @@ extern "C" {
 struct samrt_engine;
 
 /* Device engines that run (a GPU-visible pool, not a plan-only budget): the GPU context and
- * its stream, on params.device. Nothing for other engines. */
+ * its stream, on params.device; with params.sm_limit > 0 both inside a green context of that
+ * many SMs (e->sm_share: opened here, or the model engine's for a session), so every kernel,
+ * cuBLASLt and cuDNN call of the engine runs on those SMs. Nothing for other engines. */
 enum samrt_status samrt_backend_open(struct samrt_engine *e);
 /* After every pass that borrowed the context is freed; safe on an engine never opened. */
 void samrt_backend_close(struct samrt_engine *e);
+/* A setup window inside e's SM share (nothing without one): the events, graphs and streams
+ * made between enter and leave belong to its green context; enter also waits for the pool's
+ * zeroing and the weight uploads, which its streams are not ordered after (platform.h). */
+enum samrt_status samrt_backend_enter(struct samrt_engine *e);
+enum samrt_status samrt_backend_leave(struct samrt_engine *e);
 /* The engine's stream; NULL on host engines (and plan-only ones). */
 samrt_stream *samrt_backend_stream(const struct samrt_engine *e);
 

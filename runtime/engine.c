@@ -39,6 +39,7 @@ struct samrt_engine_params samrt_engine_default_params(void) {
     p.max_frame_width = 3840;
     p.max_frame_height = 2160;
     p.verbose = 0;
+    p.sm_limit = 0;  /* the whole GPU */
     return p;
 }
 
@@ -200,6 +201,29 @@ static enum samrt_status check_session(const struct samrt_engine *e, const struc
     return SAMRT_OK;
 }
 
+/* sm_limit before anything is read: what no engine of this build could give fails at once
+ * (a session shares its model engine's green context, so it asks for the same count). */
+static enum samrt_status check_sm_limit(const struct samrt_engine_params *params, const struct samrt_engine *from) {
+    SAMRT_CHECK(params->sm_limit >= 0, SAMRT_E_INVALID_ARG, "sm_limit %d: must be >= 0 (0 = the whole GPU)",
+                params->sm_limit);
+    SAMRT_CHECK(!from || params->sm_limit == from->params.sm_limit, SAMRT_E_INVALID_ARG,
+                "session: sm_limit %d differs from the model engine's %d", params->sm_limit, from->params.sm_limit);
+    SAMRT_CHECK(params->sm_limit == 0 || samrt_platform_has_cuda(), SAMRT_E_UNSUPPORTED,
+                "sm_limit %d: this build has no CUDA (SAMRT_CUDA=OFF): green contexts need a CUDA build",
+                params->sm_limit);
+    return SAMRT_OK;
+}
+
+/* The family's prepare inside the engine's SM share when it has one (backend.h): the events
+ * and streams it makes belong to the share's green context, and the pool's zeroing and the
+ * uploads are done before its first kernel. */
+static enum samrt_status prepare_engine(struct samrt_engine *e, const struct samrt_ckpt *ck) {
+    SAMRT_TRY(samrt_backend_enter(e));
+    const enum samrt_status st = e->family->prepare(e, ck);
+    const enum samrt_status left = samrt_backend_leave(e);
+    return st != SAMRT_OK ? st : left;
+}
+
 /* samrt_engine_init, or with `from` a session reading from's weights. */
 static enum samrt_status engine_init(const char *checkpoint_path, const struct samrt_engine_params *params,
                                      struct samrt_engine *from, samrt_engine_t *out) {
@@ -208,6 +232,7 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
                 SAMRT_IMGSZ_MAX);
     SAMRT_CHECK(params->max_objects >= 1 && params->max_objects <= SAMRT_MAX_OBJECTS, SAMRT_E_INVALID_ARG,
                 "max_objects %d: must be in [1, %d]", params->max_objects, SAMRT_MAX_OBJECTS);
+    SAMRT_TRY(check_sm_limit(params, from));
 
     struct samrt_engine *e = calloc(1, sizeof *e);
     SAMRT_CHECK(e != NULL, SAMRT_E_HOST_MEMORY, "engine: out of host memory");
@@ -233,6 +258,12 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
         samrt_ckpt_check_finite(&ck);
         st = resolve_profile(e);
     }
+    if (st == SAMRT_OK && params->sm_limit > 0 && e->mem_kind == SAMRT_MEM_HOST) {
+        SAMRT_LOG_ERROR("sm_limit %d: a host engine (memory kind host, profile %s) has no GPU work to confine; "
+                        "green contexts need a device engine", params->sm_limit, e->profile->name);
+        st = SAMRT_E_UNSUPPORTED;
+    }
+    if (st == SAMRT_OK && from) e->sm_share = samrt_platform_sm_share_retain(from->sm_share);  /* backend.c */
     if (st == SAMRT_OK) st = plan_engine(e, ck.tensors, ck.n_tensors);
     if (st == SAMRT_OK && from) st = check_session(e, from);
     /* a session's pool: the regions after the weights */
@@ -268,7 +299,7 @@ static enum samrt_status engine_init(const char *checkpoint_path, const struct s
                   : samrt_arena_commit(&e->arena, &e->plan, e->pool, e->plan.total_bytes);
     if (st == SAMRT_OK) resolve_weights(e);  /* a session's read the model engine's bytes */
     if (st == SAMRT_OK && !from) st = load_weights(e, &ck);
-    if (st == SAMRT_OK) st = e->family->prepare(e, &ck);
+    if (st == SAMRT_OK) st = prepare_engine(e, &ck);
     samrt_ckpt_close(&ck);
     if (st != SAMRT_OK) {
         samrt_engine_free(e);

@@ -38,6 +38,8 @@ struct samrt_engine {
     int plan_only;                   /* a budget: planned from the key table, no pool, no GPU */
     struct samrt_gpu_ctx *gpu;       /* device engines: the GPU context (cuBLASLt / cuDNN handles, the
                                         stream), opened by the family's plan (backend.c); else NULL */
+    samrt_sm_share *sm_share;        /* params.sm_limit > 0: the green context the GPU context lives in
+                                        (platform.h), shared with the engine's sessions; else NULL */
     const struct samrt_family *family; /* the checkpoint's model family (family.h), set when recognised */
     void *model_state;               /* the family's state (opaque outside its folder); NULL until planned,
                                         and when the family plans no forward pass (host engines below f32) */

@@ -1,7 +1,8 @@
 /* samrt_internal.c - the bodies of samrt_internal.h, the runtime's one door for the samrt
  * program and the bench: thin forwards to the engine's model family (family.h: taps, graphs
- * and timing, track options, the prompt check), the budget tables and the pool residency read
- * from the engine struct (engine_impl.h), so that nothing above the runtime includes those. */
+ * and timing, track options, the prompt check), the budget tables, the pool residency and the
+ * SM share read from the engine struct (engine_impl.h) and the platform (platform.h), so that
+ * nothing above the runtime includes those. */
 #include "samrt_internal.h"
 
 #include <stdlib.h>
@@ -112,3 +113,12 @@ uint64_t samrt_internal_pool_resident_bytes(samrt_engine_t e) {
     free(vec);
     return SAMRT_MIN(resident, m.arena_bytes);
 }
+
+/* ---- SM shares -------------------------------------------------------------------------- */
+
+enum samrt_status samrt_internal_sm_share_query(int device, int sm_limit, struct samrt_sm_share_info *out) {
+    SAMRT_CHECK(out, SAMRT_E_INVALID_ARG, "sm_share_query: out is NULL");
+    return samrt_platform_sm_share_query(device, sm_limit, out);
+}
+
+int samrt_internal_engine_sm_count(samrt_engine_t e) { return e ? samrt_platform_sm_share_sms(e->sm_share) : 0; }

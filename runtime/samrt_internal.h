@@ -12,10 +12,13 @@
  *   prompt check      samrt_internal_check_prompt (a bad click fails before the weights load)
  *   budget tables     samrt_internal_budget, samrt_internal_budget_slot (`samrt budget`)
  *   pool residency    samrt_internal_pool_resident_bytes (`samrt bench`, cpu_peak_rss_MiB)
+ *   SM shares         samrt_internal_sm_share_query, samrt_internal_engine_sm_count
+ *                     (`samrt check`, the bench's sm_limit column; samrt_engine_params.sm_limit)
  */
 #ifndef SAMRT_INTERNAL_H
 #define SAMRT_INTERNAL_H
 
+#include "platform.h" /* struct samrt_sm_share_info */
 #include "samrt.h"
 
 #ifdef __cplusplus
@@ -129,6 +132,16 @@ enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernel
 /* Bytes of the engine's pool resident in this process's RSS (mincore over the pool): the
  * pages of a unified or host pool that VmRSS counts; 0 for a device pool or no pool. */
 uint64_t samrt_internal_pool_resident_bytes(samrt_engine_t e);
+
+/* ---- SM shares (samrt_engine_params.sm_limit) ------------------------------------------------ */
+
+/* What device `device` offers for green contexts, and what a share of sm_limit SMs would get
+ * (sm_limit 0: the device alone): platform.h's struct samrt_sm_share_info (available,
+ * device_sms, min_sms, granularity, granted, why). Needs no engine and changes nothing on the
+ * device. */
+enum samrt_status samrt_internal_sm_share_query(int device, int sm_limit, struct samrt_sm_share_info *out);
+/* The SMs of the green context e's work runs in; 0 when it has the whole GPU (or e is NULL). */
+int samrt_internal_engine_sm_count(samrt_engine_t e);
 
 #ifdef __cplusplus
 }

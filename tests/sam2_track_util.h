@@ -1,6 +1,7 @@
 /* sam2_track_util.h - shared pieces of the tracker tests (test_sam2_track*.c): the synthetic
  * frame (a bright box on a gradient, shifted right by `shift` pixels per frame), the engine
- * parameters of the host-pool tests, and a log sink that drops the expected error messages. Header-only, static. */
+ * parameters of the host-pool tests, the two-object clip of the session tests, and a log
+ * sink that drops the expected error messages. Header-only, static. */
 #ifndef SAMRT_TEST_SAM2_TRACK_UTIL_H
 #define SAMRT_TEST_SAM2_TRACK_UTIL_H
 
@@ -37,6 +38,23 @@ static inline void trk_two_prompts(struct samrt_object_prompt pr[2]) {
     pr[0].clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
     pr[1].has_box = 1;
     pr[1].box[0] = 20, pr[1].box[1] = 10, pr[1].box[2] = 60, pr[1].box[3] = 50;
+}
+
+/* Frame f of the two-object clip (test_sessions, test_sm_limit_cuda): frame 0 begins a w x h
+ * video and prompts object 1 (the click), frame 2 prompts object 2 (the box); the frame is
+ * drawn into rgb and pushed, res[0..1] receiving the results. */
+static inline enum samrt_status trk_two_object_push(samrt_engine_t e, uint8_t *rgb, int w, int h, int f,
+                                                    struct samrt_track_result res[2], int *n) {
+    struct samrt_object_prompt pr[2];
+    trk_two_prompts(pr);
+    enum samrt_status st = SAMRT_OK;
+    if (f == 0) st = samrt_engine_track_begin(e, w, h);
+    if (st == SAMRT_OK && f == 0) st = samrt_engine_track_prompt(e, 1, &pr[0]);
+    if (st == SAMRT_OK && f == 2) st = samrt_engine_track_prompt(e, 2, &pr[1]);
+    if (st != SAMRT_OK) return st;
+    trk_make_frame(rgb, w, h, f);
+    const struct samrt_image img = {rgb, w, h, 3 * w};
+    return samrt_engine_track_push(e, &img, 0, res, 2, n);
 }
 
 static inline void trk_quiet(enum samrt_log_level level, const char *msg, void *user) {

@@ -380,6 +380,7 @@ static void test_run(void) {
         /* JPEG decode: timed on the streamer's thread, a positive host time per frame */
         CHECK(*cell(&t, r, "decode_ms") && num(&t, r, "decode_ms") > 0);
         CHECK(*cell(&t, r, "gpu_busy_fraction"));
+        CHECK(!strcmp(cell(&t, r, "sm_limit"), "0"));  /* no --sm-limit: the whole GPU */
         /* arena columns from the tracker's memory report */
         CHECK(!strcmp(cell(&t, r, "gpu_peak_alloc_MiB"), "12.000"));
         CHECK(!strcmp(cell(&t, r, "arena_weights_MiB"), "8.000"));

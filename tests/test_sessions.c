@@ -54,17 +54,10 @@ static struct samrt_engine_params params(int k) {
 /* Tracks the clip on e into r (frames built in a buffer of the caller's thread). */
 static void track_clip(samrt_engine_t e, struct run *r) {
     static _Thread_local uint8_t rgb[H * W * 3];
-    struct samrt_object_prompt pr[2];
-    trk_two_prompts(pr);
-    const struct samrt_image img = {rgb, W, H, 3 * W};
     memset(r, 0, sizeof *r);
-    r->st = samrt_engine_track_begin(e, W, H);
-    if (r->st == SAMRT_OK) r->st = samrt_engine_track_prompt(e, 1, &pr[0]);
     for (int f = 0; f < N_FRAMES && r->st == SAMRT_OK; f++) {
-        if (f == 2) r->st = samrt_engine_track_prompt(e, 2, &pr[1]);
-        trk_make_frame(rgb, W, H, f);
         struct samrt_track_result res[2] = {{.mask = r->mask[f][0]}, {.mask = r->mask[f][1]}};
-        if (r->st == SAMRT_OK) r->st = samrt_engine_track_push(e, &img, 0, res, 2, &r->n[f]);
+        r->st = trk_two_object_push(e, rgb, W, H, f, res, &r->n[f]);
         for (int k = 0; k < r->n[f]; k++) {
             r->score[f][k] = res[k].object_score;
             r->area[f][k] = res[k].area;

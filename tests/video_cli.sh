@@ -14,16 +14,7 @@ CPU="--imgsz 256 --platform cpu --precision fp32"
 fails=0
 rm -rf "$W" && mkdir -p "$W"
 
-# expect CODE PATTERN CMD...: the command exits CODE and its output matches PATTERN
-expect() {
-  want=$1 pat=$2; shift 2
-  "$@" >"$W/out.txt" 2>&1; rc=$?
-  if [ "$rc" -ne "$want" ] || ! grep -q -- "$pat" "$W/out.txt"; then
-    echo "FAIL (exit $rc, want $want, pattern '$pat'): $*"; tail -5 "$W/out.txt"; fails=$((fails + 1))
-  else
-    echo "ok (exit $rc): $*"
-  fi
-}
+. "$SRC/tests/cli_expect.sh"  # expect CODE PATTERN CMD...
 
 [ -f "$CK" ] || { echo "video_cli: SKIPPED: no checkpoint $CK (test_samrt_demo writes it)"; exit 77; }
 if ! "$S" check 2>/dev/null | grep -q "FFmpeg (video)"; then

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "samrt_internal.h"
 #include "video.h"
 
 static int g_failed = 0;
@@ -52,8 +53,27 @@ static void ver(char *buf, size_t len, int v, int div_major, int div_minor) {
     else snprintf(buf, len, "%d.%d (%d)", v / div_major, (v % div_major) / div_minor, v);
 }
 
-/* A CUDA build: the driver, the runtime, every visible GPU with the profile it would get,
- * cuDNN and cuBLASLt. */
+/* SM shares of GPU i (--sm-limit, samrt_engine_params.sm_limit: a green context of N SMs):
+ * what the driver allows and what the Orin-sized shares get. Optional: it never fails the
+ * check. */
+static void check_sm_share(char *buf, size_t len, int i) {
+    struct samrt_sm_share_info q, q8, q16;
+    samrt_internal_sm_share_query(i, 0, &q);
+    if (!q.available) {
+        snprintf(buf, len, "[%d] %s", i, q.why);
+        printf("  \xe2\x9c\x97 %-22s %s\n", "green ctx (optional)", buf);
+        printf("      hint: --sm-limit (an Orin-sized share of the GPU) needs a CUDA 12.4+ build and driver\n");
+        return;
+    }
+    samrt_internal_sm_share_query(i, 8, &q8);
+    samrt_internal_sm_share_query(i, 16, &q16);
+    snprintf(buf, len, "[%d] --sm-limit N: shares of %d SMs or more in multiples of %d, of %d; 8 -> %d SMs, 16 -> %d SMs",
+             i, q.min_sms, q.granularity, q.device_sms, q8.granted, q16.granted);
+    printf("  \xe2\x9c\x93 %-22s %s\n", "green contexts", buf);
+}
+
+/* A CUDA build: the driver, the runtime, every visible GPU with the profile it would get and
+ * its SM shares, cuDNN and cuBLASLt. */
 static void check_cuda(char *buf, size_t len) {
     struct samrt_lib_versions v;
     samrt_library_versions(&v);
@@ -78,6 +98,7 @@ static void check_cuda(char *buf, size_t len) {
                  d.cc_major, d.cc_minor, d.sm_count, d.integrated ? "integrated (unified memory)" : "discrete",
                  d.free_bytes / 1073741824.0, d.total_bytes / 1073741824.0, p->name);
         line(d.cc_major >= 8, "GPU", buf, "samrt's kernels need sm_80 or newer (mma.sync bf16)");
+        check_sm_share(buf, len, i);
     }
     ver(buf, len, v.cudnn, 10000, 100);
     line(v.cudnn >= 90300, "cuDNN", buf, "cuDNN 9.3 or newer (JetPack 6 ships 9.3); apt install cudnn9-cuda-12");
@@ -112,9 +133,9 @@ int samrt_cmd_check(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
             printf("usage: samrt check\n\n"
-                   "Reports the CUDA driver and runtime, the GPU, cuDNN, cuBLASLt, libjpeg-turbo,\n"
-                   "libpng, FFmpeg (video files and cameras; optional) and Nsight Systems (PATH or\n"
-                   "NSYS_CMD; optional), each with a mark and a hint.\n"
+                   "Reports the CUDA driver and runtime, the GPU and its green contexts (--sm-limit;\n"
+                   "optional), cuDNN, cuBLASLt, libjpeg-turbo, libpng, FFmpeg (video files and cameras;\n"
+                   "optional) and Nsight Systems (PATH or NSYS_CMD; optional), each with a mark and a hint.\n"
                    "exit: 0 all present, 1 something the build needs is missing.\n");
             return SAMRT_EXIT_OK;
         }

@@ -50,6 +50,8 @@ void samrt_track_usage(FILE *f) {
             "                     memories, single-mask fallback)\n"
             "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
+            "  --sm-limit N       run in a green context of N SMs, an Orin-sized share (8 ~ Orin Nano/NX,\n"
+            "                     16 ~ AGX Orin; rounded up to the driver's granularity; 0 = the whole GPU)\n"
             "  --dump-taps FILE   every object's per-frame taps for tests/parity/compare_taps.py: the\n"
             "                     first object's as frame.<t>.*, the others' as obj<id>.frame.<t>.*\n"
             "  --dump-memattn     with --dump-taps: also each tracked frame's memory attention output\n"
@@ -219,5 +221,6 @@ int samrt_track_parse_args(int argc, char **argv, struct track_args *a) {
     a->p.imgsz = a->s.imgsz;
     a->p.precision = a->s.precision;
     a->p.platform = a->s.platform;
+    a->p.sm_limit = a->s.sm_limit;
     return check_args(a);
 }

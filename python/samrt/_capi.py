@@ -49,14 +49,16 @@ class PlatformProfile(ctypes.Structure):
                 ("device_bytes", ctypes.c_uint64), ("pool_bytes", ctypes.c_uint64),
                 ("reserve_bytes", ctypes.c_uint64), ("cublaslt_ws_bytes", ctypes.c_uint64),
                 ("cudnn_ws_bytes", ctypes.c_uint64), ("precision", ctypes.c_int), ("mem_kind", ctypes.c_int),
-                ("cc_major", ctypes.c_int), ("cc_minor", ctypes.c_int), ("sm_count", ctypes.c_int)]
+                ("cc_major", ctypes.c_int), ("cc_minor", ctypes.c_int), ("sm_count", ctypes.c_int),
+                ("clock_mhz", ctypes.c_int), ("fp16_tflops", ctypes.c_double), ("dram_gbps", ctypes.c_double),
+                ("launch_us", ctypes.c_double)]
 
 
 class EngineParams(ctypes.Structure):
     _fields_ = [("platform", ctypes.c_char_p), ("precision", ctypes.c_int), ("mem_kind", ctypes.c_int),
                 ("expect_model", ctypes.c_int), ("imgsz", ctypes.c_int), ("max_objects", ctypes.c_int),
                 ("device", ctypes.c_int), ("max_frame_width", ctypes.c_int), ("max_frame_height", ctypes.c_int),
-                ("verbose", ctypes.c_int)]
+                ("verbose", ctypes.c_int), ("sm_limit", ctypes.c_int)]
 
 
 class MemoryReport(ctypes.Structure):

@@ -51,8 +51,10 @@ def postproc_id(name: str) -> int:
 
 def _params(precision: Optional[str], platform: Optional[str], max_objects: int, max_frame: Sequence[int],
             imgsz: int, device: int, memory: Optional[str], expect_model: Optional[str],
-            verbose: bool) -> Tuple[_capi.EngineParams, bytes]:
+            verbose: bool, sm_limit: int = 0) -> Tuple[_capi.EngineParams, bytes]:
     p = _capi.lib().samrt_engine_default_params()
+    if not isinstance(sm_limit, int) or sm_limit < 0:
+        raise ValueError(f"sm_limit must be an int >= 0 (0 = the whole GPU), not {sm_limit!r}")
     if not isinstance(max_objects, int) or not 1 <= max_objects <= 256:
         raise ValueError(f"max_objects must be an int in [1, 256], not {max_objects!r}")
     if not isinstance(imgsz, int) or not (64 <= imgsz <= 4096 and imgsz % 16 == 0):
@@ -68,6 +70,7 @@ def _params(precision: Optional[str], platform: Optional[str], max_objects: int,
     p.imgsz, p.max_objects, p.device = imgsz, max_objects, int(device)
     p.max_frame_width, p.max_frame_height = w, h
     p.verbose = 1 if verbose else 0
+    p.sm_limit = sm_limit
     return p, platform_b  # the bytes stay referenced while the params are used
 
 
@@ -87,6 +90,9 @@ class Model:
         memory: where the arena lives: None / "auto", "device", "unified" or "host".
         expect_model: refuse a checkpoint of another model ("sam2.1_tiny", ...).
         verbose: log the arena plan (logger "samrt", level INFO).
+        sm_limit: 0 = the whole GPU; N > 0 runs the model in a CUDA green context of N SMs, an
+            Orin-sized share of a large GPU (8 ~ Orin Nano / NX, 16 ~ AGX Orin), rounded up to
+            the driver's granularity. UnsupportedError where green contexts are unavailable.
 
     Raises samrt.Error subclasses for what the library refuses (CheckpointError for keys,
     FileError for a missing file, ArenaTooSmallError when the plan exceeds the profile's pool)
@@ -95,10 +101,11 @@ class Model:
 
     def __init__(self, checkpoint: str, precision: Optional[str] = None, platform: Optional[str] = None,
                  max_objects: int = 1, max_frame: Sequence[int] = (3840, 2160), imgsz: int = 1024, device: int = 0,
-                 memory: Optional[str] = None, expect_model: Optional[str] = None, verbose: bool = False) -> None:
+                 memory: Optional[str] = None, expect_model: Optional[str] = None, verbose: bool = False,
+                 sm_limit: int = 0) -> None:
         self._init_state()
         params, keep = _params(precision, platform, max_objects, max_frame, imgsz, device, memory, expect_model,
-                               verbose)
+                               verbose, sm_limit)
         path = str(checkpoint).encode()
         eng = ctypes.c_void_p()
         _capi.call("samrt_engine_init", _capi.lib().samrt_engine_init, path, ctypes.byref(params), ctypes.byref(eng))
@@ -109,14 +116,16 @@ class Model:
         """Another Model that reads this one's weights in place (samrt_engine_init_session): its
         own memory bank, staging, scratch and CUDA stream, so several videos run at once, from
         different threads, on one copy of the weights. Same checkpoint, precision, platform and
-        imgsz; max_objects and max_frame may differ (default: this model's). Closing this model
+        imgsz (and sm_limit: the same green context); max_objects and max_frame may differ
+        (default: this model's). Closing this model
         first is fine: the weights stay until the last model reading them is closed."""
         if self._plan_only:
             raise errors.UnsupportedError("a plan_only model has no weights to share", errors.E_UNSUPPORTED,
                                           "unsupported")
         mo = self._max_objects if max_objects is None else max_objects
         mf = self._max_frame if max_frame is None else max_frame
-        params, keep = _params(self._precision, self._platform, mo, mf, self._imgsz, self._device, None, None, False)
+        params, keep = _params(self._precision, self._platform, mo, mf, self._imgsz, self._device, None, None, False,
+                               self._sm_limit)
         other = type(self).__new__(type(self))
         other._init_state()
         eng = ctypes.c_void_p()
@@ -158,6 +167,7 @@ class Model:
         self._plan_only = plan_only
         self._device = int(device)
         self._imgsz = int(params.imgsz)
+        self._sm_limit = int(params.sm_limit)
         self._max_objects = int(params.max_objects)
         self._max_frame = (int(params.max_frame_width), int(params.max_frame_height))
         mid, n_params = ctypes.c_int(), ctypes.c_uint64()

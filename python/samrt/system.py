@@ -58,7 +58,9 @@ def _profile(p: _capi.PlatformProfile) -> Dict[str, Any]:
             "pool_bytes": p.pool_bytes, "reserve_bytes": p.reserve_bytes, "cublaslt_ws_bytes": p.cublaslt_ws_bytes,
             "cudnn_ws_bytes": p.cudnn_ws_bytes, "precision": _capi.text(lib.samrt_dtype_name(p.precision)),
             "mem_kind": _capi.text(lib.samrt_mem_kind_name(p.mem_kind)),
-            "compute_capability": (p.cc_major, p.cc_minor), "sm_count": p.sm_count}
+            "compute_capability": (p.cc_major, p.cc_minor), "sm_count": p.sm_count,
+            "clock_mhz": p.clock_mhz, "fp16_tflops": p.fp16_tflops, "dram_gbps": p.dram_gbps,
+            "launch_us": p.launch_us}
 
 
 def platform_profiles() -> List[Dict[str, Any]]:

@@ -157,3 +157,11 @@ def test_close_waits_for_a_running_call(fresh_model):
     fresh_model.close()
     th.join()
     assert not errors and fresh_model.closed
+
+
+def test_sm_limit_needs_a_device_engine(checkpoint):
+    # a green context confines GPU work: a host engine (the CPU profile) has none to confine
+    with pytest.raises(samrt.UnsupportedError):
+        samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, sm_limit=8)
+    with pytest.raises(ValueError, match="sm_limit"):
+        samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, sm_limit=-1)

@@ -26,6 +26,12 @@ def test_library_loads():
     assert "sam2.1_tiny" in samrt.model_names() and "edgetam" in samrt.model_names()
     names = [p["name"] for p in samrt.platform_profiles()]
     assert "cpu" in names and "orin-nano-8gb" in names
+    # every field of the table reads back (the struct layout matches samrt.h), the last ones too
+    by_name = {p["name"]: p for p in samrt.platform_profiles()}
+    nano, h100 = by_name["orin-nano-8gb"], by_name["h100-80gb"]
+    assert nano["sm_count"] == 8 and nano["dram_gbps"] == 68.0 and nano["clock_mhz"] == 625
+    assert h100["sm_count"] == 132 and h100["dram_gbps"] == 3350.0 and h100["launch_us"] > 0
+    assert by_name["cpu"]["fp16_tflops"] == 0.0
 
 
 def test_only_public_symbols_exported():
