@@ -24,6 +24,8 @@ struct samrt_engine {
     struct samrt_engine_params params;
     enum samrt_model_id model;
     const struct samrt_platform_profile *profile;
+    struct samrt_platform_profile profile_share; /* params.sm_limit: the profile scaled to the SMs
+                                        granted (backend.c); then profile points here */
     enum samrt_mem_kind mem_kind;
     enum samrt_dtype precision;
 
