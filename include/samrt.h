@@ -175,7 +175,7 @@ struct samrt_platform_profile {
     int clock_mhz;                    /* GPU boost clock */
     double fp16_tflops;               /* dense fp16 tensor-core FLOP/s, f32 accumulation, 1e12 */
     double dram_gbps;                 /* DRAM bandwidth, 1e9 bytes/s */
-    double launch_us;                 /* time a kernel of a graph costs beyond its roofline (measured) */
+    double launch_us;                 /* time a kernel of a graph costs beyond its roofline (fitted) */
 };
 
 /* The built-in profiles, a static table of *n entries (n may be NULL); "cpu" is one of them. */

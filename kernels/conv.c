@@ -174,6 +174,7 @@ static int count_kernels(const struct samrt_gpu_ctx *ctx, const struct samrt_con
     const size_t by = SAMRT_PAD((size_t)d->n * d->c_out * p->ho * p->wo * es, a);
     const size_t bb = SAMRT_PAD((size_t)d->c_out * es, a), bws = SAMRT_PAD(p->ws_bytes, a);
     uint8_t *base = NULL;
+    if (!samrt_gpu_counting()) return -1;
     if (cudaMalloc((void **)&base, bx + bw + 2 * by + bb + bws) != cudaSuccess) {
         (void)cudaGetLastError();
         return -1;

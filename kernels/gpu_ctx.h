@@ -46,8 +46,12 @@ typedef enum samrt_status (*samrt_gpu_enqueue_fn)(void *user, void *probe, cudaS
 /* The kernels one library call really launches (cuBLASLt's split-K reductions and small-shape
  * kernels, cuDNN's layout transforms): the call captured into a throwaway graph on ctx's
  * stream at setup and its kernel nodes counted. -1 when the capture fails (the caller keeps
- * its estimate). Plans call it once each; samrt budget's frame is exact on a GPU engine. */
+ * its estimate), and always -1 unless samrt_gpu_counting(): counting allocates a probe buffer
+ * per plan at setup, and an engine's init allocates nothing but its arena otherwise. */
 int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user);
+/* 1 when SAMRT_COUNT_LIBRARY_KERNELS=1: plans count their library kernels (above), so that a
+ * GPU engine's planned frame (samrt_internal_frame_cost) equals its graph kernel by kernel. */
+int samrt_gpu_counting(void);
 
 #ifdef __cplusplus
 }

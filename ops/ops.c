@@ -30,8 +30,9 @@ int samrt_ctx_cost_tracing(void) {
     return on;
 }
 
-void samrt_ops_cost_trace(const char *op, int64_t launches) {
-    if (samrt_ctx_cost_tracing()) fprintf(stderr, "plan op %s: %lld launches\n", op, (long long)launches);
+void samrt_ops_cost_trace(const char *op, int64_t launches, double flops, double bytes) {
+    if (samrt_ctx_cost_tracing())
+        fprintf(stderr, "plan op %s: %lld launches %.0f flops %.0f bytes\n", op, (long long)launches, flops, bytes);
 }
 
 /* ---- context --------------------------------------------------------------------------------- */

@@ -27,10 +27,10 @@ static inline int cuda(const struct samrt_op_ctx *c) { return c->backend == SAMR
 
 /* Adds one op's work to the pass's cost (ops.h: struct samrt_op_cost): in a PLAN pass of the
  * CUDA backend that has not failed; bytes and flops are the op's whole, launches its kernels. */
-void samrt_ops_cost_trace(const char *op, int64_t launches);  /* ops.c: SAMRT_COST_TRACE=1 */
+void samrt_ops_cost_trace(const char *op, int64_t launches, double flops, double bytes);  /* SAMRT_COST_TRACE=1 */
 static inline void cost_add_at(struct samrt_op_ctx *c, int64_t launches, double flops, double bytes, const char *op) {
     if (!planning(c) || c->backend != SAMRT_BACKEND_CUDA || c->ex->status != SAMRT_OK) return;
-    samrt_ops_cost_trace(op, launches);
+    samrt_ops_cost_trace(op, launches, flops, bytes);
     c->cost.launches += launches;
     c->cost.flops += flops;
     c->cost.bytes += bytes;

@@ -20,16 +20,16 @@ enum samrt_status samrt_backend_open(struct samrt_engine *e) {
     SAMRT_TRY(samrt_backend_enter(e));  /* the handles and the stream are made in the share */
     const enum samrt_status st = samrt_ctx_gpu_open(e->params.device, &e->gpu);
     const enum samrt_status left = samrt_backend_leave(e);
-    const int n = e->sm_share ? samrt_platform_sm_share_sms(e->sm_share) : 0;
-    if (st == SAMRT_OK && n > 0 && e->profile->sm_count > n) {
-        /* an SM share plans for the SMs it was granted (attention's split-K) and projects its
-         * frame at their part of the compute peak; the DRAM stays the whole device's */
-        e->profile_share = *e->profile;
-        e->profile_share.fp16_tflops *= (double)n / e->profile->sm_count;
-        e->profile_share.sm_count = n;
-        e->profile = &e->profile_share;
-    }
+    if (st == SAMRT_OK && e->sm_share) samrt_backend_share_profile(e, samrt_platform_sm_share_sms(e->sm_share));
     return st != SAMRT_OK ? st : left;
+}
+
+void samrt_backend_share_profile(struct samrt_engine *e, int n) {
+    if (n <= 0 || n >= e->profile->sm_count) return;
+    e->profile_share = *e->profile;
+    e->profile_share.fp16_tflops *= (double)n / e->profile->sm_count;
+    e->profile_share.sm_count = n;
+    e->profile = &e->profile_share;
 }
 
 void samrt_backend_close(struct samrt_engine *e) {

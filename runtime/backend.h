@@ -19,6 +19,10 @@ struct samrt_engine;
  * many SMs (e->sm_share: opened here, or the model engine's for a session), so every kernel,
  * cuBLASLt and cuDNN call of the engine runs on those SMs. Nothing for other engines. */
 enum samrt_status samrt_backend_open(struct samrt_engine *e);
+/* An SM share of n SMs: the engine plans for them (attention's split-K) and projects its frame
+ * at their part of the compute peak (the DRAM stays the whole device's): e->profile becomes a
+ * scaled copy. Nothing when n is 0 or the whole GPU. */
+void samrt_backend_share_profile(struct samrt_engine *e, int n);
 /* After every pass that borrowed the context is freed; safe on an engine never opened. */
 void samrt_backend_close(struct samrt_engine *e);
 /* A setup window inside e's SM share (nothing without one): the events, graphs and streams

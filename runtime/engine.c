@@ -358,6 +358,15 @@ enum samrt_status samrt_engine_init_plan_only(enum samrt_model_id model, const s
         e->weights.n_params = n_params;
         st = resolve_profile(e);
     }
+    if (st == SAMRT_OK && params->sm_limit > 0) {  /* a budget of an SM share (samrt budget --sm-limit) */
+        if (params->sm_limit > e->profile->sm_count) {
+            SAMRT_LOG_ERROR("sm_limit %d: profile %s has %d SMs", params->sm_limit, e->profile->name,
+                            e->profile->sm_count);
+            st = SAMRT_E_INVALID_ARG;
+        } else {
+            samrt_backend_share_profile(e, params->sm_limit);
+        }
+    }
     if (st == SAMRT_OK) st = plan_engine(e, t, n);
     samrt_family_free_tensors(t, n);
     if (st != SAMRT_OK) {

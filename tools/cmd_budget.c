@@ -17,14 +17,17 @@
 static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
-            "                    [--frame WxH] [--streams K] --platform PROFILE [--json] [--slots]\n\n"
+            "                    [--frame WxH] [--streams K] [--sm-limit N] --platform PROFILE [--json] [--slots]\n\n"
             "Prints the exact arena plan: weights, per-object state, the workspace (one slot that\n"
             "cuBLASLt and cuDNN share: the larger of the profile's caps), I/O staging and peak\n"
             "activations (lifetime-packed scratch), and whether it fits the profile's pool. Runs\n"
             "without a GPU. --frame is the largest video frame the engine must accept (default\n"
             "3840x2160; it sizes the frame and mask staging). --streams K: K videos\n"
             "at once on one copy of the weights (one engine and K-1 sessions of it): the weights\n"
-            "once, state, workspace, staging and scratch K times, all within the pool. --slots\n"
+            "once, state, workspace, staging and scratch K times, all within the pool. --sm-limit N:\n"
+            "the plan and projected frame of an N-SM share of the profile's GPU (samrt track --sm-limit).\n"
+            "The frame table: one steady tracked frame's launches, FLOPs, DRAM bytes and projected time.\n"
+            "--slots\n"
             "lists every slot. Profiles: ");
     int n = 0;
     const struct samrt_platform_profile *p = samrt_platform_profile_list(&n);
@@ -150,6 +153,7 @@ int samrt_cmd_budget(int argc, char **argv) {
         {"platform", required_argument, 0, 'P'}, {"json", no_argument, 0, 'j'},
         {"slots", no_argument, 0, 's'},        {"frame", required_argument, 0, 'f'},
         {"streams", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+        {"sm-limit", required_argument, 0, 'L'},
         {0, 0, 0, 0}};
     struct samrt_engine_params prm = samrt_engine_default_params();
     enum samrt_model_id model = SAMRT_MODEL_UNKNOWN;
@@ -203,6 +207,13 @@ int samrt_cmd_budget(int argc, char **argv) {
             prm.max_frame_height = fh;
             break;
         }
+        case 'L':
+            if (samrt_parse_int(optarg, 0, 4096, &v)) {
+                fprintf(stderr, "samrt budget: --sm-limit must be in [0, 4096] ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            prm.sm_limit = (int)v;
+            break;
         case 'j': json = 1; break;
         case 's': slots = 1; break;
         case 'h': return usage(stdout, SAMRT_EXIT_OK);

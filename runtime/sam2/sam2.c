@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "engine_impl.h"
+#include "projection.h"
 
 struct samrt_sam2 *samrt_sam2_of(const struct samrt_engine *e) { return e ? (struct samrt_sam2 *)e->model_state : NULL; }
 
@@ -20,9 +21,7 @@ enum samrt_status samrt_sam2_ctx_init(struct samrt_engine *e, struct samrt_op_ct
     }
     c->step_base = &samrt_sam2_of(e)->step_base;
     c->sm_count = e->profile->sm_count;
-    c->peak_flops = e->profile->fp16_tflops * 1e12;
-    c->peak_bytes_s = e->profile->dram_gbps * 1e9;
-    c->launch_s = e->profile->launch_us * 1e-6;
+    samrt_projection_rates(e->profile, &c->peak_flops, &c->peak_bytes_s, &c->launch_s);
     return SAMRT_OK;
 }
 

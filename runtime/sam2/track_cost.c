@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine_impl.h"
+#include "projection.h"
 #include "sam2.h"
 #include "track_bank.h"
 #include "tracker_run.h"
@@ -24,6 +25,9 @@ struct peaks {
 
 static void add(struct samrt_internal_cost *c, const struct peaks *pk, int64_t launches, int64_t copies,
                 double flops, double bytes) {
+    if (samrt_ctx_cost_tracing())
+        fprintf(stderr, "frame op %p: %lld launches %lld copies %.0f flops %.0f bytes\n", (const void *)c,
+                (long long)launches, (long long)copies, flops, bytes);
     c->launches += launches;
     c->copies += copies;
     c->flops += flops;
@@ -36,7 +40,8 @@ static void add(struct samrt_internal_cost *c, const struct peaks *pk, int64_t l
 
 static void add_pass(struct samrt_internal_cost *c, const struct samrt_op_ctx *ctx, int times) {
     if (samrt_ctx_cost_tracing())
-        fprintf(stderr, "frame pass %p x %d: %lld launches\n", (const void *)ctx, times, (long long)ctx->cost.launches);
+        fprintf(stderr, "frame pass %p x %d: %lld launches, stage %p\n", (const void *)ctx, times,
+                (long long)ctx->cost.launches, (const void *)c);
     c->launches += ctx->cost.launches * times;
     c->flops += ctx->cost.flops * times;
     c->bytes += ctx->cost.bytes * times;
@@ -66,8 +71,8 @@ enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int
     const double mem_row = (double)t->mem_bank.s[1] * samrt_dtype_size(t->mem_bank.dtype);
     const double ptr_row = sizeof(float) * (double)SAMRT_SAM2_DIM;
     struct samrt_internal_cost *st = out->stage;
-    const struct samrt_platform_profile *pf = e->profile;
-    const struct peaks pk = {pf->fp16_tflops * 1e12, pf->dram_gbps * 1e9, pf->launch_us * 1e-6};
+    struct peaks pk;
+    samrt_projection_rates(e->profile, &pk.flops, &pk.bytes_s, &pk.launch_s);
 
     /* the frame up (staged RGB) and the table up; the resize-normalize kernel */
     out->transfers += 2;
