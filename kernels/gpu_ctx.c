@@ -66,7 +66,7 @@ void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx) {
 }
 
 int samrt_gpu_counting(void) {
-    const char *env = getenv("SAMRT_COUNT_LIBRARY_KERNELS");
+    const char *env = getenv("SAMRT_COUNT_KERNELS");
     return env && env[0] == '1';
 }
 

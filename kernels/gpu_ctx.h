@@ -49,8 +49,9 @@ typedef enum samrt_status (*samrt_gpu_enqueue_fn)(void *user, void *probe, cudaS
  * its estimate), and always -1 unless samrt_gpu_counting(): counting allocates a probe buffer
  * per plan at setup, and an engine's init allocates nothing but its arena otherwise. */
 int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user);
-/* 1 when SAMRT_COUNT_LIBRARY_KERNELS=1: plans count their library kernels (above), so that a
- * GPU engine's planned frame (samrt_internal_frame_cost) equals its graph kernel by kernel. */
+/* 1 when SAMRT_COUNT_KERNELS=1: plans count their library kernels (above) and captured graphs
+ * their nodes (platform/stream.h), so that a GPU engine's planned frame
+ * (samrt_internal_frame_cost) can be checked against its graph kernel by kernel. */
 int samrt_gpu_counting(void);
 
 #ifdef __cplusplus

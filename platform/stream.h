@@ -62,7 +62,8 @@ float samrt_event_elapsed_ms(samrt_event *a, samrt_event *b);
  * is, nothing is instantiated unless it is SAMRT_OK. Returns st, or SAMRT_E_CUDA when ending
  * or instantiating fails (logged as "<what>: ..."). Host builds have no graphs: begin returns
  * SAMRT_E_UNSUPPORTED. */
-/* What a captured graph holds, counted before it is instantiated (nodes may be NULL). */
+/* What a captured graph holds, counted before it is instantiated when SAMRT_COUNT_KERNELS=1
+ * (zeros otherwise: the count allocates the node list; nodes may be NULL). */
 struct samrt_graph_nodes {
     int kernels;   /* kernel nodes: our launches and the libraries' */
     int copies;    /* memcpy nodes */

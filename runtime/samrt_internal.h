@@ -124,7 +124,9 @@ const char *samrt_internal_stage_name(int stage);
 enum samrt_status samrt_internal_frame_cost(samrt_engine_t e, int objects, int width, int height,
                                             struct samrt_internal_frame_cost *out);
 /* The nodes of the graph the engine's last tracked frame ran: kernels and memcpy nodes (0, 0
- * when that frame ran eagerly, on a host engine, or before any frame). */
+ * when that frame ran eagerly, on a host engine, before any frame, or unless the process runs
+ * with SAMRT_COUNT_KERNELS=1, which also makes the engine's plans count what cuBLASLt and
+ * cuDNN launch). */
 enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernels, int *copies);
 
 /* ---- pool residency --------------------------------------------------------------------- */

@@ -3,7 +3,7 @@
  * checkpoint with deterministic values (tests/ckpt_writer.h) track one object prompted on
  * frame 0 through 24 frames at 1024 input, in fp16 and bf16. By frame 17 the bank is full (7
  * memories, 16 pointers), the frame key is steady and its graph replays; the engines count the
- * kernels of each library plan at setup (SAMRT_COUNT_LIBRARY_KERNELS=1); the kernel nodes of
+ * kernels of each library plan at setup (SAMRT_COUNT_KERNELS=1); the kernel nodes of
  * that graph must equal the planned launches inside the graph (all but the mask decode, which
  * runs after it), and its memcpy nodes the planned copies. A
  * change that adds a launch to the frame without counting it (or counts one that does not
@@ -90,7 +90,7 @@ static int wanted(int argc, char **argv, const char *model, enum samrt_dtype dt)
 }
 
 int main(int argc, char **argv) {
-    setenv("SAMRT_COUNT_LIBRARY_KERNELS", "1", 1);  /* plans count what cuBLASLt and cuDNN launch */
+    setenv("SAMRT_COUNT_KERNELS", "1", 1);  /* plans count what cuBLASLt and cuDNN launch */
     int n_dev = 0;
     if (samrt_platform_device_count(&n_dev) != SAMRT_OK || n_dev == 0)
         return check_skip("test_frame_cost_cuda", "no CUDA device");
