@@ -1,7 +1,8 @@
 /* video_write.c - the video writer of video.h: RGB8 frames converted to 4:2:0 with
  * libswscale and encoded with libavcodec (H.264 through libx264 or libopenh264 when the
  * linked FFmpeg has one, MPEG-4 part 2 otherwise), muxed by libavformat into the container
- * the file name asks for. Like every file samrt writes, the video appears complete or not at
+ * the file name asks for. FFV1 (SAMRT_VIDEO_ENCODER=ffv1) keeps the RGB samples as they are
+ * (lossless, no 4:2:0), so a clip it writes decodes back to the very pixels pushed. Like every file samrt writes, the video appears complete or not at
  * all: it is written beside the target (atomic_file.h) and synced and renamed over it by
  * samrt_video_writer_close.
  *
@@ -15,6 +16,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,21 +69,22 @@ static enum samrt_status open_encoder(struct samrt_video_writer *w, double fps) 
         if (!codec || avformat_query_codec(w->fmt->oformat, codec->id, FF_COMPLIANCE_NORMAL) != 1) continue;
         AVCodecContext *c = avcodec_alloc_context3(codec);
         SAMRT_CHECK(c, SAMRT_E_HOST_MEMORY, "out of memory");
-        c->width = w->width & ~1;
-        c->height = w->height & ~1;
-        c->pix_fmt = AV_PIX_FMT_YUV420P;
+        const int rgb = codec->id == AV_CODEC_ID_FFV1;  /* lossless RGB: any size, no matrix */
+        c->width = rgb ? w->width : w->width & ~1;
+        c->height = rgb ? w->height : w->height & ~1;
+        c->pix_fmt = rgb ? AV_PIX_FMT_0RGB32 : AV_PIX_FMT_YUV420P;
         c->framerate = rate;
         c->time_base = av_inv_q(rate);
         c->gop_size = 48;
-        c->colorspace = AVCOL_SPC_SMPTE170M;
+        c->colorspace = rgb ? AVCOL_SPC_RGB : AVCOL_SPC_SMPTE170M;
         c->color_primaries = AVCOL_PRI_SMPTE170M;
         c->color_trc = AVCOL_TRC_SMPTE170M;
-        c->color_range = AVCOL_RANGE_MPEG;
+        c->color_range = rgb ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
         if (w->fmt->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
         if (codec->id == AV_CODEC_ID_H264) {
             av_opt_set(c->priv_data, "preset", "veryfast", 0);
             av_opt_set(c->priv_data, "crf", "20", 0);
-        } else {
+        } else if (!rgb) {
             c->flags |= AV_CODEC_FLAG_QSCALE;
             c->global_quality = FF_QP2LAMBDA * 3;
         }
@@ -120,8 +123,9 @@ static enum samrt_status open_output(struct samrt_video_writer *w) {
     w->frame->height = w->enc->height;
     if ((ret = av_frame_get_buffer(w->frame, 0)) < 0) return wfail(w, ret, "cannot allocate a frame");
     w->sws = sws_getContext(w->enc->width, w->enc->height, AV_PIX_FMT_RGB24, w->enc->width, w->enc->height,
-                            AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
-    SAMRT_CHECK(w->sws, SAMRT_E_UNSUPPORTED, "%s: cannot convert RGB to YUV 4:2:0", w->path);
+                            w->enc->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
+    SAMRT_CHECK(w->sws, SAMRT_E_UNSUPPORTED, "%s: cannot convert RGB to %s", w->path,
+                av_get_pix_fmt_name(w->enc->pix_fmt));
     if (!(w->fmt->oformat->flags & AVFMT_NOFILE) && (ret = avio_open(&w->fmt->pb, w->out.tmp, AVIO_FLAG_WRITE)) < 0)
         return wfail(w, ret, "cannot create the file");
     AVDictionary *opts = NULL;
