@@ -36,7 +36,7 @@ foreach(f ${INCLUDEDIR}/samrt.h ${LIBDIR}/libsamrt.a ${LIBDIR}/cmake/samrt/samrt
 endforeach()
 
 if (SHARED)
-  foreach(f ${INCLUDEDIR}/samrt_image.h ${LIBDIR}/libsamrt.so)
+  foreach(f ${INCLUDEDIR}/samrt_image.h ${INCLUDEDIR}/samrt_video.h ${LIBDIR}/libsamrt.so)
     if (NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "cmake --install did not install ${f} (SAMRT_BUILD_SHARED=ON)")
     endif()

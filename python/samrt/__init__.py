@@ -20,14 +20,22 @@ optional (VideoPredictor(output="torch")).
     for frame_idx, obj_ids, masks in predictor.propagate_in_video(state):
         ...
 
+    camera = samrt.CameraPredictor(model)            # live input, the community camera calls
+    camera.load_first_frame(first)
+    camera.add_new_prompt(frame_idx=0, obj_id=1, bbox=[100, 80, 300, 260])
+    for frame in samrt.VideoReader("/dev/video0"):   # the library's FFmpeg reader
+        obj_ids, mask_logits = camera.track(frame)
+
 Every call releases the GIL while the library works. Failures of the library raise
 samrt.Error subclasses (errors.py); arguments checked in Python raise ValueError.
 docs/python.md in the repository is the guide.
 """
+from .camera import CameraPredictor
 from .errors import (ArenaTooSmallError, CheckpointError, CudaError, Error, ExecutionError, FileError, FormatError,
                      HostMemoryError, InputError, InvalidArgumentError, NoDeviceError, NumericError, StateError,
                      UnavailableError, UnsupportedError)
 from .model import Model, SegmentResult
+from .reader import VideoReader, video_available
 from .system import (device_count, devices, has_cuda, library_path, library_versions, model_names,
                      platform_profiles, read_image)
 from .track import TrackResult, TrackSession
@@ -36,7 +44,8 @@ from .video import InferenceState, VideoPredictor
 __version__ = "0.1.0"
 
 __all__ = [
-    "Model", "SegmentResult", "TrackSession", "TrackResult", "VideoPredictor", "InferenceState",
+    "Model", "SegmentResult", "TrackSession", "TrackResult", "VideoPredictor", "InferenceState", "CameraPredictor",
+    "VideoReader", "video_available",
     "has_cuda", "device_count", "devices", "library_path", "library_versions", "model_names", "platform_profiles",
     "read_image",
     "Error", "InputError", "InvalidArgumentError", "FileError", "FormatError", "CheckpointError", "ExecutionError",

@@ -1,5 +1,5 @@
 """The C API of libsamrt through ctypes: finding and loading the shared library, the structs and
-prototypes of include/samrt.h (and samrt_image.h), the library's log lines, and statuses turned
+prototypes of include/samrt.h (and samrt_image.h, samrt_video.h), the library's log lines, and statuses turned
 into exceptions. Nothing else in the package touches ctypes' foreign functions directly.
 
 The library is loaded with ctypes.CDLL, so every call releases the GIL while the C code runs:
@@ -13,7 +13,7 @@ import ctypes.util
 import logging
 import os
 import threading
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, TypeVar
 
 from . import errors
 
@@ -142,9 +142,16 @@ _PROTOTYPES = {
     "samrt_engine_io_counters": (_st, [_vp, _P(IoCounters)]),
     "samrt_log_set": (None, [LOG_FN, _vp, ctypes.c_int]),
     "samrt_image_read_rgb8": (_st, [ctypes.c_char_p, _vp, ctypes.c_size_t, _P(ctypes.c_int), _P(ctypes.c_int)]),
+    "samrt_video_reader_available": (ctypes.c_int, []),
+    "samrt_video_reader_open": (_st, [ctypes.c_char_p, _P(_vp)]),
+    "samrt_video_reader_info": (_st, [_vp, _P(ctypes.c_int), _P(ctypes.c_int), _P(ctypes.c_int64),
+                                      _P(ctypes.c_double)]),
+    "samrt_video_reader_next": (_st, [_vp, _vp, ctypes.c_size_t, _P(ctypes.c_int)]),
+    "samrt_video_reader_close": (None, [_vp]),
 }
 # Calls a library may lack: a libsamrt.so of another build. Their absence is reported on use.
-_OPTIONAL = {"samrt_image_read_rgb8"}
+_OPTIONAL = {"samrt_image_read_rgb8", "samrt_video_reader_available", "samrt_video_reader_open",
+             "samrt_video_reader_info", "samrt_video_reader_next", "samrt_video_reader_close"}
 
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
@@ -245,6 +252,29 @@ def call(what: str, fn: Callable[..., int], *args: Any) -> None:
         raise errors.error_for(st, status_name(st), what, lines)
     for lv, text in pending:
         _logger.log(_PY_LEVEL.get(lv, logging.WARNING), "%s", text)
+
+
+_C = TypeVar("_C", bound="Closing")
+
+
+class Closing:
+    """A holder of a library handle freed by close(): a context manager, and closed when
+    collected too."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone; a half-made object
+            pass
 
 
 def text(ptr: Optional[bytes]) -> str:

@@ -1,7 +1,7 @@
 """Video frame sources for samrt.VideoPredictor: a folder of JPEG frames (decoded by
 libsamrt.so's reader, as the official predictor's folder loader names and orders them), an
-.mp4 or other video file (through an `ffmpeg` program on PATH: the library itself has no
-video decoder), or frames already in memory (a sequence of H x W x 3 uint8 arrays).
+.mp4 or other video file (decoded by libsamrt.so's FFmpeg reader, samrt.VideoReader), or
+frames already in memory (a sequence of H x W x 3 uint8 arrays).
 
 A source knows its size and length up front and decodes one frame at a time, so a video is
 never all in memory; iterate() decodes the next frame on a thread while the caller runs the
@@ -9,13 +9,13 @@ model on the current one (both release the GIL).
 """
 import concurrent.futures
 import os
-import shutil
-import subprocess
+import threading
 from typing import Any, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
 from . import _checks, errors
+from .reader import VideoReader
 from .system import image_size, read_image
 
 JPEG_EXT = (".jpg", ".jpeg", ".JPG", ".JPEG")
@@ -95,60 +95,37 @@ class ArrayFrames(FrameSource):
         return self._check(index, arr)
 
 
-def _ffmpeg_tool(name: str, path: str) -> str:
-    exe = shutil.which(name)
-    if exe is None:
-        raise errors.UnsupportedError(f"{path}: reading a video file needs the `{name}` program on PATH (the samrt "
-                                      "library has no video decoder); or pass a folder of JPEG frames",
-                                      errors.E_UNSUPPORTED, "unsupported")
-    return exe
-
-
-class FfmpegVideo(FrameSource):
-    """A video file decoded by the ffmpeg program to RGB24 (size and frame count from ffprobe)."""
+class LibraryVideo(FrameSource):
+    """A video file decoded by libsamrt.so's FFmpeg reader (samrt.VideoReader). Frames come in
+    order; get(i) reads on from the last frame read, or opens the file again for an earlier one."""
 
     def __init__(self, path: str) -> None:
-        if not os.path.isfile(path):
-            raise errors.FileError(f"{path}: no such file", errors.E_IO, "I/O error")
         self.path = self.name = path
-        self.ffmpeg = _ffmpeg_tool("ffmpeg", path)
-        probe = _ffmpeg_tool("ffprobe", path)
-        out = subprocess.run([probe, "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
-                              "stream=width,height,nb_read_packets", "-of", "csv=p=0", path],
-                             capture_output=True, text=True)
-        fields = out.stdout.strip().split(",")
-        if out.returncode != 0 or len(fields) < 3 or not all(f.strip().isdigit() for f in fields[:3]):
-            raise errors.FormatError(f"{path}: ffprobe cannot read a video stream: {out.stderr.strip()}",
-                                     errors.E_FORMAT, "format error")
-        self.width, self.height, self.n = (int(f) for f in fields[:3])
+        self._lock = threading.Lock()
+        self._reader = VideoReader(path)
+        if self._reader.is_camera:
+            self._reader.close()
+            raise ValueError(f"{path} is a camera (no end): track it with samrt.CameraPredictor, not init_state")
+        self.width, self.height, self.n = self._reader.width, self._reader.height, self._reader.num_frames
 
     def __len__(self) -> int:
         return self.n
 
-    def _run(self, extra: List[str], count: int) -> Iterator[np.ndarray]:
-        cmd = [self.ffmpeg, "-v", "error", "-i", self.path] + extra + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
-        size = self.width * self.height * 3
-        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-            assert proc.stdout is not None
-            try:
-                for i in range(count):
-                    buf = proc.stdout.read(size)
-                    if len(buf) != size:
-                        raise errors.FormatError(f"{self.path}: ffmpeg gave {i} of {count} frames",
-                                                 errors.E_FORMAT, "format error")
-                    yield np.frombuffer(buf, dtype=np.uint8).reshape(self.height, self.width, 3).copy()
-            finally:
-                proc.kill()
-
     def get(self, index: int) -> np.ndarray:
-        return next(self._run(["-vf", f"select=eq(n\\,{index})", "-vsync", "0", "-frames:v", "1"], 1))
-
-    def iterate(self, start: int, stop: int) -> Iterator[Tuple[int, np.ndarray]]:
-        if start >= stop:
-            return
-        extra = ["-vf", f"select=gte(n\\,{start})", "-vsync", "0"] if start > 0 else []
-        for i, frame in enumerate(self._run(extra, stop - start)):
-            yield start + i, frame
+        if not 0 <= index < self.n:
+            raise IndexError(f"{self.path}: frame {index} of {self.n}")
+        with self._lock:
+            if self._reader.next_index > index:
+                self._reader.close()
+                self._reader = VideoReader(self.path)
+            while True:
+                at = self._reader.next_index
+                frame = self._reader.read()
+                if frame is None:
+                    raise errors.FormatError(f"{self.path}: the video ended after {at} of {self.n} frames",
+                                             errors.E_FORMAT, "format error")
+                if at == index:
+                    return frame
 
 
 def open_frames(video: Any) -> FrameSource:
@@ -157,5 +134,5 @@ def open_frames(video: Any) -> FrameSource:
         path = os.fspath(video)
         if os.path.isdir(path):
             return JpegFolder(path)
-        return FfmpegVideo(path)
+        return LibraryVideo(path)
     return ArrayFrames(video)

@@ -74,7 +74,7 @@ def _params(precision: Optional[str], platform: Optional[str], max_objects: int,
     return p, platform_b  # the bytes stay referenced while the params are used
 
 
-class Model:
+class Model(_capi.Closing):
     """A SAM 2.1 or EdgeTAM checkpoint (official .pt or safetensors) in one fixed arena.
 
     Args:
@@ -194,18 +194,6 @@ class Model:
     @property
     def closed(self) -> bool:
         return self._handle is None
-
-    def __enter__(self) -> "Model":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone
-            pass
 
     def _engine(self) -> int:
         """The live engine handle; the caller holds self._lock."""

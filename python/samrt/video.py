@@ -32,6 +32,29 @@ from .frames import FrameSource, open_frames
 from .model import Model
 
 
+def click_prompt(w: int, h: int, points: Any, labels: Any, box: Any, old: Optional[Dict[str, Any]],
+                 clear_old_points: bool, normalize_coords: bool) -> Dict[str, Any]:
+    """The official calls' points / labels / box for a w x h frame as a prompt spec in pixels:
+    normalize_coords=False takes coordinates relative to the frame (0..1); clear_old_points=False
+    adds the clicks to `old`, the object's earlier prompt on that frame (a box may not be added
+    so). Checked here (ValueError), before any state changes."""
+    scale = np.array([1.0, 1.0]) if normalize_coords else np.array([float(w), float(h)])
+    pts = None if points is None else np.asarray(points, dtype=np.float64).reshape(-1, 2) * scale
+    lab = None if labels is None else np.asarray(labels).reshape(-1)
+    bx = None if box is None else np.asarray(box, dtype=np.float64).reshape(-1) * np.tile(scale, 2)
+    if not clear_old_points:
+        if bx is not None:
+            raise ValueError("a box can only be added with clear_old_points=True (as in the official predictor)")
+        if old is not None and "mask" not in old:
+            if old.get("points") is not None and pts is not None:
+                old_lab = old["labels"] if old["labels"] is not None else np.ones(len(old["points"]), np.int64)
+                new_lab = lab if lab is not None else np.ones(len(pts), np.int64)
+                pts, lab = np.concatenate([old["points"], pts]), np.concatenate([old_lab, new_lab])
+            bx = old.get("box")
+    _checks.prompt(w, h, pts, lab, bx)
+    return {"points": pts, "labels": lab, "box": bx}
+
+
 class InferenceState:
     """What init_state returns: the video (frames are decoded when needed) and the prompts by
     frame. Indexing with the official state's keys "num_frames", "video_height",
@@ -86,8 +109,8 @@ class VideoPredictor:
 
     def init_state(self, video_path: Any, offload_video_to_cpu: bool = False, offload_state_to_cpu: bool = False,
                    async_loading_frames: bool = False) -> InferenceState:
-        """A video: a folder of JPEG frames, a video file (an ffmpeg program on PATH decodes
-        it), or a sequence of H x W x 3 uint8 frames. The offload / async options of the
+        """A video: a folder of JPEG frames, a video file (decoded by the library's FFmpeg
+        reader, samrt.VideoReader), or a sequence of H x W x 3 uint8 frames. The offload / async options of the
         official call are accepted and have nothing to do: the state lives in the arena and
         frames are decoded one at a time."""
         state = InferenceState(open_frames(video_path))
@@ -135,23 +158,10 @@ class VideoPredictor:
         the official call does; clear_old_points=False adds the clicks to those already given
         on this frame. Returns (frame_idx, obj_ids, masks (N, 1, H, W) bool) for that frame."""
         st = inference_state
-        w, h = st.video_width, st.video_height
-        scale = np.array([1.0, 1.0]) if normalize_coords else np.array([float(w), float(h)])
-        pts = None if points is None else np.asarray(points, dtype=np.float64).reshape(-1, 2) * scale
-        lab = None if labels is None else np.asarray(labels).reshape(-1)
-        bx = None if box is None else np.asarray(box, dtype=np.float64).reshape(-1) * np.tile(scale, 2)
         old = st.prompts.get(int(frame_idx), {}).get(obj_id) if isinstance(frame_idx, (int, np.integer)) else None
-        if not clear_old_points:
-            if bx is not None:
-                raise ValueError("a box can only be added with clear_old_points=True (as in the official predictor)")
-            if old is not None and "mask" not in old:
-                if old.get("points") is not None and pts is not None:
-                    old_lab = old["labels"] if old["labels"] is not None else np.ones(len(old["points"]), np.int64)
-                    new_lab = lab if lab is not None else np.ones(len(pts), np.int64)
-                    pts, lab = np.concatenate([old["points"], pts]), np.concatenate([old_lab, new_lab])
-                bx = old.get("box")
-        _checks.prompt(w, h, pts, lab, bx)  # ValueError here, before the state changes
-        self._add(st, frame_idx, obj_id, {"points": pts, "labels": lab, "box": bx})
+        spec = click_prompt(st.video_width, st.video_height, points, labels, box, old, clear_old_points,
+                            normalize_coords)
+        self._add(st, frame_idx, obj_id, spec)
         return int(frame_idx), list(st.obj_ids), self._masks_out(self._frame_masks(st, int(frame_idx)), output)
 
     def add_new_mask(self, inference_state: InferenceState, frame_idx: int, obj_id: int, mask: Any, *,
