@@ -6,7 +6,8 @@
 if (TARGET samrt_cli AND NOT SAMRT_CUDA)
   add_test(NAME test_sm_limit_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sm_limit_cli.sh $<TARGET_FILE:samrt_cli>
            ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/sm_limit_cli)
-  set_tests_properties(test_sm_limit_cli PROPERTIES LABELS cpu)
+  string(REPLACE ";" " " _emu "${CMAKE_CROSSCOMPILING_EMULATOR}")
+  set_tests_properties(test_sm_limit_cli PROPERTIES LABELS cpu ENVIRONMENT "SAMRT_EMU=${_emu}")
 endif()
 if (SAMRT_CUDA)
   samrt_add_test(test_sm_limit_cuda SOURCES test_sm_limit_cuda.c sm_limit_smid.cu LABELS cuda LIBS CUDA::cudart)
