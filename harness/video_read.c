@@ -196,19 +196,23 @@ static enum samrt_status fail_at(const struct samrt_video_reader *r, int err, co
 }
 
 /* At the end of the stream: an error when the frames fall short of what the container
- * promised, as a frame count (mp4) or as a duration (Matroska / WebM, AVI) by more than 1.5
+ * promised, as a frame count (mp4, mov, avi) or as a duration (Matroska / WebM) by more than 1.5
  * frame intervals: a file cut off in its data ends early with no demux error. */
 static enum samrt_status check_complete(const struct samrt_video_reader *r) {
+    char where[64];
+    if (r->next_index) snprintf(where, sizeof where, "after frame %lld", (long long)r->next_index - 1);
+    else snprintf(where, sizeof where, "before its first frame");
     SAMRT_CHECK(r->promised < 0 || r->next_index >= r->promised, SAMRT_E_FORMAT,
-                "%s: cut off: the file ends after frame %lld, %lld of the %lld frames its container lists", r->name,
-                (long long)r->next_index - 1, (long long)r->next_index, (long long)r->promised);
-    if (r->promised >= 0 || r->declared_s <= 0 || r->fps <= 0 || r->last_pts == AV_NOPTS_VALUE) return SAMRT_OK;
-    const double end_s = (double)(r->last_pts - r->start_pts) * r->time_base + 1.0 / r->fps;
+                "%s: cut off: the file ends %s, %lld of the %lld frames its container lists", r->name, where,
+                (long long)r->next_index, (long long)r->promised);
+    if (r->promised >= 0 || r->declared_s <= 0 || r->fps <= 0) return SAMRT_OK;
+    const double end_s =
+        r->last_pts == AV_NOPTS_VALUE ? 0.0 : (double)(r->last_pts - r->start_pts) * r->time_base + 1.0 / r->fps;
+    if (r->next_index && r->last_pts == AV_NOPTS_VALUE) return SAMRT_OK;  /* frames without timestamps */
     SAMRT_CHECK(end_s >= r->declared_s - 1.5 / r->fps, SAMRT_E_FORMAT,
-                "%s: cut off: the file ends after frame %lld at %.3f s of the %.3f s its container declares "
-                "(about %lld frames missing)",
-                r->name, (long long)r->next_index - 1, end_s, r->declared_s,
-                (long long)((r->declared_s - end_s) * r->fps + 0.5));
+                "%s: cut off: the file ends %s at %.3f s of the %.3f s its container declares (about %lld frames "
+                "missing)",
+                r->name, where, end_s, r->declared_s, (long long)((r->declared_s - end_s) * r->fps + 0.5));
     return SAMRT_OK;
 }
 
@@ -231,9 +235,14 @@ static int64_t count_packets(const char *path, int stream) {
     return ret == AVERROR_EOF ? n : -1;
 }
 
-/* The video's duration in seconds as its container declares it: the stream's own, Matroska's
- * per-track DURATION tag, or the file's when the video is its only stream; -1 when unknown. */
+/* The video's duration in seconds as a Matroska / WebM file declares it: the stream's own, the
+ * per-track DURATION tag, or the segment's when the video is its only stream; -1 when unknown
+ * or another container. */
 static double declared_duration(const AVFormatContext *fmt, const AVStream *st) {
+    /* Matroska's header duration is exact; elsewhere (FLV metadata, a guess from the bit rate for
+     * MPEG-TS) it can exceed the frames a complete file holds. mp4, mov and avi list a count. */
+    if (!strstr(fmt->iformat->name, "matroska") || fmt->duration_estimation_method == AVFMT_DURATION_FROM_BITRATE)
+        return -1.0;
     if (st->duration != AV_NOPTS_VALUE && st->duration > 0) return (double)st->duration * av_q2d(st->time_base);
     const AVDictionaryEntry *tag = av_dict_get(st->metadata, "DURATION", NULL, 0);
     int hh = 0, mm = 0;
