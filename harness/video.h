@@ -41,6 +41,36 @@ extern "C" {
 /* The largest frame side accepted: bounds what a hostile header can ask for. */
 #define SAMRT_VIDEO_MAX_SIDE 16384
 
+/* ---- bounds on what a file, a memory buffer or a camera can make FFmpeg allocate ---------- */
+
+/* The largest single allocation FFmpeg may make (av_max_alloc, process-wide): one plane of an
+ * 8-bit 8K (8192x4320) frame or of a 16-bit 4096x4096 one with the decoder's padding, far below what a hostile header asks for
+ * (a 17 KB AVI asked for 1.8 GB) and under 1% of an 8 GB Jetson. docs/video.md explains it. */
+#define SAMRT_VIDEO_MAX_ALLOC_DEFAULT ((size_t)64 << 20)
+#define SAMRT_VIDEO_PROBESIZE_DEFAULT 5000000     /* bytes read to find the streams (FFmpeg's own) */
+#define SAMRT_VIDEO_ANALYZE_US_DEFAULT 5000000    /* microseconds of media analysed (FFmpeg's own) */
+#define SAMRT_VIDEO_MAX_STREAMS_DEFAULT 16        /* FFmpeg's own is 1000 */
+
+/* The caller's plan for the videos it opens next. A frame is accepted when both sides fit the
+ * plan and one plane of it (16-bit samples count twice) fits max_alloc; a stream that declares
+ * more is refused before any decoder allocates for it, with the file and the size named. */
+struct samrt_video_limits {
+    int max_width, max_height;  /* largest frame planned for; default SAMRT_VIDEO_MAX_SIDE */
+    size_t max_alloc;           /* av_max_alloc; 0: 64 MiB, or one 16-bit plane of the planned
+                                   max_width x max_height (padding included) when that is larger */
+    int64_t probesize;          /* avformat "probesize" */
+    int64_t analyze_us;         /* avformat "analyzeduration" */
+    int max_streams;            /* avformat "max_streams" */
+};
+/* The defaults above (max_alloc = SAMRT_VIDEO_MAX_ALLOC_DEFAULT). */
+void samrt_video_limits_default(struct samrt_video_limits *out);
+/* Sets the limits for the readers opened afterwards, process-wide (call it before opening, not
+ * while another thread opens); fields <= 0 take their default. SAMRT_E_INVALID_ARG for a plan
+ * over SAMRT_VIDEO_MAX_SIDE. */
+enum samrt_status samrt_video_set_limits(const struct samrt_video_limits *lim);
+/* The limits in force, with max_alloc resolved. */
+void samrt_video_get_limits(struct samrt_video_limits *out);
+
 /* 1 when this build reads and writes video (FFmpeg linked), else 0. */
 int samrt_video_available(void);
 

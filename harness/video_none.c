@@ -18,6 +18,17 @@ void samrt_video_versions(struct samrt_video_lib_versions *out) {
 }
 
 
+void samrt_video_limits_default(struct samrt_video_limits *out) {
+    if (out) memset(out, 0, sizeof *out);
+}
+
+enum samrt_status samrt_video_set_limits(const struct samrt_video_limits *lim) {
+    (void)lim;
+    return SAMRT_OK;
+}
+
+void samrt_video_get_limits(struct samrt_video_limits *out) { samrt_video_limits_default(out); }
+
 enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info) {
     (void)path, (void)info;
     if (out) *out = NULL;

@@ -41,10 +41,13 @@ static void av_log_forward(void *avcl, int level, const char *fmt, va_list vl) {
 }
 
 static pthread_once_t g_av_once = PTHREAD_ONCE_INIT;
+static struct samrt_video_limits g_lim;  /* set by av_setup, then samrt_video_set_limits */
 
 static void av_setup(void) {
     av_log_set_callback(av_log_forward);
     avdevice_register_all();
+    samrt_video_limits_default(&g_lim);
+    av_max_alloc(g_lim.max_alloc);
 }
 
 void samrt_video_lib_init(void) { pthread_once(&g_av_once, av_setup); }
@@ -69,6 +72,74 @@ const char *samrt_video_err(int err, char *buf, size_t len) {
 }
 
 
+/* ---- bounds ------------------------------------------------------------------------------- */
+
+void samrt_video_limits_default(struct samrt_video_limits *out) {
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    out->max_width = out->max_height = SAMRT_VIDEO_MAX_SIDE;
+    out->max_alloc = SAMRT_VIDEO_MAX_ALLOC_DEFAULT;
+    out->probesize = SAMRT_VIDEO_PROBESIZE_DEFAULT;
+    out->analyze_us = SAMRT_VIDEO_ANALYZE_US_DEFAULT;
+    out->max_streams = SAMRT_VIDEO_MAX_STREAMS_DEFAULT;
+}
+
+/* Bytes of one plane of a w x h frame as a decoder allocates it (line and row padding). */
+static size_t plane_bytes(int w, int h, int bytes_per_sample) {
+    return ((size_t)w + 64) * ((size_t)h + 64) * (size_t)bytes_per_sample;
+}
+
+enum samrt_status samrt_video_set_limits(const struct samrt_video_limits *lim) {
+    SAMRT_CHECK(lim, SAMRT_E_INVALID_ARG, "samrt_video_set_limits: NULL argument");
+    SAMRT_CHECK(lim->max_width <= SAMRT_VIDEO_MAX_SIDE && lim->max_height <= SAMRT_VIDEO_MAX_SIDE, SAMRT_E_INVALID_ARG,
+                "samrt_video_set_limits: a %dx%d plan exceeds the largest side read (%d)", lim->max_width,
+                lim->max_height, SAMRT_VIDEO_MAX_SIDE);
+    samrt_video_lib_init();
+    struct samrt_video_limits d, l = *lim;
+    samrt_video_limits_default(&d);
+    const int planned = l.max_width > 0 || l.max_height > 0;
+    if (l.max_width <= 0) l.max_width = d.max_width;
+    if (l.max_height <= 0) l.max_height = d.max_height;
+    if (l.probesize <= 0) l.probesize = d.probesize;
+    if (l.analyze_us <= 0) l.analyze_us = d.analyze_us;
+    if (l.max_streams <= 0) l.max_streams = d.max_streams;
+    if (l.max_alloc == 0) {  /* no plan: the default cap; a plan: what its 16-bit plane needs, at least that */
+        const size_t need = planned ? plane_bytes(l.max_width, l.max_height, 2) : 0;
+        l.max_alloc = need > SAMRT_VIDEO_MAX_ALLOC_DEFAULT ? need : SAMRT_VIDEO_MAX_ALLOC_DEFAULT;
+    }
+    g_lim = l;
+    av_max_alloc(l.max_alloc);
+    return SAMRT_OK;
+}
+
+void samrt_video_get_limits(struct samrt_video_limits *out) {
+    samrt_video_lib_init();
+    if (out) *out = g_lim;
+}
+
+/* The options every avformat_open_input gets: the protocols allowed and the probing bounds. */
+static AVDictionary *open_options(const char *protocols) {
+    AVDictionary *o = NULL;
+    av_dict_set(&o, "protocol_whitelist", protocols, 0);
+    av_dict_set_int(&o, "probesize", g_lim.probesize, 0);
+    av_dict_set_int(&o, "analyzeduration", g_lim.analyze_us, 0);
+    av_dict_set_int(&o, "max_streams", g_lim.max_streams, 0);
+    return o;
+}
+
+/* 0 when w x h frames in pixel format fmt (-1: unknown) fit the plan and the allocation cap;
+ * else logs why, naming the file and the size, and returns -1. */
+static int frame_fits(const char *name, const char *what, int w, int h, int fmt) {
+    const AVPixFmtDescriptor *desc = fmt >= 0 ? av_pix_fmt_desc_get((enum AVPixelFormat)fmt) : NULL;
+    const int bps = desc && desc->comp[0].depth > 8 ? 2 : 1;
+    if (w <= g_lim.max_width && h <= g_lim.max_height && plane_bytes(w, h, bps) <= g_lim.max_alloc) return 0;
+    SAMRT_LOG_ERROR("%s: %s %dx%d frames%s, beyond what the reader is planned for (at most %dx%d and %zu MiB a "
+                    "plane; samrt_video_set_limits, docs/video.md)",
+                    name, what, w, h, bps == 2 ? " of 16-bit samples" : "", g_lim.max_width, g_lim.max_height,
+                    g_lim.max_alloc >> 20);
+    return -1;
+}
+
 /* ---- the reader --------------------------------------------------------------------------- */
 
 struct samrt_video_reader {
@@ -83,6 +154,9 @@ struct samrt_video_reader {
     int64_t next_index;
     int64_t promised;      /* the container's frame count, -1 when it has none */
     int64_t start_pts;     /* the stream's first timestamp (AV_NOPTS_VALUE until known) */
+    int64_t last_pts;      /* the latest timestamp delivered (AV_NOPTS_VALUE: none) */
+    double declared_s;     /* the video's duration its container declares; -1 when none */
+    double fps;
     double time_base;
     int pending;           /* pkt holds a packet the decoder did not take yet */
     int draining, eof, is_device;
@@ -113,11 +187,39 @@ static enum samrt_status fail(const struct samrt_video_reader *r, enum samrt_sta
     return st;
 }
 
+/* A failure while reading, naming the frame it stopped at (the frames before were delivered). */
+static enum samrt_status fail_at(const struct samrt_video_reader *r, int err, const char *what) {
+    char buf[128];
+    SAMRT_LOG_ERROR("%s: %s at frame %lld, after %lld good frame%s (%s)", r->name, what, (long long)r->next_index,
+                    (long long)r->next_index, r->next_index == 1 ? "" : "s", samrt_video_err(err, buf, sizeof buf));
+    return SAMRT_E_FORMAT;
+}
+
+/* At the end of the stream: an error when the frames fall short of what the container
+ * promised, as a frame count (mp4, mov, avi) or as a duration (Matroska / WebM) by more than 1.5
+ * frame intervals: a file cut off in its data ends early with no demux error. */
+static enum samrt_status check_complete(const struct samrt_video_reader *r) {
+    char where[64];
+    if (r->next_index) snprintf(where, sizeof where, "after frame %lld", (long long)r->next_index - 1);
+    else snprintf(where, sizeof where, "before its first frame");
+    SAMRT_CHECK(r->promised < 0 || r->next_index >= r->promised, SAMRT_E_FORMAT,
+                "%s: cut off: the file ends %s, %lld of the %lld frames its container lists", r->name, where,
+                (long long)r->next_index, (long long)r->promised);
+    if (r->promised >= 0 || r->declared_s <= 0 || r->fps <= 0) return SAMRT_OK;
+    const double end_s =
+        r->last_pts == AV_NOPTS_VALUE ? 0.0 : (double)(r->last_pts - r->start_pts) * r->time_base + 1.0 / r->fps;
+    if (r->next_index && r->last_pts == AV_NOPTS_VALUE) return SAMRT_OK;  /* frames without timestamps */
+    SAMRT_CHECK(end_s >= r->declared_s - 1.5 / r->fps, SAMRT_E_FORMAT,
+                "%s: cut off: the file ends %s at %.3f s of the %.3f s its container declares (about %lld frames "
+                "missing)",
+                r->name, where, end_s, r->declared_s, (long long)((r->declared_s - end_s) * r->fps + 0.5));
+    return SAMRT_OK;
+}
+
 /* Frames in the file by a demux pass (containers without a count: mkv, webm, avi, ...). */
 static int64_t count_packets(const char *path, int stream) {
     AVFormatContext *fmt = NULL;
-    AVDictionary *opts = NULL;
-    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    AVDictionary *opts = open_options("file");
     const int ret_open = avformat_open_input(&fmt, path, NULL, &opts);
     av_dict_free(&opts);
     if (ret_open < 0) return -1;
@@ -133,11 +235,52 @@ static int64_t count_packets(const char *path, int stream) {
     return ret == AVERROR_EOF ? n : -1;
 }
 
+/* The video's duration in seconds as a Matroska / WebM file declares it: the stream's own, the
+ * per-track DURATION tag, or the segment's when the video is its only stream; -1 when unknown
+ * or another container. */
+static double declared_duration(const AVFormatContext *fmt, const AVStream *st) {
+    /* Matroska's header duration is exact; elsewhere (FLV metadata, a guess from the bit rate for
+     * MPEG-TS) it can exceed the frames a complete file holds. mp4, mov and avi list a count. */
+    if (!strstr(fmt->iformat->name, "matroska") || fmt->duration_estimation_method == AVFMT_DURATION_FROM_BITRATE)
+        return -1.0;
+    if (st->duration != AV_NOPTS_VALUE && st->duration > 0) return (double)st->duration * av_q2d(st->time_base);
+    const AVDictionaryEntry *tag = av_dict_get(st->metadata, "DURATION", NULL, 0);
+    int hh = 0, mm = 0;
+    double ss = 0;
+    if (tag && sscanf(tag->value, "%d:%d:%lf", &hh, &mm, &ss) == 3 && hh >= 0 && mm >= 0 && ss >= 0)
+        return hh * 3600.0 + mm * 60.0 + ss;
+    if (fmt->nb_streams == 1 && fmt->duration != AV_NOPTS_VALUE && fmt->duration > 0)
+        return (double)fmt->duration / AV_TIME_BASE;
+    return -1.0;
+}
+
+/* The stream headers, with every frame size the container declares checked against the plan
+ * first and each probing decoder bounded to the planned pixels (find_stream_info decodes). */
+static enum samrt_status find_streams(struct samrt_video_reader *r) {
+    for (unsigned i = 0; i < r->fmt->nb_streams; i++) {
+        const AVCodecParameters *p = r->fmt->streams[i]->codecpar;
+        char what[48];
+        snprintf(what, sizeof what, "stream %u declares", i);
+        if (p->codec_type == AVMEDIA_TYPE_VIDEO && frame_fits(r->name, what, p->width, p->height, p->format) != 0)
+            return SAMRT_E_UNSUPPORTED;
+    }
+    const unsigned n = r->fmt->nb_streams;
+    AVDictionary **opts = n ? av_calloc(n, sizeof *opts) : NULL;
+    SAMRT_CHECK(opts || !n, SAMRT_E_HOST_MEMORY, "%s: out of memory", r->name);
+    for (unsigned i = 0; i < n; i++)
+        av_dict_set_int(&opts[i], "max_pixels", (int64_t)g_lim.max_width * g_lim.max_height, 0);
+    const int ret = avformat_find_stream_info(r->fmt, opts);
+    for (unsigned i = 0; i < n; i++) av_dict_free(&opts[i]);
+    av_free(opts);
+    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot read the stream headers");
+    return SAMRT_OK;
+}
+
 /* After the input is open: the video stream, its decoder, the size and the frame count. */
 static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads,
                                      struct samrt_video_info *info) {
-    int ret = avformat_find_stream_info(r->fmt, NULL);
-    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot read the stream headers");
+    SAMRT_TRY(find_streams(r));
+    int ret;
     SAMRT_AV_CONST AVCodec *codec = NULL;
     ret = av_find_best_stream(r->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (ret == AVERROR_STREAM_NOT_FOUND) return fail(r, SAMRT_E_FORMAT, ret, "no video stream");
@@ -151,12 +294,13 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     if ((ret = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0)
         return fail(r, SAMRT_E_FORMAT, ret, "bad codec parameters");
     r->dec->thread_count = threads;
+    r->dec->max_pixels = (int64_t)g_lim.max_width * g_lim.max_height;  /* the decoder's own check, per frame */
+    SAMRT_CHECK(r->dec->width > 0 && r->dec->height > 0, SAMRT_E_FORMAT, "%s: the video stream has no frame size",
+                r->name);
+    if (frame_fits(r->name, "its video stream has", r->dec->width, r->dec->height, r->dec->pix_fmt) != 0)
+        return SAMRT_E_UNSUPPORTED;
     if ((ret = avcodec_open2(r->dec, codec, NULL)) < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot open the decoder");
     r->width = r->dec->width, r->height = r->dec->height;
-    SAMRT_CHECK(r->width > 0 && r->height > 0, SAMRT_E_FORMAT, "%s: the video stream has no frame size", r->name);
-    SAMRT_CHECK(r->width <= SAMRT_VIDEO_MAX_SIDE && r->height <= SAMRT_VIDEO_MAX_SIDE, SAMRT_E_UNSUPPORTED,
-                "%s: frames of %dx%d exceed the largest side read (%d)", r->name, r->width, r->height,
-                SAMRT_VIDEO_MAX_SIDE);
     r->time_base = av_q2d(st->time_base);
     r->start_pts = st->start_time;
     r->promised = st->nb_frames > 0 ? st->nb_frames : -1;
@@ -164,6 +308,8 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     info->width = r->width, info->height = r->height;
     const AVRational fr = av_guess_frame_rate(r->fmt, st, NULL);
     info->fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0.0;
+    r->fps = info->fps;
+    r->declared_s = r->is_device ? -1.0 : declared_duration(r->fmt, st);
     info->is_device = r->is_device;
     info->n_frames = r->is_device ? -1 : r->promised;
     if (info->n_frames < 0 && !r->is_device && path) info->n_frames = count_packets(path, r->stream);
@@ -191,7 +337,8 @@ static enum samrt_status reader_new(const char *name, struct samrt_video_reader 
     struct samrt_video_reader *r = av_mallocz(sizeof *r);
     SAMRT_CHECK(r, SAMRT_E_HOST_MEMORY, "out of memory");
     snprintf(r->name, sizeof r->name, "%s", name);
-    r->start_pts = AV_NOPTS_VALUE;
+    r->start_pts = r->last_pts = AV_NOPTS_VALUE;
+    r->declared_s = -1.0;
     r->fmt = avformat_alloc_context();
     if (!r->fmt) {
         av_free(r);
@@ -218,8 +365,7 @@ enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader *
             return SAMRT_E_UNSUPPORTED;
         }
     }
-    AVDictionary *opts = NULL;  /* local files only: a playlist cannot reach the network */
-    av_dict_set(&opts, "protocol_whitelist", "file", 0);
+    AVDictionary *opts = open_options("file");  /* local files only: a playlist cannot reach the network */
     int ret = avformat_open_input(&r->fmt, path, ifmt, &opts);
     av_dict_free(&opts);
     if (ret < 0) {
@@ -274,8 +420,7 @@ enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct sam
     }
     r->fmt->pb = r->avio;
     r->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
-    AVDictionary *opts = NULL;  /* bytes in memory open nothing else */
-    av_dict_set(&opts, "protocol_whitelist", "none", 0);
+    AVDictionary *opts = open_options("none");  /* bytes in memory open nothing else */
     int ret = avformat_open_input(&r->fmt, NULL, NULL, &opts);
     av_dict_free(&opts);
     enum samrt_status st = ret < 0 ? fail(r, SAMRT_E_FORMAT, ret, "not a video FFmpeg can read") : SAMRT_OK;
@@ -311,6 +456,7 @@ static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, str
     sws_scale(r->sws, (const uint8_t *const *)fr->data, fr->linesize, 0, r->height, dst, dst_stride);
     const int64_t ts = fr->best_effort_timestamp;
     if (ts != AV_NOPTS_VALUE && r->start_pts == AV_NOPTS_VALUE) r->start_pts = ts;  /* cameras: wall clock */
+    if (ts != AV_NOPTS_VALUE && (r->last_pts == AV_NOPTS_VALUE || ts > r->last_pts)) r->last_pts = ts;
     f->index = r->next_index++;
     f->pts_s = ts == AV_NOPTS_VALUE ? -1.0 : (double)(ts - r->start_pts) * r->time_base;
     f->eof = 0;
@@ -332,10 +478,10 @@ static enum samrt_status feed(struct samrt_video_reader *r) {
             return SAMRT_OK;
         }
         if (ret == AVERROR_EXIT) {
-            SAMRT_LOG_ERROR("%s: reading was interrupted", r->name);
+            SAMRT_LOG_ERROR("%s: reading was interrupted at frame %lld", r->name, (long long)r->next_index);
             return SAMRT_E_BAD_STATE;
         }
-        if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot read the next packet");
+        if (ret < 0) return fail_at(r, ret, r->is_device ? "the device stopped sending" : "cannot read the data");
         if (r->pkt->stream_index != r->stream) {
             av_packet_unref(r->pkt);
             return SAMRT_OK;
@@ -346,7 +492,7 @@ static enum samrt_status feed(struct samrt_video_reader *r) {
     if (ret == AVERROR(EAGAIN)) return SAMRT_OK;  /* take a frame out first, then send it again */
     r->pending = 0;
     av_packet_unref(r->pkt);
-    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot decode a packet");
+    if (ret < 0) return fail_at(r, ret, "cannot decode");
     return SAMRT_OK;
 }
 
@@ -362,13 +508,12 @@ enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, s
         if (ret == 0) return convert(r, rgb, f);
         if (ret == AVERROR_EOF) {
             r->eof = 1;
-            SAMRT_CHECK(r->promised < 0 || r->next_index >= r->promised, SAMRT_E_FORMAT,
-                        "%s: the file ends after %lld of the %lld frames its container lists (cut off?)", r->name,
-                        (long long)r->next_index, (long long)r->promised);
+            SAMRT_TRY(check_complete(r));
             continue;
         }
-        if (ret != AVERROR(EAGAIN)) return fail(r, SAMRT_E_FORMAT, ret, "cannot decode a frame");
-        SAMRT_CHECK(!r->draining, SAMRT_E_FORMAT, "%s: the decoder stalled at the end of the stream", r->name);
+        if (ret != AVERROR(EAGAIN)) return fail_at(r, ret, "cannot decode");
+        SAMRT_CHECK(!r->draining, SAMRT_E_FORMAT, "%s: the decoder stalled at the end of the stream, after frame %lld",
+                    r->name, (long long)r->next_index - 1);
         SAMRT_TRY(feed(r));
     }
 }

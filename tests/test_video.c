@@ -3,8 +3,11 @@
  * (tests/data/video/good: H.264 in mp4 and mkv, MPEG-4 part 2 in avi), writer round trips
  * (H.264 and, with SAMRT_VIDEO_ENCODER=mpeg4, MPEG-4; odd sizes; pixels back within codec
  * error; the file appears only when complete), --start / --max-frames through the streamer,
- * and the malformed corpus (tests/data/video/bad, expected.txt: each file refused with its
- * status, or at least never a crash). Skipped (77) in a build without FFmpeg.
+ * the malformed corpus (tests/data/video/bad, expected.txt: each file refused with its
+ * status, or at least never a crash), the reader's bounds (a frame over the caller's plan
+ * refused; the AVI header that asked for 1.8 GB grows the peak RSS by < 200 MB) and Matroska /
+ * WebM / MPEG-4 clips cut in their data (the good frames, then "cut off" naming the file and the
+ * last good frame). Skipped (77) in a build without FFmpeg.
  * Run: ctest -R test_video  (args: the demo clip, the corpus folder) */
 #include "video.h"
 
@@ -14,6 +17,7 @@
 #include "check.h"
 #include "data_util.h"
 #include "frame_stream.h"
+#include "platform.h"
 
 static char g_tmp[512];
 
@@ -174,6 +178,147 @@ static void test_stream(const char *clip) {
     du_quiet(0);
 }
 
+/* The last error logged, for checking what a message names. */
+static char g_last_err[1024];
+static void log_keep(enum samrt_log_level level, const char *msg, void *user) {
+    (void)user;
+    if (level == SAMRT_LOG_ERROR) snprintf(g_last_err, sizeof g_last_err, "%s", msg);
+}
+
+/* A clip written by the harness's writer and cut to keep its first frac of bytes: the good
+ * frames before the cut are delivered, then the end is SAMRT_E_FORMAT with "cut off", the file
+ * and the last good frame named. Matroska and WebM keep no frame count; their declared duration
+ * is what the short stream is checked against. */
+static void test_truncated(const char *name, const char *encoder, int n_frames, double frac) {
+    char path[1024], cut[1100];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    snprintf(cut, sizeof cut, "%s/cut_%s", g_tmp, name);
+    if (encoder) setenv("SAMRT_VIDEO_ENCODER", encoder, 1);
+    struct samrt_video_writer *vw = NULL;
+    const enum samrt_status wst = samrt_video_writer_open(path, 64, 48, 12.0, &vw);
+    unsetenv("SAMRT_VIDEO_ENCODER");
+    if (wst != SAMRT_OK) {
+        printf("%s: SKIPPED: the linked FFmpeg does not write it (%s)\n", name, encoder ? encoder : "default");
+        return;
+    }
+    uint8_t rgb[64 * 48 * 3];
+    for (int t = 0; t < n_frames; t++) {
+        make_frame(rgb, 64, 48, t);
+        CHECK_STATUS(samrt_video_writer_push(vw, rgb), SAMRT_OK);
+    }
+    CHECK_STATUS(samrt_video_writer_close(vw), SAMRT_OK);
+    size_t size = 0;
+    uint8_t *data = du_read_file(path, &size);
+    CHECK(data != NULL && size > 0);
+    if (!data) return;
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    int n = 0;
+    CHECK_STATUS(samrt_video_open(path, &r, &info), SAMRT_OK);  /* whole: every frame, no error */
+    if (r) CHECK_STATUS(read_all(r, &info, &n, NULL), SAMRT_OK);
+    CHECK_EQ_INT(n, n_frames);
+    samrt_video_close(r);
+    CHECK(du_write_file(cut, data, (size_t)(size * frac)) == 0);
+    samrt_log_set(log_keep, NULL, SAMRT_LOG_ERROR);
+    g_last_err[0] = 0;
+    enum samrt_status st = samrt_video_open(cut, &r, &info);
+    if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
+    samrt_video_close(r);
+    du_quiet(0);
+    CHECK_MSG(st == SAMRT_E_FORMAT, "%s cut to %.0f%%: %s after %d frames", name, 100 * frac, samrt_status_str(st), n);
+    CHECK_MSG(n > 0 && n < n_frames, "%s cut: %d good frames of %d", name, n, n_frames);
+    char want[64];
+    snprintf(want, sizeof want, "ends after frame %d ", n - 1);
+    CHECK_MSG(strstr(g_last_err, "cut off") && strstr(g_last_err, cut) && strstr(g_last_err, want),
+              "%s: message \"%s\"", name, g_last_err);
+    printf("%s cut to %zu of %zu bytes: %d of %d frames, then \"%s\"\n", name, (size_t)(size * frac), size, n,
+           n_frames, g_last_err);
+    /* from memory: the same frames and the same end (no second demux pass there) */
+    if (samrt_video_open_mem(data, (size_t)(size * frac), &r, &info) == SAMRT_OK) {
+        du_quiet(1);
+        int m = 0;
+        CHECK_STATUS(read_all(r, &info, &m, NULL), SAMRT_E_FORMAT);
+        du_quiet(0);
+        CHECK_EQ_INT(m, n);
+        samrt_video_close(r);
+    }
+    free(data);
+}
+
+/* The AVI whose header asked FFmpeg for 1.8 GB (found by fuzzing the in-memory reader): with
+ * the reader's bounds it is refused with the file named, or read from memory without harm, and
+ * the peak resident memory grows by less than 200 MB either way. */
+static void test_alloc_bound(const char *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bad/avi_header_oom.avi", dir);
+    size_t size = 0;
+    uint8_t *data = du_read_file(path, &size);
+    CHECK_MSG(data && size == 17645, "%s: %zu bytes", path, size);
+    if (!data) return;
+    const int reset = samrt_platform_peak_rss_reset();
+    const uint64_t before = samrt_platform_peak_rss_bytes();
+    samrt_log_set(log_keep, NULL, SAMRT_LOG_ERROR);
+    g_last_err[0] = 0;
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    int n = 0;
+    enum samrt_status st = samrt_video_open(path, &r, &info);
+    CHECK_MSG(st == SAMRT_E_FORMAT && strstr(g_last_err, path), "%s: %s, \"%s\"", path, samrt_status_str(st),
+              g_last_err);
+    printf("avi_header_oom.avi: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
+    samrt_video_close(r);
+    r = NULL;
+    st = samrt_video_open_mem(data, size, &r, &info);
+    if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
+    samrt_video_close(r);
+    du_quiet(0);
+    const uint64_t after = samrt_platform_peak_rss_bytes();
+    printf("avi_header_oom.avi from memory: %s after %d frames; peak RSS %.1f -> %.1f MB (reset %d)\n",
+           samrt_status_str(st), n, before / 1e6, after / 1e6, reset);
+    CHECK_MSG(after < before + 200000000ull, "peak RSS grew by %.1f MB", (after - before) / 1e6);
+    free(data);
+}
+
+/* The caller's plan: a frame larger than it is refused before a decoder opens, with the file
+ * and the size named; the allocation cap follows the plan and returns to 64 MiB without one. */
+static void test_plan(const char *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/good/tiny.mkv", dir);
+    struct samrt_video_limits lim;
+    samrt_video_get_limits(&lim);
+    CHECK(lim.max_alloc == SAMRT_VIDEO_MAX_ALLOC_DEFAULT && lim.max_width == SAMRT_VIDEO_MAX_SIDE);
+    CHECK(lim.probesize == SAMRT_VIDEO_PROBESIZE_DEFAULT && lim.max_streams == SAMRT_VIDEO_MAX_STREAMS_DEFAULT);
+    const struct samrt_video_limits k8 = {8192, 8192, 0, 0, 0, 0};
+    CHECK_STATUS(samrt_video_set_limits(&k8), SAMRT_OK);
+    samrt_video_get_limits(&lim);
+    CHECK_MSG(lim.max_alloc == (size_t)(8192 + 64) * (8192 + 64) * 2, "8K plan: cap %zu", lim.max_alloc);
+    const struct samrt_video_limits small = {32, 32, 0, 0, 0, 0};
+    CHECK_STATUS(samrt_video_set_limits(&small), SAMRT_OK);
+    samrt_video_get_limits(&lim);
+    CHECK(lim.max_alloc == SAMRT_VIDEO_MAX_ALLOC_DEFAULT);
+    samrt_log_set(log_keep, NULL, SAMRT_LOG_ERROR);
+    g_last_err[0] = 0;
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    CHECK_STATUS(samrt_video_open(path, &r, &info), SAMRT_E_UNSUPPORTED);
+    CHECK_MSG(strstr(g_last_err, path) && strstr(g_last_err, "64x48") && strstr(g_last_err, "at most 32x32"),
+              "message \"%s\"", g_last_err);
+    printf("plan 32x32: \"%s\"\n", g_last_err);
+    size_t size = 0;
+    uint8_t *data = du_read_file(path, &size);
+    CHECK_STATUS(samrt_video_open_mem(data ? data : (uint8_t *)"", size, &r, &info), SAMRT_E_UNSUPPORTED);
+    free(data);
+    du_quiet(0);
+    const struct samrt_video_limits none = {0, 0, 0, 0, 0, 0};
+    CHECK_STATUS(samrt_video_set_limits(&none), SAMRT_OK);
+    samrt_video_get_limits(&lim);
+    CHECK(lim.max_alloc == SAMRT_VIDEO_MAX_ALLOC_DEFAULT && lim.max_height == SAMRT_VIDEO_MAX_SIDE);
+    const struct samrt_video_limits huge = {SAMRT_VIDEO_MAX_SIDE + 1, 64, 0, 0, 0, 0};
+    du_quiet(1);
+    CHECK_STATUS(samrt_video_set_limits(&huge), SAMRT_E_INVALID_ARG);
+    du_quiet(0);
+}
+
 static enum samrt_status parse_expected(const char *s) {
     return !strcmp(s, "ok") ? SAMRT_OK : !strcmp(s, "format") ? SAMRT_E_FORMAT : !strcmp(s, "io") ? SAMRT_E_IO
                                                                                                    : SAMRT_STATUS_COUNT;
@@ -228,6 +373,11 @@ int main(int argc, char **argv) {
     round_trip("rt_odd.mkv", NULL, 97, 65, 5, "libx264");
     round_trip("rt_mpeg4.avi", "mpeg4", 96, 64, 12, "mpeg4");
     test_stream(argv[1]);
+    test_plan(argv[2]);
+    test_alloc_bound(argv[2]);
+    test_truncated("cut.mkv", NULL, 24, 0.6);
+    test_truncated("cut.webm", "libvpx", 24, 0.6);
+    test_truncated("cut_mpeg4.mkv", "mpeg4", 24, 0.5);
     du_quiet(1);  /* the corpus logs one error per file */
     test_bad_corpus(argv[2]);
     du_quiet(0);

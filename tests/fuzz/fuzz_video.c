@@ -5,8 +5,13 @@
  *
  *   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DSAMRT_CUDA=OFF -DSAMRT_FUZZ=ON
  *   cmake --build build/fuzz --target fuzz_video -j2
- *   build/fuzz/tests/fuzz_video -max_total_time=60 -rss_limit_mb=2048 \
- *       tests/data/video/good tests/data/video/bad
+ *   mkdir -p build/fuzz/video-corpus
+ *   build/fuzz/tests/fuzz_video -max_total_time=3600 -rss_limit_mb=1024 -timeout=25 \
+ *       build/fuzz/video-corpus tests/data/video/good tests/data/video/bad
+ *
+ * The reader's own bounds (video.h: av_max_alloc 64 MiB, probesize, analyzeduration,
+ * max_streams) are what keep the target under the 1 GB RSS limit: an AVI header asking for
+ * 1.8 GB is in tests/data/video/bad. docs/video.md has the runs made and their figures.
  *
  * video_read.c is compiled into the target so that it carries the coverage instrumentation;
  * FFmpeg itself is the system build. */
