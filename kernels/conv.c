@@ -15,6 +15,8 @@
 #undef CUDNN_WARN_DEPRECATED
 #include "conv.h"
 
+#include "stream.h"
+
 #include <string.h>
 
 #define DNN_TRY(call)                                                                      \
@@ -174,8 +176,8 @@ static int count_kernels(const struct samrt_gpu_ctx *ctx, const struct samrt_con
     const size_t by = SAMRT_PAD((size_t)d->n * d->c_out * p->ho * p->wo * es, a);
     const size_t bb = SAMRT_PAD((size_t)d->c_out * es, a), bws = SAMRT_PAD(p->ws_bytes, a);
     uint8_t *base = NULL;
-    if (!samrt_gpu_counting()) return -1;
-    if (cudaMalloc((void **)&base, bx + bw + 2 * by + bb + bws) != cudaSuccess) {
+    if (!samrt_stream_counting()) return -1;
+    if (cudaMalloc((void **)&base, bx + bw + 2 * by + bb + bws) != cudaSuccess) {  /* setup, when counting */
         (void)cudaGetLastError();
         return -1;
     }

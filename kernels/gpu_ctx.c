@@ -3,6 +3,8 @@
  * it happens once per engine and never on the hot path. Built only with SAMRT_CUDA. */
 #include "gpu_ctx.h"
 
+#include "stream.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,39 +67,26 @@ void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);
 }
 
-int samrt_gpu_counting(void) {
-    const char *env = getenv("SAMRT_COUNT_KERNELS");
-    return env && env[0] == '1';
+/* The caller's enqueue with its pointers in the probe buffer (samrt_gpu_count_kernels). */
+struct probe_call {
+    samrt_gpu_enqueue_fn enqueue;
+    void *user, *probe;
+};
+
+static enum samrt_status probe_enqueue(void *user, samrt_stream *s) {
+    const struct probe_call *c = user;
+    return c->enqueue(c->user, c->probe, (cudaStream_t)s);
 }
 
 int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user) {
-    void *probe = NULL;
-    if (!samrt_gpu_counting()) return -1;
-    if (!ctx || !ctx->stream || cudaMalloc(&probe, 4096) != cudaSuccess) {
+    if (!ctx || !ctx->stream || !samrt_stream_counting()) return -1;
+    struct probe_call c = {enqueue, user, NULL};
+    if (cudaMalloc(&c.probe, 4096) != cudaSuccess) {  /* setup only, and only when counting */
         (void)cudaGetLastError();
         return -1;
     }
-    int n = -1;
-    cudaGraph_t g = NULL;
-    if (cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
-        const enum samrt_status st = enqueue(user, probe, ctx->stream);
-        if (cudaStreamEndCapture(ctx->stream, &g) == cudaSuccess && st == SAMRT_OK && g) {
-            size_t count = 0;
-            if (cudaGraphGetNodes(g, NULL, &count) == cudaSuccess) {
-                cudaGraphNode_t *nodes = count ? malloc(count * sizeof *nodes) : NULL;
-                if (nodes && cudaGraphGetNodes(g, nodes, &count) == cudaSuccess) {
-                    n = 0;
-                    for (size_t i = 0; i < count; i++) {
-                        enum cudaGraphNodeType type;
-                        if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel) n++;
-                    }
-                }
-                free(nodes);
-            }
-        }
-    }
-    if (g) cudaGraphDestroy(g);
-    (void)cudaGetLastError();  /* a refused capture leaves no error behind: the caller estimates */
-    cudaFree(probe);
-    return n;
+    struct samrt_graph_nodes nodes;
+    const enum samrt_status st = samrt_stream_count_nodes((samrt_stream *)ctx->stream, probe_enqueue, &c, &nodes);
+    cudaFree(c.probe);
+    return st == SAMRT_OK ? nodes.kernels : -1;
 }

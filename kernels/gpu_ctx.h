@@ -45,14 +45,11 @@ void samrt_gpu_ctx_free(struct samrt_gpu_ctx *ctx);
 typedef enum samrt_status (*samrt_gpu_enqueue_fn)(void *user, void *probe, cudaStream_t s);
 /* The kernels one library call really launches (cuBLASLt's split-K reductions and small-shape
  * kernels, cuDNN's layout transforms): the call captured into a throwaway graph on ctx's
- * stream at setup and its kernel nodes counted. -1 when the capture fails (the caller keeps
- * its estimate), and always -1 unless samrt_gpu_counting(): counting allocates a probe buffer
- * per plan at setup, and an engine's init allocates nothing but its arena otherwise. */
+ * stream at setup and its kernel nodes counted (platform/stream.h samrt_stream_count_nodes).
+ * -1 when the capture fails (the caller keeps its estimate), and always -1 unless
+ * samrt_stream_counting() (SAMRT_COUNT_KERNELS=1): counting allocates a probe buffer per plan
+ * at setup, and an engine's init allocates nothing but its arena otherwise. */
 int samrt_gpu_count_kernels(const struct samrt_gpu_ctx *ctx, samrt_gpu_enqueue_fn enqueue, void *user);
-/* 1 when SAMRT_COUNT_KERNELS=1: plans count their library kernels (above) and captured graphs
- * their nodes (platform/stream.h), so that a GPU engine's planned frame
- * (samrt_internal_frame_cost) can be checked against its graph kernel by kernel. */
-int samrt_gpu_counting(void);
 
 #ifdef __cplusplus
 }

@@ -92,6 +92,16 @@ struct samrt_op_cost {
                          times the per-launch cost, at the context's peaks (0 without peaks) */
 };
 
+/* The projected time of work of `flops` and `bytes` in `launches` launches at the given rates
+ * (runtime/projection.h gives a profile's): max(flops / flops_s, bytes / bytes_s) plus
+ * launches x launch_s; 0 without rates. One rule for the ops and the runtime's own launches. */
+static inline double samrt_op_roof_s(double flops, double bytes, int64_t launches, double flops_s, double bytes_s,
+                                     double launch_s) {
+    if (flops_s <= 0 || bytes_s <= 0) return 0.0;
+    const double t_f = flops / flops_s, t_b = bytes / bytes_s;
+    return (t_f > t_b ? t_f : t_b) + (double)launches * launch_s;
+}
+
 struct samrt_op_ctx {
     enum samrt_backend backend;
     enum samrt_dtype dtype;            /* run precision of activations and weights */

@@ -34,10 +34,7 @@ static inline void cost_add_at(struct samrt_op_ctx *c, int64_t launches, double 
     c->cost.launches += launches;
     c->cost.flops += flops;
     c->cost.bytes += bytes;
-    if (c->peak_flops > 0 && c->peak_bytes_s > 0) {
-        const double t_f = flops / c->peak_flops, t_b = bytes / c->peak_bytes_s;
-        c->cost.roof_s += (t_f > t_b ? t_f : t_b) + (double)launches * c->launch_s;
-    }
+    c->cost.roof_s += samrt_op_roof_s(flops, bytes, launches, c->peak_flops, c->peak_bytes_s, c->launch_s);
 }
 
 #define cost_add(c, launches, flops, bytes) cost_add_at((c), (launches), (flops), (bytes), __func__)

@@ -129,6 +129,15 @@ enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st
     return st == SAMRT_OK ? SAMRT_E_UNSUPPORTED : st;
 }
 
+int samrt_stream_counting(void) { return 0; }
+
+enum samrt_status samrt_stream_count_nodes(samrt_stream *s, samrt_stream_enqueue_fn enqueue, void *user,
+                                           struct samrt_graph_nodes *out) {
+    (void)s, (void)enqueue, (void)user;
+    memset(out, 0, sizeof *out);
+    return SAMRT_E_UNSUPPORTED;
+}
+
 enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s) {
     (void)g, (void)s;
     return SAMRT_E_UNSUPPORTED;

@@ -227,16 +227,6 @@ enum samrt_status samrt_stream_capture_begin(samrt_stream *s) {
 /* The kinds of g's nodes (struct samrt_graph_nodes); zero counts when the driver says nothing. */
 static void count_nodes(cudaGraph_t g, struct samrt_graph_nodes *nodes) {
     memset(nodes, 0, sizeof *nodes);
-    /* SAMRT_GRAPH_DOT=<prefix>: every captured graph as <prefix><n>.dot (Graphviz, with its
-     * kernels' names, the libraries' included), to match a frame's graph with its plan */
-    const char *dot = getenv("SAMRT_GRAPH_DOT");
-    if (dot && dot[0]) {
-        static int n_dot = 0;  /* a debugging aid: numbered across the process */
-        char path[512];
-        snprintf(path, sizeof path, "%s%d.dot", dot, n_dot++);
-        if (cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsKernelNodeParams) != cudaSuccess)
-            (void)cudaGetLastError();
-    }
     size_t n = 0;
     if (cudaGraphGetNodes(g, NULL, &n) != cudaSuccess || n == 0) return;
     cudaGraphNode_t *all = malloc(n * sizeof *all);  /* at capture (setup of a key), never per frame */
@@ -262,9 +252,17 @@ enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st
         SAMRT_LOG_ERROR("%s: graph capture failed: %s", what, cudaGetErrorString(ce));
         st = SAMRT_E_CUDA;
     }
-    /* a diagnostic (it allocates the node list): SAMRT_COUNT_KERNELS=1, as test_frame_cost_cuda sets */
-    const char *count = getenv("SAMRT_COUNT_KERNELS");
-    if (st == SAMRT_OK && nodes && count && count[0] == '1') count_nodes(g, nodes);
+    if (st == SAMRT_OK && nodes && samrt_stream_counting()) count_nodes(g, nodes);
+    /* SAMRT_GRAPH_DOT=<prefix>: every captured graph as <prefix><n>.dot (Graphviz, with its
+     * kernels' names, the libraries' included), to match a frame's graph with its plan */
+    const char *dot = getenv("SAMRT_GRAPH_DOT");
+    if (st == SAMRT_OK && dot && dot[0]) {
+        static int n_dot = 0;  /* a debugging aid: numbered across the process */
+        char path[512];
+        snprintf(path, sizeof path, "%s%d.dot", dot, n_dot++);
+        if (cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsKernelNodeParams) != cudaSuccess)
+            (void)cudaGetLastError();
+    }
     cudaGraphExec_t x = NULL;
     if (st == SAMRT_OK && cudaGraphInstantiate(&x, g, 0) != cudaSuccess) {
         SAMRT_LOG_ERROR("%s: cudaGraphInstantiate failed: %s", what, cudaGetErrorString(cudaGetLastError()));
@@ -273,6 +271,28 @@ enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st
     if (g) cudaGraphDestroy(g);
     if (st == SAMRT_OK) *out = (samrt_graph *)x;
     return st;
+}
+
+int samrt_stream_counting(void) {
+    const char *env = getenv("SAMRT_COUNT_KERNELS");
+    return env && env[0] == '1';
+}
+
+enum samrt_status samrt_stream_count_nodes(samrt_stream *s, samrt_stream_enqueue_fn enqueue, void *user,
+                                           struct samrt_graph_nodes *out) {
+    memset(out, 0, sizeof *out);
+    if (!samrt_stream_counting()) return SAMRT_E_UNSUPPORTED;
+    if (cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return SAMRT_E_CUDA;
+    }
+    const enum samrt_status st = enqueue(user, s);
+    cudaGraph_t g = NULL;
+    const cudaError_t ce = cudaStreamEndCapture((cudaStream_t)s, &g);
+    if (st == SAMRT_OK && ce == cudaSuccess && g) count_nodes(g, out);
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();  /* a refused capture leaves no error behind */
+    return st != SAMRT_OK ? st : ce != cudaSuccess || !g ? SAMRT_E_CUDA : SAMRT_OK;
 }
 
 enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s) {

@@ -75,6 +75,17 @@ enum samrt_status samrt_stream_capture_end(samrt_stream *s, enum samrt_status st
 enum samrt_status samrt_graph_launch(samrt_graph *g, samrt_stream *s);
 void samrt_graph_destroy(samrt_graph *g);  /* NULL is fine */
 
+/* Counting, a diagnostic that allocates (the node list, a library's probe buffers), so it is
+ * on only under SAMRT_COUNT_KERNELS=1: captured graphs then count their nodes
+ * (samrt_stream_capture_end), and setup may count what one call enqueues. */
+int samrt_stream_counting(void);
+/* The nodes one enqueue makes on s, captured into a throwaway graph (nothing runs; setup only).
+ * SAMRT_E_UNSUPPORTED when counting is off or the build has no graphs, the enqueue's status
+ * when it fails, SAMRT_E_CUDA when the capture is refused (no error is left behind). */
+typedef enum samrt_status (*samrt_stream_enqueue_fn)(void *user, samrt_stream *s);
+enum samrt_status samrt_stream_count_nodes(samrt_stream *s, samrt_stream_enqueue_fn enqueue, void *user,
+                                           struct samrt_graph_nodes *out);
+
 #ifdef __cplusplus
 }
 #endif

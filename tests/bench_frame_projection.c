@@ -20,29 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "ckpt_write.h"
 #include "samrt.h"
 #include "samrt_internal.h"
 
 #define WARMUP 20
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile p (0..100) of n values (sorted here). */
-static double pct(double *v, int n, double p) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    int i = (int)(p / 100.0 * n + 0.999999) - 1;
-    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
 
 static void make_frame(uint8_t *rgb, int w, int h, int t) {
     for (int y = 0; y < h; y++)
@@ -105,9 +88,9 @@ int main(int argc, char **argv) {
         struct samrt_track_result r;
         memset(&r, 0, sizeof r);
         int got = 0;
-        const double t0 = now_ms();
+        const double t0 = bench_now_ms();
         ok = samrt_engine_track_push(e, &img, 0, &r, 1, &got) == SAMRT_OK;
-        const double ms = now_ms() - t0;
+        const double ms = bench_now_ms() - t0;
         struct samrt_stage_times s;
         if (!ok || t < WARMUP || samrt_engine_stage_times(e, &s) != SAMRT_OK) continue;
         double v[SAMRT_INTERNAL_STAGES];
@@ -122,14 +105,14 @@ int main(int argc, char **argv) {
         printf("%-18s %9s %13s %13s %7s\n", "stage", "launches", "projected ms", "measured ms", "ratio");
         double sum = 0;
         for (int i = 0; i < SAMRT_INTERNAL_STAGES; i++) {
-            const double m = pct(stage[i], n, 50);
+            const double m = bench_pct(stage[i], n, 50);
             sum += m;
             printf("%-18s %9lld %13.3f %13.3f %7.2f\n", samrt_internal_stage_name(i), (long long)fc.stage[i].launches,
                    fc.stage[i].projected_ms, m, m > 0 ? fc.stage[i].projected_ms / m : 0.0);
         }
         printf("%-18s %9lld %13.3f %13.3f %7.2f\n", "frame (stages)", (long long)fc.total.launches,
                fc.total.projected_ms, sum, sum > 0 ? fc.total.projected_ms / sum : 0.0);
-        const double p50 = pct(push, n, 50), p95 = pct(push, n, 95), p99 = pct(push, n, 99);
+        const double p50 = bench_pct(push, n, 50), p95 = bench_pct(push, n, 95), p99 = bench_pct(push, n, 99);
         printf("push (wall clock)  median %.3f p95 %.3f p99 %.3f ms; projected / median %.2f\n", p50, p95, p99,
                fc.total.projected_ms / p50);
     }

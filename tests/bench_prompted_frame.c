@@ -21,31 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "ckpt_write.h"
 #include "samrt.h"
 
 #define WARMUP 20
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile p (0..100) of n sorted values. */
-static double pct(const double *v, int n, double p) {
-    int i = (int)(p / 100.0 * n + 0.999999) - 1;
-    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
-
 static void report(const char *what, double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    printf("%-16s %4d frames  ms median %.3f  p95 %.3f  min %.3f\n", what, n, pct(v, n, 50), pct(v, n, 95), v[0]);
+    const double p50 = bench_pct(v, n, 50), p95 = bench_pct(v, n, 95);
+    printf("%-16s %4d frames  ms median %.3f  p95 %.3f  min %.3f\n", what, n, p50, p95, v[0]);
 }
 
 /* A moving pattern, so that no two frames are the same. */
@@ -62,9 +46,9 @@ static int push(samrt_engine_t e, const uint8_t *rgb, int w, int h, double *ms) 
     struct samrt_track_result r;
     memset(&r, 0, sizeof r);
     int n = 0;
-    const double t0 = now_ms();
+    const double t0 = bench_now_ms();
     const enum samrt_status st = samrt_engine_track_push(e, &img, 0, &r, 1, &n);
-    *ms = now_ms() - t0;
+    *ms = bench_now_ms() - t0;
     if (st != SAMRT_OK) fprintf(stderr, "push: %s\n", samrt_status_str(st));
     return st == SAMRT_OK;
 }

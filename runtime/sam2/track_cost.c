@@ -32,10 +32,7 @@ static void add(struct samrt_internal_cost *c, const struct peaks *pk, int64_t l
     c->copies += copies;
     c->flops += flops;
     c->bytes += bytes;
-    if (pk->flops > 0 && pk->bytes_s > 0) {
-        const double t_f = flops / pk->flops, t_b = bytes / pk->bytes_s;
-        c->projected_ms += 1e3 * ((t_f > t_b ? t_f : t_b) + (double)(launches + copies) * pk->launch_s);
-    }
+    c->projected_ms += 1e3 * samrt_op_roof_s(flops, bytes, launches + copies, pk->flops, pk->bytes_s, pk->launch_s);
 }
 
 static void add_pass(struct samrt_internal_cost *c, const struct samrt_op_ctx *ctx, int times) {
