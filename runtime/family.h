@@ -20,7 +20,8 @@
  *               encode, mask decode), options; stage_times of the last call
  *   taps, configure: the samrt_internal.h doors (parity dumps, graphs on / off, timing)
  *   frame_cost  a steady tracked frame's launches, flops and bytes from the plan (samrt budget);
- *               track_graph_nodes: what the last frame's graph holds, to check it against
+ *               track_graph_nodes: what the last frame's graph holds, to check it against,
+ *               and how many graphs the tracker has instantiated so far
  * An entry a family does not have is NULL: the call returns SAMRT_E_UNSUPPORTED. */
 #ifndef SAMRT_RUNTIME_FAMILY_H
 #define SAMRT_RUNTIME_FAMILY_H
@@ -79,7 +80,7 @@ struct samrt_family {
     /* samrt_internal.h's frame work: a steady frame's planned cost; the last frame's graph */
     enum samrt_status (*frame_cost)(struct samrt_engine *e, int objects, int width, int height,
                                     struct samrt_internal_frame_cost *out);
-    enum samrt_status (*track_graph_nodes)(struct samrt_engine *e, int *kernels, int *copies);
+    enum samrt_status (*track_graph_nodes)(struct samrt_engine *e, int *kernels, int *copies, int *captures);
 };
 
 /* Forwards a call to family entry `fn` of engine e and returns its status, or refuses: a NULL

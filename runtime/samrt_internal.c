@@ -68,7 +68,14 @@ enum samrt_status samrt_internal_frame_cost(samrt_engine_t e, int objects, int w
 
 enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernels, int *copies) {
     SAMRT_CHECK(kernels && copies, SAMRT_E_INVALID_ARG, "track graph nodes: NULL argument");
-    SAMRT_FAMILY_FORWARD(e, "track graph nodes: engine is NULL", track_graph_nodes, kernels, copies);
+    int captures = 0;
+    SAMRT_FAMILY_FORWARD(e, "track graph nodes: engine is NULL", track_graph_nodes, kernels, copies, &captures);
+}
+
+enum samrt_status samrt_internal_track_graph_captures(samrt_engine_t e, int *captures) {
+    SAMRT_CHECK(captures, SAMRT_E_INVALID_ARG, "track graph captures: NULL argument");
+    int kernels = 0, copies = 0;
+    SAMRT_FAMILY_FORWARD(e, "track graph captures: engine is NULL", track_graph_nodes, &kernels, &copies, captures);
 }
 
 /* ---- budget tables ---------------------------------------------------------------------- */

@@ -128,6 +128,10 @@ enum samrt_status samrt_internal_frame_cost(samrt_engine_t e, int objects, int w
  * with SAMRT_COUNT_KERNELS=1, which also makes the engine's plans count what cuBLASLt and
  * cuDNN launch). */
 enum samrt_status samrt_internal_track_graph_nodes(samrt_engine_t e, int *kernels, int *copies);
+/* How many graphs the engine's tracker has captured and instantiated since it was made: flat
+ * once every frame key of a video is cached (a count that keeps rising means the bounded
+ * cache is replacing graphs, each one driver memory outside the arena). */
+enum samrt_status samrt_internal_track_graph_captures(samrt_engine_t e, int *captures);
 
 /* ---- pool residency --------------------------------------------------------------------- */
 

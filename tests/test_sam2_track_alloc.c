@@ -24,6 +24,7 @@
 #include "check.h"
 #include "ckpt_writer.h"
 #include "platform.h"
+#include "samrt_internal.h"
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -65,6 +66,16 @@ static struct samrt_object_prompt grid_click(int k) {
     return pr;
 }
 
+/* Graphs the streams' trackers have instantiated so far (0 on a host engine). */
+static int captures(samrt_engine_t *e, int n) {
+    int sum = 0;
+    for (int i = 0; i < n; i++) {
+        int c = 0;
+        if (samrt_internal_track_graph_captures(e[i], &c) == SAMRT_OK) sum += c;
+    }
+    return sum;
+}
+
 static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, int side, int n_frames, int n_streams,
                 int n_obj) {
     struct samrt_engine_params p = samrt_engine_default_params();
@@ -92,7 +103,8 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
     }
     struct alloc_counts c0, c1;
     uint64_t free0 = 0, free_min = UINT64_MAX, free_max = 0, hwm100 = 0, free100 = 0;
-    int n_bad = 0, n_absent = 0;
+    int n_bad = 0, n_absent = 0, cap100 = 0, n_grow = 0, grow_t[8];
+    uint64_t hwm_prev = 0, grow_b[8];
     struct samrt_track_result res[MAX_OBJ];
     for (int t = 0; t < n_frames; t++) {
         make_frame(t);
@@ -123,8 +135,13 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
             free0 = dev_free_bytes();
         }
         if (t == 100 || (t == n_frames - 1 && n_frames <= 100)) {
-            hwm100 = samrt_platform_peak_rss_bytes();
+            hwm100 = hwm_prev = samrt_platform_peak_rss_bytes();
             free100 = dev_free_bytes();
+            cap100 = captures(e, n_streams);
+        } else if (t > 100) {  /* where the high-water mark rises, if it does */
+            const uint64_t h = samrt_platform_peak_rss_bytes();
+            if (h > hwm_prev && n_grow < 8) grow_t[n_grow] = t, grow_b[n_grow++] = h - hwm_prev;
+            hwm_prev = h;
         }
         if (t >= (n_frames > 100 ? 100 : 6)) {
             const uint64_t f = dev_free_bytes();
@@ -138,6 +155,12 @@ static void run(const char *ckpt, const char *platform, enum samrt_dtype prec, i
         samrt_engine_memory(e[i], &m1[i]);
         CHECK(memcmp(&m0[i], &m1[i], sizeof m0[i]) == 0);
     }
+    const int cap_end = captures(e, n_streams);
+    for (int i = 0; i < n_grow; i++)
+        printf("  VmHWM +%llu B at frame %d\n", (unsigned long long)grow_b[i], grow_t[i]);
+    if (n_frames > 100)
+        printf("  graphs captured by frame 100: %d, by the last frame: %d\n", cap100, cap_end);
+    if (n_frames > 100) CHECK_EQ_INT(cap_end, cap100);
     if (hwm100) CHECK(hwm_end == hwm100);
     CHECK(free_end == free100);
     CHECK_EQ_INT(n_bad, 0);

@@ -115,11 +115,12 @@ enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_sam2_track_graph_nodes(struct samrt_engine *e, int *kernels, int *copies) {
-    *kernels = *copies = 0;
+enum samrt_status samrt_sam2_track_graph_nodes(struct samrt_engine *e, int *kernels, int *copies, int *captures) {
+    *kernels = *copies = *captures = 0;
     const struct samrt_sam2 *m = samrt_sam2_of(e);
     SAMRT_CHECK(m && m->trk.ready, SAMRT_E_UNSUPPORTED, "track graph nodes: this engine does not track");
     const struct samrt_sam2_tracker *t = &m->trk;
+    *captures = t->graphs.n_captures;
     if (t->last_graph < 0) return SAMRT_OK;
     *kernels = t->graphs.nodes[t->last_graph].kernels;
     *copies = t->graphs.nodes[t->last_graph].copies;

@@ -27,7 +27,7 @@ void samrt_sam2_tracker_free_passes(struct samrt_sam2_tracker *t);
 /* track_cost.c: the family's frame_cost and track_graph_nodes (samrt_internal.h). */
 enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int width, int height,
                                         struct samrt_internal_frame_cost *out);
-enum samrt_status samrt_sam2_track_graph_nodes(struct samrt_engine *e, int *kernels, int *copies);
+enum samrt_status samrt_sam2_track_graph_nodes(struct samrt_engine *e, int *kernels, int *copies, int *captures);
 enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_image *img,
                                           int img_on_device, const int *prompted, int n_prompted);
 
