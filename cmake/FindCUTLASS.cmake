@@ -20,10 +20,13 @@ if (NOT CUTLASS_INCLUDE_DIR)
     endif()
   endif()
 endif()
+# Headers only, the same for every target: a cross build (toolchains/) may take them from the
+# host as well as from its sysroot.
 find_path(CUTLASS_INCLUDE_DIR cutlass/gemm/device/gemm.h
   HINTS ${_cutlass_hints}
   PATH_SUFFIXES include
-  PATHS /usr/local/cutlass /opt/cutlass)
+  PATHS /usr/local/cutlass /opt/cutlass
+  CMAKE_FIND_ROOT_PATH_BOTH)
 if (CUTLASS_INCLUDE_DIR AND EXISTS ${CUTLASS_INCLUDE_DIR}/cutlass/version.h)
   file(STRINGS ${CUTLASS_INCLUDE_DIR}/cutlass/version.h _v REGEX "define CUTLASS_(MAJOR|MINOR|PATCH) ")
   set(_ver "")
