@@ -8,8 +8,16 @@
  *
  * The heuristic takes the pointer alignments the caller promises (align_bytes) instead of
  * cuBLASLt's 256-byte default, so row slices and batch offsets of arena tensors stay legal;
- * the run checks each pointer against that promise. Built only with SAMRT_CUDA. */
+ * the run checks each pointer against that promise.
+ *
+ * Where samrt_gemm_fuses_gelu(d) holds and the device is sm_80 or later, the plan makes no
+ * cuBLASLt descriptor at all: the call is the one CUTLASS kernel of gemm_cutlass.h with bias and
+ * exact GELU in its epilogue. Built only with SAMRT_CUDA. */
 #include "gemm.h"
+
+#ifdef SAMRT_HAVE_CUTLASS
+#include "gemm_cutlass.h"
+#endif
 
 #include <stdint.h>
 #include <string.h>
@@ -183,12 +191,31 @@ static void count_kernels(const struct samrt_gpu_ctx *ctx, struct samrt_gemm_pla
     p->n_kernels = n > 0 ? n : 1 + (p->pass_bias || p->pass_act != SAMRT_EPILOGUE_ACT_NONE);
 }
 
+/* The fused bias + GELU kernel where the desc and the device take it: 1, else 0. */
+static int plan_fused(const struct samrt_gpu_ctx *ctx, struct samrt_gemm_plan *p) {
+#ifdef SAMRT_HAVE_CUTLASS
+    p->fused = samrt_gemm_cutlass_plan(&p->d, ctx->cc_major, ctx->sm_count);
+    if (!p->fused && samrt_gemm_fuses_gelu(&p->d))
+        SAMRT_LOG_DEBUG("gemm %lldx%lldx%lld: sm_%d%d: cuBLASLt and the GELU pass instead of the fused kernel",
+                        (long long)p->d.m, (long long)p->d.n, (long long)p->d.k, ctx->cc_major, ctx->cc_minor);
+    return p->fused > 0;
+#else
+    (void)ctx;
+    (void)p;
+    return 0;
+#endif
+}
+
 enum samrt_status samrt_gemm_plan_init(const struct samrt_gpu_ctx *ctx, const struct samrt_gemm_desc *d,
                                        size_t ws_cap, struct samrt_gemm_plan *out) {
     memset(out, 0, sizeof *out);
     SAMRT_TRY(samrt_gemm_desc_check(d));
     SAMRT_CHECK(ctx && ctx->lt, SAMRT_E_INVALID_ARG, "gemm: no cuBLASLt handle");
     out->d = *d;
+    if (plan_fused(ctx, out)) {
+        count_kernels(ctx, out);
+        return SAMRT_OK;
+    }
     const int has_bias = samrt_epilogue_has_bias(d->epilogue);
     enum samrt_status st = plan_build(ctx, ws_cap, has_bias, out);
     if (st == SAMRT_E_UNSUPPORTED && has_bias) {
@@ -219,7 +246,7 @@ enum samrt_status samrt_gemm_cuda(const struct samrt_gemm_plan *p, const void *x
                                   const void *bias, const void *residual, void *y, void *workspace,
                                   size_t ws_bytes, cudaStream_t stream) {
     const struct samrt_gemm_desc *d = &p->d;
-    SAMRT_DASSERT(p->op != NULL);
+    SAMRT_DASSERT(p->op != NULL || p->fused);
     const unsigned a = d->align_bytes;
     const int has_bias = samrt_epilogue_has_bias(d->epilogue);
     if (!x || !w || !y || misaligned(x, a) || misaligned(w, a) || misaligned(y, a))
@@ -227,6 +254,9 @@ enum samrt_status samrt_gemm_cuda(const struct samrt_gemm_plan *p, const void *x
     if (has_bias && (!bias || misaligned(bias, a))) return SAMRT_E_INVALID_ARG;
     if (d->residual && (!residual || misaligned(residual, a))) return SAMRT_E_INVALID_ARG;
     if (ws_bytes < p->ws_bytes || (p->ws_bytes && !workspace)) return SAMRT_E_INVALID_ARG;
+#ifdef SAMRT_HAVE_CUTLASS
+    if (p->fused) return samrt_gemm_cutlass_run(p->fused, d, x, w, bias, y, stream);
+#endif
 
     if (p->lt_bias &&
         cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) !=

@@ -1,4 +1,4 @@
-/* gemm.h - the Linear layer as one cuBLASLt matmul with a fused epilogue:
+/* gemm.h - the Linear layer as one cuBLASLt matmul (or one CUTLASS kernel) with a fused epilogue:
  *     Y (m,n) = act(alpha * X (m,k) W(n,k)^T + b + R)
  * W in PyTorch's Linear layout ((out,in), row-major), X and Y row-major with row strides,
  * optionally a strided batch (multi-head layouts; sb_w = 0 shares one weight).
@@ -17,11 +17,21 @@
  * are checked again after the choice; tests/test_tf32_guard_cuda.c proves it numerically.
  *
  * Epilogues: bias and ReLU run inside cuBLASLt. cuBLASLt's GELU epilogue is the tanh
- * approximation, so SAMRT_EPILOGUE_BIAS_GELU runs cuBLASLt's bias epilogue and then the exact
- * erf GELU pass of epilogue.h (one extra read+write of Y; for a bf16 Y this is the same
- * double rounding PyTorch autocast does: Linear rounds to bf16, GELU reads bf16). If
- * cuBLASLt offers no algorithm for a fused bias on some dtype combination, the plan falls
- * back to a plain matmul plus the same pass for bias and activation.
+ * approximation, so SAMRT_EPILOGUE_BIAS_GELU takes one of two paths:
+ *  - fused (samrt_gemm_fuses_gelu: f16 / bf16 in and out, one product, no residual, k, n and
+ *    the row strides multiples of 8, 16-byte alignment; built with CUTLASS; a device of
+ *    compute capability 8.0 or later): one CUTLASS kernel with bias + exact erf GELU in its
+ *    epilogue (gemm_cutlass.h). GELU reads the f32 sum alpha*acc + b, Y is rounded once.
+ *  - unfused (everything else, and f32, the strict parity path): cuBLASLt's bias epilogue,
+ *    then the exact erf GELU pass of epilogue.h (one extra read+write of Y). A half Y is
+ *    rounded twice: the sum to Y's dtype, then GELU of that rounded value (the double
+ *    rounding PyTorch autocast does: Linear rounds to bf16, GELU reads bf16).
+ * The two paths differ by at most about one rounding of Y's dtype (2^-11 relative for f16,
+ * 2^-8 for bf16, plus GELU's slope times the first rounding); the reference samrt_gemm_ref
+ * computes the fused form (f32 throughout, the caller rounds once on store), and the op
+ * table's gemm tolerance covers both. If cuBLASLt offers no algorithm for a fused bias on
+ * some dtype combination, the plan falls back to a plain matmul plus the same pass for bias
+ * and activation.
  * The bias and the residual R have Y's dtype; R has Y's layout and may be Y itself.
  *
  *   struct samrt_gemm_desc d = samrt_gemm_desc_make(65536, 384, 96, SAMRT_DTYPE_BF16,
@@ -54,6 +64,8 @@ struct samrt_gemm_desc {
     enum samrt_dtype dt_out;    /* Y, R and bias: dt_in or f32 */
     unsigned align_bytes;       /* every pointer given to samrt_gemm_cuda is aligned so (16) */
     int allow_tf32;             /* TEST ONLY: run f32 through TF32 (proves the guard can fail) */
+    int force_library;          /* BENCH/TEST: cuBLASLt (+ the GELU pass) even where the fused
+                                   kernel applies (samrt_gemm_fuses_gelu) */
 };
 
 /* A packed, unbatched desc with alpha 1, no residual and 16-byte alignment. */
@@ -61,6 +73,12 @@ struct samrt_gemm_desc samrt_gemm_desc_make(int64_t m, int64_t n, int64_t k, enu
                                             enum samrt_dtype dt_out, enum samrt_epilogue ep);
 /* Validates extents, strides, dtypes and alignment; logs what is wrong. */
 enum samrt_status samrt_gemm_desc_check(const struct samrt_gemm_desc *d);
+/* 1 when a plan of d runs bias + exact GELU inside the GEMM kernel (one launch, Y written
+ * once) on a device of compute capability >= 8.0: d is BIAS_GELU with f16 / bf16 inputs and
+ * output, one product, no residual, k, n and the row strides multiples of 8, align_bytes >= 16,
+ * force_library unset, and the build has CUTLASS. Pure arithmetic, so a plan without a GPU
+ * (samrt budget) counts what a GPU plan launches. */
+int samrt_gemm_fuses_gelu(const struct samrt_gemm_desc *d);
 /* 2*m*n*k*n_batch. */
 double samrt_gemm_flops(const struct samrt_gemm_desc *d);
 
@@ -81,11 +99,15 @@ struct samrt_gemm_plan {
     int pass_bias;                        /* the pass adds the bias (fallback) */
     struct samrt_epilogue_shape pass_shape;
     uint64_t impl_flags;                  /* cuBLASLt numerical-implementation flags of algo */
+    int fused;                            /* > 0: the CUTLASS kernel of gemm_cutlass.h with
+                                             bias + GELU in its epilogue (no cuBLASLt call, no
+                                             pass, no workspace); its id */
     int n_kernels;                        /* kernels one samrt_gemm_cuda call launches, the
                                              pass included (counted by capture at plan time) */
 };
 
-/* Builds the descriptors and chooses the algorithm (workspace <= ws_cap). Fails with
+/* Builds the descriptors and chooses the algorithm (workspace <= ws_cap), or picks the fused
+ * kernel where samrt_gemm_fuses_gelu(d) and the device allow. Fails with
  * SAMRT_E_UNSUPPORTED when cuBLASLt has no algorithm, or none free of TF32 on the strict f32
  * path. On failure nothing stays allocated. */
 enum samrt_status samrt_gemm_plan_init(const struct samrt_gpu_ctx *ctx, const struct samrt_gemm_desc *d,

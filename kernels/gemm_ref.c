@@ -1,8 +1,12 @@
 /* gemm_ref.c - the Linear reference (y = act(alpha * x w^T + b + r), gemm.h) and the desc
- * helpers shared with the cuBLASLt path. Plain loops, f32 accumulation in k order, then the
- * epilogue reference per batch (each batch has its own bias slice).
- * Tested by tests/test_gemm.c (hand-checked) and the op table's gemm rows (test_ops_table_cuda, against cuBLASLt). */
+ * helpers shared with the cuBLASLt and CUTLASS paths (among them which descs the fused GELU
+ * kernel takes). Plain loops, f32 accumulation in k order, then the epilogue reference per
+ * batch (each batch has its own bias slice): GELU of the f32 sum, as the fused kernel does.
+ * Tested by tests/test_gemm.c (hand-checked) and the op table's gemm rows (test_ops_table_cuda,
+ * against cuBLASLt and the fused kernel). */
 #include "gemm.h"
+
+#include <stdint.h>
 
 struct samrt_gemm_desc samrt_gemm_desc_make(int64_t m, int64_t n, int64_t k, enum samrt_dtype dt_in,
                                             enum samrt_dtype dt_out, enum samrt_epilogue ep) {
@@ -49,6 +53,19 @@ enum samrt_status samrt_gemm_desc_check(const struct samrt_gemm_desc *d) {
                     (a & (a - 1)) == 0, SAMRT_E_INVALID_ARG,
                 "gemm: align_bytes %u must be a power of two, >= the element size, <= 256", a);
     return SAMRT_OK;
+}
+
+int samrt_gemm_fuses_gelu(const struct samrt_gemm_desc *d) {
+#ifdef SAMRT_HAVE_CUTLASS
+    const int half = d->dt_in == SAMRT_DTYPE_F16 || d->dt_in == SAMRT_DTYPE_BF16;
+    return d->epilogue == SAMRT_EPILOGUE_BIAS_GELU && half && d->dt_out == d->dt_in && d->n_batch == 1 &&
+           !d->residual && !d->force_library && d->align_bytes >= 16 && d->k % 8 == 0 && d->n % 8 == 0 &&
+           d->s_x % 8 == 0 && d->s_w % 8 == 0 && d->s_y % 8 == 0 && d->m <= INT32_MAX && d->s_x <= INT32_MAX &&
+           d->s_w <= INT32_MAX && d->s_y <= INT32_MAX;
+#else
+    (void)d;  /* built without CUTLASS: cuBLASLt and the pass */
+    return 0;
+#endif
 }
 
 double samrt_gemm_flops(const struct samrt_gemm_desc *d) {

@@ -221,7 +221,8 @@ static int gemm_desc_eq(const struct samrt_gemm_desc *a, const struct samrt_gemm
            a->s_y == b->s_y && a->n_batch == b->n_batch && a->sb_x == b->sb_x && a->sb_w == b->sb_w &&
            a->sb_y == b->sb_y && a->sb_b == b->sb_b && a->alpha == b->alpha && a->epilogue == b->epilogue &&
            a->residual == b->residual && a->dt_in == b->dt_in && a->dt_out == b->dt_out &&
-           a->align_bytes == b->align_bytes && a->allow_tf32 == b->allow_tf32;
+           a->align_bytes == b->align_bytes && a->allow_tf32 == b->allow_tf32 &&
+           a->force_library == b->force_library;
 }
 
 static int conv_desc_eq(const struct samrt_conv_desc *a, const struct samrt_conv_desc *b) {
@@ -286,6 +287,17 @@ static enum samrt_status plan_for(struct samrt_op_ctx *c, const struct samrt_ctx
 
 /* ---- linear ------------------------------------------------------------------------------------ */
 
+/* SAMRT_GEMM_UNFUSED=1: every Linear on cuBLASLt and the GELU pass, even where the fused kernel
+ * applies (gemm.h force_library), to time one against the other in a whole frame. */
+static int gemm_unfused(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *env = getenv("SAMRT_GEMM_UNFUSED");
+        on = env && env[0] == '1';
+    }
+    return on;
+}
+
 static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_tensor *x,
                                      const struct samrt_tensor *w, const struct samrt_tensor *b, enum samrt_act act,
                                      const struct samrt_tensor *r, const struct samrt_tensor *y) {
@@ -321,6 +333,7 @@ static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_
     *d = samrt_gemm_desc_make(m, n, k, x->dtype, y->dtype, epilogue_of(act, b != NULL));
     d->s_x = s_x;
     d->residual = r != NULL;
+    d->force_library = gemm_unfused();
     const size_t es = samrt_dtype_size(x->dtype), eo = samrt_dtype_size(y->dtype);
     const int64_t nb[3] = {s_x * (int64_t)es, k * (int64_t)es, n * (int64_t)eo};
     unsigned a = align_of(x->data, nb, 3);
@@ -331,14 +344,18 @@ static enum samrt_status linear_impl(struct samrt_op_ctx *c, const struct samrt_
     d->align_bytes = SAMRT_MAX(a, (unsigned)SAMRT_MAX(es, eo));
     const struct samrt_ctx_plan *p = NULL;
     SAMRT_TRY(plan_for(c, &want, &p));
-    if (planning(c)) {  /* cuBLASLt's GELU is the tanh form: the exact one is our epilogue pass */
-        const int pass = act == SAMRT_ACT_GELU;
+    if (planning(c)) {  /* exact GELU: in the GEMM's epilogue (gemm.h), else our pass after cuBLASLt */
+        int pass = act == SAMRT_ACT_GELU && !samrt_gemm_fuses_gelu(d);
         int kernels = 1 + pass;
 #ifdef SAMRT_HAVE_CUDA
-        if (cuda(c) && c->gpu) kernels = p->g.n_kernels;  /* what the chosen algorithm launches */
+        if (cuda(c) && c->gpu) {  /* what the plan launches (the device may not take the fused kernel) */
+            pass = act == SAMRT_ACT_GELU && !p->g.fused;
+            kernels = p->g.n_kernels;
+        }
 #endif
         const double mn = (double)m * (double)n;
-        cost_add(c, kernels, 2.0 * mn * (double)k + (b ? mn : 0) + (r ? mn : 0) + (pass ? 8.0 * mn : 0),
+        const double gelu = act == SAMRT_ACT_GELU ? 8.0 * mn : 0;
+        cost_add(c, kernels, 2.0 * mn * (double)k + (b ? mn : 0) + (r ? mn : 0) + gelu,
                  (double)m * (double)k * (double)es + tbytes(w) + mn * (double)eo * (1 + (r != NULL) + 2 * pass) +
                      tbytes(b));
     }

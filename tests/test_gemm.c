@@ -2,7 +2,7 @@
  * reference (kernels/epilogue_ref.c) on cases small enough to check by hand: a 2x3 by 3x2
  * product worked out below, every epilogue, alpha, residual, row strides (padding columns
  * must stay untouched), strided batches with shared and per-batch operands, GELU against
- * erf values from a table, and the desc validation.
+ * erf values from a table, the desc validation and which descs the fused GELU kernel takes.
  * Run: ctest --preset cpu -R test_gemm */
 #include <string.h>
 
@@ -140,11 +140,47 @@ static void test_desc_check(void) {
     CHECK_STATUS(samrt_epilogue_shape_check(&sh), SAMRT_E_INVALID_ARG);   /* rows overlap */
 }
 
+/* The fused GELU kernel's rule (gemm.h): Hiera's fc1 in f16 / bf16 qualifies in a build with
+ * CUTLASS (none without), and breaking any one condition sends the desc back to cuBLASLt. */
+static void test_fused_rule(void) {
+    const struct samrt_gemm_desc ok = samrt_gemm_desc_make(65536, 384, 96, SAMRT_DTYPE_F16, SAMRT_DTYPE_F16,
+                                                           SAMRT_EPILOGUE_BIAS_GELU);
+    const int on = samrt_gemm_fuses_gelu(&ok);
+    struct samrt_gemm_desc d = ok;
+    d.dt_in = d.dt_out = SAMRT_DTYPE_BF16;
+    CHECK(samrt_gemm_fuses_gelu(&d) == on);
+    d.dt_in = d.dt_out = SAMRT_DTYPE_F32;   /* the strict parity path */
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.dt_out = SAMRT_DTYPE_F32;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    for (int ep = 0; ep < SAMRT_EPILOGUE_COUNT; ep++) {
+        d = ok; d.epilogue = (enum samrt_epilogue)ep;
+        CHECK(samrt_gemm_fuses_gelu(&d) == (ep == SAMRT_EPILOGUE_BIAS_GELU && on));
+    }
+    d = ok; d.n = 36;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.k = 12; d.s_x = d.s_w = 12;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.s_x = 100;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.align_bytes = 8;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.residual = 1;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.n_batch = 2; d.sb_x = d.m * d.k; d.sb_y = d.m * d.n;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.force_library = 1;
+    CHECK(!samrt_gemm_fuses_gelu(&d));
+    d = ok; d.m = 1; d.s_x = 104; d.s_y = 392; d.alpha = 0.5f;   /* one row, padded rows, alpha: still fused */
+    CHECK(samrt_gemm_fuses_gelu(&d) == on);
+}
+
 int main(void) {
     test_epilogues();
     test_strides();
     test_batched();
     test_gelu_and_rows();
     test_desc_check();
+    test_fused_rule();
     return check_report("test_gemm");
 }
