@@ -256,7 +256,11 @@ static enum samrt_status open_gpu(struct samrt_frame_stream *s, const uint8_t *f
     const enum samrt_status st =
         samrt_frame_gpu_open(s->info.width, s->info.height, s->n_slots, SAMRT_JPEG_GPU_ANY, first, first_size, &s->gpu);
     if (st == SAMRT_E_UNSUPPORTED) return SAMRT_OK;
-    SAMRT_TRY(st);
+    if (st != SAMRT_OK) {  /* nvJPEG is there but would not set up: the CPU decodes */
+        SAMRT_LOG_WARN("%s: nvJPEG decoding could not be set up (%s); decoding on the CPU", s->dir,
+                       samrt_status_str(st));
+        return SAMRT_OK;
+    }
     s->info.on_device = 1;
     s->n_workers = 1;  /* one nvJPEG state; its host phase runs on this thread */
     snprintf(s->info.decoder, sizeof s->info.decoder, "%s", samrt_frame_gpu_name(s->gpu));

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 #include <nvjpeg.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,53 +32,61 @@ struct samrt_jpeg_gpu {
 static _Atomic uint64_t g_calls, g_late, g_dev_bytes, g_pin_bytes;
 static _Thread_local const struct samrt_jpeg_gpu *tl_dec;  /* the decoder this thread is inside */
 
-/* Each block carries its size in a 256-byte header, so the frees can count the bytes back. */
-#define BLOCK_HDR 256
+/* The live blocks and their sizes, so the frees count the bytes back (nvJPEG holds a few). */
+#define MAX_BLOCKS 256
+static struct {
+    void *p;
+    size_t n;
+} g_blocks[MAX_BLOCKS];
+static pthread_mutex_t g_blocks_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void count_alloc(_Atomic uint64_t *bytes, size_t n) {
+static void count_alloc(_Atomic uint64_t *bytes, void *p, size_t n) {
     atomic_fetch_add(&g_calls, 1);
     atomic_fetch_add(bytes, (uint64_t)n);
     if (tl_dec && tl_dec->sealed) atomic_fetch_add(&g_late, 1);
+    pthread_mutex_lock(&g_blocks_mu);
+    for (int k = 0; k < MAX_BLOCKS; k++)
+        if (!g_blocks[k].p) {
+            g_blocks[k].p = p;
+            g_blocks[k].n = n;
+            break;
+        }
+    pthread_mutex_unlock(&g_blocks_mu);
+}
+
+static void count_free(_Atomic uint64_t *bytes, void *p) {
+    pthread_mutex_lock(&g_blocks_mu);
+    for (int k = 0; k < MAX_BLOCKS; k++)
+        if (g_blocks[k].p == p) {
+            atomic_fetch_sub(bytes, (uint64_t)g_blocks[k].n);
+            g_blocks[k].p = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&g_blocks_mu);
 }
 
 static int dev_malloc(void **p, size_t n) {
-    void *b = NULL;
-    const cudaError_t e = cudaMalloc(&b, n + BLOCK_HDR);
-    if (e != cudaSuccess) return (int)e;
-    if (cudaMemcpy(b, &n, sizeof n, cudaMemcpyHostToDevice) != cudaSuccess) {
-        cudaFree(b);
-        return (int)cudaErrorMemoryAllocation;
-    }
-    count_alloc(&g_dev_bytes, n);
-    *p = (uint8_t *)b + BLOCK_HDR;
-    return 0;
+    const cudaError_t e = cudaMalloc(p, n);
+    if (e == cudaSuccess) count_alloc(&g_dev_bytes, *p, n);
+    return (int)e;
 }
 
 static int dev_free(void *p) {
     if (!p) return 0;
-    void *b = (uint8_t *)p - BLOCK_HDR;
-    size_t n = 0;
-    if (cudaMemcpy(&n, b, sizeof n, cudaMemcpyDeviceToHost) == cudaSuccess) atomic_fetch_sub(&g_dev_bytes, (uint64_t)n);
-    return (int)cudaFree(b);
+    count_free(&g_dev_bytes, p);
+    return (int)cudaFree(p);
 }
 
 static int pinned_malloc(void **p, size_t n, unsigned int flags) {
-    void *b = NULL;
-    const cudaError_t e = cudaHostAlloc(&b, n + BLOCK_HDR, flags);
-    if (e != cudaSuccess) return (int)e;
-    memcpy(b, &n, sizeof n);
-    count_alloc(&g_pin_bytes, n);
-    *p = (uint8_t *)b + BLOCK_HDR;
-    return 0;
+    const cudaError_t e = cudaHostAlloc(p, n, flags);
+    if (e == cudaSuccess) count_alloc(&g_pin_bytes, *p, n);
+    return (int)e;
 }
 
 static int pinned_free(void *p) {
     if (!p) return 0;
-    void *b = (uint8_t *)p - BLOCK_HDR;
-    size_t n;
-    memcpy(&n, b, sizeof n);
-    atomic_fetch_sub(&g_pin_bytes, (uint64_t)n);
-    return (int)cudaFreeHost(b);
+    count_free(&g_pin_bytes, p);
+    return (int)cudaFreeHost(p);
 }
 
 static nvjpegDevAllocator_t g_dev_alloc = {dev_malloc, dev_free};

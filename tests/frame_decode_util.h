@@ -43,6 +43,7 @@ static inline int fd_make_folder(const char *dir, int w, int h, int n, int quali
 
 /* The reference decode of a JPEG file (libjpeg-turbo, one call); NULL on failure. */
 static inline uint8_t *fd_decode_file(const char *path, int *w, int *h) {
+    *w = *h = 0;
     size_t n = 0;
     uint8_t *d = du_read_file(path, &n);
     struct samrt_image_info info;

@@ -123,9 +123,9 @@ static void check_stream(const char *root) {
     while ((st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
         CHECK(f.on_device && f.index == i);
         snprintf(path, sizeof path, "%s/%05d.jpg", dir, i);
-        int w, h;
+        int w = 0, h = 0;
         uint8_t *ref = fd_decode_file(path, &w, &h);
-        cudaMemcpy(host, f.rgb, (size_t)w * h * 3, cudaMemcpyDeviceToHost);
+        if (ref) cudaMemcpy(host, f.rgb, (size_t)w * h * 3, cudaMemcpyDeviceToHost);
         int maxd = 0;
         for (size_t k = 0; ref && k < (size_t)w * h * 3; k++) {
             const int dd = abs((int)host[k] - (int)ref[k]);
