@@ -1,10 +1,15 @@
 /* frame_stream.h - the bounded prefetching frame streamer: the frames of a JPEG folder, a
- * video file or a camera (/dev/videoN, through video.h) decoded ahead on a thread
+ * video file or a camera (/dev/videoN, through video.h) decoded ahead on threads
  * (frame_stream.c), so that decoding overlaps tracking and a video is never all in memory.
  * sav.h includes it; the SA-V reader lists the folders it streams.
  *
- * It decodes the next frames of one source on its own thread into a fixed ring of depth+1
- * buffers allocated at open; it never holds the whole video:
+ * It decodes the next frames of one source into a fixed ring of depth+1 buffers allocated at
+ * open, and hands them out in order; it never holds the whole video. A JPEG folder decodes on
+ * a pool of decode_threads threads (libjpeg-turbo), or, with device_frames in a build with
+ * nvJPEG on a machine with a GPU, on the GPU straight into a device ring (f.on_device: pass it
+ * as samrt_engine_track_push's frame_on_device); a file nvJPEG does not take (progressive on
+ * the hardware engine, ...) is decoded on the CPU and uploaded, without error. A video or a
+ * camera decodes on one thread (FFmpeg):
  *
  *   samrt_frame_stream_t fs;
  *   struct samrt_frame_source src = {"clip.mp4", 4, 0, 0};   // path, depth, start, max_frames
@@ -22,6 +27,7 @@
 #ifndef SAMRT_FRAME_STREAM_H
 #define SAMRT_FRAME_STREAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "samrt_impl.h"
@@ -43,7 +49,13 @@ struct samrt_frame {
     double decode_ms;     /* read + decode of this frame on the streamer's thread (host clock) */
     double pts_s;         /* a video frame's timestamp in seconds from the stream start; -1 for JPEGs */
     double wait_ms;       /* how long samrt_frame_stream_next waited for this frame to be decoded */
+    int on_device;        /* 1: rgb is device memory of the current GPU (nvJPEG), pitch 3 * width */
 };
+
+/* Decode threads of a JPEG folder: 1..SAMRT_DECODE_THREADS_MAX; the default (0) is one per core
+ * but one, at most SAMRT_DECODE_THREADS_DEFAULT_MAX, never more than the ring's slots. */
+#define SAMRT_DECODE_THREADS_MAX 32
+#define SAMRT_DECODE_THREADS_DEFAULT_MAX 4
 
 /* What to stream. */
 struct samrt_frame_source {
@@ -54,6 +66,13 @@ struct samrt_frame_source {
     int max_frames;       /* at most this many frames; 0 = to the end */
 };
 
+/* How to decode (samrt_frame_stream_open_decode); zeros are the defaults. */
+struct samrt_frame_decode {
+    int threads;          /* a folder's decode threads; 0 = samrt_frame_stream_default_threads() */
+    int device_frames;    /* 1: a folder's frames decoded by nvJPEG into device memory where the
+                             build and machine have it (info.on_device says whether they are) */
+};
+
 struct samrt_frame_stream_info {
     int width, height;
     int n_frames;         /* frames the stream delivers (after start and max_frames); -1 when
@@ -61,21 +80,37 @@ struct samrt_frame_stream_info {
     double fps;           /* a video's frame rate, 0 when unknown or for a folder */
     int is_video, is_device;
     char codec[32];       /* a video's decoder, e.g. "h264" */
+    char decoder[32];     /* the decode path: "nvJPEG hardware", "nvJPEG GPU", "libjpeg-turbo x4",
+                             "ffmpeg" */
+    int decode_threads;   /* threads decoding */
+    int on_device;        /* frames come in device memory */
+    uint64_t host_bytes;  /* planned at open: the host ring and the file buffers */
+    uint64_t device_bytes, pinned_bytes;  /* the device ring and nvJPEG's buffers (frame_gpu.h) */
 };
+
+/* The default decode threads of a folder: one per online core but one, 1..4. */
+int samrt_frame_stream_default_threads(void);
+/* The JPEG decode path of this build and machine, in words (`samrt check`): "nvJPEG hardware",
+ * "nvJPEG GPU" or "libjpeg-turbo xN", with why. */
+void samrt_frame_decode_path(char *buf, size_t len);
 
 /* 1 when path is a folder (streamed as JPEG frames), else 0. */
 int samrt_frame_source_is_folder(const char *path);
 
-/* Opens the source, allocates depth+1 frame buffers of its frame size, and starts the decode
- * thread. A start past the last frame is SAMRT_E_INVALID_ARG; a video in a build without
+/* Opens the source, allocates depth+1 frame buffers of its frame size (and each decode
+ * thread's file buffer, of the folder's largest file), and starts the decode threads. A start past the last frame is SAMRT_E_INVALID_ARG; a video in a build without
  * FFmpeg is SAMRT_E_UNSUPPORTED (video.h). */
 enum samrt_status samrt_frame_stream_open_source(const struct samrt_frame_source *src, samrt_frame_stream_t *out);
+/* The same with the decode choices (dec NULL: the defaults). */
+enum samrt_status samrt_frame_stream_open_decode(const struct samrt_frame_source *src, const struct samrt_frame_decode *dec,
+                                                 samrt_frame_stream_t *out);
 int samrt_frame_stream_count(samrt_frame_stream_t s);   /* info.n_frames */
 void samrt_frame_stream_size(samrt_frame_stream_t s, int *width, int *height);
 void samrt_frame_stream_info(samrt_frame_stream_t s, struct samrt_frame_stream_info *out);
 /* Blocks until the next frame is decoded. At the end returns SAMRT_OK with f->rgb NULL. A
  * decode failure (corrupt JPEG or video, a frame of another size, a cut-off file) is returned
- * for that frame and every later call. Holding every slot while asking for another is
+ * for that frame and every later call, after every frame before it, whichever thread decoded
+ * what; its message names the file and the frame. Holding every slot while asking for another is
  * SAMRT_E_BAD_STATE. */
 enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_frame *f);
 /* Gives the frame's slot back to the decoder (in any order). */

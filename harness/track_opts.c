@@ -50,6 +50,8 @@ static const struct option g_shared[SAMRT_OPT_N_SHARED] = {
     {"runs", required_argument, 0, SAMRT_OPT_RUNS},          {"imgsz", required_argument, 0, SAMRT_OPT_IMGSZ},
     {"precision", required_argument, 0, SAMRT_OPT_PRECISION}, {"platform", required_argument, 0, SAMRT_OPT_PLATFORM},
     {"sm-limit", required_argument, 0, SAMRT_OPT_SM_LIMIT},  {"sm_limit", required_argument, 0, SAMRT_OPT_SM_LIMIT},
+    {"decode-threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
+    {"decode_threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
     {"help", no_argument, 0, 'h'}};
 
 int samrt_opt_table(const struct option *own, struct option *table, size_t cap) {
@@ -83,6 +85,8 @@ static int int_opt(int code, const char *arg, struct samrt_track_opts *v, struct
         {SAMRT_OPT_RUNS, "runs", 1, SAMRT_OPT_RUNS_MAX, offsetof(struct samrt_track_opts, runs)},
         {SAMRT_OPT_IMGSZ, "imgsz", SAMRT_OPT_IMGSZ_MIN, SAMRT_OPT_IMGSZ_MAX, offsetof(struct samrt_track_opts, imgsz)},
         {SAMRT_OPT_SM_LIMIT, "sm-limit", 0, SAMRT_OPT_SM_LIMIT_MAX, offsetof(struct samrt_track_opts, sm_limit)},
+        {SAMRT_OPT_DECODE_THREADS, "decode-threads", 1, SAMRT_OPT_DECODE_THREADS_MAX,
+         offsetof(struct samrt_track_opts, decode_threads)},
     };
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(rows); i++) {
         if (rows[i].code != code) continue;

@@ -3,7 +3,7 @@
  * range per option, whichever subcommand reads it. The shared rows of the getopt_long table
  * (samrt_opt_table): the source (--video), the output folder (--out), the prompts (--point
  * x,y[,l], --box x0,y0,x1,y1), the frames (--start, --max-frames alias --max_frames,
- * --prefetch), the passes (--runs), the engine (--imgsz, --precision, --platform) and --help.
+ * --prefetch, --decode-threads), the passes (--runs), the engine (--imgsz, --precision, --platform) and --help.
  * samrt_track_opts_parse stores the values; a refused one comes back as a samrt_opt_refusal
  * and the caller prints it, so each subcommand's wording stays its own. The prompts are only
  * checked here (samrt_opt_point, samrt_opt_box): each subcommand keeps its own objects.
@@ -41,10 +41,11 @@ extern "C" {
 enum samrt_opt_code {
     SAMRT_OPT_VIDEO = 0x100, SAMRT_OPT_OUT, SAMRT_OPT_POINT, SAMRT_OPT_BOX, SAMRT_OPT_START,
     SAMRT_OPT_MAX_FRAMES, SAMRT_OPT_PREFETCH, SAMRT_OPT_RUNS, SAMRT_OPT_IMGSZ, SAMRT_OPT_PRECISION,
-    SAMRT_OPT_PLATFORM, SAMRT_OPT_SM_LIMIT, SAMRT_OPT_OWN = 0x200
+    SAMRT_OPT_PLATFORM, SAMRT_OPT_SM_LIMIT, SAMRT_OPT_DECODE_THREADS, SAMRT_OPT_OWN = 0x200
 };
-#define SAMRT_OPT_N_SHARED 15  /* rows samrt_opt_table puts first */
+#define SAMRT_OPT_N_SHARED 17  /* rows samrt_opt_table puts first */
 #define SAMRT_OPT_SM_LIMIT_MAX 4096L      /* --sm-limit, from 0 (the whole GPU) */
+#define SAMRT_OPT_DECODE_THREADS_MAX 32L  /* --decode-threads, from 1 (SAMRT_DECODE_THREADS_MAX) */
 
 /* The shared option values, with the defaults of samrt_track_opts_init. */
 struct samrt_track_opts {
@@ -58,6 +59,7 @@ struct samrt_track_opts {
     int imgsz;                 /* --imgsz, 1024 */
     enum samrt_dtype precision; /* --precision, SAMRT_DTYPE_COUNT = the platform profile's */
     int sm_limit;              /* --sm-limit, 0 = the whole GPU (samrt_engine_params.sm_limit) */
+    int decode_threads;        /* --decode-threads, 0 = from the core count (frame_stream.h) */
 };
 
 /* Why samrt_track_opts_parse refused a value. */

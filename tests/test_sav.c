@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "data_util.h"
+#include "frame_decode_util.h"
 #include "image_io.h"
 #include "synth.h"
 
@@ -359,25 +360,6 @@ static void test_mask_modes(void) {
 
 /* ---- streamer ------------------------------------------------------------------------ */
 
-static uint8_t *decode_file(const char *path, int *w, int *h) {
-    size_t n = 0;
-    uint8_t *d = du_read_file(path, &n);
-    struct samrt_image_info info;
-    if (!d || samrt_jpeg_info(d, n, &info) != SAMRT_OK) {
-        free(d);
-        return NULL;
-    }
-    uint8_t *rgb = (uint8_t *)malloc(samrt_image_nbytes(&info));
-    if (samrt_jpeg_decode(d, n, rgb, samrt_image_nbytes(&info), &info) != SAMRT_OK) {
-        free(rgb);
-        rgb = NULL;
-    }
-    *w = info.width;
-    *h = info.height;
-    free(d);
-    return rgb;
-}
-
 /* A folder of JPEGs from its first frame, as `samrt track --frames` and the bench open it. */
 static enum samrt_status open_folder(const char *dir, int depth, samrt_frame_stream_t *out) {
     const struct samrt_frame_source src = {dir, depth, 0, 0};
@@ -400,7 +382,7 @@ static void test_stream(void) {
         CHECK_EQ_INT(f.index, i);
         snprintf(path, sizeof path, "%s/%s", dir, f.name);
         int ww, hh;
-        uint8_t *want = decode_file(path, &ww, &hh);
+        uint8_t *want = fd_decode_file(path, &ww, &hh);
         same += want && ww == f.width && hh == f.height && !memcmp(want, f.rgb, (size_t)ww * hh * 3);
         free(want);
         samrt_frame_stream_release(fs, &f);

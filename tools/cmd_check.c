@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "frame_stream.h"
 #include "image_io.h"
 #include "samrt_internal.h"
 #include "video.h"
@@ -153,6 +154,8 @@ int samrt_cmd_check(int argc, char **argv) {
     line(iv.libjpeg_turbo, "libjpeg-turbo", buf,
          "apt install libjpeg-turbo8-dev (Ubuntu) / libjpeg62-turbo-dev (Debian)");
     line(iv.libpng[0] != 0, "libpng", iv.libpng, "apt install libpng-dev");
+    samrt_frame_decode_path(buf, sizeof buf);
+    line(1, "JPEG decode", buf, NULL);
     check_video(buf, sizeof buf);
     int have_nsys = find_nsys(buf, sizeof buf);
     printf("  %s %-22s %s\n", have_nsys ? "\xe2\x9c\x93" : "\xe2\x9c\x97", "nsys (optional)", buf);

@@ -102,7 +102,8 @@ static enum samrt_status open_stream(const struct track_args *a, samrt_frame_str
     samrt_frame_stream_close(*fs);
     *fs = NULL;
     const struct samrt_frame_source src = {a->frames, a->s.prefetch, a->s.start, a->s.max_frames};
-    return samrt_frame_stream_open_source(&src, fs);
+    const struct samrt_frame_decode dec = {a->s.decode_threads, 0};
+    return samrt_frame_stream_open_decode(&src, &dec, fs);
 }
 
 /* Prompts are checked and mask prompts loaded before the weights, so a bad one fails fast. */

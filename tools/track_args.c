@@ -43,6 +43,7 @@ void samrt_track_usage(FILE *f) {
             "  --max-objects K    object slots planned (default: the number of objects)\n"
             "  --max-frames N     stop after N frames (Ctrl-C also stops, after the current frame)\n"
             "  --prefetch N       frames decoded ahead of the tracker (default 4)\n"
+            "  --decode-threads N threads decoding a JPEG folder (default: one per core but one, <= 4)\n"
             "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
             "  --settings S       post-processing of the official scripts: vos_inference (default;\n"
             "                     tools/vos_inference.py) or notebook (build_sam2_video_predictor's\n"

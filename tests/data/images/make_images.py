@@ -65,6 +65,8 @@ def main():
     write(BAD, "garbage.jpg", b"\xff\xd8\xff\xe0" + bytes(rnd.randrange(256) for _ in range(300)))
     sof = good.find(b"\xff\xc0")
     write(BAD, "huge_dims.jpg", good[: sof + 5] + struct.pack(">HH", 65000, 65000) + good[sof + 9 :])
+    dht = good.find(b"\xff\xc4")  # 16 code counts of 255: a Huffman table libjpeg refuses
+    write(BAD, "bad_huffman.jpg", good[: dht + 5] + b"\xff" * 16 + good[dht + 21 :])
     Image.new("CMYK", (8, 8), (10, 20, 30, 40)).save(os.path.join(BAD, "cmyk.jpg"))
     write(BAD, "garbage.bin", bytes(rnd.randrange(256) for _ in range(256)))
     write(BAD, "empty.png", b"")

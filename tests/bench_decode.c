@@ -1,0 +1,102 @@
+/* bench_decode.c - JPEG decode per frame on each decode path of the frame streamer, at
+ * 1280x720 and 1920x1080 (docs/video.md, "JPEG decode paths"):
+ *   nvJPEG hardware   the GPU's JPEG engine, into the device ring (frame_gpu.h)
+ *   nvJPEG GPU        nvJPEG's CUDA backend, the same way
+ *   libjpeg-turbo x1  the streamer with one decode thread (files read, decoded, in order)
+ *   libjpeg-turbo xN  the streamer with N threads (--threads, default: one per core but one)
+ * Frames are written first with the harness's JPEG writer (q90 4:2:0, synthetic content with
+ * noise, so the entropy decoding has work). ms/frame is wall time over the frames: the
+ * streamer rows include the file reads and the ordered hand-over, the nvJPEG rows decode file
+ * bytes already in memory and wait for each frame to be in device memory. A path the build or
+ * machine lacks prints "n/a". Run on the GPU machine:
+ *   build/gpu/tests/bench_decode [--frames 120] [--threads N] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "frame_decode_util.h"
+#include "frame_gpu.h"
+#include "frame_stream.h"
+
+static double stream_ms(const char *dir, int threads, int n_frames) {
+    const struct samrt_frame_source src = {dir, 16, 0, 0};
+    const struct samrt_frame_decode dec = {threads, 0};
+    samrt_frame_stream_t fs = NULL;
+    if (samrt_frame_stream_open_decode(&src, &dec, &fs) != SAMRT_OK) return -1;
+    const double t0 = bench_now_ms();
+    struct samrt_frame f;
+    int n = 0;
+    while (samrt_frame_stream_next(fs, &f) == SAMRT_OK && f.rgb) {
+        samrt_frame_stream_release(fs, &f);
+        n++;
+    }
+    const double ms = bench_now_ms() - t0;
+    samrt_frame_stream_close(fs);
+    return n == n_frames ? ms / n : -1;
+}
+
+static double gpu_ms(const char *dir, int w, int h, int n_frames, enum samrt_jpeg_gpu_backend b) {
+    uint8_t **files = (uint8_t **)calloc((size_t)n_frames, sizeof *files);
+    size_t *sizes = (size_t *)calloc((size_t)n_frames, sizeof *sizes);
+    char path[1024];
+    for (int k = 0; k < n_frames; k++) {
+        snprintf(path, sizeof path, "%s/%05d.jpg", dir, k);
+        files[k] = du_read_file(path, &sizes[k]);
+    }
+    struct samrt_frame_gpu *g = NULL;
+    double ms = -1;
+    if (samrt_frame_gpu_open(w, h, 4, b, files[0], sizes[0], &g) == SAMRT_OK &&
+        !strcmp(samrt_frame_gpu_name(g), samrt_jpeg_gpu_backend_name(b))) {
+        int ok = 1;
+        const double t0 = bench_now_ms();
+        for (int k = 0; k < n_frames && ok; k++) ok = samrt_frame_gpu_decode(g, files[k], sizes[k], k % 4) == SAMRT_OK;
+        if (ok) ms = (bench_now_ms() - t0) / n_frames;
+        if (samrt_frame_gpu_cpu_frames(g)) fprintf(stderr, "%d frames took the CPU path\n", samrt_frame_gpu_cpu_frames(g));
+    }
+    samrt_frame_gpu_close(g);
+    for (int k = 0; k < n_frames; k++) free(files[k]);
+    free(files);
+    free(sizes);
+    return ms;
+}
+
+static void cell(double ms) {
+    if (ms < 0) printf(" %12s", "n/a");
+    else printf(" %9.3f ms", ms);
+}
+
+int main(int argc, char **argv) {
+    int n_frames = 120, threads = samrt_frame_stream_default_threads();
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--frames")) n_frames = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+    }
+    if (n_frames < 4 || threads < 1 || threads > SAMRT_DECODE_THREADS_MAX) {
+        fprintf(stderr, "usage: bench_decode [--frames N>=4] [--threads 1..%d]\n", SAMRT_DECODE_THREADS_MAX);
+        return 2;
+    }
+    char root[700];
+    if (du_tmpdir("bdec", root, sizeof root) != 0) return 1;
+    const int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+    char path_info[256];
+    samrt_frame_decode_path(path_info, sizeof path_info);
+    printf("decode path of this build and machine: %s\n", path_info);
+    printf("%-10s %12s %12s %12s %9s x%-2d  (ms/frame, %d frames q90 4:2:0)\n", "frame", "nvJPEG hw", "nvJPEG GPU",
+           "libjpeg x1", "libjpeg", threads, n_frames);
+    for (int s = 0; s < 2; s++) {
+        const int w = sizes[s][0], h = sizes[s][1];
+        char dir[800];
+        snprintf(dir, sizeof dir, "%s/%dx%d", root, w, h);
+        if (fd_make_folder(dir, w, h, n_frames, 90) != 0) return 1;
+        (void)stream_ms(dir, threads, n_frames);  /* warm the page cache */
+        printf("%4dx%-5d", w, h);
+        cell(gpu_ms(dir, w, h, n_frames, SAMRT_JPEG_GPU_HARDWARE));
+        cell(gpu_ms(dir, w, h, n_frames, SAMRT_JPEG_GPU_HYBRID));
+        cell(stream_ms(dir, 1, n_frames));
+        cell(stream_ms(dir, threads, n_frames));
+        printf("\n");
+    }
+    du_rmtree(root);
+    return 0;
+}
