@@ -78,7 +78,8 @@ struct samrt_edgetam_perceiver {
     struct samrt_edgetam_perc_layer layer[SAMRT_EDGETAM_PERC_DEPTH];
     const struct samrt_tensor *latents, *latents_2d;   /* (256, 64) each */
     const struct samrt_tensor *norm_w, *norm_b;
-    struct samrt_tensor pos;     /* (1, g*g, 64) pdt [weights]: maskmem_pos_enc, channels-last */
+    struct samrt_tensor pos;     /* (1, g*g, 128) pdt [weights]: maskmem_pos_enc, channels-last,
+                                    twice per pixel ([pe | pe], added to k and v by one copy) */
     int slot_pos;
     enum samrt_dtype pdt;        /* compute dtype: f32 in bf16 runs, else the run dtype */
     int own32;                   /* the weight pointers above are the f32 copies w32 */
