@@ -10,7 +10,8 @@
  *   - With one object slot the latents are read in place (no broadcast copy), and each pass's
  *     last Linear writes its half of the concatenation directly.
  *   - GELU follows a bias-free Linear: the Linear epilogue applies activations with a bias only,
- *     so the GELU is its own pointwise op (same values, one rounding each, as PyTorch).
+ *     so that Linear gets a constant zero bias and the GELU as its epilogue: acc + 0 = acc, so
+ *     the values are PyTorch's (and the host's bits those of the Linear-then-GELU ops).
  *   - The two passes write into one (B, 512, 64) tensor and share one final LayerNorm call
  *     (the norm is per token, so this is concat(norm(a), norm(b))).
  * Tests: tests/test_edgetam_memory.c, tests/test_edgetam_memory_parity.c. */
@@ -75,6 +76,7 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
     p->grid = cfg->model_side / 16;
     p->win = p->grid / NWIN;
     p->slot_pos = -1;
+    p->slot_zero = -1;
     p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
     struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const int64_t shapes[5][2] = {{D, 1}, {D, D}, {2 * D, D}, {FF, D}, {D, FF}};
@@ -102,6 +104,8 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
     const int64_t n = (int64_t)p->grid * p->grid;
     SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3,
                                    SAMRT_SHAPE(1, n, 2 * D), &p->pos, &p->slot_pos));
+    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.zero_bias", SAMRT_REGION_WEIGHTS, p->pdt, 1, SAMRT_SHAPE(FF),
+                                   &p->zero_bias, &p->slot_zero));
     if (p->pdt == p->cfg.dtype) return SAMRT_OK;
     const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
     const int nf = fields(p, f);
@@ -117,18 +121,22 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
 
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
                                                   const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(p && env && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
+    SAMRT_CHECK(p && env && p->slot_pos >= 0 && p->slot_zero >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
     p->pos.data = samrt_model_slot(env, p->slot_pos);
+    p->zero_bias.data = samrt_model_slot(env, p->slot_zero);
     const size_t row = D * samrt_dtype_size(p->pos.dtype);
     const int64_t n = (int64_t)p->grid * p->grid;
     void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only: [pe | pe] per pixel */
     void *pe = malloc((size_t)n * row);
-    enum samrt_status st = img && pe ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    void *zero = calloc(1, samrt_tensor_nbytes(&p->zero_bias));
+    enum samrt_status st = img && pe && zero ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) st = samrt_model_upload(env, p->zero_bias.data, zero, samrt_tensor_nbytes(&p->zero_bias));
     /* f32 values stored once at pdt, as the other sine PE tables */
     if (st == SAMRT_OK) st = samrt_op_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, pe);
     for (int64_t i = 0; st == SAMRT_OK && i < n; i++)
         for (int h = 0; h < 2; h++) memcpy((char *)img + (2 * i + h) * row, (const char *)pe + i * row, row);
     if (st == SAMRT_OK) st = samrt_model_upload(env, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
+    free(zero);
     free(pe);
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
@@ -154,15 +162,14 @@ static struct samrt_op_attn_args attn_args(void) {
     return a;
 }
 
-/* lat + Linear(GELU(Linear(LN lat))), both Linear without bias; written into *out where given
- * (contiguous, lat's shape). */
+/* lat + Linear(GELU(Linear(LN lat))), both Linear without bias (the first given the zero bias
+ * zb for its GELU epilogue); written into *out where given (contiguous, lat's shape). */
 static struct samrt_tensor feed_forward(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *lat,
                                         const struct samrt_tensor *nw, const struct samrt_tensor *nb,
                                         const struct samrt_tensor *w1, const struct samrt_tensor *w2,
-                                        const struct samrt_tensor *out) {
+                                        const struct samrt_tensor *zb, const struct samrt_tensor *out) {
     struct samrt_tensor t = samrt_op_layernorm(c, name, lat, nw, nb, NULL, LN_EPS, NULL);
-    struct samrt_tensor h = samrt_op_linear(c, name, &t, w1, NULL, SAMRT_ACT_NONE, NULL);
-    h = samrt_op_unary(c, name, &h, SAMRT_ACT_GELU, 1.0f, 0.0f);
+    struct samrt_tensor h = samrt_op_linear(c, name, &t, w1, zb, SAMRT_ACT_GELU, NULL);
     if (!out) return samrt_op_linear(c, name, &h, w2, NULL, SAMRT_ACT_NONE, lat);
     samrt_op_linear_into(c, &h, w2, NULL, SAMRT_ACT_NONE, lat, out);
     return *out;
@@ -183,9 +190,10 @@ static struct samrt_tensor kv_add_pos(struct samrt_op_ctx *c, const char *name, 
 /* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 128) or
  * NULL); the result into *out where given. nq = 1 takes the exact single-token form of the
  * self-attention block. */
-static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
-                                 struct samrt_tensor lat, const struct samrt_tensor *x,
+static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edgetam_perceiver *p, int l,
+                                 const char *tag, struct samrt_tensor lat, const struct samrt_tensor *x,
                                  const struct samrt_tensor *pos, const struct samrt_tensor *out) {
+    const struct samrt_edgetam_perc_layer *L = &p->layer[l];
     char name[48];
     const int64_t Bq = lat.ne[0], nq = lat.ne[1], nx = x->ne[1];
     const struct samrt_op_attn_args aa = attn_args();
@@ -200,7 +208,7 @@ static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edge
     struct samrt_tensor a = samrt_op_attention(c, name, &q, &k, &v, &aa);
     lat = samrt_op_linear(c, name, &a, L->out, NULL, SAMRT_ACT_NONE, &lat);
     snprintf(name, sizeof name, "perceiver.%s.ff", tag);
-    lat = feed_forward(c, name, &lat, L->ff_w, L->ff_b, L->ff1, L->ff2, NULL);
+    lat = feed_forward(c, name, &lat, L->ff_w, L->ff_b, L->ff1, L->ff2, &p->zero_bias, NULL);
     snprintf(name, sizeof name, "perceiver.%s.self", tag);
     struct samrt_tensor n = samrt_op_layernorm(c, name, &lat, L->sn_w, L->sn_b, NULL, LN_EPS, NULL);
     struct samrt_tensor skv = samrt_op_linear(c, name, &n, L->skv, NULL, SAMRT_ACT_NONE, NULL);
@@ -213,7 +221,7 @@ static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edge
     }
     lat = samrt_op_linear(c, name, &sa, L->sout, NULL, SAMRT_ACT_NONE, &lat);
     snprintf(name, sizeof name, "perceiver.%s.self_ff", tag);
-    return feed_forward(c, name, &lat, L->sff_w, L->sff_b, L->sff1, L->sff2, out);
+    return feed_forward(c, name, &lat, L->sff_w, L->sff_b, L->sff1, L->sff2, &p->zero_bias, out);
 }
 
 /* ---- forward --------------------------------------------------------------------------------- */
@@ -244,7 +252,7 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
                                                  SAMRT_SHAPE(one ? NLAT * D : 0, D, 1));
     if (!one || p->latents->dtype != dt) lat = samrt_op_copy(c, "perceiver.latents", &lat, dt, NULL);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
-        lat = layer(c, &p->layer[l], l ? "g1" : "g0", lat, x, &p->pos,
+        lat = layer(c, p, l, l ? "g1" : "g0", lat, x, &p->pos,
                     one && l == SAMRT_EDGETAM_PERC_DEPTH - 1 ? &d1 : NULL);
     samrt_op_tap(c, "tap.perceiver.global", &lat);
 
@@ -262,7 +270,7 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
         lat2 = samrt_tensor_view(&lat2, 0, 3, SAMRT_SHAPE(B * nw, 1, D), SAMRT_SHAPE(D, D, 1));
     }
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
-        lat2 = layer(c, &p->layer[l], l ? "w1" : "w0", lat2, &xw, NULL,
+        lat2 = layer(c, p, l, l ? "w1" : "w0", lat2, &xw, NULL,
                      one && l == SAMRT_EDGETAM_PERC_DEPTH - 1 ? &d2 : NULL);
     struct samrt_tensor lat2b = view3(&lat2, 0, B, nw, D, nw * D, D);
     samrt_op_tap(c, "tap.perceiver.window", &lat2b);
