@@ -1,10 +1,22 @@
-/* conv.c - the op of ops.h that runs a depthwise NHWC conv with its eval BatchNorm applied
- * apart (EdgeTAM's bf16 trunk, models/edgetam/repvit.c): one launch of dwconv.h's bn form
- * where its kernel takes the tensors, else the chain of ops it replaces (conv2d, then
- * channel_affine, and for a RepVggDw the 1x1 branch and the identity add), which gives the
- * same bits. The choice depends only on shapes, dtypes and the alignment of the activations,
- * which PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
+/* conv.c - the ops of ops.h that fuse around a depthwise NHWC conv (EdgeTAM's RepViT trunk,
+ * models/edgetam/repvit.c):
+ *   - samrt_op_dwconv_bn: the conv with its eval BatchNorm applied apart (bf16 runs): one
+ *     launch of dwconv.h's bn form where its kernel takes the tensors, else the chain of ops it
+ *     replaces (conv2d, then channel_affine, and for a RepVggDw the 1x1 branch and the
+ *     identity add), which gives the same bits;
+ *   - samrt_op_dwconv_se: the conv and the squeeze-excite after it: dwconv.h's mean form,
+ *     se_gate.h and the conv again in dwconv.h's scale form (three launches for seven), else
+ *     the chain;
+ * and the direct conv of few input channels (conv_direct.h: RepViT's stem, SAM 2's mask
+ * downsampler), bias and activation fused and written in the layout its consumer reads, or
+ * with the downsampler's LayerNorm2d + GELU fused.
+ * The choice depends only on shapes, dtypes and the alignment of the activations, which
+ * PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
+#include <math.h>
+
+#include "conv_direct.h"
 #include "ops_impl.h"
+#include "se_gate.h"
 
 static enum samrt_epilogue_act epilogue_act_of(enum samrt_act act) {
     return act == SAMRT_ACT_GELU ? SAMRT_EPILOGUE_ACT_GELU
@@ -80,6 +92,195 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name,
         const void *r = a->residual ? a->residual->data : NULL;
         st = OPS_PICK(c->backend, samrt_dwconv_bn_cuda(&d, x->data, w->data, NULL, &bn, r, y.data, c->stream),
                       samrt_dwconv_bn_ref(&d, x->data, w->data, NULL, &bn, r, y.data));
+    }
+    finish(c, st);
+    return y;
+}
+
+/* ---- depthwise conv + squeeze-excite gate ------------------------------------------------------ */
+
+/* The chain samrt_op_dwconv_se replaces, op by op. */
+static struct samrt_tensor se_chain(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                    const struct samrt_tensor *w, const struct samrt_tensor *b, int stride, int pad,
+                                    const struct samrt_op_se_args *se) {
+    struct samrt_tensor t = samrt_op_conv2d(c, name, x, w, b, stride, pad, (int)x->ne[3], SAMRT_CONV_NHWC,
+                                            SAMRT_ACT_NONE);
+    struct samrt_tensor m = samrt_op_channel_mean(c, name, &t);
+    struct samrt_tensor s1 = samrt_op_linear(c, name, &m, se->w1, se->b1, SAMRT_ACT_RELU, NULL);
+    struct samrt_tensor s2 = samrt_op_linear(c, name, &s1, se->w2, se->b2, SAMRT_ACT_NONE, NULL);
+    struct samrt_tensor g = samrt_op_unary(c, name, &s2, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
+    return samrt_op_channel_affine(c, name, &t, &g, NULL, NULL, 1);
+}
+
+/* The host form: the references in the chain's order, in place in y (the map, then scaled by
+ * channel_affine's reference: the chain's host path bit for bit). */
+static enum samrt_status se_host(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
+                                 const struct samrt_se_gate_args *g, float *part, void *y) {
+    SAMRT_TRY(samrt_dwconv_mean_ref(d, x, w, b, NULL, y, part));
+    SAMRT_TRY(samrt_se_gate_ref(g));
+    const int64_t img = g->n_tokens * d->c;
+    for (int n = 0; n < d->n; n++) {   /* each image by its own gate */
+        float *yn = (float *)y + n * img;
+        const struct samrt_channel_affine_args a = {SAMRT_DTYPE_F32, img,  d->c, 1, yn, (const float *)g->gate + n * d->c,
+                                                    NULL,            NULL, yn,   0, SAMRT_ACT_NONE};
+        SAMRT_TRY(samrt_channel_affine_ref(&a));
+    }
+    return SAMRT_OK;
+}
+
+#ifdef SAMRT_HAVE_CUDA
+/* The CUDA form: the conv for its sums only, the gate, the conv again scaled into y. */
+static enum samrt_status se_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
+                                 const struct samrt_se_gate_args *g, float *part, void *y, cudaStream_t s) {
+    SAMRT_TRY(samrt_dwconv_mean_cuda(d, x, w, b, NULL, NULL, part, s));
+    SAMRT_TRY(samrt_se_gate_cuda(g, s));
+    return samrt_dwconv_scale_cuda(d, x, w, b, NULL, g->gate, y, s);
+}
+#endif
+
+/* PLAN-mode checks of the fused form: w (C, k, k, 1), the SE weights of x's dtype. */
+static enum samrt_status se_check(const struct samrt_tensor *x, const struct samrt_tensor *w,
+                                  const struct samrt_tensor *b, const struct samrt_op_se_args *se, int64_t r,
+                                  const char *name) {
+    const int64_t C = x->ne[3];
+    const int ok = samrt_tensor_is_contiguous(x) && w->dtype == x->dtype && w->ne[0] == C && w->ne[1] == w->ne[2] &&
+                   w->ne[3] == 1 && (!b || vec_of(b, C, x->dtype)) &&
+                   samrt_tensor_nelements(se->w1) == r * C && se->w1->dtype == x->dtype && vec_of(se->b1, r, x->dtype) &&
+                   samrt_tensor_nelements(se->w2) == r * C && se->w2->dtype == x->dtype && vec_of(se->b2, C, x->dtype);
+    SAMRT_CHECK(ok, SAMRT_E_INVALID_ARG,
+                "dwconv_se %s: x (N, H, W, C) contiguous, w (C, k, k, 1), bias (C), fc1 (R, C) + (R), fc2 (C, R) + (C), "
+                "all of x's dtype", name ? name : "?");
+    return SAMRT_OK;
+}
+
+struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                       int pad, const struct samrt_op_se_args *se) {
+    const int k = w->n_dims == 4 ? (int)w->ne[1] : 0;
+    const int64_t r = se->w1->ne[0];
+    const struct samrt_dwconv_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3], k, stride, pad,
+                                        x->dtype, SAMRT_EPILOGUE_ACT_NONE, b != NULL, 0};
+    int fused = x->n_dims == 4 && w->n_dims == 4 && samrt_dwconv_mean_ok(&d) && d.c <= SAMRT_SE_GATE_MAX_C &&
+                r <= SAMRT_SE_GATE_MAX_R;
+    /* the CUDA backend, in every build (a CPU build plans it for budgets): the kernel's rule; y
+     * is a fresh slot (16-byte aligned in both passes), w is read by element */
+    if (fused && c->backend == SAMRT_BACKEND_CUDA)
+        fused = samrt_dwconv_supported(&d, x->data, NULL, b ? b->data : NULL, NULL, NULL);
+    if (!fused) return se_chain(c, name, x, w, b, stride, pad, se);
+    int ho = 0, wo = 0;
+    samrt_dwconv_out_hw(&d, &ho, &wo);
+    const int64_t rows = samrt_dwconv_mean_rows(&d), n = x->ne[0], C = x->ne[3];
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, SAMRT_SHAPE(n, ho, wo, C));
+    struct samrt_tensor part = samrt_op_new(c, "dwconv_se.partial", SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(rows, C));
+    struct samrt_tensor gate = samrt_op_new(c, "dwconv_se.gate", x->dtype, 2, SAMRT_SHAPE(n, C));
+    use(c, x, w, b, &y);
+    use(c, &part, &gate, se->w1, se->b1);
+    use(c, se->w2, se->b2, NULL, NULL);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c)) st = se_check(x, w, b, se, r, name);
+    if (st == SAMRT_OK) {   /* the conv for its sums, the gate, the conv again scaled */
+        const double out = (double)samrt_tensor_nelements(&y);
+        cost_add(c, 3, 4.0 * out * k * k + 4.0 * out + 4.0 * (double)n * r * C,
+                 2.0 * (tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&part) + tbytes(&gate)) + tbytes(&y) +
+                     tbytes(se->w1) + tbytes(se->b1) + tbytes(se->w2) + tbytes(se->b2));
+    }
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        const struct samrt_se_gate_args g = {x->dtype,     n,           (int64_t)ho * wo, (int32_t)C,
+                                             (int32_t)r,   y.data,      part.data,        rows / n,
+                                             se->w1->data, se->b1->data, se->w2->data,   se->b2->data,
+                                             gate.data};
+        const void *bd = b ? b->data : NULL;
+        st = OPS_PICK(c->backend, se_cuda(&d, x->data, w->data, bd, &g, part.data, y.data, c->stream),
+                      se_host(&d, x->data, w->data, bd, &g, part.data, y.data));
+    }
+    finish(c, st);
+    return y;
+}
+
+/* ---- direct conv of few input channels ------------------------------------------------------- */
+
+struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                         const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                         int pad, enum samrt_act act, int out_nhwc) {
+    const int ok4 = x->n_dims == 4 && w->n_dims == 4;
+    const struct samrt_conv_direct_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3],
+                                             (int)w->ne[0], ok4 ? (int)w->ne[2] : 0, stride, pad, x->dtype,
+                                             epilogue_act_of(act), b != NULL, out_nhwc};
+    if (!ok4 || !samrt_conv_direct_ok(&d) || (act != SAMRT_ACT_NONE && !b)) {
+        struct samrt_tensor y = samrt_op_conv2d(c, name, x, w, b, stride, pad, 1, SAMRT_CONV_NCHW, act);
+        if (!out_nhwc) return y;
+        static const int to_nhwc[4] = {0, 2, 3, 1};
+        struct samrt_tensor v;
+        samrt_ctx_fail(c, samrt_tensor_permute(&y, to_nhwc, &v));
+        return samrt_op_copy(c, name, &v, y.dtype, NULL);
+    }
+    int ho = 0, wo = 0;
+    samrt_conv_direct_out_hw(&d, &ho, &wo);
+    const int64_t n = x->ne[0], co = w->ne[0];
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4,
+                                         out_nhwc ? SAMRT_SHAPE(n, ho, wo, co) : SAMRT_SHAPE(n, co, ho, wo));
+    use(c, x, w, b, &y);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c) &&
+        !(samrt_tensor_is_contiguous(x) && samrt_tensor_is_contiguous(w) && w->dtype == x->dtype &&
+          w->ne[1] == x->ne[1] && w->ne[2] == w->ne[3] && (!b || vec_of(b, co, x->dtype)) &&
+          (act == SAMRT_ACT_NONE || act == SAMRT_ACT_GELU || act == SAMRT_ACT_RELU))) {
+        SAMRT_LOG_ERROR("conv_direct %s: x (N, C, H, W) contiguous, w (out, C, k, k) and bias (out) of x's dtype, "
+                        "act none, GELU or ReLU", name ? name : "?");
+        st = SAMRT_E_INVALID_ARG;
+    }
+    if (st == SAMRT_OK) {
+        const double out = (double)samrt_tensor_nelements(&y);
+        cost_add(c, 1, 2.0 * out * (double)d.c_in * d.k * d.k + (b ? out : 0.0),
+                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&y));
+    }
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        const void *bd = b ? b->data : NULL;
+        st = OPS_PICK(c->backend, samrt_conv_direct_cuda(&d, x->data, w->data, bd, y.data, c->stream),
+                      (samrt_conv_direct_ref(&d, x->data, w->data, bd, y.data), SAMRT_OK));
+    }
+    finish(c, st);
+    return y;
+}
+
+struct samrt_tensor samrt_op_conv_direct_ln(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                            const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                            int pad, const struct samrt_tensor *ln_w, const struct samrt_tensor *ln_b,
+                                            float eps, enum samrt_act act) {
+    const int ok4 = x->n_dims == 4 && w->n_dims == 4;
+    const struct samrt_conv_direct_desc d = {(int)x->ne[0], (int)x->ne[1],  (int)x->ne[2], (int)x->ne[3],
+                                             (int)w->ne[0], ok4 ? (int)w->ne[2] : 0, stride, pad, x->dtype,
+                                             SAMRT_EPILOGUE_ACT_NONE, b != NULL, 0};
+    if (!ok4 || !samrt_conv_direct_norm_ok(&d)) {
+        struct samrt_tensor t = samrt_op_conv_direct(c, name, x, w, b, stride, pad, SAMRT_ACT_NONE, 0);
+        return samrt_op_layernorm2d(c, name, &t, ln_w, ln_b, NULL, eps, act);
+    }
+    int ho = 0, wo = 0;
+    samrt_conv_direct_out_hw(&d, &ho, &wo);
+    const int64_t co = w->ne[0];
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, SAMRT_SHAPE(x->ne[0], co, ho, wo));
+    use(c, x, w, b, &y);
+    use(c, ln_w, ln_b, NULL, NULL);
+    enum samrt_status st = c->ex->status;
+    if (st == SAMRT_OK && planning(c) &&
+        !(samrt_tensor_is_contiguous(x) && samrt_tensor_is_contiguous(w) && w->dtype == x->dtype &&
+          w->ne[1] == x->ne[1] && w->ne[2] == w->ne[3] && (!b || vec_of(b, co, x->dtype)) &&
+          (!ln_w || vec_of(ln_w, co, x->dtype)) && (!ln_b || vec_of(ln_b, co, x->dtype)) &&
+          (unsigned)act < SAMRT_ACT_COUNT && isfinite(eps) && eps >= 0.0f)) {
+        SAMRT_LOG_ERROR("conv_direct_ln %s: x (N, C, H, W) contiguous, w (out, C, k, k), bias and norm (out) of x's "
+                        "dtype", name ? name : "?");
+        st = SAMRT_E_INVALID_ARG;
+    }
+    if (st == SAMRT_OK) {   /* the conv, then about 8 flops per output for the norm */
+        const double out = (double)samrt_tensor_nelements(&y);
+        cost_add(c, 1, 2.0 * out * (double)d.c_in * d.k * d.k + (b ? out : 0.0) + 8.0 * out,
+                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(ln_w) + tbytes(ln_b) + tbytes(&y));
+    }
+    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
+        const struct samrt_conv_direct_norm nm = {ln_w ? ln_w->data : NULL, ln_b ? ln_b->data : NULL, eps, act};
+        const void *bd = b ? b->data : NULL;
+        st = OPS_PICK(c->backend, samrt_conv_direct_norm_cuda(&d, x->data, w->data, bd, &nm, y.data, c->stream),
+                      samrt_conv_direct_norm_ref(&d, x->data, w->data, bd, &nm, y.data));
     }
     finish(c, st);
     return y;

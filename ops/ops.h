@@ -381,6 +381,39 @@ static inline int samrt_op_dtype_ok(enum samrt_dtype dt) { return ref_dtype_ok(d
  * how prepare code writes f32 values into a run-precision upload. */
 static inline void samrt_op_host_store(enum samrt_dtype dt, void *p, int64_t i, float v) { ref_store(dt, p, i, v); }
 
+/* A depthwise NHWC conv (x (N, H, W, C), w (C, k, k, 1), bias (C) or NULL) and the
+ * squeeze-excite after it (timm SqueezeExcite: fc1 (R, C) + ReLU, fc2 (C, R), sigmoid):
+ * t * sigmoid(fc2(relu(fc1(mean t)))) per image, t the conv's output. On the CUDA backend
+ * three launches where dwconv.h's mean and scale forms take the tensors (the conv writing only
+ * its channel sums; se_gate.h finishing the mean and both products; the conv again, each
+ * output times its gate), else the chain (conv2d, channel_mean, two Linears, sigmoid,
+ * channel_affine); the host runs the chain's references in its order, bit for bit. */
+struct samrt_op_se_args {
+    const struct samrt_tensor *w1, *b1;   /* fc1 (R, C), (R) */
+    const struct samrt_tensor *w2, *b2;   /* fc2 (C, R), (C) */
+};
+struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                       int pad, const struct samrt_op_se_args *se);
+
+/* A conv of few input channels on NCHW x (N, C_in, H, W) with PyTorch's weight (C_out, C_in,
+ * k, k), bias (C_out) or NULL and act (NONE, GELU or RELU; an activation needs the bias): y
+ * (N, C_out, Ho, Wo), or with out_nhwc the channels-last (N, Ho, Wo, C_out). One launch of
+ * kernels/conv_direct.h where it takes the conv (C_in * k * k <= 256), bias and activation
+ * fused, written in the layout asked; else samrt_op_conv2d (NCHW) and, for out_nhwc, a copy.
+ * The same values either way (conv.h's reference sum and epilogue on the host). */
+struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                         const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                         int pad, enum samrt_act act, int out_nhwc);
+
+/* samrt_op_conv_direct (NCHW out, bias, no act) followed by LayerNorm2d over its channels
+ * (ln_w, ln_b (C_out) or NULL, eps) and act: one launch of conv_direct.h's norm form where it
+ * takes the conv (C_out <= 64), else the two ops; the same values either way. */
+struct samrt_tensor samrt_op_conv_direct_ln(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                            const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
+                                            int pad, const struct samrt_tensor *ln_w, const struct samrt_tensor *ln_b,
+                                            float eps, enum samrt_act act);
+
 #ifdef __cplusplus
 }
 #endif

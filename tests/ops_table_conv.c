@@ -1,7 +1,12 @@
 /* ops_table_conv.c - the op table's rows for the convolution and GEMM tails: the depthwise
  * NHWC convolution with its fused epilogue (kernels/dwconv.h: the SAM 2 fuser's 7x7 on
  * 64x64x256, RepViT's 3x3s at stride 1 and 2, odd sizes with GELU / ReLU, residual, no bias,
- * no padding) and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
+ * no padding), its mean form (the 32-pixel channel sums of RepViT's squeeze-excite mixers) and
+ * the squeeze-excite gate that reads them (kernels/se_gate.h), its scale form (each output
+ * times its image's channel gate), the direct conv of few input
+ * channels (kernels/conv_direct.h: RepViT's stem, SAM 2's mask downsampler; its f32 results
+ * checked against conv.h's reference bit for bit) and its norm form (the downsampler's
+ * LayerNorm2d + GELU fused), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
  * residual, padded rows and batches whose gaps must stay untouched). The references compute on
  * f32 copies of the dtype's values and round once on the store, as the kernels do; tolerances
@@ -11,13 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "conv.h"
+#include "conv_direct.h"
 #include "dwconv.h"
 #include "epilogue.h"
 #include "ops_table.h"
+#include "se_gate.h"
 #include "test_util.h"
 
 /* f32 accumulation order and one rounding on the store; erf within a few ulp */
 static const struct ot_tol TOL_DW = {"conv_round", {1e-5, 1.0 / 1024, 1.0 / 128}, {1e-5, 1.0 / 512, 1.0 / 64}, 0, 0};
+/* the gate's mean is the kernel's f32 block sums against the reference's double sum (the same
+ * sum reassociated), then two short products, each stored value rounded, and a sigmoid */
+static const struct ot_tol TOL_SE = {"se_gate_round", {2e-6, 1.0 / 512, 1.0 / 64}, {2e-6, 1.0 / 512, 1.0 / 64}, 0, 0};
 static const struct ot_tol TOL_EPI = {"epilogue_round", {2e-6, 1.0 / 1024, 1.0 / 128},
                                       {2e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 
@@ -91,6 +102,317 @@ static long dw_check(const struct ot_case *c, void *const *p) {
 }
 
 static const struct ot_op OP_DW = {"dwconv", dw_setup, dw_call, dw_check, NULL, NULL, 0};
+
+/* ---- dwconv_mean: the dwconv rows' p; y and the 32-pixel channel sums (dwconv.h mean form) ---- */
+static void dwm_setup(struct ot_case *c) {
+    dw_setup(c);
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    if (!samrt_dwconv_mean_ok(&d)) ot_conv_fail(c, "Ho*Wo not a multiple of 32");
+    ot_buf_add(c, SAMRT_DTYPE_F32, (long)samrt_dwconv_mean_rows(&d) * d.c, OT_OUT);
+}
+
+static enum samrt_status dwm_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    (void)stream;
+    if (gpu) return OT_GPU(samrt_dwconv_mean_cuda(&d, p[0], p[1], p[2], p[3], p[4], p[5], (cudaStream_t)stream));
+    float *f[4];
+    for (int i = 0; i < 4; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
+    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[4].n);
+    if (!y) ot_conv_fail(c, "no memory");
+    const enum samrt_status st = samrt_dwconv_mean_ref(&d, f[0], f[1], f[2], f[3], y, (float *)p[5]);
+    tu_store(c->dt, p[4], y, c->b[4].n);
+    for (int i = 0; i < 4; i++) free(f[i]);
+    free(y);
+    return st;
+}
+
+/* every channel sum against the stored y, added by hand in double */
+static long dwm_check(const struct ot_case *c, void *const *p) {
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    float *y = ot_load(c, 4, p[4]);
+    const float *part = (const float *)p[5];
+    long bad = 0;
+    for (long r = 0; r < (long)samrt_dwconv_mean_rows(&d); r++)
+        for (long ch = 0; ch < d.c; ch++) {
+            double s = 0.0, m = 0.0;
+            for (long q = 0; q < SAMRT_DWCONV_MEAN_PIX; q++) {
+                s += y[(r * SAMRT_DWCONV_MEAN_PIX + q) * d.c + ch];
+                m += fabs(y[(r * SAMRT_DWCONV_MEAN_PIX + q) * d.c + ch]);
+            }
+            bad += !(fabs(s - part[r * d.c + ch]) <= 1e-6 * (1.0 + m));
+        }
+    free(y);
+    return bad;
+}
+
+static const struct ot_op OP_DWM = {"dwconv_mean", dwm_setup, dwm_call, dwm_check, NULL, NULL, 0};
+
+/* the same with y NULL on the GPU (the squeeze-excite's first pass: the sums only) */
+static void dws_setup(struct ot_case *c) {
+    dwm_setup(c);
+    c->b[4].role = OT_SCRATCH;
+}
+
+static enum samrt_status dws_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    if (gpu) {
+        const struct samrt_dwconv_desc d = dw_desc(c);
+        (void)d;
+        return OT_GPU(samrt_dwconv_mean_cuda(&d, p[0], p[1], p[2], p[3], NULL, p[5], (cudaStream_t)stream));
+    }
+    return dwm_call(c, p, 0, stream);
+}
+
+static const struct ot_op OP_DWS = {"dwconv_mean_sums", dws_setup, dws_call, NULL, NULL, NULL, 0};
+
+/* ---- dwconv_scale: the dwconv rows' p; y = rounded conv x gate[n, c] (dwconv.h scale form) ---- */
+static void dwg_setup(struct ot_case *c) {
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    if (!samrt_dwconv_shape_ok(&d)) ot_conv_fail(c, "shape not supported");
+    int ho, wo;
+    samrt_dwconv_out_hw(&d, &ho, &wo);
+    const long nx = (long)d.n * d.h * d.w * d.c, ny = (long)d.n * ho * wo * d.c;
+    ot_buf_random(c, c->dt, nx, -1.0f, 1.0f);
+    ot_buf_random(c, c->dt, (long)d.c * d.k * d.k, -0.5f, 0.5f);
+    d.has_bias ? ot_buf_random(c, c->dt, d.c, -0.5f, 0.5f) : ot_buf_null(c);
+    d.residual ? ot_buf_random(c, c->dt, ny, -1.0f, 1.0f) : ot_buf_null(c);
+    ot_buf_random(c, c->dt, (long)d.n * d.c, 0.0f, 1.0f);
+    ot_buf_add(c, c->dt, ny, OT_OUT);
+    c->moved = (double)(nx + ny * (1 + d.residual)) * samrt_dtype_size(c->dt);
+}
+
+static enum samrt_status dwg_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    (void)stream;
+    if (gpu) return OT_GPU(samrt_dwconv_scale_cuda(&d, p[0], p[1], p[2], p[3], p[4], p[5], (cudaStream_t)stream));
+    float *f[5];
+    for (int i = 0; i < 5; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
+    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[5].n);
+    if (!y) ot_conv_fail(c, "no memory");
+    const enum samrt_status st = samrt_dwconv_scale_ref(&d, f[0], f[1], f[2], f[3], f[4], y);
+    tu_store(c->dt, p[5], y, c->b[5].n);
+    for (int i = 0; i < 5; i++) free(f[i]);
+    free(y);
+    return st;
+}
+
+/* f32: the plain reference's output times the gate, the same bits */
+static long dwg_check(const struct ot_case *c, void *const *p) {
+    const struct samrt_dwconv_desc d = dw_desc(c);
+    if (c->dt != SAMRT_DTYPE_F32) return 0;
+    const long ny = c->b[5].n, img = ny / d.n;
+    float *want = (float *)malloc(sizeof(float) * (size_t)ny);
+    if (!want) ot_conv_fail(c, "no memory");
+    samrt_dwconv_ref(&d, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3], want);
+    const float *g = (const float *)p[4], *y = (const float *)p[5];
+    long bad = 0;
+    for (long i = 0; i < ny; i++) bad += y[i] != want[i] * g[i / img * d.c + i % d.c];
+    free(want);
+    return bad;
+}
+
+static const struct ot_op OP_DWG = {"dwconv_scale", dwg_setup, dwg_call, dwg_check, NULL, NULL, 0};
+
+/* ---- se_gate: p = {n, tokens, c, r}; x, its 32-token sums, fc1, fc2 -> gate (se_gate.h) ---- */
+static void se_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0], t = p[1], ch = p[2], r = p[3];
+    if (t % SAMRT_DWCONV_MEAN_PIX) ot_conv_fail(c, "tokens not a multiple of 32");
+    const int ix = ot_buf_random(c, c->dt, n * t * ch, -1.0f, 3.0f);   /* a mean away from 0 */
+    float *x = ot_load(c, ix, c->b[ix].init);
+    const long rows = t / SAMRT_DWCONV_MEAN_PIX;
+    float *part = (float *)malloc(sizeof(float) * (size_t)(n * rows * ch));
+    if (!x || !part) ot_conv_fail(c, "no memory");
+    for (long i = 0; i < n * rows; i++)   /* as dwconv.h's mean form writes them */
+        for (long k = 0; k < ch; k++) {
+            float s = 0.0f;
+            for (long q = 0; q < SAMRT_DWCONV_MEAN_PIX; q++) s += x[(i * SAMRT_DWCONV_MEAN_PIX + q) * ch + k];
+            part[i * ch + k] = s;
+        }
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n * rows * ch, part);
+    free(part);
+    free(x);
+    ot_buf_random(c, c->dt, r * ch, -0.5f, 0.5f);
+    ot_buf_random(c, c->dt, r, -0.5f, 0.5f);
+    ot_buf_random(c, c->dt, ch * r, -0.5f, 0.5f);
+    ot_buf_random(c, c->dt, ch, -0.5f, 0.5f);
+    ot_buf_add(c, c->dt, n * ch, OT_OUT);
+    c->moved = (double)(n * rows * ch) * 4 + (double)(2 * r * ch + n * ch) * samrt_dtype_size(c->dt);
+}
+
+static enum samrt_status se_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const long *q = c->row->p;
+    struct samrt_se_gate_args a = {c->dt, q[0], q[1], (int32_t)q[2], (int32_t)q[3], p[0], (const float *)p[1],
+                                   q[1] / SAMRT_DWCONV_MEAN_PIX, p[2], p[3], p[4], p[5], p[6]};
+    (void)stream;
+    if (gpu) return OT_GPU(samrt_se_gate_cuda(&a, (cudaStream_t)stream));
+    float *f[7] = {0};
+    for (int i = 0; i < 6; i++) f[i] = i == 1 ? NULL : ot_load(c, i, p[i]);
+    f[6] = (float *)malloc(sizeof(float) * (size_t)c->b[6].n);
+    if (!f[6]) ot_conv_fail(c, "no memory");
+    a.x = f[0], a.w1 = f[2], a.b1 = f[3], a.w2 = f[4], a.b2 = f[5], a.gate = f[6];
+    const enum samrt_status st = samrt_se_gate_ref(&a);
+    tu_store(c->dt, p[6], f[6], c->b[6].n);
+    for (int i = 0; i < 7; i++) free(f[i]);
+    return st;
+}
+
+/* f32: the gate of the first image by hand, in double */
+static long se_check(const struct ot_case *c, void *const *p) {
+    if (c->dt != SAMRT_DTYPE_F32) return 0;
+    const long *q = c->row->p, t = q[1], ch = q[2], r = q[3];
+    const float *x = (const float *)p[0], *w1 = (const float *)p[2], *b1 = (const float *)p[3];
+    const float *w2 = (const float *)p[4], *b2 = (const float *)p[5], *g = (const float *)p[6];
+    double *m = (double *)calloc((size_t)(ch + r), sizeof(double));
+    if (!m) ot_conv_fail(c, "no memory");
+    for (long k = 0; k < ch; k++) {
+        for (long i = 0; i < t; i++) m[k] += x[i * ch + k];
+        m[k] /= (double)t;
+    }
+    for (long j = 0; j < r; j++) {
+        double s = b1[j];
+        for (long k = 0; k < ch; k++) s += m[k] * w1[j * ch + k];
+        m[ch + j] = s > 0 ? s : 0;
+    }
+    long bad = 0;
+    for (long k = 0; k < ch; k++) {
+        double s = b2[k];
+        for (long j = 0; j < r; j++) s += m[ch + j] * w2[k * r + j];
+        bad += !(fabs(1.0 / (1.0 + exp(-s)) - g[k]) <= 1e-5);
+    }
+    free(m);
+    return bad;
+}
+
+static const struct ot_op OP_SE = {"se_gate", se_setup, se_call, se_check, NULL, NULL, 0};
+
+/* ---- conv_direct: p = {n, c_in, h, w, c_out, k, stride, pad, act, bias | 2 * out_nhwc} ---- */
+static struct samrt_conv_direct_desc cd_desc(const struct ot_case *c) {
+    const long *p = c->row->p;
+    const struct samrt_conv_direct_desc d = {(int)p[0], (int)p[1], (int)p[2], (int)p[3], (int)p[4],
+                                             (int)p[5], (int)p[6], (int)p[7], c->dt,
+                                             (enum samrt_epilogue_act)p[8], (int)(p[9] & 1), (int)(p[9] >> 1)};
+    return d;
+}
+
+static void cd_setup(struct ot_case *c) {
+    const struct samrt_conv_direct_desc d = cd_desc(c);
+    if (!samrt_conv_direct_ok(&d)) ot_conv_fail(c, "shape not supported");
+    int ho, wo;
+    samrt_conv_direct_out_hw(&d, &ho, &wo);
+    const long nx = (long)d.n * d.c_in * d.h * d.w, ny = (long)d.n * d.c_out * ho * wo;
+    ot_buf_random(c, c->dt, nx, -1.0f, 1.0f);
+    ot_buf_random(c, c->dt, (long)d.c_out * d.c_in * d.k * d.k, -0.5f, 0.5f);
+    d.has_bias ? ot_buf_random(c, c->dt, d.c_out, -0.5f, 0.5f) : ot_buf_null(c);
+    ot_buf_add(c, c->dt, ny, OT_OUT);
+    c->moved = (double)(nx + ny) * samrt_dtype_size(c->dt);
+    c->flops = 2.0 * (double)ny * d.c_in * d.k * d.k;
+}
+
+static enum samrt_status cd_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_conv_direct_desc d = cd_desc(c);
+    (void)stream;
+    if (gpu) return OT_GPU(samrt_conv_direct_cuda(&d, p[0], p[1], p[2], p[3], (cudaStream_t)stream));
+    float *f[3];
+    for (int i = 0; i < 3; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
+    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[3].n);
+    if (!y) ot_conv_fail(c, "no memory");
+    samrt_conv_direct_ref(&d, f[0], f[1], f[2], y);
+    tu_store(c->dt, p[3], y, c->b[3].n);
+    for (int i = 0; i < 3; i++) free(f[i]);
+    free(y);
+    return SAMRT_OK;
+}
+
+/* f32: the result against conv.h's reference with its epilogue (NCHW), the same bits */
+static long cd_check(const struct ot_case *c, void *const *p) {
+    const struct samrt_conv_direct_desc d = cd_desc(c);
+    if (c->dt != SAMRT_DTYPE_F32) return 0;
+    const enum samrt_epilogue ep = !d.has_bias ? SAMRT_EPILOGUE_NONE
+                                 : d.act == SAMRT_EPILOGUE_ACT_GELU ? SAMRT_EPILOGUE_BIAS_GELU
+                                 : d.act == SAMRT_EPILOGUE_ACT_RELU ? SAMRT_EPILOGUE_BIAS_RELU : SAMRT_EPILOGUE_BIAS;
+    const struct samrt_conv_desc cd = samrt_conv_desc_make(d.n, d.c_in, d.h, d.w, d.c_out, d.k, d.stride, d.pad, 1,
+                                                           SAMRT_CONV_NCHW, SAMRT_DTYPE_F32, ep);
+    int ho, wo;
+    samrt_conv_direct_out_hw(&d, &ho, &wo);
+    float *want = (float *)malloc(sizeof(float) * (size_t)c->b[3].n);
+    if (!want) ot_conv_fail(c, "no memory");
+    samrt_conv_ref(&cd, (const float *)p[0], (const float *)p[1], (const float *)p[2], NULL, want);
+    const float *y = (const float *)p[3];
+    long bad = 0;
+    for (long n = 0; n < d.n; n++)
+        for (long o = 0; o < d.c_out; o++)
+            for (long i = 0; i < (long)ho * wo; i++) {
+                const float w = want[(n * d.c_out + o) * ho * wo + i];
+                const float g = d.out_nhwc ? y[(n * ho * wo + i) * d.c_out + o] : y[(n * d.c_out + o) * ho * wo + i];
+                bad += w != g && !(w != w && g != g);
+            }
+    free(want);
+    return bad;
+}
+
+static const struct ot_op OP_CD = {"conv_direct", cd_setup, cd_call, cd_check, NULL, NULL, 0};
+
+/* ---- conv_direct_ln: the conv_direct columns (NCHW, no act: p[8] is the norm's act) and the
+ *      LayerNorm2d weight and bias ---- */
+static struct samrt_conv_direct_desc cdn_desc(const struct ot_case *c) {
+    struct samrt_conv_direct_desc d = cd_desc(c);
+    d.act = SAMRT_EPILOGUE_ACT_NONE;
+    return d;
+}
+
+static void cdn_setup(struct ot_case *c) {
+    const struct samrt_conv_direct_desc d = cdn_desc(c);
+    if (!samrt_conv_direct_norm_ok(&d)) ot_conv_fail(c, "shape not supported");
+    cd_setup(c);   /* x, w, bias, y; then the norm's weight and bias, and y moved last */
+    ot_buf_random(c, c->dt, d.c_out, 0.5f, 1.5f);
+    ot_buf_random(c, c->dt, d.c_out, -0.5f, 0.5f);
+    const struct ot_buf out = c->b[3];
+    c->b[3] = c->b[4], c->b[4] = c->b[5], c->b[5] = out;
+}
+
+static enum samrt_status cdn_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_conv_direct_desc d = cdn_desc(c);
+    const enum samrt_act act = c->row->p[8] == SAMRT_EPILOGUE_ACT_GELU ? SAMRT_ACT_GELU : SAMRT_ACT_NONE;
+    struct samrt_conv_direct_norm nm = {p[3], p[4], 1e-6f, act};
+    (void)stream;
+    if (gpu) return OT_GPU(samrt_conv_direct_norm_cuda(&d, p[0], p[1], p[2], &nm, p[5], (cudaStream_t)stream));
+    float *f[5];
+    for (int i = 0; i < 5; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
+    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[5].n);
+    if (!y) ot_conv_fail(c, "no memory");
+    nm.weight = f[3], nm.bias = f[4];
+    const enum samrt_status st = samrt_conv_direct_norm_ref(&d, f[0], f[1], f[2], &nm, y);
+    tu_store(c->dt, p[5], y, c->b[5].n);
+    for (int i = 0; i < 5; i++) free(f[i]);
+    free(y);
+    return st;
+}
+
+/* f32 without the activation, by hand: per pixel, (y - ln_b) / ln_w over the channels has
+ * mean 0 and variance 1 */
+static long cdn_check(const struct ot_case *c, void *const *p) {
+    const struct samrt_conv_direct_desc d = cdn_desc(c);
+    if (c->dt != SAMRT_DTYPE_F32 || c->row->p[8] != 0 || d.c_out < 2) return 0;
+    int ho, wo;
+    samrt_conv_direct_out_hw(&d, &ho, &wo);
+    const float *g = (const float *)p[3], *be = (const float *)p[4], *y = (const float *)p[5];
+    const long plane = (long)ho * wo;
+    long bad = 0;
+    for (long n = 0; n < d.n; n++)
+        for (long i = 0; i < plane; i++) {
+            double m = 0, v = 0;
+            for (long o = 0; o < d.c_out; o++) m += (y[(n * d.c_out + o) * plane + i] - be[o]) / g[o];
+            m /= d.c_out;
+            for (long o = 0; o < d.c_out; o++) {
+                const double z = (y[(n * d.c_out + o) * plane + i] - be[o]) / g[o] - m;
+                v += z * z;
+            }
+            v /= d.c_out;
+            bad += !(fabs(m) <= 1e-4 && (v < 1e-6 || fabs(v - 1.0) <= 1e-2));   /* a constant pixel: all zero */
+        }
+    return bad;
+}
+
+static const struct ot_op OP_CDN = {"conv_direct_ln", cdn_setup, cdn_call, cdn_check, NULL, NULL, 0};
 
 /* ---- epilogue: p = {batches, rows, cols, batch stride, row stride, bias per row, bias,
  *      residual, act}; y in place, the gaps between rows and batches must keep their values ---- */
@@ -172,6 +494,52 @@ const struct ot_row ot_rows_conv[] = {
     {&OP_DW, "dw3_s2_no_pad_no_bias", F, 0, &TOL_DW, 0, {1, 9, 12, 72, 3, 2, 0, 0, 0, 0}, {0}},
     {&OP_DW, "dw3_c20_residual", OT_F32, 0, &TOL_DW, 0, {1, 8, 8, 20, 3, 1, 1, 0, 1, 1}, {0}},  /* f16: cuDNN */
     {&OP_DW, "dw1_one_pixel", F, 0, &TOL_DW, 0, {1, 1, 1, 8, 1, 1, 0, 0, 1, 1}, {0}},
+    /* dwconv_mean: the dwconv columns (Ho*Wo a multiple of 32): RepViT-M1's SE mixers at 1024 input
+     * (stages 0, 1, 2, 3), then odd ones (C not a multiple of the block's channels, two images,
+     * GELU with a residual, stride 2) */
+    {&OP_DWM, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWM, "repvit_se_s1", F, 0, &TOL_DW, 0, {1, 128, 128, 96, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWM, "repvit_se_s2", F, 0, &TOL_DW, B, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWM, "repvit_se_s3", F, 0, &TOL_DW, 0, {1, 32, 32, 384, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWM, "c40_two_images", F, 0, &TOL_DW, 0, {2, 8, 12, 40, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWM, "dw5_gelu_residual_no_bias", F, 0, &TOL_DW, 0, {1, 16, 8, 24, 5, 1, 2, GELU, 0, 1}, {0}},
+    {&OP_DWM, "dw3_s2_one_row", F, 0, &TOL_DW, 0, {1, 16, 16, 8, 3, 2, 1, 0, 1, 0}, {0}},
+    {&OP_DWS, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWS, "repvit_se_s2", F, 0, &TOL_DW, 0, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWS, "c40_two_images", F, 0, &TOL_DW, 0, {2, 8, 12, 40, 3, 1, 1, 0, 1, 0}, {0}},
+    /* dwconv_scale: the dwconv columns; the SE mixers' second pass, then odd ones */
+    {&OP_DWG, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWG, "repvit_se_s2", F, 0, &TOL_DW, 0, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWG, "c40_two_images_odd", F, 0, &TOL_DW, 0, {2, 7, 13, 40, 3, 1, 1, 0, 1, 0}, {0}},
+    {&OP_DWG, "dw5_s2_gelu_residual", F, 0, &TOL_DW, 0, {1, 15, 13, 24, 5, 2, 2, GELU, 1, 1}, {0}},
+    /* se_gate: images, tokens, channels, squeezed width (RepViT-M1's four SE widths at 1024 input;
+     * odd: two images, channels over the block's threads, R not a multiple of 8) */
+    {&OP_SE, "repvit_se_s0", F, 0, &TOL_SE, 0, {1, 65536, 48, 16}, {0}},
+    {&OP_SE, "repvit_se_s1", F, 0, &TOL_SE, 0, {1, 16384, 96, 24}, {0}},
+    {&OP_SE, "repvit_se_s2", F, 0, &TOL_SE, B, {1, 4096, 192, 48}, {0}},
+    {&OP_SE, "repvit_se_s3", F, 0, &TOL_SE, 0, {1, 1024, 384, 96}, {0}},
+    {&OP_SE, "two_images_c300_r13", F, 0, &TOL_SE, 0, {2, 64, 300, 13}, {0}},
+    {&OP_SE, "one_block_c8_r8", F, 0, &TOL_SE, 0, {1, 32, 8, 8}, {0}},
+    /* conv_direct: n, c_in, h, w, c_out, k, stride, pad, act, bias | 2 * out_nhwc: RepViT-M1's stem
+     * at 1024 input (3 -> 24 GELU NCHW, 24 -> 48 written as tokens) and SAM 2's mask downsampler
+     * (1 -> 4, 4 -> 16, 16 -> 64); odd: C_out not a multiple of 8, two images, stride 1, k 5,
+     * ReLU, no padding, no bias, one pixel */
+    {&OP_CD, "repvit_stem1_gelu", F, 0, &TOL_DW, B | OT_GPU_ONLY, {1, 3, 1024, 1024, 24, 3, 2, 1, GELU, 1}, {0}},
+    {&OP_CD, "repvit_stem2_tokens", F, 0, &TOL_DW, B | OT_GPU_ONLY, {1, 24, 512, 512, 48, 3, 2, 1, 0, 3}, {0}},
+    {&OP_CD, "maskds_0", F, 0, &TOL_DW, B, {1, 1, 1024, 1024, 4, 3, 2, 1, 0, 1}, {0}},
+    {&OP_CD, "maskds_1", F, 0, &TOL_DW, 0, {1, 4, 512, 512, 16, 3, 2, 1, 0, 1}, {0}},
+    {&OP_CD, "maskds_2", F, 0, &TOL_DW, B, {1, 16, 256, 256, 64, 3, 2, 1, 0, 1}, {0}},
+    {&OP_CD, "c_out13_two_images_tokens", F, 0, &TOL_DW, 0, {2, 5, 17, 23, 13, 3, 2, 1, GELU, 3}, {0}},
+    {&OP_CD, "k5_s1_relu_tokens", F, 0, &TOL_DW, 0, {1, 7, 12, 9, 10, 5, 1, 2, RELU, 3}, {0}},
+    {&OP_CD, "k3_s1_no_pad_no_bias", F, 0, &TOL_DW, 0, {1, 28, 8, 8, 16, 3, 1, 0, 0, 0}, {0}},
+    {&OP_CD, "one_pixel", F, 0, &TOL_DW, 0, {1, 2, 1, 1, 3, 1, 1, 0, RELU, 1}, {0}},
+    /* conv_direct_ln: the conv_direct columns, p[8] the norm's act: SAM 2's mask downsampler's
+     * first three stages at 1024; odd: C_out 5 and 33 (bucket tails), two images, no bias */
+    {&OP_CDN, "maskds_0", F, 0, &TOL_DW, B, {1, 1, 1024, 1024, 4, 3, 2, 1, GELU, 1}, {0}},
+    {&OP_CDN, "maskds_1", F, 0, &TOL_DW, 0, {1, 4, 512, 512, 16, 3, 2, 1, GELU, 1}, {0}},
+    {&OP_CDN, "maskds_2", F, 0, &TOL_DW, B, {1, 16, 256, 256, 64, 3, 2, 1, GELU, 1}, {0}},
+    {&OP_CDN, "c_out5_two_images", F, 0, &TOL_DW, 0, {2, 3, 9, 14, 5, 3, 2, 1, 0, 1}, {0}},
+    {&OP_CDN, "c_out33_no_bias", F, 0, &TOL_DW, 0, {1, 6, 10, 10, 33, 3, 1, 1, 0, 0}, {0}},
     /* epilogue: batches, rows, cols, batch stride, row stride, bias per row, bias, residual, act */
     {&OP_EPI, "hiera_t_mlp_fc1_gelu", F, 0, &TOL_EPI, B, {1, 65536, 384, 0, 384, 0, 0, 0, GELU}, {0}},
     {&OP_EPI, "cxblock_pwconv1_gelu", F, 0, &TOL_EPI, B, {1, 4096, 1024, 0, 1024, 0, 0, 0, GELU}, {0}},

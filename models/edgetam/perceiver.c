@@ -3,11 +3,15 @@
  * global and window passes.
  *
  * Choices that are not obvious:
- *   - pos is added to the projected k and v by the copies that split them out of the fused
- *     [k | v] projection (convert, then add, rounded once: PyTorch's k + pos), one copy per
- *     object slot so that the constant pos is stored once.
+ *   - pos is stored twice per pixel, [pe | pe] (g*g, 128), so that one copy of the fused
+ *     [k | v] projection adds it to both halves (convert, then add, rounded once: PyTorch's
+ *     k + pos and v + pos); k and v are then strided views of that copy. One copy per object
+ *     slot, so that the constant pos is stored once.
+ *   - With one object slot the latents are read in place (no broadcast copy), and each pass's
+ *     last Linear writes its half of the concatenation directly.
  *   - GELU follows a bias-free Linear: the Linear epilogue applies activations with a bias only,
- *     so the GELU is its own pointwise op (same values, one rounding each, as PyTorch).
+ *     so that Linear gets a constant zero bias and the GELU as its epilogue: acc + 0 = acc, so
+ *     the values are PyTorch's (and the host's bits those of the Linear-then-GELU ops).
  *   - The two passes write into one (B, 512, 64) tensor and share one final LayerNorm call
  *     (the norm is per token, so this is concat(norm(a), norm(b))).
  * Tests: tests/test_edgetam_memory.c, tests/test_edgetam_memory_parity.c. */
@@ -72,6 +76,7 @@ enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p
     p->grid = cfg->model_side / 16;
     p->win = p->grid / NWIN;
     p->slot_pos = -1;
+    p->slot_zero = -1;
     p->pdt = cfg->dtype == SAMRT_DTYPE_BF16 ? SAMRT_DTYPE_F32 : cfg->dtype;
     struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const int64_t shapes[5][2] = {{D, 1}, {D, D}, {2 * D, D}, {FF, D}, {D, FF}};
@@ -97,8 +102,10 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
                 samrt_dtype_name(c->dtype), samrt_dtype_name(p->cfg.dtype));
     SAMRT_CHECK(!p->own32, SAMRT_E_BAD_STATE, "perceiver: planned twice (bind again first)");
     const int64_t n = (int64_t)p->grid * p->grid;
-    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3, SAMRT_SHAPE(1, n, D),
-                                   &p->pos, &p->slot_pos));
+    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.pos", SAMRT_REGION_WEIGHTS, p->pdt, 3,
+                                   SAMRT_SHAPE(1, n, 2 * D), &p->pos, &p->slot_pos));
+    SAMRT_TRY(samrt_ctx_persistent(c, "edgetam.perceiver.zero_bias", SAMRT_REGION_WEIGHTS, p->pdt, 1, SAMRT_SHAPE(FF),
+                                   &p->zero_bias, &p->slot_zero));
     if (p->pdt == p->cfg.dtype) return SAMRT_OK;
     const struct samrt_tensor **f[SAMRT_EDGETAM_PERC_TENSORS];
     const int nf = fields(p, f);
@@ -114,13 +121,23 @@ enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p
 
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
                                                   const struct samrt_ckpt *ck) {
-    SAMRT_CHECK(p && env && p->slot_pos >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
+    SAMRT_CHECK(p && env && p->slot_pos >= 0 && p->slot_zero >= 0, SAMRT_E_BAD_STATE, "perceiver: not planned");
     p->pos.data = samrt_model_slot(env, p->slot_pos);
-    void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only */
-    enum samrt_status st = img ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    p->zero_bias.data = samrt_model_slot(env, p->slot_zero);
+    const size_t row = D * samrt_dtype_size(p->pos.dtype);
+    const int64_t n = (int64_t)p->grid * p->grid;
+    void *img = malloc(samrt_tensor_nbytes(&p->pos));  /* setup only: [pe | pe] per pixel */
+    void *pe = malloc((size_t)n * row);
+    void *zero = calloc(1, samrt_tensor_nbytes(&p->zero_bias));
+    enum samrt_status st = img && pe && zero ? SAMRT_OK : SAMRT_E_HOST_MEMORY;
+    if (st == SAMRT_OK) st = samrt_model_upload(env, p->zero_bias.data, zero, samrt_tensor_nbytes(&p->zero_bias));
     /* f32 values stored once at pdt, as the other sine PE tables */
-    if (st == SAMRT_OK) st = samrt_op_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, img);
+    if (st == SAMRT_OK) st = samrt_op_host_sine_pe(p->pos.dtype, D, p->grid, p->grid, pe);
+    for (int64_t i = 0; st == SAMRT_OK && i < n; i++)
+        for (int h = 0; h < 2; h++) memcpy((char *)img + (2 * i + h) * row, (const char *)pe + i * row, row);
     if (st == SAMRT_OK) st = samrt_model_upload(env, p->pos.data, img, samrt_tensor_nbytes(&p->pos));
+    free(zero);
+    free(pe);
     free(img);
     if (st == SAMRT_E_HOST_MEMORY) SAMRT_LOG_ERROR("perceiver: out of host memory");
     if (st == SAMRT_OK && p->own32) {  /* the f32 copies, from the checkpoint values of w_run */
@@ -145,34 +162,38 @@ static struct samrt_op_attn_args attn_args(void) {
     return a;
 }
 
-/* lat + Linear(GELU(Linear(LN lat))), both Linear without bias. */
+/* lat + Linear(GELU(Linear(LN lat))), both Linear without bias (the first given the zero bias
+ * zb for its GELU epilogue); written into *out where given (contiguous, lat's shape). */
 static struct samrt_tensor feed_forward(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *lat,
                                         const struct samrt_tensor *nw, const struct samrt_tensor *nb,
-                                        const struct samrt_tensor *w1, const struct samrt_tensor *w2) {
+                                        const struct samrt_tensor *w1, const struct samrt_tensor *w2,
+                                        const struct samrt_tensor *zb, const struct samrt_tensor *out) {
     struct samrt_tensor t = samrt_op_layernorm(c, name, lat, nw, nb, NULL, LN_EPS, NULL);
-    struct samrt_tensor h = samrt_op_linear(c, name, &t, w1, NULL, SAMRT_ACT_NONE, NULL);
-    h = samrt_op_unary(c, name, &h, SAMRT_ACT_GELU, 1.0f, 0.0f);
-    return samrt_op_linear(c, name, &h, w2, NULL, SAMRT_ACT_NONE, lat);
+    struct samrt_tensor h = samrt_op_linear(c, name, &t, w1, zb, SAMRT_ACT_GELU, NULL);
+    if (!out) return samrt_op_linear(c, name, &h, w2, NULL, SAMRT_ACT_NONE, lat);
+    samrt_op_linear_into(c, &h, w2, NULL, SAMRT_ACT_NONE, lat, out);
+    return *out;
 }
 
-/* part (nb, nx, 64) of the fused kv (nb, nx, 128) at channel offset off, + pos (1, nx, 64) per
- * object, as a new contiguous tensor. */
-static struct samrt_tensor split_add(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *kv,
-                                     int64_t off, int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
-    struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SAMRT_SHAPE(nb, nx, D));
+/* The fused kv (nb, nx, 128) + pos [pe | pe] (1, nx, 128) per object, as a new tensor. */
+static struct samrt_tensor kv_add_pos(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *kv,
+                                      int64_t nb, int64_t nx, const struct samrt_tensor *pos) {
+    struct samrt_tensor out = samrt_op_new(c, name, kv->dtype, 3, SAMRT_SHAPE(nb, nx, 2 * D));
     for (int64_t b = 0; b < nb; b++) {
-        struct samrt_tensor src = view3(kv, b * nx * 2 * D + off, 1, nx, D, nx * 2 * D, 2 * D);
-        struct samrt_tensor dst = view3(&out, b * nx * D, 1, nx, D, nx * D, D);
+        struct samrt_tensor src = view3(kv, b * nx * 2 * D, 1, nx, 2 * D, nx * 2 * D, 2 * D);
+        struct samrt_tensor dst = view3(&out, b * nx * 2 * D, 1, nx, 2 * D, nx * 2 * D, 2 * D);
         samrt_op_copy_into(c, &src, pos, &dst);
     }
     return out;
 }
 
-/* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 64) or
- * NULL). nq = 1 takes the exact single-token form of the self-attention block. */
-static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edgetam_perc_layer *L, const char *tag,
-                                 struct samrt_tensor lat, const struct samrt_tensor *x,
-                                 const struct samrt_tensor *pos) {
+/* One PerceiverEncoderLayer: lat (Bq, nq, 64) attends to x (Bq, nx, 64) (pos (1, nx, 128) or
+ * NULL); the result into *out where given. nq = 1 takes the exact single-token form of the
+ * self-attention block. */
+static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edgetam_perceiver *p, int l,
+                                 const char *tag, struct samrt_tensor lat, const struct samrt_tensor *x,
+                                 const struct samrt_tensor *pos, const struct samrt_tensor *out) {
+    const struct samrt_edgetam_perc_layer *L = &p->layer[l];
     char name[48];
     const int64_t Bq = lat.ne[0], nq = lat.ne[1], nx = x->ne[1];
     const struct samrt_op_attn_args aa = attn_args();
@@ -181,16 +202,13 @@ static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edge
     struct samrt_tensor q = samrt_op_linear(c, name, &ql, L->q, NULL, SAMRT_ACT_NONE, NULL);
     struct samrt_tensor xn = samrt_op_layernorm(c, name, x, L->nx_w, L->nx_b, NULL, LN_EPS, NULL);
     struct samrt_tensor kv = samrt_op_linear(c, name, &xn, L->kv, NULL, SAMRT_ACT_NONE, NULL);
+    if (pos) kv = kv_add_pos(c, "perceiver.kv_pos", &kv, Bq, nx, pos);
     struct samrt_tensor k = view3(&kv, 0, Bq, nx, D, nx * 2 * D, 2 * D);
     struct samrt_tensor v = view3(&kv, D, Bq, nx, D, nx * 2 * D, 2 * D);
-    if (pos) {
-        k = split_add(c, "perceiver.k_pos", &kv, 0, Bq, nx, pos);
-        v = split_add(c, "perceiver.v_pos", &kv, D, Bq, nx, pos);
-    }
     struct samrt_tensor a = samrt_op_attention(c, name, &q, &k, &v, &aa);
     lat = samrt_op_linear(c, name, &a, L->out, NULL, SAMRT_ACT_NONE, &lat);
     snprintf(name, sizeof name, "perceiver.%s.ff", tag);
-    lat = feed_forward(c, name, &lat, L->ff_w, L->ff_b, L->ff1, L->ff2);
+    lat = feed_forward(c, name, &lat, L->ff_w, L->ff_b, L->ff1, L->ff2, &p->zero_bias, NULL);
     snprintf(name, sizeof name, "perceiver.%s.self", tag);
     struct samrt_tensor n = samrt_op_layernorm(c, name, &lat, L->sn_w, L->sn_b, NULL, LN_EPS, NULL);
     struct samrt_tensor skv = samrt_op_linear(c, name, &n, L->skv, NULL, SAMRT_ACT_NONE, NULL);
@@ -203,7 +221,7 @@ static struct samrt_tensor layer(struct samrt_op_ctx *c, const struct samrt_edge
     }
     lat = samrt_op_linear(c, name, &sa, L->sout, NULL, SAMRT_ACT_NONE, &lat);
     snprintf(name, sizeof name, "perceiver.%s.self_ff", tag);
-    return feed_forward(c, name, &lat, L->sff_w, L->sff_b, L->sff1, L->sff2);
+    return feed_forward(c, name, &lat, L->sff_w, L->sff_b, L->sff1, L->sff2, &p->zero_bias, out);
 }
 
 /* ---- forward --------------------------------------------------------------------------------- */
@@ -222,11 +240,20 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     const enum samrt_dtype dt = p->pdt;
     const struct samrt_tensor x32 = dt == x->dtype ? *x : samrt_op_copy(c, "perceiver.x_f32", x, dt, NULL);
     x = &x32;
+    /* the concatenation both passes end in: with one object slot their last Linears write
+     * their halves in place, else each half is copied per object (then a contiguous block) */
+    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", dt, 3, SAMRT_SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
+    const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D, nw = NWIN * NWIN;
+    const int one = B == 1;
+    const struct samrt_tensor d1 = view3(&cat, 0, 1, NLAT, D, sb, D), d2 = view3(&cat, NLAT * D, nw, 1, D, D, D);
+
     /* global pass: the latents, broadcast over the object slots */
-    struct samrt_tensor bc = samrt_tensor_view(p->latents, 0, 3, SAMRT_SHAPE(B, NLAT, D), SAMRT_SHAPE(0, D, 1));
-    struct samrt_tensor lat = samrt_op_copy(c, "perceiver.latents", &bc, dt, NULL);
+    struct samrt_tensor lat = samrt_tensor_view(p->latents, 0, 3, SAMRT_SHAPE(B, NLAT, D),
+                                                 SAMRT_SHAPE(one ? NLAT * D : 0, D, 1));
+    if (!one || p->latents->dtype != dt) lat = samrt_op_copy(c, "perceiver.latents", &lat, dt, NULL);
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
-        lat = layer(c, &p->layer[l], l ? "g1" : "g0", lat, x, &p->pos);
+        lat = layer(c, p, l, l ? "g1" : "g0", lat, x, &p->pos,
+                    one && l == SAMRT_EDGETAM_PERC_DEPTH - 1 ? &d1 : NULL);
     samrt_op_tap(c, "tap.perceiver.global", &lat);
 
     /* window pass: window w = (wr, wc) holds pixels (ws wr + dy, ws wc + dx), dy-major. The
@@ -234,26 +261,27 @@ struct samrt_tensor samrt_edgetam_perceiver_forward(struct samrt_edgetam_perceiv
     struct samrt_tensor wv = samrt_tensor_view(x, 0, 4, SAMRT_SHAPE(B * NWIN, NWIN, ws, ws * D),
                                                SAMRT_SHAPE(ws * g * D, ws * D, g * D, 1));
     struct samrt_tensor xw = samrt_op_copy(c, "perceiver.windows", &wv, dt, NULL);
-    xw = samrt_tensor_view(&xw, 0, 3, SAMRT_SHAPE(B * NWIN * NWIN, ws * ws, D), SAMRT_SHAPE(ws * ws * D, D, 1));
-    struct samrt_tensor bc2 =
-        samrt_tensor_view(p->latents_2d, 0, 4, SAMRT_SHAPE(B, NWIN * NWIN, 1, D), SAMRT_SHAPE(0, D, D, 1));
-    struct samrt_tensor lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, dt, NULL);
-    lat2 = samrt_tensor_view(&lat2, 0, 3, SAMRT_SHAPE(B * NWIN * NWIN, 1, D), SAMRT_SHAPE(D, D, 1));
+    xw = samrt_tensor_view(&xw, 0, 3, SAMRT_SHAPE(B * nw, ws * ws, D), SAMRT_SHAPE(ws * ws * D, D, 1));
+    struct samrt_tensor lat2 = samrt_tensor_view(p->latents_2d, 0, 3, SAMRT_SHAPE(B * nw, 1, D), SAMRT_SHAPE(D, D, 1));
+    if (!one || p->latents_2d->dtype != dt) {
+        struct samrt_tensor bc2 =
+            samrt_tensor_view(p->latents_2d, 0, 4, SAMRT_SHAPE(B, nw, 1, D), SAMRT_SHAPE(0, D, D, 1));
+        lat2 = samrt_op_copy(c, "perceiver.latents_2d", &bc2, dt, NULL);
+        lat2 = samrt_tensor_view(&lat2, 0, 3, SAMRT_SHAPE(B * nw, 1, D), SAMRT_SHAPE(D, D, 1));
+    }
     for (int l = 0; l < SAMRT_EDGETAM_PERC_DEPTH; l++)
-        lat2 = layer(c, &p->layer[l], l ? "w1" : "w0", lat2, &xw, NULL);
-    struct samrt_tensor lat2b = view3(&lat2, 0, B, NWIN * NWIN, D, NWIN * NWIN * D, D);
+        lat2 = layer(c, p, l, l ? "w1" : "w0", lat2, &xw, NULL,
+                     one && l == SAMRT_EDGETAM_PERC_DEPTH - 1 ? &d2 : NULL);
+    struct samrt_tensor lat2b = view3(&lat2, 0, B, nw, D, nw * D, D);
     samrt_op_tap(c, "tap.perceiver.window", &lat2b);
 
-    /* concat, then one final norm over both halves */
-    struct samrt_tensor cat = samrt_op_new(c, "perceiver.cat", dt, 3, SAMRT_SHAPE(B, SAMRT_EDGETAM_MEM_TOKENS, D));
-    const int64_t sb = (int64_t)SAMRT_EDGETAM_MEM_TOKENS * D;
-    for (int64_t b = 0; b < B; b++) {  /* per object: each half is then a contiguous block */
+    for (int64_t b = 0; b < B && !one; b++) {  /* per object: each half is then a contiguous block */
         struct samrt_tensor s1 = view3(&lat, b * NLAT * D, 1, NLAT, D, NLAT * D, D);
-        struct samrt_tensor s2 = view3(&lat2b, b * NWIN * NWIN * D, 1, NWIN * NWIN, D, NWIN * NWIN * D, D);
-        struct samrt_tensor d1 = view3(&cat, b * sb, 1, NLAT, D, sb, D);
-        struct samrt_tensor d2 = view3(&cat, b * sb + NLAT * D, 1, NWIN * NWIN, D, sb, D);
-        samrt_op_copy_into(c, &s1, NULL, &d1);
-        samrt_op_copy_into(c, &s2, NULL, &d2);
+        struct samrt_tensor s2 = view3(&lat2b, b * nw * D, 1, nw, D, nw * D, D);
+        struct samrt_tensor c1 = view3(&cat, b * sb, 1, NLAT, D, sb, D);
+        struct samrt_tensor c2 = view3(&cat, b * sb + NLAT * D, 1, nw, D, sb, D);
+        samrt_op_copy_into(c, &s1, NULL, &c1);
+        samrt_op_copy_into(c, &s2, NULL, &c2);
     }
     struct samrt_tensor out = samrt_op_layernorm(c, "perceiver.norm", &cat, p->norm_w, p->norm_b, NULL, LN_EPS, NULL);
     samrt_op_tap(c, "tap.perceiver.out", &out);

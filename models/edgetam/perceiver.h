@@ -78,8 +78,12 @@ struct samrt_edgetam_perceiver {
     struct samrt_edgetam_perc_layer layer[SAMRT_EDGETAM_PERC_DEPTH];
     const struct samrt_tensor *latents, *latents_2d;   /* (256, 64) each */
     const struct samrt_tensor *norm_w, *norm_b;
-    struct samrt_tensor pos;     /* (1, g*g, 64) pdt [weights]: maskmem_pos_enc, channels-last */
+    struct samrt_tensor pos;     /* (1, g*g, 128) pdt [weights]: maskmem_pos_enc, channels-last,
+                                    twice per pixel ([pe | pe], added to k and v by one copy) */
     int slot_pos;
+    struct samrt_tensor zero_bias;   /* (256) pdt [weights]: zeros, the bias that lets the
+                                        bias-free ff.1 Linear take its GELU as its epilogue */
+    int slot_zero;
     enum samrt_dtype pdt;        /* compute dtype: f32 in bf16 runs, else the run dtype */
     int own32;                   /* the weight pointers above are the f32 copies w32 */
     const struct samrt_tensor *w_run[SAMRT_EDGETAM_PERC_TENSORS];  /* the engine weights they replace */
@@ -91,9 +95,9 @@ struct samrt_edgetam_perceiver {
 enum samrt_status samrt_edgetam_perceiver_bind(struct samrt_edgetam_perceiver *p,
                                                const struct samrt_edgetam_perceiver_config *cfg,
                                                const struct samrt_model_env *env);
-/* Adds the pos slot to c->plan, and in bf16 runs the f32 weight copies. */
+/* Adds the pos and zero-bias slots to c->plan, and in bf16 runs the f32 weight copies. */
 enum samrt_status samrt_edgetam_perceiver_plan(struct samrt_edgetam_perceiver *p, struct samrt_op_ctx *c);
-/* After commit: writes pos (sine PE of the g x g map, rounded to pdt) and, in bf16 runs, the f32
+/* After commit: writes pos (sine PE of the g x g map, rounded to pdt), the zero bias and, in bf16 runs, the f32
  * weight copies from ck (the checkpoint the engine's weights came from). */
 enum samrt_status samrt_edgetam_perceiver_prepare(struct samrt_edgetam_perceiver *p, const struct samrt_model_env *env,
                                                   const struct samrt_ckpt *ck);
