@@ -165,7 +165,9 @@ enum samrt_status samrt_attention_configure(const struct samrt_attention_params 
 
 /* Split count that fills sm_count SMs (pure): 1 when the query tiles already do, else the
  * count with the fewest waves per unit of work (each split lowering it by 10% or more, which
- * pays for the combine pass), capped so that each range keeps at least 4 key tiles. */
+ * pays for the combine pass), capped so that each range keeps at least 4 key tiles; 1 as
+ * well when the split would save a CTA fewer than 8 key tiles (a small problem: the combine
+ * launch costs more). */
 int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_count);
 
 /* Key ranges actually launched for p->n_split (ranges are whole tiles; never empty). */

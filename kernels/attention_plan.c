@@ -124,6 +124,13 @@ int samrt_attention_n_split_effective(const struct samrt_attention_params *p) {
     return (int)cdiv64(nt, per);
 }
 
+/* A split must save each CTA at least this many key tiles: the combine is a launch of its own
+ * (the platform profiles' launch cost, 3 us) plus the fp32 partials' round trip, and the
+ * smallest tile iteration (two barriers, a K and a V tile load, 64 x 64 scores) takes about
+ * 0.5 us, so fewer saved tiles leave the split at best even (kernels/dev/attention_notes.md,
+ * section 10). */
+#define SPLIT_MIN_SAVED_TILES 8
+
 int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_count) {
     struct samrt_attention_config c;
     if (sm_count <= 0 || samrt_attention_configure(p, &c) != SAMRT_OK) return 1;
@@ -144,6 +151,9 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
             best_cost = cost;
         }
     }
+    /* small problems: the split saves less than its combine costs */
+    const int nt = n_tiles(p, &c);
+    if (best > 1 && nt - cdiv64(nt, best) < SPLIT_MIN_SAVED_TILES) return 1;
     return best;
 }
 
