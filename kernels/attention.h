@@ -28,8 +28,10 @@
  * RoPE (see rope.h for the exact semantics): rope.q rotates query row i with table row i;
  * rope.k rotates key j with the periodic layout (period, skip, n_k) of rope.h, so one
  * table serves the repeated memory frames and the object-pointer keys stay unrotated. The
- * rotation happens once, in a pre-pass into the workspace (fp32 maths, stored in the dtype
- * as PyTorch does); the attention kernels read plain q and k.
+ * kernels rotate the q and k tiles as they load them (fp32 maths, stored in the dtype as
+ * PyTorch does, the reference's rounding), so no pre-pass and no rotated copy exist: the
+ * portable kernel turns the landed shared-memory tiles in place, the sm_90a kernel's producer
+ * turns the rows in registers on their way into shared memory (cp.async instead of TMA).
  *
  * Hiera windows (win.size_q > 0). The official block pads the NORMED map with zeros to a
  * multiple of the window, then runs the qkv Linear on the padded windows, so a padded
@@ -41,10 +43,13 @@
  * o is the unpadded map: no partition or unpartition copies exist. In window mode the token
  * stride addresses the map, token index y*W + x; n_batch counts images, and the kernel runs
  * n_batch * n_windows * n_head attention problems.
- * Q-pool blocks: max-pool q over the whole (H, W) map to (H/2, W/2) first (a separate op;
- * with even H, W and even windows every 2x2 cell lies in one window, so this equals the
- * official per-window pool), then pass size_q = ws/2 over the pooled map and size_k = ws
- * over the full map. The window grids must agree (checked).
+ * Q-pool blocks (qpool.h > 0): q is the unpooled map, 2 qpool.h x 2 qpool.w tokens per image
+ * at s_q_t, and query token (y, x) of the pooled qpool.h x qpool.w map is the 2x2 max of
+ * tokens (2y + dy, 2x + dx) (pool.h's max: NaN propagates, values exact), taken as the
+ * kernels load their Q tile: no pooled copy exists. With even H, W and even windows every
+ * 2x2 cell lies in one window, so this equals the official per-window pool; pass size_q =
+ * ws/2 over the pooled map (win.q_h, q_w = qpool.h, w) and size_k = ws over the full map.
+ * The window grids must agree (checked). Not combined with RoPE.
  *
  * Split-K (n_split > 1): the keys are cut into n_split ranges of whole tiles; each CTA writes
  * its partial (max, sum, unnormalised accumulator) in fp32 to the workspace and a second
@@ -83,6 +88,17 @@ struct samrt_attention_window {
     int64_t s_pad_h;      /* head stride of pad_k and pad_v, elements */
 };
 
+struct samrt_attention_qpool {
+    int h, w;             /* pooled q map (the unpooled one is 2h x 2w); h 0 = q not pooled */
+};
+
+/* Q-pool: the unpooled token of corner j (0..3: dy = j / 2, dx = j % 2) of pooled token tok of
+ * a w-wide pooled map. */
+static inline SAMRT_HOST_DEVICE int64_t samrt_attention_qpool_tok(int64_t tok, int w, int j) {
+    const int64_t y = tok / w, x = tok - y * w;
+    return (2 * y + (j >> 1)) * (2 * (int64_t)w) + 2 * x + (j & 1);
+}
+
 struct samrt_attention_params {
     enum samrt_dtype dtype;        /* F32, F16 or BF16 for q, k, v, o and the pad rows */
     int n_batch, n_head;           /* B, H */
@@ -99,6 +115,7 @@ struct samrt_attention_params {
     int64_t s_o_b, s_o_h, s_o_t;
     struct samrt_attention_rope rope;
     struct samrt_attention_window win;
+    struct samrt_attention_qpool qpool;
     int n_split;                   /* key ranges per problem; 0 or 1 = one pass */
     void *workspace;               /* samrt_attention_workspace_size bytes, 256-aligned */
     size_t workspace_bytes;
@@ -137,7 +154,7 @@ struct samrt_attention_config {
 
 /* Validates shapes, pointers, RoPE and window settings (no logging, also run-time safe):
  * SAMRT_E_INVALID_ARG for inconsistent input, SAMRT_E_UNSUPPORTED for valid input this op
- * does not handle (head dim > 256, RoPE combined with windows, other dtypes). */
+ * does not handle (head dim > 256, RoPE combined with windows or q-pool, other dtypes). */
 enum samrt_status samrt_attention_check(const struct samrt_attention_params *p);
 
 /* Windows per image (1 without windows); 0 when the window settings are invalid. */
@@ -148,7 +165,9 @@ enum samrt_status samrt_attention_configure(const struct samrt_attention_params 
 
 /* Split count that fills sm_count SMs (pure): 1 when the query tiles already do, else the
  * count with the fewest waves per unit of work (each split lowering it by 10% or more, which
- * pays for the combine pass), capped so that each range keeps at least 4 key tiles. */
+ * pays for the combine pass), capped so that each range keeps at least 4 key tiles; 1 as
+ * well when the split would save a CTA fewer than 8 key tiles (a small problem: the combine
+ * launch costs more). */
 int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_count);
 
 /* Key ranges actually launched for p->n_split (ranges are whole tiles; never empty). */
@@ -156,15 +175,15 @@ int samrt_attention_n_split_effective(const struct samrt_attention_params *p);
 
 /* The sm_90a kernel's wide tile (pure; the launcher uses it on sm_90a only): 256 query rows
  * with four consumer warpgroups and 64-key tiles, for f16 / bf16 at head dims 33..64 without
- * windows or split-K. At these head dims the exponentials cost as much as the products, and
+ * windows, RoPE, q-pool or split-K. At these head dims the exponentials cost as much as the products, and
  * four warpgroups per SM overlap them better than two; a 256-row tile takes ~1.78x a 128-row
  * one, so it pays where it saves a wave (base_plus global attention on 132 SMs: 128 tiles in
  * one wave instead of 256 in two). Returns the wide tile count when p->sm_count > 0 and the
  * waves predict a shorter run (or block_q is 256), else 0. */
 int samrt_attention_wide_tiles(const struct samrt_attention_params *p);
 
-/* Workspace bytes for p as given (RoPE copies of q and k, split partials); 0 if none is
- * needed or p is invalid. */
+/* Workspace bytes for p as given (the split partials); 0 if none is needed or p is
+ * invalid. */
 size_t samrt_attention_workspace_size(const struct samrt_attention_params *p);
 
 /* Plain C reference: two-pass softmax in fp32 (max, then exp-sum with the weighted values),
@@ -179,7 +198,7 @@ enum samrt_status samrt_attention_ref(const struct samrt_attention_params *p);
  * the wgmma one on an sm_90 device when this binary carries sm_90a code, unless the
  * environment sets SAMRT_ATTENTION_PORTABLE=1 (to test the portable kernel on an H100). */
 enum samrt_status samrt_attention_init_cuda(void);
-/* Runs the RoPE pre-pass, the attention kernel and the split combine on stream. Allocates
+/* Runs the attention kernel and the split combine on stream. Allocates
  * nothing, logs nothing; safe inside graph capture. */
 enum samrt_status samrt_attention_cuda(const struct samrt_attention_params *p, cudaStream_t stream);
 #endif

@@ -55,6 +55,13 @@ enum samrt_status samrt_attention_check(const struct samrt_attention_params *p) 
     } else if (p->win.size_k != 0) {
         return SAMRT_E_INVALID_ARG;
     }
+    if (p->qpool.h != 0 || p->qpool.w != 0) {
+        if (p->qpool.h <= 0 || p->qpool.w <= 0) return SAMRT_E_INVALID_ARG;
+        if (p->win.size_q > 0 ? p->qpool.h != p->win.q_h || p->qpool.w != p->win.q_w
+                              : (int64_t)p->qpool.h * p->qpool.w != p->n_q)
+            return SAMRT_E_INVALID_ARG;
+        if (r->q || r->k) return SAMRT_E_UNSUPPORTED;
+    }
     if ((int64_t)p->n_batch * p->n_head > INT32_MAX) return SAMRT_E_INVALID_ARG;
     return SAMRT_OK;
 }
@@ -117,6 +124,13 @@ int samrt_attention_n_split_effective(const struct samrt_attention_params *p) {
     return (int)cdiv64(nt, per);
 }
 
+/* A split must save each CTA at least this many key tiles: the combine is a launch of its own
+ * (the platform profiles' launch cost, 3 us) plus the fp32 partials' round trip, and the
+ * smallest tile iteration (two barriers, a K and a V tile load, 64 x 64 scores) takes about
+ * 0.5 us, so fewer saved tiles leave the split at best even (kernels/dev/attention_notes.md,
+ * section 10). */
+#define SPLIT_MIN_SAVED_TILES 8
+
 int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_count) {
     struct samrt_attention_config c;
     if (sm_count <= 0 || samrt_attention_configure(p, &c) != SAMRT_OK) return 1;
@@ -137,6 +151,9 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
             best_cost = cost;
         }
     }
+    /* small problems: the split saves less than its combine costs */
+    const int nt = n_tiles(p, &c);
+    if (best > 1 && nt - cdiv64(nt, best) < SPLIT_MIN_SAVED_TILES) return 1;
     return best;
 }
 
@@ -147,7 +164,10 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
 
 int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
     struct samrt_attention_config c;
+    /* RoPE and q-pool rows go through the producer's registers, which four consumer
+     * warpgroups leave too few of (32 per thread) */
     if (samrt_attention_configure(p, &c) != SAMRT_OK || p->dtype == SAMRT_DTYPE_F32 || p->win.size_q > 0 ||
+        p->rope.q || p->rope.k || p->qpool.h > 0 ||
         c.d_pad != 64 || p->sm_count <= 0 || samrt_attention_n_split_effective(p) > 1 ||
         (p->block_q != 0 && p->block_q != 256) || (p->block_k != 0 && p->block_k != 64))
         return 0;
@@ -162,11 +182,8 @@ int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
 size_t samrt_attention_workspace_size(const struct samrt_attention_params *p) {
     struct samrt_attention_config c;
     if (samrt_attention_configure(p, &c) != SAMRT_OK) return 0;
-    const size_t esz = samrt_dtype_size(p->dtype);
     const size_t bh = (size_t)p->n_batch * (size_t)p->n_head;
     size_t ws = 0;
-    if (p->rope.q) ws += SAMRT_PAD(bh * (size_t)p->n_q * (size_t)p->d_qk * esz, SAMRT_ALIGN);
-    if (p->rope.k) ws += SAMRT_PAD(bh * (size_t)p->n_k * (size_t)p->d_qk * esz, SAMRT_ALIGN);
     const int ns = samrt_attention_n_split_effective(p);
     if (ns > 1) {
         const size_t rows = bh * (size_t)samrt_attention_n_windows(p) * (size_t)p->n_q;

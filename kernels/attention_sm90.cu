@@ -15,6 +15,9 @@
  *             issues TMA box copies that complete on the stage's mbarrier (expect_tx);
  *             window problems gather rows through the window mapping with cp.async from all
  *             128 threads (cp.async.mbarrier.arrive: no thread waits for its own copies).
+ *             Rows RoPE turns (q and k of memory attention) and q-pooled Q rows (the 2x2
+ *             max) go through the 128 threads' registers instead: load, rotate / max,
+ *             swizzled store, proxy fence, arrive.
  *             Those copy loops must stay small: a per-chunk address computation made the
  *             first version load-bound (see kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
@@ -45,6 +48,7 @@
 
 #include "attention.h"
 #include "attention_impl.cuh"
+#include "attention_sm90_ptx.cuh"
 #include "attention_wgmma.cuh"
 #include "common.cuh"
 #include "samrt_impl.h"
@@ -111,72 +115,6 @@ __device__ __forceinline__ unsigned sw_off(int r, int col) {
     const unsigned o = L::blk(col, ROWS) + r * rb + L::in(col);
     return o ^ (((o >> 7) & (rb / 16 - 1)) << 4);
 }
-
-// ---- PTX wrappers (sm_90a) ----------------------------------------------------------------
-
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-/* wgmma shared-memory matrix descriptor: start address, leading / stride byte offsets, layout. */
-__device__ __forceinline__ uint64_t wg_desc(unsigned addr, unsigned lbo, unsigned sbo, int mode) {
-    return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)((lbo >> 4) & 0x3FFFu) << 16) |
-           ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | ((uint64_t)mode << 62);
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-}
-/* Blocks until the phase with the given parity has completed. */
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-/* Arrive on bar once every cp.async this thread issued so far has landed (counts as one of
- * the arrivals the barrier was initialised with). */
-__device__ __forceinline__ void cp_async_arrive(unsigned bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-/* Arrive on bar and add tx bytes the phase must also wait for (the TMA copies complete them). */
-__device__ __forceinline__ void mbar_arrive_tx(unsigned bar, unsigned bytes) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}\n" ::"r"(bar),
-                 "r"(bytes)
-                 : "memory");
-}
-/* TMA: the box at coordinates (c0, c1, c2, c3) of the tensor map into shared memory at dst,
- * completing its bytes on bar. Out-of-range elements arrive as zeros. */
-__device__ __forceinline__ void tma_load4(unsigned dst, const CUtensorMap *map, int c0, int c1, int c2, int c3,
-                                          unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
-        ::"r"(dst), "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
-        : "memory");
-}
-/* Named barrier id over both consumer warpgroups (256 threads): sync waits, arrive does not. */
-__device__ __forceinline__ void named_sync(int id) {
-    asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
-}
-__device__ __forceinline__ void named_arrive(int id) {
-    asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
-}
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
-/* Keeps the compiler from moving reads or writes of wgmma registers across this point. */
-template <int N>
-__device__ __forceinline__ void reg_fence(float (&r)[N][4]) {
-#pragma unroll
-    for (int i = 0; i < N; i++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) asm volatile("" : "+f"(r[i][e])::"memory");
-}
-#endif
 
 /* Rows of q (WHICH 0), k (1) or v (2) for one (problem, head), with everything that does not
  * depend on the row hoisted out of the producer's copy loops. row_ptr() returns what in_row()
@@ -268,6 +206,47 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     }
 }
 
+/* The producer's register path (rows RoPE turns, q-pooled Q rows): ROWS rows r0.. in
+ * load_sw's thread -> (row, chunk) split, each 16-byte chunk made by chunk(row, col) (zeros
+ * from column dlim on) and stored in its swizzled place. The caller makes these generic-proxy
+ * stores visible to wgmma (fence.proxy.async) before it arrives on the tile's barrier. */
+template <int DP, int ROWS, typename F>
+__device__ __forceinline__ void store_sw(unsigned sm, int dlim, int r0, int pt, F chunk) {
+    constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
+    const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
+    if (rr >= RPP) return;
+#pragma unroll 1
+    for (int k = 0; k < NPASS; k++) {
+        const int r = rr + k * RPP;
+        if (NPASS * RPP != ROWS && r >= ROWS) break;
+        const uint4 v = col < dlim ? chunk(r0 + r, col) : make_uint4(0u, 0u, 0u, 0u);
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm + sw_off<DP, ROWS>(r, col)), "r"(v.x),
+                     "r"(v.y), "r"(v.z), "r"(v.w));
+    }
+}
+
+/* Channels col..col + 7 of q (WHICH 0) or k (1) row `row` (never in window mode), turned
+ * pair by pair in fp32 with its table row (rope_row) and stored back in T; zeros past the
+ * rows. Requires 16-byte rows and tables (the launcher's vec). */
+template <typename T, int WHICH>
+__device__ __forceinline__ uint4 rope_chunk(const RowSrc<T> &src, const Args &a, int row, int col) {
+    if (row >= src.n) return make_uint4(0u, 0u, 0u, 0u);
+    const uint4 v = *reinterpret_cast<const uint4 *>(src.base + (int64_t)row * src.s_t + col);
+    const float *cs = rope_row<WHICH>(a, row);
+    if (!cs) return v;
+    const float4 c0 = *reinterpret_cast<const float4 *>(cs + col);
+    const float4 c1 = *reinterpret_cast<const float4 *>(cs + col + 4);
+    const float tab[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+    unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const T *e = reinterpret_cast<const T *>(&w[j]);
+        const float2 rv = rope_rot(samrt::to_f32(e[0]), samrt::to_f32(e[1]), tab[2 * j], tab[2 * j + 1]);
+        w[j] = pack2<T>(rv.x, rv.y);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 /* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
  * 16 / 32 (tail block) channels x BM or BN tokens, swizzled as the wgmma layout expects: one
  * thread loads a whole tile (TMA), where 128 threads issuing 16-byte copies left the tensor
@@ -327,14 +306,31 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
     }
     const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
     const void *dummy = a.q;  /* a valid address for the zero-filling copies */
-    load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
-    cp_async_arrive(bar);
+    /* the wide tile never runs RoPE or q-pool (samrt_attention_wide_tiles): its 32-register
+     * producer spills with those paths compiled in */
+    constexpr bool REGS = NWG < 4;
+    if (REGS && (a.qp_w || a.rope_q)) {  /* through registers: stores, the proxy fence, the arrival */
+        if (a.qp_w) store_sw<DP, BM>(sQ, a.d_qk, q0, pt, [&](int r, int c) { return qpool_chunk<T>(a, bw, h, r, c); });
+        else store_sw<DP, BM>(sQ, a.d_qk, q0, pt, [&](int r, int c) { return rope_chunk<T, 0>(qs, a, r, c); });
+        fence_async_smem();
+        mbar_arrive(bar);
+    } else {
+        load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
+        cp_async_arrive(bar);
+    }
     for (int i = 0; i < n_t; i++) {
         const int s = i % ST, k0 = kbeg + i * BN;
         const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
         if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-        load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
-        cp_async_arrive(bar_kf + 8 * s);
+        if (REGS && a.rope_k) {
+            store_sw<DP, BN>(sK + s * G::KV_BYTES, a.d_qk, k0, pt,
+                             [&](int r, int c) { return rope_chunk<T, 1>(ks, a, r, c); });
+            fence_async_smem();
+            mbar_arrive(bar_kf + 8 * s);
+        } else {
+            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+            cp_async_arrive(bar_kf + 8 * s);
+        }
         if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
         load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
         cp_async_arrive(bar_vf + 8 * s);
@@ -563,7 +559,7 @@ void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     Args a = a0;
     Tmaps tm;
     a.tma = 0;
-    if (g_encode && !a.win) {
+    if (g_encode && !a.win && !a.rope_q && !a.rope_k && !a.qp_w) {  /* those rows pass the producer's registers */
         const int batch = a.n_problems / a.n_head;
         auto maps = [&](CUtensorMap *mq, CUtensorMap *mk, CUtensorMap *mv, int aw) {
             return encode_map(mq, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, aw, G::BM) &&
@@ -671,8 +667,9 @@ cudaError_t sm90_init(int *usable) {
 bool sm90_supports(const Args &a, const samrt_attention_config &c) {
     const bool dp_ok = c.d_pad == 64 || c.d_pad == 80 || c.d_pad == 96 || c.d_pad == 128 || c.d_pad == 256;
     const bool bk_ok = c.block_k == 64 || (c.block_k == 128 && c.d_pad != 256);
-    return a.vec && dp_ok && bk_ok &&
-           (c.block_q == 64 || c.block_q == 128 || (c.block_q == 256 && c.d_pad == 64 && c.block_k == 64));
+    /* the wide tile compiles no RoPE / q-pool producer path (attn_produce's REGS) */
+    const bool wide_ok = c.d_pad == 64 && c.block_k == 64 && !a.rope_q && !a.rope_k && !a.qp_w;
+    return a.vec && dp_ok && bk_ok && (c.block_q == 64 || c.block_q == 128 || (c.block_q == 256 && wide_ok));
 }
 
 enum samrt_status sm90_launch(const Args &a, const samrt_attention_config &c, bool half, dim3 grid,

@@ -1,7 +1,7 @@
 /* ops_attn.c - the attention and interp ops of ops.h (kernels/attention.h, kernels/interp.h).
  *
- * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
- * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
+ * Attention needs a workspace whose size depends on the parameters (the split-K partials);
+ * the op plans it as a scratch tensor of its own step, so it is reused
  * like any activation. The split count is a pure function of the shapes and the SM count,
  * so the PLAN and RUN passes agree on it, and with it on the workspace size. The key-prefix
  * attention (the SAM heads' prompt-token keys) runs one batch-1 launch per batch item.
@@ -40,6 +40,13 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
     SAMRT_TRY(rows3(k, (int64_t)a->n_head * a->d_qk, "k", &p->s_k_b, &p->s_k_t, &lk));
     SAMRT_TRY(rows3(v, (int64_t)a->n_head * a->d_v, "v", &p->s_v_b, &p->s_v_t, &lv));
     SAMRT_TRY(rows3(o, (int64_t)a->n_head * a->d_v, "o", &p->s_o_b, &p->s_o_t, &lo));
+    if (a->q_pool) {  /* q is the unpooled map: four tokens per query */
+        SAMRT_CHECK(a->q_h > 0 && a->q_w > 0 && lq == 4 * (int64_t)a->q_h * a->q_w, SAMRT_E_INVALID_ARG,
+                    "attention: q-pool needs q as the 2x unpooled map of %dx%d (%lld tokens)", a->q_h, a->q_w,
+                    (long long)lq);
+        lq /= 4;
+        p->qpool = (struct samrt_attention_qpool){a->q_h, a->q_w};
+    }
     SAMRT_CHECK(lk == lv && lq == lo && k->ne[0] == q->ne[0] && v->ne[0] == q->ne[0], SAMRT_E_INVALID_ARG,
                 "attention: q/o and k/v lengths or batches differ");
     SAMRT_CHECK(q->dtype == k->dtype && q->dtype == v->dtype && q->dtype == o->dtype, SAMRT_E_INVALID_ARG,
@@ -113,25 +120,29 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
     return SAMRT_OK;
 }
 
-/* The attention's cost (ops.h): the RoPE pre-passes (a rotated copy of q and of k in the
- * workspace), the kernel, and the combine of a split-K launch; every query row against its
- * p->n_k keys (windows: the window's keys). */
+/* The attention's cost (ops.h): one kernel (RoPE turns the q and k tiles, q-pool takes its
+ * 2x2 max, as they load: no pass of their own; q counts as the unpooled map read), plus the combine of a split-K launch; every query row against its
+ * p->n_k keys (windows: the window's keys). The RoPE table rows the kernel reads count once
+ * (a table shared by q and k once: it stays in L2). */
 static void attention_cost(struct samrt_op_ctx *c, const struct samrt_attention_params *p,
-                           const struct samrt_tensor *q, const struct samrt_tensor *k, const struct samrt_tensor *v,
-                           const struct samrt_tensor *o) {
+                           const struct samrt_op_attn_args *a, const struct samrt_tensor *q,
+                           const struct samrt_tensor *k, const struct samrt_tensor *v, const struct samrt_tensor *o) {
     const int split = samrt_attention_n_split_effective(p) > 1;
-    const double rows = (double)q->ne[0] * (double)q->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
+    const double rows = (double)o->ne[0] * (double)o->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
     double bytes = tbytes(q) + tbytes(k) + tbytes(v) + tbytes(o);
-    if (p->rope.q) bytes += 3.0 * tbytes(q);  /* read, write the copy, the kernel reads the copy */
-    if (p->rope.k) bytes += 3.0 * tbytes(k);
+    const double row_bytes = (double)p->d_qk * sizeof(float);
+    double tab_q = p->rope.q ? (double)p->n_q * row_bytes : 0.0, tab_k = 0.0;
+    if (p->rope.k)
+        tab_k = (double)SAMRT_MIN(p->rope.n_k, (int64_t)(p->rope.k_period - p->rope.k_skip)) * row_bytes;
+    bytes += a->rope_k == a->rope_q ? SAMRT_MAX(tab_q, tab_k) : tab_q + tab_k;
     if (split) bytes += 2.0 * p->n_split * rows * p->n_head * (p->d_v + 2) * 4.0;  /* f32 partials */
-    cost_add(c, 1 + (p->rope.q != NULL) + (p->rope.k != NULL) + split, 2.0 * rows * (double)p->n_k * hd, bytes);
+    cost_add(c, 1 + split, 2.0 * rows * (double)p->n_k * hd, bytes);
 }
 
 struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,
                                        const struct samrt_op_attn_args *a) {
-    const int64_t ne[3] = {q->ne[0], q->ne[1], (int64_t)a->n_head * a->d_v};
+    const int64_t ne[3] = {q->ne[0], a->q_pool ? q->ne[1] / 4 : q->ne[1], (int64_t)a->n_head * a->d_v};
     struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
     struct samrt_attention_params p;
     enum samrt_status st = c->ex->status;
@@ -150,7 +161,7 @@ struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name,
     samrt_exec_use(c->ex, a->pad_v);
     samrt_exec_use(c->ex, a->rope_q);
     samrt_exec_use(c->ex, a->rope_k);
-    if (st == SAMRT_OK) attention_cost(c, &p, q, k, v, &o);
+    if (st == SAMRT_OK) attention_cost(c, &p, a, q, k, v, &o);
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         p.workspace = ws ? w.data : NULL;
         p.workspace_bytes = ws;
