@@ -70,6 +70,8 @@ static enum samrt_status sam2_prepare(struct samrt_engine *e, const struct samrt
     enum samrt_status st = SAMRT_OK;
     if (m->enc.cfg->trunk == SAMRT_TRUNK_REPVIT) {
         st = samrt_repvit_prepare(&m->enc.rv, samrt_engine_env(e), ck);  /* BatchNorm folding; no position embedding */
+    } else if (m->enc.cfg->trunk == SAMRT_TRUNK_VITDET) {
+        st = samrt_vitdet_prepare(&m->enc.vit, samrt_engine_env(e), ck);  /* the resized absolute position embedding */
     } else {
         st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
         if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
