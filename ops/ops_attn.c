@@ -241,8 +241,9 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const 
 }
 
 struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x, int n_head,
-                                  const struct samrt_tensor *table, int period, int skip, int64_t n_rope) {
-    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 3, SAMRT_SHAPE(x->ne[0], x->ne[1], x->ne[2]));
+                                  const struct samrt_tensor *table, int period, int skip, int64_t n_rope,
+                                  const struct samrt_tensor *out) {
+    struct samrt_tensor y = out ? *out : samrt_op_new(c, name, x->dtype, 3, SAMRT_SHAPE(x->ne[0], x->ne[1], x->ne[2]));
     use(c, x, &y, table, NULL);
     enum samrt_status st = c->ex->status;
     const int d = n_head > 0 ? (int)(x->ne[2] / n_head) : 0;
@@ -252,6 +253,8 @@ struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, cons
                                         period,    skip,     n_rope};
     if (st == SAMRT_OK && planning(c)) {
         if (x->n_dims != 3 || x->s[2] != 1 || n_head <= 0 || x->ne[2] % n_head || !table ||
+            (out && (out->n_dims != 3 || out->dtype != x->dtype || !samrt_tensor_is_contiguous(out) ||
+                     memcmp(out->ne, x->ne, sizeof x->ne))) ||
             table->dtype != SAMRT_DTYPE_F32 || samrt_rope_check(&p) != SAMRT_OK) {
             SAMRT_LOG_ERROR("rope %s: x must be (B, L, n_head*d) with contiguous channels, an f32 table and a layout "
                             "(period %d, skip %d, n_rope %lld) that fits", name ? name : "?", period, skip,

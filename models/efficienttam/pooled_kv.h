@@ -40,11 +40,16 @@ struct samrt_efftam_pool_args {
     const struct samrt_tensor *pool_b;     /* (256) run dtype: 2 ln 2 (/2), NULL for /1 */
 };
 
-/* k, v (B, M*g*g + P, 256) contiguous: the k_proj / v_proj outputs. Writes *k_out, *v_out:
- * (B, M*g*g/4 + P, 256) for /2, (B, M*g*g + P, 256) for /1 (each pooled row four times), the
- * keys rotated, the pointer rows unchanged. The caller attends with RoPE on q only. */
+/* kin, vin (B, M*g*g + P, 64) contiguous: the key and value inputs (memories + position, raw
+ * memories; pointer tokens last); k_w, k_b, v_w, v_b: cross_attn_image.k_proj / v_proj.
+ * Writes *k_out, *v_out: (B, M*g*g/4 + P, 256) for /2, (B, M*g*g + P, 256) for /1 (each pooled
+ * row four times), the keys rotated, the pointer rows as projected. The keys are projected,
+ * rotated in place and pooled before the values are projected, so that one full-length
+ * (B, M*g*g + P, 256) tensor is alive at a time. The caller attends with RoPE on q only. */
 void samrt_efftam_pool_kv(struct samrt_op_ctx *c, const struct samrt_efftam_pool_args *a,
-                          const struct samrt_tensor *k, const struct samrt_tensor *v, struct samrt_tensor *k_out,
+                          const struct samrt_tensor *kin, const struct samrt_tensor *vin,
+                          const struct samrt_tensor *k_w, const struct samrt_tensor *k_b,
+                          const struct samrt_tensor *v_w, const struct samrt_tensor *v_b, struct samrt_tensor *k_out,
                           struct samrt_tensor *v_out);
 
 /* The constants on the host: w (256 * 4 values) 1/4, b (256 values) 2 ln 2, as f32. */

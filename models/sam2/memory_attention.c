@@ -371,13 +371,13 @@ static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_mema
         snprintf(name, sizeof name, "memattn.%d.ca", l);
         t = samrt_op_layernorm(c, name, &x, L->norm_w[1], L->norm_b[1], NULL, LN_EPS, NULL);
         q = samrt_op_linear(c, name, &t, L->ca_w[0], L->ca_b[0], SAMRT_ACT_NONE, NULL);
-        k = samrt_op_linear(c, "memattn.k", kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
-        v = samrt_op_linear(c, "memattn.v", vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
         if (ma->cfg.kv_pool && n_mem >= 2) {  /* EfficientTAM /1, /2: rotated, pooled memory keys */
             pool.n_ptr_tok = kin->ne[1] - (int64_t)n_mem * ma->n_tok;
-            samrt_efftam_pool_kv(c, &pool, &k, &v, &k, &v);
+            samrt_efftam_pool_kv(c, &pool, kin, vin, L->ca_w[1], L->ca_b[1], L->ca_w[2], L->ca_b[2], &k, &v);
             a = samrt_op_attention(c, name, &q, &k, &v, &ca_q);
         } else {
+            k = samrt_op_linear(c, "memattn.k", kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
+            v = samrt_op_linear(c, "memattn.v", vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
             a = samrt_op_attention(c, name, &q, &k, &v, &ca);
         }
         x = samrt_op_linear(c, name, &a, L->ca_w[3], L->ca_b[3], SAMRT_ACT_NONE, &x);
