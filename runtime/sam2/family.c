@@ -30,6 +30,10 @@ static enum samrt_status sam2_plan(struct samrt_engine *e) {
         e->model = samrt_keys_variant(e->model, e->params.expect_model, e->ckpt_path, why, sizeof why);
         if (why[0]) SAMRT_LOG_INFO("%s: %s", e->ckpt_path, why);
     }
+    const int native = samrt_sam2_config_get(e->model)->image_size;
+    if (native && e->params.imgsz != native)
+        SAMRT_LOG_WARN("%s: its image_size is %d, this engine runs at %d (pass --imgsz %d to run the official model)",
+                       samrt_model_name(e->model), native, e->params.imgsz, native);
     if (e->mem_kind == SAMRT_MEM_HOST && e->precision != SAMRT_DTYPE_F32) {
         SAMRT_LOG_INFO("sam2: the CPU backend runs f32 only; no forward pass planned at %s",
                        samrt_dtype_name(e->precision));
