@@ -7,13 +7,15 @@
  *     on a second run;
  *   - tracking two objects over 4 frames is deterministic, and Ti and Ti/2 (same weights)
  *     agree bit for bit while one memory is stored (frames 0 and 1: the pooled attention only
- *     starts at two memories, as EfficientRoPEAttention2 does) and differ from frame 2 on.
+ *     starts at two memories, as EfficientRoPEAttention2 does) and differ from frame 2 on;
+ *   - the bench names (efficienttam_ti_2_points, efficienttam_s_512x512_bbox, ...).
  * Run: ctest -R test_efficienttam$ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "check.h"
 #include "ckpt_write.h"
 #include "sam2_track_util.h"
@@ -116,7 +118,20 @@ static void test_track(const char *ckpt) {
     }
 }
 
+static void test_bench_names(void) {
+    struct samrt_bench_model m;
+    CHECK_STATUS(samrt_bench_parse_model("efficienttam_ti_2_points", &m), SAMRT_OK);
+    CHECK(m.model == SAMRT_MODEL_EFFICIENTTAM_TI_2 && m.prompt == SAMRT_PROMPT_POINTS &&
+          !strcmp(m.tag, "efficienttam_ti_2_points"));
+    CHECK_STATUS(samrt_bench_parse_model("efficienttam_s_512x512_bbox", &m), SAMRT_OK);
+    CHECK(m.model == SAMRT_MODEL_EFFICIENTTAM_S_512 && !strcmp(m.tag, "efficienttam_s_512x512_bbox"));
+    CHECK_STATUS(samrt_bench_parse_model("efficienttam_ti_1", &m), SAMRT_OK);  /* bare: the mask prompt */
+    CHECK(m.model == SAMRT_MODEL_EFFICIENTTAM_TI_1 && !strcmp(m.tag, "efficienttam_ti_1_mask"));
+    CHECK_STATUS(samrt_bench_parse_model("efficienttam_m_points", &m), SAMRT_E_INVALID_ARG);
+}
+
 int main(void) {
+    test_bench_names();
     char dir[] = "/tmp/samrt_test_efficienttam_XXXXXX", ckpt[96];
     if (!mkdtemp(dir)) return 1;
     snprintf(ckpt, sizeof ckpt, "%s/efficienttam_ti_2.pt", dir);
