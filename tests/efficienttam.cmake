@@ -4,3 +4,4 @@
 samrt_add_test(test_efficienttam_keys SOURCES test_efficienttam_keys.c LABELS cpu)
 target_include_directories(test_efficienttam_keys PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
 samrt_add_test(test_efficienttam SOURCES test_efficienttam.c LABELS cpu LIBS samrt_harness)
+samrt_add_test(test_efficienttam_pool SOURCES test_efficienttam_pool.c LABELS cpu)
