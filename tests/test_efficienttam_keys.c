@@ -13,41 +13,18 @@
 #include "check.h"
 #include "config.h"
 #include "keys.h"
+#include "keys_util.h"
 
 static const enum samrt_model_id k_ti[] = {SAMRT_MODEL_EFFICIENTTAM_TI, SAMRT_MODEL_EFFICIENTTAM_TI_1,
                                            SAMRT_MODEL_EFFICIENTTAM_TI_2, SAMRT_MODEL_EFFICIENTTAM_TI_512};
 static const enum samrt_model_id k_s[] = {SAMRT_MODEL_EFFICIENTTAM_S, SAMRT_MODEL_EFFICIENTTAM_S_1,
                                           SAMRT_MODEL_EFFICIENTTAM_S_2, SAMRT_MODEL_EFFICIENTTAM_S_512};
 
-static const struct samrt_key *find_key(const struct samrt_keys *k, const char *name) {
-    for (int i = 0; i < k->n_keys; i++)
-        if (!strcmp(k->keys[i].name, name)) return &k->keys[i];
-    return NULL;
-}
-
-static void check_shape(const struct samrt_keys *k, const char *name, int n_dims, int64_t a, int64_t b, int64_t c,
-                        int64_t d) {
-    const struct samrt_key *key = find_key(k, name);
-    CHECK_MSG(key != NULL, "%s: key %s missing", samrt_model_name(k->model), name);
-    if (!key) return;
-    const int64_t ne[4] = {a, b, c, d};
-    CHECK_MSG(key->n_dims == n_dims, "%s: %s has %d dims", samrt_model_name(k->model), name, key->n_dims);
-    for (int i = 0; i < n_dims; i++) CHECK_MSG(key->ne[i] == ne[i], "%s: %s dim %d", samrt_model_name(k->model), name, i);
-}
-
-/* A tensor list with model m's keys; the caller frees it. */
+/* A tensor list with model m's keys (k keeps the names); the caller frees it. */
 static struct samrt_ckpt_tensor *fake(enum samrt_model_id m, int *n, struct samrt_keys *k) {
     samrt_keys_init(m, k);
     struct samrt_ckpt_tensor *t = calloc((size_t)k->n_keys + 1, sizeof *t);
-    for (int i = 0; t && i < k->n_keys; i++) {
-        t[i].name = k->keys[i].name;
-        t[i].dtype = SAMRT_DTYPE_F32;
-        t[i].n_dims = k->keys[i].n_dims;
-        memcpy(t[i].ne, k->keys[i].ne, sizeof t[i].ne);
-        t[i].nelements = 1;
-        for (int d = 0; d < t[i].n_dims; d++) t[i].nelements *= t[i].ne[d];
-    }
-    *n = k->n_keys;
+    *n = t ? fake_ckpt(k, 1, t) : 0;
     return t;
 }
 
