@@ -109,7 +109,9 @@ static int parse_models(const char *list, const struct samrt_tracker_backend *b,
         if (samrt_bench_parse_model(tok, &m) != SAMRT_OK) {
             fprintf(stderr,
                     "samrt bench: unknown model '%s' (want <model>_<prompt>, model sam2.1_tiny, sam2.1_small, "
-                    "sam2.1_base_plus, sam2.1_large, edgetam; prompt points, bbox or mask)\n",
+                    "sam2.1_base_plus, sam2.1_large, edgetam, efficienttam_ti, efficienttam_ti_1, "
+                    "efficienttam_ti_2, efficienttam_ti_512x512, efficienttam_s, efficienttam_s_1, "
+                    "efficienttam_s_2, efficienttam_s_512x512; prompt points, bbox or mask)\n",
                     tok);
             return SAMRT_EXIT_USAGE;
         }

@@ -1,6 +1,8 @@
 /* ckpt_report.c - the body of ckpt_report.h: opens the checkpoint with the core reader,
  * prints what it holds, and matches its keys against the models' key tables (keys.h), so
- * that `samrt info` is argument parsing and this one call. */
+ * that `samrt info` is argument parsing and this one call. Where several models share a key
+ * layout (EfficientTAM's Ti variants, its S variants) a "variant" line says which one the
+ * checkpoint is taken as and why (--model, else the official file name). */
 #include "ckpt_report.h"
 
 #include <inttypes.h>
@@ -52,16 +54,20 @@ static void print_contents(FILE *f, const char *path, const struct samrt_ckpt *c
 }
 
 /* The model line(s); returns the key match's status (SAMRT_E_KEYS when nothing matched). */
-static enum samrt_status print_model(FILE *f, const struct samrt_ckpt *ck, enum samrt_model_id want) {
+static enum samrt_status print_model(FILE *f, const char *path, const struct samrt_ckpt *ck, enum samrt_model_id want) {
     char b[64];
     /* Without want, an unknown key set gets a one-line hint instead of the full diff. */
     enum samrt_model_id found = want != SAMRT_MODEL_UNKNOWN ? want : samrt_keys_identify(ck->tensors, ck->n_tensors);
     enum samrt_status st = SAMRT_E_KEYS;
     if (found != SAMRT_MODEL_UNKNOWN) st = samrt_keys_match(want, ck->tensors, ck->n_tensors, &found);
     if (st == SAMRT_OK) {
+        /* EfficientTAM's variants share their weights' layout: the request or the file name decides */
+        char why[384];
+        found = samrt_keys_variant(found, want, path, why, sizeof why);
         struct samrt_keys keys;
         samrt_keys_init(found, &keys);
         fprintf(f, "model       %s (all %d keys and shapes match)\n", samrt_model_name(found), ck->n_tensors);
+        if (why[0]) fprintf(f, "variant     %s\n", why);
         fprintf(f, "parameters  %s\n", thousands(samrt_keys_param_count(&keys), b, sizeof b));
         samrt_keys_free(&keys);
     } else if (found != SAMRT_MODEL_UNKNOWN) {
@@ -87,7 +93,7 @@ enum samrt_status samrt_ckpt_report(FILE *f, const char *path, enum samrt_model_
     fflush(f);  /* the NaN / Inf warnings and the key differences are logged to stderr */
 
     const int n_bad = samrt_ckpt_check_finite(&ck);
-    st = print_model(f, &ck, want);
+    st = print_model(f, path, &ck, want);
     if (n_bad) fprintf(f, "warning     %d tensor%s hold NaN or Inf (listed above)\n", n_bad, n_bad == 1 ? "" : "s");
     samrt_ckpt_close(&ck);
     return want != SAMRT_MODEL_UNKNOWN ? st : SAMRT_OK;

@@ -88,7 +88,9 @@ const char *samrt_mem_kind_name(enum samrt_mem_kind kind);
 /* ---- models ----------------------------------------------------------------------------- */
 
 /* The model table: X(ID, name, official checkpoint file, tracks) per model; tracks is 1 where
- * video tracking is planned (SAM 2.0 checkpoints segment single frames only). Adding a model
+ * video tracking is planned (SAM 2.0 checkpoints segment single frames only). EfficientTAM's
+ * Ti rows share one key layout, and so do its S rows: the variant of such a checkpoint comes
+ * from the requested model or the official file name. Adding a model
  * of an existing family is one row here, its config row and its key table (docs/design.md). */
 #define SAMRT_MODEL_TABLE(X)                                                  \
     X(SAM2_1_TINY, "sam2.1_tiny", "sam2.1_hiera_tiny.pt", 1)                  \
@@ -99,7 +101,15 @@ const char *samrt_mem_kind_name(enum samrt_mem_kind kind);
     X(SAM2_TINY, "sam2_tiny", "sam2_hiera_tiny.pt", 0)                        \
     X(SAM2_SMALL, "sam2_small", "sam2_hiera_small.pt", 0)                     \
     X(SAM2_BASE_PLUS, "sam2_base_plus", "sam2_hiera_base_plus.pt", 0)         \
-    X(SAM2_LARGE, "sam2_large", "sam2_hiera_large.pt", 0)
+    X(SAM2_LARGE, "sam2_large", "sam2_hiera_large.pt", 0)                    \
+    X(EFFICIENTTAM_TI, "efficienttam_ti", "efficienttam_ti.pt", 1)            \
+    X(EFFICIENTTAM_TI_1, "efficienttam_ti_1", "efficienttam_ti_1.pt", 1)      \
+    X(EFFICIENTTAM_TI_2, "efficienttam_ti_2", "efficienttam_ti_2.pt", 1)      \
+    X(EFFICIENTTAM_TI_512, "efficienttam_ti_512x512", "efficienttam_ti_512x512.pt", 1) \
+    X(EFFICIENTTAM_S, "efficienttam_s", "efficienttam_s.pt", 1)               \
+    X(EFFICIENTTAM_S_1, "efficienttam_s_1", "efficienttam_s_1.pt", 1)         \
+    X(EFFICIENTTAM_S_2, "efficienttam_s_2", "efficienttam_s_2.pt", 1)         \
+    X(EFFICIENTTAM_S_512, "efficienttam_s_512x512", "efficienttam_s_512x512.pt", 1)
 
 enum samrt_model_id {
     SAMRT_MODEL_UNKNOWN = 0,

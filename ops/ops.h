@@ -311,6 +311,17 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const 
                                                   const struct samrt_tensor *v, int n_head, int d,
                                                   const int32_t *n_keys);
 
+/* RoPE on the rows of x (B, L, n_head*d), contiguous channels, any token / batch stride: token t
+ * turns by table row samrt_rope_row(t, period, skip, n_rope) (kernels/rope.h: the table repeats
+ * every `period` tokens, the first `skip` of each period and tokens from n_rope on are copied),
+ * in fp32, stored in x's dtype. Output: `out` (x's shape and dtype, contiguous; may be x
+ * itself: in place) or, when out is NULL, a new contiguous tensor. For keys that are rotated
+ * before anything else reads them (EfficientTAM's pooled memory keys); attention rotates its
+ * own q and k (samrt_op_attn_args). */
+struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x, int n_head,
+                                  const struct samrt_tensor *table, int period, int skip, int64_t n_rope,
+                                  const struct samrt_tensor *out);
+
 /* ---- position encodings ------------------------------------------------------------------- */
 
 /* The 1-D sine encoding of n_pos positions pos (f32, contiguous, >= n_pos values) -> (n_pos,

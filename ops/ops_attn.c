@@ -250,3 +250,32 @@ struct samrt_tensor samrt_op_attention_key_prefix(struct samrt_op_ctx *c, const 
     finish(c, st);
     return o;
 }
+
+struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x, int n_head,
+                                  const struct samrt_tensor *table, int period, int skip, int64_t n_rope,
+                                  const struct samrt_tensor *out) {
+    struct samrt_tensor y = out ? *out : samrt_op_new(c, name, x->dtype, 3, SAMRT_SHAPE(x->ne[0], x->ne[1], x->ne[2]));
+    use(c, x, &y, table, NULL);
+    enum samrt_status st = c->ex->status;
+    const int d = n_head > 0 ? (int)(x->ne[2] / n_head) : 0;
+    const struct samrt_rope_params p = {x->dtype,  (int)x->ne[0], n_head,     (int)x->ne[1], d,
+                                        PLAN_PTR(x->data), x->s[0], d, x->s[1], PLAN_PTR(y.data),
+                                        y.s[0],    d,        y.s[1],     PLAN_PTR(table ? table->data : NULL),
+                                        period,    skip,     n_rope};
+    if (st == SAMRT_OK && planning(c)) {
+        if (x->n_dims != 3 || x->s[2] != 1 || n_head <= 0 || x->ne[2] % n_head || !table ||
+            (out && (out->n_dims != 3 || out->dtype != x->dtype || !samrt_tensor_is_contiguous(out) ||
+                     memcmp(out->ne, x->ne, sizeof x->ne))) ||
+            table->dtype != SAMRT_DTYPE_F32 || samrt_rope_check(&p) != SAMRT_OK) {
+            SAMRT_LOG_ERROR("rope %s: x must be (B, L, n_head*d) with contiguous channels, an f32 table and a layout "
+                            "(period %d, skip %d, n_rope %lld) that fits", name ? name : "?", period, skip,
+                            (long long)n_rope);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    if (st == SAMRT_OK) cost_add(c, 1, 6.0 * (double)samrt_tensor_nelements(&y), tbytes(x) + tbytes(&y));
+    if (st == SAMRT_OK && samrt_exec_running(c->ex))
+        st = OPS_PICK(c->backend, samrt_rope_apply_cuda(&p, c->stream), samrt_rope_apply_ref(&p));
+    finish(c, st);
+    return y;
+}

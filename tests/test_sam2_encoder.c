@@ -22,7 +22,8 @@
 #define TOL_REL 2e-5f   /* of the tap's max |value|: f32 with different summation orders */
 
 static const struct samrt_sam2_config g_cfg = {
-    SAMRT_MODEL_UNKNOWN, "synthetic", {8, 1, {1, 2, 3, 2}, {4, -1, -1, -1}, {4, 2, 6, 3}, 3, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0}};
+    SAMRT_MODEL_UNKNOWN, "synthetic", {8, 1, {1, 2, 3, 2}, {4, -1, -1, -1}, {4, 2, 6, 3}, 3, 3}, 256, 3, SAMRT_TRUNK_HIERA, {{0}, {0}, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, SAMRT_KV_FULL, 0, 0};
 enum { IMGSZ = 64 };
 
 /* ---- weights ---------------------------------------------------------------------------------- */

@@ -4,6 +4,10 @@
  * Hiera row; the model ids of both versions map onto it. EdgeTAM has one row too: a RepViT-M1
  * trunk (section 3.2, models/edgetam/repvit.h) in front of the same neck and SAM heads, so
  * everything after the trunk reads the same fields (d_model, n_levels, trunk_channels).
+ * EfficientTAM's rows carry a ViTDet trunk with its single-scale neck (models/efficienttam/
+ * vitdet.h) and the switches its YAMLs set apart from SAM 2.1 (image size, the pooled
+ * memory cross-attention of the /1 and /2 variants, no high-resolution features, no pointer
+ * temporal encoding).
  *
  * The block rules are the official constructor's (hieradet.py Hiera.__init__):
  *   - stage_ends[s] = index of the last block of stage s; the first block of stages 2..4
@@ -20,6 +24,7 @@
 #define SAMRT_SAM2_CONFIG_H
 
 #include "../edgetam/repvit.h"  /* struct samrt_repvit_config (models/edgetam, below sam2) */
+#include "../efficienttam/vitdet.h"  /* struct samrt_vitdet_config (models/efficienttam, below sam2) */
 #include "samrt_impl.h"
 
 #ifdef __cplusplus
@@ -40,7 +45,15 @@ struct samrt_hiera_config {
     int q_pool;                             /* stages (from 2) whose first block pools q: 3 */
 };
 
-enum samrt_trunk_kind { SAMRT_TRUNK_HIERA = 0, SAMRT_TRUNK_REPVIT };
+enum samrt_trunk_kind { SAMRT_TRUNK_HIERA = 0, SAMRT_TRUNK_REPVIT, SAMRT_TRUNK_VITDET };
+
+/* The memory attention's cross-attention over spatial memories (EfficientTAM's YAMLs:
+ * memory_attention.layer.cross_attention._target_). */
+enum samrt_kv_pool {
+    SAMRT_KV_FULL = 0,   /* RoPEAttention: every memory token is a key (SAM 2, EdgeTAM, EfficientTAM Ti / S) */
+    SAMRT_KV_POOL_LOGIT, /* EfficientRoPEAttention1: 2x2-pooled keys whose logits gain 2 ln 2 (the /1 variants) */
+    SAMRT_KV_POOL_KEY,   /* EfficientRoPEAttention2: 2x2-pooled keys + 2 ln 2 on every element (the /2 variants) */
+};
 
 struct samrt_sam2_config {
     enum samrt_model_id id;
@@ -50,6 +63,13 @@ struct samrt_sam2_config {
     int n_levels;                           /* FPN levels kept after the scalp: 3 */
     enum samrt_trunk_kind trunk;            /* zero (Hiera) for the SAM 2 rows */
     struct samrt_repvit_config repvit;      /* RepViT rows only */
+    /* EfficientTAM rows only (all zero for SAM 2 and EdgeTAM) */
+    struct samrt_vitdet_config vitdet;      /* ViTDet trunk + single-scale neck */
+    int image_size;                         /* the model's image_size (0: 1024, any --imgsz) */
+    enum samrt_kv_pool kv_pool;             /* memory cross-attention variant */
+    int no_high_res;                        /* use_high_res_features_in_sam false: no conv_s0 / conv_s1 */
+    int no_ptr_tpos;                        /* add_tpos_enc_to_obj_ptrs false: pointer positions 0,
+                                               no obj_ptr_tpos_proj (EdgeTAM is the same) */
 };
 
 /* One Hiera block (MultiScaleBlock). */
@@ -62,11 +82,13 @@ struct samrt_hiera_block {
     int stage_end;          /* 1: the last block of its stage (an FPN input) */
 };
 
-/* The configuration of a SAM 2.0 / 2.1 or EdgeTAM model, or NULL (UNKNOWN). */
+/* The configuration of a SAM 2.0 / 2.1, EdgeTAM or EfficientTAM model, or NULL (UNKNOWN). */
 const struct samrt_sam2_config *samrt_sam2_config_get(enum samrt_model_id id);
 /* The widths of the four trunk outputs, high resolution first (the reverse of the neck's
  * backbone_channel_list): 96, 192, 384, 768 for tiny; 48, 96, 192, 384 for EdgeTAM. */
 void samrt_sam2_trunk_channels(const struct samrt_sam2_config *cfg, int out[4]);
+/* 1 for the rows with a ViTDet trunk (EfficientTAM). */
+int samrt_sam2_is_efficienttam(const struct samrt_sam2_config *cfg);
 /* Fills blk (SAMRT_HIERA_MAX_BLOCKS entries) and returns the number of blocks. */
 int samrt_hiera_blocks(const struct samrt_hiera_config *h, struct samrt_hiera_block *blk);
 /* Checks the sizes an encoder can run at: imgsz a positive multiple of 32 (four 2x

@@ -1,6 +1,7 @@
 /* image_encoder.c - SAM 2 / 2.1 and EdgeTAM image encoder (image_encoder.h): weight binding,
  * planning, constants, and the forward pass of the trunk (Hiera here; RepViT in
- * models/edgetam/repvit.c, reporting its stage outputs back), the FPN neck and conv_s0 / conv_s1.
+ * models/edgetam/repvit.c, reporting its stage outputs back), the FPN neck and conv_s0 / conv_s1;
+ * EfficientTAM's ViTDet trunk and neck run whole in models/efficienttam/vitdet.c.
  *
  * Choices that are not obvious:
  *   - No window partition copies. The qkv Linear runs on the unpadded map; the attention
@@ -86,6 +87,11 @@ enum samrt_status samrt_sam2_encoder_bind(struct samrt_sam2_encoder *enc, const 
     if (bound) bound->n = 0;
     struct samrt_model_binder b = {env, bound, SAMRT_OK};
     struct samrt_sam2_encoder_weights *w = &enc->w;
+    if (cfg->trunk == SAMRT_TRUNK_VITDET) {  /* trunk and neck in one; no conv_s0 / conv_s1 */
+        enc->vit.slot_pos = -1;
+        SAMRT_TRY(samrt_vitdet_bind(&enc->vit, &cfg->vitdet, imgsz, &b));
+        return b.st;
+    }
     if (cfg->trunk == SAMRT_TRUNK_REPVIT) {
         SAMRT_TRY(samrt_repvit_bind(&enc->rv, &cfg->repvit, imgsz, &b));
     } else {
@@ -118,17 +124,23 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SAMRT_SHAPE(1, 3, S, S), &enc->input,
                          &enc->slot_input));
     enc->slot_pos = -1;
+    const int vit = enc->cfg->trunk == SAMRT_TRUNK_VITDET;
     if (hiera)
         SAMRT_TRY(samrt_ctx_persistent(c, "sam2.enc.pos_embed", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n0, E),
                                        &enc->pos, &enc->slot_pos));
+    else if (vit)
+        SAMRT_TRY(samrt_vitdet_plan(&enc->vit, c));
     else
         SAMRT_TRY(samrt_repvit_plan(&enc->rv, c));
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.enc.vision_pos", SAMRT_REGION_WEIGHTS, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM),
                          &enc->vision_pos, &enc->slot_vision_pos));
-    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n0, 32), &enc->feat_s0,
-                         &enc->slot_feat_s0));
-    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n1, 64), &enc->feat_s1,
-                         &enc->slot_feat_s1));
+    enc->slot_feat_s0 = enc->slot_feat_s1 = -1;
+    if (!vit) {  /* EfficientTAM: no high-resolution features */
+        SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s0", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n0, 32),
+                                       &enc->feat_s0, &enc->slot_feat_s0));
+        SAMRT_TRY(samrt_ctx_persistent(c, "sam2.feat_s1", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n1, 64),
+                                       &enc->feat_s1, &enc->slot_feat_s1));
+    }
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.vision", SAMRT_REGION_STATE, dt, 3, SAMRT_SHAPE(1, n2, NECK_DIM), &enc->vision,
                          &enc->slot_vision));
     samrt_ctx_begin(c, SAMRT_EXEC_PLAN, NULL);
@@ -318,6 +330,10 @@ void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_op_
     const struct samrt_sam2_encoder_weights *w = &enc->w;
     struct neck_state ns = {enc, {0}};
     samrt_op_tap(c, "tap.input", &enc->input);
+    if (enc->cfg->trunk == SAMRT_TRUNK_VITDET) {
+        samrt_vitdet_forward(&enc->vit, c, &enc->input, &enc->vision);
+        return;
+    }
     if (enc->cfg->trunk == SAMRT_TRUNK_REPVIT) {
         samrt_repvit_forward(&enc->rv, c, &enc->input, neck_level, &ns);
         return;

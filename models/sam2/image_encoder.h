@@ -2,6 +2,8 @@
  * 3.1, or EdgeTAM's RepViT-M1, 3.2 and models/edgetam/repvit.h, as the configuration's trunk
  * kind says), FPN neck (3.3) and the mask decoder's conv_s0 / conv_s1 projections (3.4), as
  * one forward pass over the op layer (ops/ops.h). Both trunks give the same outputs.
+ * EfficientTAM's ViTDet trunk (models/efficienttam/vitdet.h) brings its own single-scale neck
+ * and gives the level-2 `vision` features only (no high-resolution features).
  *
  * Layout: channels-last tokens throughout (ops.h). The model input is NCHW (1, 3, S, S)
  * as the preprocessing writes it; the patch-embed convolution runs NCHW on it and one copy
@@ -24,6 +26,7 @@
 #include "model_env.h"
 #include "ops.h"
 #include "../edgetam/repvit.h"  /* the EdgeTAM trunk (models/edgetam) */
+#include "../efficienttam/vitdet.h"  /* the EfficientTAM trunk and neck (models/efficienttam) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +62,9 @@ struct samrt_sam2_encoder {
     int side[4];                                    /* stage map sides: S/4, S/8, S/16, S/32 */
     struct samrt_sam2_encoder_weights w;            /* Hiera trunk (and neck, conv_s0/s1 for both) */
     struct samrt_repvit rv;                         /* RepViT trunk (EdgeTAM) */
+    struct samrt_vitdet vit;                        /* ViTDet trunk + its own neck (EfficientTAM): only
+                                                       `vision` is written; feat_s0 / feat_s1 stay
+                                                       empty (n_dims 0, no slot) */
 
     /* Arena slots owned by the encoder (views valid after commit; tags before). */
     struct samrt_tensor input;     /* (1, 3, S, S) NCHW, run dtype [staging]: preprocessed frame */

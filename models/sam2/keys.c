@@ -6,7 +6,10 @@
  * counts a real state_dict() has (tiny 471, small 519, base_plus 615, large 903, EdgeTAM 982)
  * and to the published parameter counts. SAM 2.0 differs from 2.1 only by the two SAM 2.1
  * switches no_obj_embed_spatial and proj_tpos_enc_in_obj_ptrs (configs/sam2 vs
- * configs/sam2.1), i.e. the keys no_obj_embed_spatial and obj_ptr_tpos_proj.{weight,bias}. */
+ * configs/sam2.1), i.e. the keys no_obj_embed_spatial and obj_ptr_tpos_proj.{weight,bias}.
+ * EfficientTAM's Ti rows (ti, ti_1, ti_2, ti_512x512) generate the same list, and so do its S
+ * rows: their weights cannot tell them apart, so a checkpoint of that layout is taken as the
+ * requested model, else as the one its official file name names (samrt_keys_variant). */
 #include "keys.h"
 
 #include <stdarg.h>
@@ -16,7 +19,7 @@
 
 #include "config.h"
 
-enum trunk_kind { TRUNK_HIERA, TRUNK_REPVIT };
+enum trunk_kind { TRUNK_HIERA, TRUNK_REPVIT, TRUNK_VITDET };
 
 struct model_cfg {
     enum samrt_model_id id;
@@ -40,6 +43,16 @@ static const struct model_cfg g_models[] = {
     {SAMRT_MODEL_SAM2_SMALL, TRUNK_HIERA, 0, {0}, 4, 0, 0},
     {SAMRT_MODEL_SAM2_BASE_PLUS, TRUNK_HIERA, 0, {0}, 4, 0, 0},
     {SAMRT_MODEL_SAM2_LARGE, TRUNK_HIERA, 0, {0}, 4, 0, 0},
+    /* EfficientTAM (configs/efficienttam/efficienttam_*.yaml, yformer/EfficientTAM): ViTDet sizes in
+     * models/sam2/config.c; the memory attention's variants add no parameter */
+    {SAMRT_MODEL_EFFICIENTTAM_TI, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_TI_1, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_TI_2, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_TI_512, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_S, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_S_1, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_S_2, TRUNK_VITDET, 0, {0}, 4, 0, 0},
+    {SAMRT_MODEL_EFFICIENTTAM_S_512, TRUNK_VITDET, 0, {0}, 4, 0, 0},
 };
 _Static_assert(SAMRT_ARRAY_LEN(g_models) == SAMRT_MODEL_COUNT - 1, "one config row per model");
 
@@ -209,6 +222,42 @@ static void repvit(struct gen *g, const struct model_cfg *c, int64_t channels[4]
     }
 }
 
+/* EfficientTAM's ViTDet trunk (backbones/vitdet.py ViT) and ViTDetNeck: the ViT's own
+ * pos_embed first (a module's parameters precede its children's in state_dict order), the
+ * patch embed, the blocks (no relative position, no layer scale), then the neck's one level
+ * (convs.0: conv_1x1 and conv_3x3 without bias, as neck_norm is LN, each followed by a
+ * LayerNorm2d). Parameters, E = embed_dim, depth 12:
+ *   pos_embed (1, 197, E)                 197 E
+ *   patch_embed.proj (E, 3, 16, 16) + (E)  769 E
+ *   per block: norm1 2E, qkv 3E^2 + 3E, proj E^2 + E, norm2 2E, mlp 4E^2 + 4E, 4E^2 + E
+ *              = 12 E^2 + 13 E
+ *   neck: 256 E + 2*256 + 256*256*9 + 2*256 = 256 E + 590,848
+ * Ti (E 192): 37,824 + 147,648 + 12 * 444,864 + 640,000 = 6,163,840
+ * S  (E 384): 75,648 + 295,296 + 12 * 1,774,464 + 689,152 = 22,353,664
+ * The rest is SAM 2's (memory attention, memory encoder, prompt encoder, mask decoder without
+ * conv_s0 / conv_s1, obj_ptr_proj, mask_downsample, the base's own 4 tensors; no
+ * no_obj_embed_spatial, no obj_ptr_tpos_proj): 11,702,178. Totals: Ti 17,866,018 and
+ * S 34,055,842 parameters, 455 keys each (tests/test_efficienttam_keys.c pins them;
+ * tests/parity/efficienttam_counts.py prints the official builder's). */
+static void vitdet(struct gen *g, const struct model_cfg *c) {
+    const struct samrt_vitdet_config *v = &samrt_sam2_config_get(c->id)->vitdet;
+    const int64_t e = v->embed_dim, grid = v->pretrain_grid;
+    char p[SAMRT_KEY_NAME_MAX];
+    add(g, "image_encoder.trunk.", "pos_embed", 0, 3, 1, grid * grid + v->cls_token, e, 0);
+    conv(g, "image_encoder.trunk.patch_embed.proj", e, 3, v->patch);
+    for (int i = 0; i < v->depth; i++) {
+        norm(g, PF(p, "image_encoder.trunk.blocks.%d.norm1", i), e);
+        linear(g, PF(p, "image_encoder.trunk.blocks.%d.attn.qkv", i), 3 * e, e, 1);
+        linear(g, PF(p, "image_encoder.trunk.blocks.%d.attn.proj", i), e, e, 1);
+        norm(g, PF(p, "image_encoder.trunk.blocks.%d.norm2", i), e);
+        mlp(g, PF(p, "image_encoder.trunk.blocks.%d.mlp", i), e, v->mlp_ratio * e, e, 2);
+    }
+    add(g, "image_encoder.neck.convs.0.conv_1x1", ".weight", 0, 4, D, e, 1, 1);
+    norm(g, "image_encoder.neck.convs.0.norm_0", D);
+    add(g, "image_encoder.neck.convs.0.conv_3x3", ".weight", 0, 4, D, D, 3, 3);
+    norm(g, "image_encoder.neck.convs.0.norm_1", D);
+}
+
 static void memory_attention(struct gen *g, int n_layers) {
     char p[SAMRT_KEY_NAME_MAX];
     for (int l = 0; l < n_layers; l++) {
@@ -285,7 +334,7 @@ static void prompt_encoder(struct gen *g) {
     mat(g, "sam_prompt_encoder.no_mask_embed", ".weight", 1, D);
 }
 
-static void mask_decoder(struct gen *g) {
+static void mask_decoder(struct gen *g, int high_res) {
     char p[SAMRT_KEY_NAME_MAX];
     for (int n = 0; n < 2; n++) { /* TwoWayAttentionBlock */
         attention(g, PF(p, "sam_mask_decoder.transformer.layers.%d.self_attn", n), D, D);
@@ -305,8 +354,10 @@ static void mask_decoder(struct gen *g) {
     conv_t(g, "sam_mask_decoder.output_upscaling.0", D, D / 4, 2);
     norm(g, "sam_mask_decoder.output_upscaling.1", D / 4);
     conv_t(g, "sam_mask_decoder.output_upscaling.3", D / 4, D / 8, 2);
-    conv(g, "sam_mask_decoder.conv_s0", D / 8, D, 1);
-    conv(g, "sam_mask_decoder.conv_s1", D / 4, D, 1);
+    if (high_res) { /* use_high_res_features_in_sam (EfficientTAM: off) */
+        conv(g, "sam_mask_decoder.conv_s0", D / 8, D, 1);
+        conv(g, "sam_mask_decoder.conv_s1", D / 4, D, 1);
+    }
     for (int i = 0; i < N_MASK_TOKENS; i++)
         mlp(g, PF(p, "sam_mask_decoder.output_hypernetworks_mlps.%d", i), D, D, D / 8, 3);
     mlp(g, "sam_mask_decoder.iou_prediction_head", D, D, N_MASK_TOKENS, 3);
@@ -329,16 +380,20 @@ enum samrt_status samrt_keys_init(enum samrt_model_id model, struct samrt_keys *
     add(&g, "", "no_mem_pos_enc", 0, 3, 1, 1, D, 0);
     mat(&g, "", "no_obj_ptr", 1, D);
     if (c->sam21) mat(&g, "", "no_obj_embed_spatial", 1, MEM_DIM);
-    if (c->trunk == TRUNK_HIERA) hiera(&g, c, channels);
-    else repvit(&g, c, channels);
     char p[SAMRT_KEY_NAME_MAX];
-    for (int j = 0; j < 4; j++) conv(&g, PF(p, "image_encoder.neck.convs.%d.conv", j), D, channels[j], 1);
+    if (c->trunk == TRUNK_VITDET) {
+        vitdet(&g, c);
+    } else {
+        if (c->trunk == TRUNK_HIERA) hiera(&g, c, channels);
+        else repvit(&g, c, channels);
+        for (int j = 0; j < 4; j++) conv(&g, PF(p, "image_encoder.neck.convs.%d.conv", j), D, channels[j], 1);
+    }
     conv(&g, "mask_downsample", 1, 1, 4);
     memory_attention(&g, c->n_mem_layers);
     memory_encoder(&g);
     if (c->perceiver) spatial_perceiver(&g);
     prompt_encoder(&g);
-    mask_decoder(&g);
+    mask_decoder(&g, c->trunk != TRUNK_VITDET);
     mlp(&g, "obj_ptr_proj", D, D, D, 3);
     if (c->sam21) linear(&g, "obj_ptr_tpos_proj", MEM_DIM, D, 1);
     if (g.st != SAMRT_OK) samrt_keys_free(out);
@@ -448,10 +503,12 @@ enum samrt_status samrt_keys_diff(const struct samrt_keys *want, const struct sa
     return SAMRT_OK;
 }
 
-/* Diff against every model; best = fewest missing + unexpected names. */
+/* Diff against every model; exact = the first whose names and shapes equal the checkpoint's, else the
+ * first whose names do; best = fewest missing + unexpected names. */
 static enum samrt_status scan_models(const struct samrt_ckpt_tensor *t, int n, enum samrt_model_id *exact,
                                      enum samrt_model_id *best, struct samrt_keys_diff *best_diff) {
     *exact = *best = SAMRT_MODEL_UNKNOWN;
+    enum samrt_model_id exact_shapes = SAMRT_MODEL_UNKNOWN;  /* names and shapes: EfficientTAM Ti vs S */
     int best_score = -1;
     for (int m = 1; m < SAMRT_MODEL_COUNT; m++) {
         struct samrt_keys k;
@@ -462,12 +519,15 @@ static enum samrt_status scan_models(const struct samrt_ckpt_tensor *t, int n, e
         SAMRT_TRY(st);
         int score = d.n_missing + d.n_unexpected;
         if (score == 0 && *exact == SAMRT_MODEL_UNKNOWN) *exact = (enum samrt_model_id)m;
+        if (score == 0 && d.n_misshaped == 0 && exact_shapes == SAMRT_MODEL_UNKNOWN)
+            exact_shapes = (enum samrt_model_id)m;
         if (best_score < 0 || score < best_score) {
             best_score = score;
             *best = (enum samrt_model_id)m;
             *best_diff = d;
         }
     }
+    if (exact_shapes != SAMRT_MODEL_UNKNOWN) *exact = exact_shapes;  /* else the first by names alone */
     return SAMRT_OK;
 }
 
@@ -486,6 +546,57 @@ enum samrt_model_id samrt_keys_closest(const struct samrt_ckpt_tensor *t, int n,
     return best;
 }
 
+int samrt_keys_same_layout(enum samrt_model_id a, enum samrt_model_id b) {
+    if (a == b) return 1;
+    struct samrt_keys ka, kb;
+    if (samrt_keys_init(a, &ka) != SAMRT_OK) return 0;
+    if (samrt_keys_init(b, &kb) != SAMRT_OK) {
+        samrt_keys_free(&ka);
+        return 0;
+    }
+    int same = ka.n_keys == kb.n_keys;
+    for (int i = 0; same && i < ka.n_keys; i++)
+        same = !strcmp(ka.keys[i].name, kb.keys[i].name) && ka.keys[i].n_dims == kb.keys[i].n_dims &&
+               !memcmp(ka.keys[i].ne, kb.keys[i].ne, sizeof ka.keys[i].ne);
+    samrt_keys_free(&ka);
+    samrt_keys_free(&kb);
+    return same;
+}
+
+enum samrt_model_id samrt_keys_variant(enum samrt_model_id found, enum samrt_model_id want, const char *path,
+                                       char *why, size_t why_len) {
+    if (why && why_len) why[0] = 0;
+    if (found == SAMRT_MODEL_UNKNOWN) return found;
+    char names[256] = "";
+    int n_same = 0;
+    for (int m = 1; m < SAMRT_MODEL_COUNT; m++)
+        if (samrt_keys_same_layout(found, (enum samrt_model_id)m)) {
+            const size_t w = strlen(names);
+            snprintf(names + w, sizeof names - w, "%s%s", n_same ? ", " : "", samrt_model_name((enum samrt_model_id)m));
+            n_same++;
+        }
+    if (n_same < 2) return found;  /* the weights name the model */
+    if (want != SAMRT_MODEL_UNKNOWN && samrt_keys_same_layout(found, want)) {
+        if (why) snprintf(why, why_len, "%s as requested (%s share these keys and shapes)", samrt_model_name(want), names);
+        return want;
+    }
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    for (int m = 1; base && m < SAMRT_MODEL_COUNT; m++) {
+        const char *file = samrt_model_checkpoint_name((enum samrt_model_id)m);
+        if (file && !strcmp(base, file) && samrt_keys_same_layout(found, (enum samrt_model_id)m)) {
+            if (why)
+                snprintf(why, why_len, "%s by its official file name %s (%s share these keys and shapes)",
+                         samrt_model_name((enum samrt_model_id)m), file, names);
+            return (enum samrt_model_id)m;
+        }
+    }
+    if (why)
+        snprintf(why, why_len, "%s assumed: %s share these keys and shapes and the file name names none of them; "
+                 "pass --model to choose", samrt_model_name(found), names);
+    return found;
+}
+
 enum samrt_status samrt_keys_match(enum samrt_model_id want, const struct samrt_ckpt_tensor *t, int n,
                                    enum samrt_model_id *found) {
     if (found) *found = SAMRT_MODEL_UNKNOWN;
@@ -493,7 +604,8 @@ enum samrt_status samrt_keys_match(enum samrt_model_id want, const struct samrt_
     enum samrt_model_id exact, best;
     struct samrt_keys_diff bd;
     SAMRT_TRY(scan_models(t, n, &exact, &best, &bd));
-    if (found) *found = exact;
+    if (found) *found = exact != SAMRT_MODEL_UNKNOWN && want != SAMRT_MODEL_UNKNOWN &&
+                        samrt_keys_same_layout(exact, want) ? want : exact;
     if (want == SAMRT_MODEL_UNKNOWN) {
         if (exact == SAMRT_MODEL_UNKNOWN) {
             SAMRT_LOG_ERROR("checkpoint keys match no supported model; closest is %s (%d missing, %d unexpected):",
@@ -502,7 +614,7 @@ enum samrt_status samrt_keys_match(enum samrt_model_id want, const struct samrt_
         } else {
             want = exact;
         }
-    } else if (exact != SAMRT_MODEL_UNKNOWN && exact != want) {
+    } else if (exact != SAMRT_MODEL_UNKNOWN && exact != want && !samrt_keys_same_layout(exact, want)) {
         SAMRT_LOG_ERROR("the checkpoint holds %s weights, but %s was requested", samrt_model_name(exact),
                         samrt_model_name(want));
         return SAMRT_E_MODEL_MISMATCH;

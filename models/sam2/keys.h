@@ -68,9 +68,20 @@ enum samrt_model_id samrt_keys_closest(const struct samrt_ckpt_tensor *t, int n,
 /* Strict check. want = UNKNOWN accepts whichever model the keys identify. Returns
  * SAMRT_E_MODEL_MISMATCH (naming both) when the keys are another model's, SAMRT_E_KEYS (with
  * the missing, unexpected and mis-shaped keys logged) otherwise. *found gets the model the
- * checkpoint was recognised as (UNKNOWN if none); found may be NULL. */
+ * checkpoint was recognised as (UNKNOWN if none; want itself when want shares the layout of
+ * the model the keys identify); found may be NULL. */
 enum samrt_status samrt_keys_match(enum samrt_model_id want, const struct samrt_ckpt_tensor *t, int n,
                                    enum samrt_model_id *found);
+
+/* 1 when models a and b have the same keys and shapes (EfficientTAM's Ti rows; its S rows). */
+int samrt_keys_same_layout(enum samrt_model_id a, enum samrt_model_id b);
+/* The model a checkpoint whose keys identify as `found` is taken as. found itself when no other
+ * model shares its layout; else want when it shares it (the caller asked for it), else the
+ * model whose official file name (samrt_model_checkpoint_name) is path's base name, else found
+ * (the first of its layout). why (may be NULL) gets a sentence saying which and why when the
+ * layout is shared, "" otherwise. */
+enum samrt_model_id samrt_keys_variant(enum samrt_model_id found, enum samrt_model_id want, const char *path,
+                                       char *why, size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -501,14 +501,17 @@ static struct samrt_tensor upscale(struct samrt_sam2_heads *h, struct samrt_op_c
     const int64_t B = h->cfg.b_max, g = h->grid, n = g * g, L = h->low;
     struct samrt_tensor x = samrt_tensor_view(keys, 0, 4, SAMRT_SHAPE(B, g, g, DIM), SAMRT_SHAPE(n * DIM, g * DIM, DIM, 1));
     struct samrt_tensor u = samrt_op_convt2x2(c, "dec.up0", &x, &h->up0_w, &h->up0_b, UP0_DIM, SAMRT_ACT_NONE);
-    struct samrt_tensor f = bcast(feat_s1, B);
-    u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);                      /* (B, 4n, 64) */
+    const int high_res = feat_s1->n_dims != 0;  /* EfficientTAM: none (use_high_res_features false) */
+    struct samrt_tensor f = high_res ? bcast(feat_s1, B) : u;
+    if (high_res) u = samrt_op_copy(c, "dec.up0_s1", &f, tr, &u);       /* (B, 4n, 64) */
     u = samrt_op_layernorm(c, "dec.up_ln", &u, tw->up_ln_w, tw->up_ln_b, NULL, LN2D_EPS, NULL);
     u = samrt_op_unary(c, "dec.up_gelu0", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     x = samrt_tensor_view(&u, 0, 4, SAMRT_SHAPE(B, 2 * g, 2 * g, UP0_DIM), SAMRT_SHAPE(4 * n * UP0_DIM, 2 * g * UP0_DIM, UP0_DIM, 1));
     u = samrt_op_convt2x2(c, "dec.up1", &x, &h->up1_w, &h->up1_b, UP1_DIM, SAMRT_ACT_NONE);
-    f = bcast(feat_s0, B);
-    u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                      /* (B, L*L, 32) */
+    if (high_res) {
+        f = bcast(feat_s0, B);
+        u = samrt_op_copy(c, "dec.up1_s0", &f, tr, &u);                  /* (B, L*L, 32) */
+    }
     u = samrt_op_unary(c, "dec.up_gelu1", &u, SAMRT_ACT_GELU, 1.0f, 0.0f);
     if (samrt_ctx_tapping(c)) {
         struct samrt_tensor t =
@@ -553,11 +556,12 @@ void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_op_ctx *c
     int32_t n_keys[SAMRT_SAM2_MAX_OBJ];
     for (int64_t b = 0; b < B; b++) n_keys[b] = SAMRT_SAM2_N_OUT_TOKENS + h->n_sparse[b];
     if (c->ex->mode == SAMRT_EXEC_PLAN) {
+        const int no_high_res = feat_s0->n_dims == 0 && feat_s1->n_dims == 0;
         const int ok = image->n_dims == 3 && image->ne[1] == n && image->ne[2] == DIM &&
-                       (image->ne[0] == 1 || image->ne[0] == B) && feat_s0->n_dims == 3 &&
+                       (image->ne[0] == 1 || image->ne[0] == B) && (no_high_res || (feat_s0->n_dims == 3 &&
                        feat_s0->ne[1] == (int64_t)L * L && feat_s0->ne[2] == UP1_DIM && feat_s1->n_dims == 3 &&
                        feat_s1->ne[1] == (int64_t)4 * n && feat_s1->ne[2] == UP0_DIM &&
-                       feat_s0->ne[0] == feat_s1->ne[0] && (feat_s0->ne[0] == 1 || feat_s0->ne[0] == B);
+                       feat_s0->ne[0] == feat_s1->ne[0] && (feat_s0->ne[0] == 1 || feat_s0->ne[0] == B)));
         if (!ok) {
             SAMRT_LOG_ERROR("sam2 heads: inputs must be image (1|B, %lld, 256), feat_s0 (1|B, %lld, 32), "
                             "feat_s1 (1|B, %lld, 64) tokens", (long long)n, (long long)L * L, (long long)4 * n);

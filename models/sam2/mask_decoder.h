@@ -168,7 +168,8 @@ enum samrt_status samrt_sam2_heads_set_prompts(struct samrt_sam2_heads *h, struc
 
 /* The SAM heads forward over the op layer: image (Bi, g*g, 256) with Bi = 1 (broadcast) or B,
  * the pixel features AFTER any no_mem_embed / memory conditioning; feat_s0 (Bf, 4g*4g, 32) and
- * feat_s1 (Bf, 2g*2g, 64) channels-last, Bf = 1 or B. Writes h->low_res, h->result,
+ * feat_s1 (Bf, 2g*2g, 64) channels-last, Bf = 1 or B, or both empty (n_dims 0: a model without
+ * high-resolution features, EfficientTAM, whose upscaling adds none). Writes h->low_res, h->result,
  * h->obj_ptr (and h->all_masks, h->all_iou, h->score). */
 void samrt_sam2_heads_forward(struct samrt_sam2_heads *h, struct samrt_op_ctx *c, const struct samrt_tensor *image,
                               const struct samrt_tensor *feat_s0, const struct samrt_tensor *feat_s1);

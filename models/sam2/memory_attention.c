@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../edgetam/perceiver.h"  /* the perceiver's token counts (models/edgetam) */
+#include "../efficienttam/pooled_kv.h"  /* EfficientTAM's pooled memory keys (models/efficienttam) */
 #include "ckpt.h"
 #include "model_env.h"
 #include "ops_sam2.h"
@@ -71,6 +72,10 @@ enum samrt_status samrt_sam2_memattn_bind(struct samrt_sam2_memattn *ma, const s
     ma->n_mem_tok = cfg->mem_latents + (int64_t)ma->mem_grid * ma->mem_grid;
     ma->slot_rope_k = -1;
     ma->slot_rope = ma->slot_mem_pos = ma->slot_tpos = ma->slot_ptr_p = -1;
+    ma->slot_pool_w = ma->slot_pool_b = -1;
+    SAMRT_CHECK(cfg->kv_pool >= 0 && cfg->kv_pool <= 2 && (!cfg->kv_pool || (!cfg->mem_latents && !cfg->mem_grid &&
+                                                                             ma->grid % 2 == 0)),
+                SAMRT_E_INVALID_ARG, "memory attention: kv_pool %d needs pixel memories of an even grid", cfg->kv_pool);
     struct samrt_model_binder b = {env, NULL, SAMRT_OK};
     static const char *proj[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
     const char *ml = "memory_attention.layers";
@@ -121,6 +126,12 @@ enum samrt_status samrt_sam2_memattn_plan(struct samrt_sam2_memattn *ma, struct 
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.mem_pos", W, dt, 3, SAMRT_SHAPE(1, ma->n_mem_tok, MEM_DIM),
                                    &ma->mem_pos, &ma->slot_mem_pos));
     SAMRT_TRY(samrt_ctx_persistent(c, "sam2.memattn.tpos", SG, dt, 2, SAMRT_SHAPE(M, MEM_DIM), &ma->tpos, &ma->slot_tpos));
+    if (ma->cfg.kv_pool) {
+        SAMRT_TRY(samrt_ctx_persistent(c, "efficienttam.memattn.pool_w", W, dt, 4, SAMRT_SHAPE(DIM, 2, 2, 1),
+                                       &ma->pool_w, &ma->slot_pool_w));
+        SAMRT_TRY(samrt_ctx_persistent(c, "efficienttam.memattn.pool_b", W, dt, 1, SAMRT_SHAPE(DIM), &ma->pool_b,
+                                       &ma->slot_pool_b));
+    }
     return samrt_ctx_persistent(c, "sam2.memattn.ptr_p", SG, f32, 1, SAMRT_SHAPE(P), &ma->ptr_p, &ma->slot_ptr_p);
 }
 
@@ -170,6 +181,15 @@ enum samrt_status samrt_sam2_memattn_prepare(struct samrt_sam2_memattn *ma, cons
     if (st == SAMRT_OK) {
         round_into(&ma->mem_pos, tmp, pos, n * MEM_DIM);
         st = samrt_model_upload(env, ma->mem_pos.data, tmp, samrt_tensor_nbytes(&ma->mem_pos));
+    }
+    if (st == SAMRT_OK && ma->slot_pool_w >= 0) {  /* EfficientTAM /1, /2: the pool's constants */
+        ma->pool_w.data = samrt_model_slot(env, ma->slot_pool_w);
+        ma->pool_b.data = samrt_model_slot(env, ma->slot_pool_b);
+        samrt_efftam_pool_fill(buf, buf + 4 * DIM);
+        round_into(&ma->pool_w, tmp, buf, 4 * DIM);
+        st = samrt_model_upload(env, ma->pool_w.data, tmp, samrt_tensor_nbytes(&ma->pool_w));
+        round_into(&ma->pool_b, tmp, buf + 4 * DIM, DIM);
+        if (st == SAMRT_OK) st = samrt_model_upload(env, ma->pool_b.data, tmp, samrt_tensor_nbytes(&ma->pool_b));
     }
     if (st == SAMRT_OK) st = read_f32(ck, "maskmem_tpos_enc", &ma->maskmem_tpos[0][0],
                                       SAMRT_SAM2_NUM_MASKMEM * MEM_DIM);
@@ -334,6 +354,10 @@ static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_mema
                                   int n_mem, const struct samrt_tensor *kin, const struct samrt_tensor *vin) {
     const struct samrt_op_attn_args sa = rope_args(ma, 0, 0);
     const struct samrt_op_attn_args ca = rope_args(ma, 1, n_mem);
+    struct samrt_op_attn_args ca_q = ca;  /* pooled keys arrive rotated: RoPE on q only */
+    ca_q.rope_k = NULL, ca_q.rope_k_period = ca_q.rope_k_skip = 0, ca_q.rope_n_k = 0;
+    struct samrt_efftam_pool_args pool = {(enum samrt_efftam_pool)ma->cfg.kv_pool, ma->grid, n_mem, 0, &ma->rope,
+                                          &ma->pool_w, &ma->pool_b};
     for (int l = 0; l < ma->n_layers; l++) {
         const struct samrt_sam2_ma_layer_weights *L = &ma->w.layer[l];
         char name[48];
@@ -347,9 +371,15 @@ static struct samrt_tensor layers(struct samrt_op_ctx *c, struct samrt_sam2_mema
         snprintf(name, sizeof name, "memattn.%d.ca", l);
         t = samrt_op_layernorm(c, name, &x, L->norm_w[1], L->norm_b[1], NULL, LN_EPS, NULL);
         q = samrt_op_linear(c, name, &t, L->ca_w[0], L->ca_b[0], SAMRT_ACT_NONE, NULL);
-        k = samrt_op_linear(c, "memattn.k", kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
-        v = samrt_op_linear(c, "memattn.v", vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
-        a = samrt_op_attention(c, name, &q, &k, &v, &ca);
+        if (ma->cfg.kv_pool && n_mem >= 2) {  /* EfficientTAM /1, /2: rotated, pooled memory keys */
+            pool.n_ptr_tok = kin->ne[1] - (int64_t)n_mem * ma->n_tok;
+            samrt_efftam_pool_kv(c, &pool, kin, vin, L->ca_w[1], L->ca_b[1], L->ca_w[2], L->ca_b[2], &k, &v);
+            a = samrt_op_attention(c, name, &q, &k, &v, &ca_q);
+        } else {
+            k = samrt_op_linear(c, "memattn.k", kin, L->ca_w[1], L->ca_b[1], SAMRT_ACT_NONE, NULL);
+            v = samrt_op_linear(c, "memattn.v", vin, L->ca_w[2], L->ca_b[2], SAMRT_ACT_NONE, NULL);
+            a = samrt_op_attention(c, name, &q, &k, &v, &ca);
+        }
         x = samrt_op_linear(c, name, &a, L->ca_w[3], L->ca_b[3], SAMRT_ACT_NONE, &x);
         snprintf(name, sizeof name, "memattn.%d.ffn", l);
         t = samrt_op_layernorm(c, name, &x, L->norm_w[2], L->norm_b[2], NULL, LN_EPS, NULL);

@@ -27,6 +27,9 @@
  * period 512, skip 256) while the queries keep the g x g table; pointer positions are zero
  * (no obj_ptr_tpos_proj). Everything else (tpos rows, token order, the per-count passes) is
  * shared.
+ * EfficientTAM (config kv_pool 1 or 2, no_ptr_tpos 1): SAM 2.1's 4 layers over pixel memories;
+ * with two or more memories the cross-attention's memory keys are rotated, then 2x2 pooled
+ * per memory (models/efficienttam/pooled_kv.h), and the attention rotates q only.
  * Softmax attention does not depend on the order of its keys (only the summation order, i.e.
  * rounding, changes), and every memory frame uses the same RoPE rows; so memories and pointers
  * may be passed in any order (ring order) as long as tpos_idx / ptr_dist follow the same order.
@@ -95,7 +98,9 @@ struct samrt_sam2_memattn_config {
     int n_layers;                /* layers (0: 4; EdgeTAM 2) */
     int mem_latents;             /* leading tokens of a memory with position 0 and no RoPE (EdgeTAM 256) */
     int mem_grid;                /* side of the grid of the remaining tokens (0: g, pixel memories; EdgeTAM 16) */
-    int no_ptr_tpos;             /* 1: pointer positions are 0 (no obj_ptr_tpos_proj: EdgeTAM) */
+    int no_ptr_tpos;             /* 1: pointer positions are 0 (no obj_ptr_tpos_proj: EdgeTAM, EfficientTAM) */
+    int kv_pool;                 /* EfficientTAM's cross-attention over 2+ memories (models/efficienttam/
+                                    pooled_kv.h): 0 all keys, 1 EfficientRoPEAttention1, 2 ...2 */
 };
 
 /* The config of EdgeTAM's variant (2 layers; memories of the spatial perceiver's 512 tokens,
@@ -120,7 +125,9 @@ struct samrt_sam2_memattn {
     struct samrt_tensor mem_pos; /* (1, n_mem_tok, 64) run dtype [weights]: maskmem_pos_enc */
     struct samrt_tensor tpos;    /* (max_mem, 64) run dtype [staging]: tpos row of memory j */
     struct samrt_tensor ptr_p;   /* (max_ptr) f32 [staging]: d_i / (max_ptr - 1) */
-    int slot_rope, slot_rope_k, slot_mem_pos, slot_tpos, slot_ptr_p;
+    struct samrt_tensor pool_w;  /* (256, 2, 2, 1) run dtype [weights]: the 2x2 average (kv_pool only) */
+    struct samrt_tensor pool_b;  /* (256) run dtype [weights]: 2 ln 2 (kv_pool only) */
+    int slot_rope, slot_rope_k, slot_mem_pos, slot_tpos, slot_ptr_p, slot_pool_w, slot_pool_b;
     void *stage_host;            /* host image of the staging slots (prepare) */
 };
 

@@ -1,5 +1,6 @@
 /* family.c - the SAM 2 family (family.h): SAM 2.1 tiny / small / base_plus / large, EdgeTAM,
- * and SAM 2.0 checkpoints (segmentation only). Its lifecycle (plan, prepare, free), checkpoint
+ * EfficientTAM (Ti, S and their /1, /2 and 512x512 variants: a ViTDet trunk, models/
+ * efficienttam) and SAM 2.0 checkpoints (segmentation only). Its lifecycle (plan, prepare, free), checkpoint
  * recognition through the strict key tables (models/sam2/keys.h), and the table of entries the
  * engine and samrt.h's calls reach it through.
  *
@@ -24,6 +25,15 @@
 
 static enum samrt_status sam2_plan(struct samrt_engine *e) {
     if (!samrt_sam2_config_get(e->model)) return SAMRT_OK;  /* not a SAM 2 family checkpoint */
+    if (e->ckpt_path) {  /* EfficientTAM's variants share their layout: the request or the file name decides */
+        char why[384];
+        e->model = samrt_keys_variant(e->model, e->params.expect_model, e->ckpt_path, why, sizeof why);
+        if (why[0]) SAMRT_LOG_INFO("%s: %s", e->ckpt_path, why);
+    }
+    const int native = samrt_sam2_config_get(e->model)->image_size;
+    if (native && e->params.imgsz != native)
+        SAMRT_LOG_WARN("%s: its image_size is %d, this engine runs at %d (pass --imgsz %d to run the official model)",
+                       samrt_model_name(e->model), native, e->params.imgsz, native);
     if (e->mem_kind == SAMRT_MEM_HOST && e->precision != SAMRT_DTYPE_F32) {
         SAMRT_LOG_INFO("sam2: the CPU backend runs f32 only; no forward pass planned at %s",
                        samrt_dtype_name(e->precision));
@@ -64,6 +74,8 @@ static enum samrt_status sam2_prepare(struct samrt_engine *e, const struct samrt
     enum samrt_status st = SAMRT_OK;
     if (m->enc.cfg->trunk == SAMRT_TRUNK_REPVIT) {
         st = samrt_repvit_prepare(&m->enc.rv, samrt_engine_env(e), ck);  /* BatchNorm folding; no position embedding */
+    } else if (m->enc.cfg->trunk == SAMRT_TRUNK_VITDET) {
+        st = samrt_vitdet_prepare(&m->enc.vit, samrt_engine_env(e), ck);  /* the resized absolute position embedding */
     } else {
         st = read_f32(ck, "image_encoder.trunk.pos_embed", &pos);
         if (st == SAMRT_OK) st = read_f32(ck, "image_encoder.trunk.pos_embed_window", &win);
@@ -166,6 +178,8 @@ static const enum samrt_model_id g_models[] = {
     SAMRT_MODEL_SAM2_1_TINY, SAMRT_MODEL_SAM2_1_SMALL, SAMRT_MODEL_SAM2_1_BASE_PLUS, SAMRT_MODEL_SAM2_1_LARGE,
     SAMRT_MODEL_EDGETAM,     SAMRT_MODEL_SAM2_TINY,   SAMRT_MODEL_SAM2_SMALL,       SAMRT_MODEL_SAM2_BASE_PLUS,
     SAMRT_MODEL_SAM2_LARGE,
+    SAMRT_MODEL_EFFICIENTTAM_TI, SAMRT_MODEL_EFFICIENTTAM_TI_1, SAMRT_MODEL_EFFICIENTTAM_TI_2, SAMRT_MODEL_EFFICIENTTAM_TI_512,
+    SAMRT_MODEL_EFFICIENTTAM_S,  SAMRT_MODEL_EFFICIENTTAM_S_1,  SAMRT_MODEL_EFFICIENTTAM_S_2,  SAMRT_MODEL_EFFICIENTTAM_S_512,
 };
 
 const struct samrt_family samrt_family_sam2 = {

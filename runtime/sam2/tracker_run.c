@@ -161,6 +161,9 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
         samrt_sam2_memattn_config_edgetam(side, 1, SAMRT_TRACK_MAX_SEL_MEM, SAMRT_TRACK_MAX_SEL_PTR,
                                           e->precision);
     if (!t->edgetam) mac.n_layers = mac.mem_latents = mac.mem_grid = mac.no_ptr_tpos = 0;  /* SAM 2.1 */
+    const struct samrt_sam2_config *mcfg = samrt_sam2_config_get(e->model);
+    if (mcfg->no_ptr_tpos) mac.no_ptr_tpos = 1;  /* EfficientTAM: no pointer tpos (config.h) */
+    mac.kv_pool = (int)mcfg->kv_pool;            /* EfficientTAM /1, /2: pooled memory keys and values */
     SAMRT_TRY(samrt_sam2_memattn_bind(&t->memattn, &mac, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_memattn_plan(&t->memattn, c0));
     if (t->edgetam) {
