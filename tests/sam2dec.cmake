@@ -21,3 +21,12 @@ if (SAMRT_CUDA)
   # the unified-memory arena (Jetson) against the device-memory arena, bit for bit
   samrt_add_test(test_unified_cuda SOURCES test_unified_cuda.c LABELS cuda)
 endif()
+# `samrt segment --mask` end to end on the CPU backend (the python_ckpt checkpoint of python.cmake)
+if (CMAKE_CROSSCOMPILING_EMULATOR)
+  add_test(NAME test_segment_mask_cli COMMAND sh -c "echo 'test_segment_mask_cli: SKIPPED under ${CMAKE_CROSSCOMPILING_EMULATOR}: it runs a model on the CPU backend, which takes minutes under emulation; run it natively'; exit 77")
+  set_tests_properties(test_segment_mask_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+elseif (TARGET samrt_cli)
+  add_test(NAME test_segment_mask_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/segment_mask_cli.sh $<TARGET_FILE:samrt_cli>
+           $<TARGET_FILE:python_ckpt> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/segment_mask_cli)
+  set_tests_properties(test_segment_mask_cli PROPERTIES LABELS cpu)
+endif()
