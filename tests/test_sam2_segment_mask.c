@@ -1,7 +1,7 @@
 /* test_sam2_segment_mask.c - mask prompts of single-frame segmentation
  * (samrt_engine_segment_masked, samrt_engine_mask_prompt_logits) on a host engine: SAM 2.1
  * tiny with deterministic weights (tests/ckpt_writer.h), a 64-pixel model side (16x16 mask
- * inputs), a synthetic 96x72 image.
+ * inputs), a synthetic 96x72 image (the tracker tests' frame).
  *   - a binary mask becomes exactly the low-res logits the tracker keeps for the same mask
  *     prompt (track_mask.h steps 1-2), bit for bit; a full / empty mask gives +10 / -10;
  *   - a click with a mask gives other logits than the click alone, and the same low-res
@@ -26,6 +26,7 @@
 #include "ckpt_writer.h"
 #include "sam2.h"
 #include "sam2_heads_ref.h"
+#include "sam2_track_util.h"
 #include "track_mask.h"
 
 #define W 96
@@ -36,20 +37,6 @@
 #define TOL 2e-6 /* of max |logit|: the f32 engine against the double-precision model */
 
 static uint8_t g_rgb[H * W * 3];
-
-static void quiet(enum samrt_log_level level, const char *msg, void *user) {
-    (void)level, (void)msg, (void)user;
-}
-
-static void make_image(void) {
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            const int in = x > 30 && x < 70 && y > 20 && y < 55;
-            g_rgb[(y * W + x) * 3 + 0] = (uint8_t)(in ? 220 : 2 * x);
-            g_rgb[(y * W + x) * 3 + 1] = (uint8_t)(in ? 40 : 3 * y);
-            g_rgb[(y * W + x) * 3 + 2] = (uint8_t)((x * y) & 255);
-        }
-}
 
 /* The writer's pattern scaled by 1/8 (moderate logits), with the last layer of
  * mask_downscaling scaled up instead, so that a mask prompt moves the logits far more than
@@ -209,7 +196,7 @@ static void check_calls(samrt_engine_t e, struct hu_weights *w) {
     CHECK(!memcmp(lo[3], lo[0], sizeof lo[0]));
 
     /* refusals */
-    samrt_log_set(quiet, NULL, SAMRT_LOG_ERROR);
+    samrt_log_set(trk_quiet, NULL, SAMRT_LOG_ERROR);
     struct samrt_object_prompt bare = {0};
     CHECK_STATUS(samrt_engine_segment_masked(e, &img, &bare, one, 1, SAMRT_POSTPROC_VOS_INFERENCE, r[3]),
                  SAMRT_E_INVALID_ARG);
@@ -234,14 +221,10 @@ int main(void) {
     if (fd < 0) return check_skip("test_sam2_segment_mask", "cannot create a temporary file");
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors_fn(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32, pattern, NULL), 0);
-    make_image();
+    trk_make_frame(g_rgb, W, H, 5);  /* an object at x 31..59, y 16..44 */
     static struct hu_weights w;
     CHECK_EQ_INT(load_heads_weights(path, &w), 0);
-    struct samrt_engine_params p = samrt_engine_default_params();
-    p.platform = "cpu";
-    p.precision = SAMRT_DTYPE_F32;
-    p.imgsz = SIDE;
-    p.max_objects = 2;
+    struct samrt_engine_params p = trk_params(SIDE, 2);
     samrt_engine_t e = NULL;
     CHECK_STATUS(samrt_engine_init(path, &p, &e), SAMRT_OK);
     if (e) {
