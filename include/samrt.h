@@ -397,6 +397,35 @@ typedef void (*samrt_log_fn)(enum samrt_log_level level, const char *msg, void *
 /* Replaces the log sink (default: stderr, level <= INFO). fn NULL restores the default. */
 void samrt_log_set(samrt_log_fn fn, void *user, enum samrt_log_level max_level);
 
+/* ---- single-frame segmentation with mask prompts ----------------------------------------------- */
+/* samrt_engine_segment where objects may also carry a mask prompt, SAM2ImagePredictor.predict's
+ * mask_input: mask_inputs[i] (NULL: object i has none; mask_inputs NULL: no object has one)
+ * points to side x side float mask LOGITS, row-major, side = samrt_engine_mask_input_side
+ * (imgsz / 4: 256 at the default 1024), e.g. the low-res logits of an earlier prediction. They
+ * go unchanged (no clamp, no resize) through the prompt encoder's mask_downscaling, whose output
+ * replaces no_mask_embed as that object's dense prompt; the image, the clicks / box, the
+ * selection and the gate are those of samrt_engine_segment. An object with a mask needs a
+ * click or a box too (a mask alone is SAMRT_E_INVALID_ARG), and its logits must be finite.
+ *
+ *   float lg[256 * 256];
+ *   samrt_engine_mask_prompt_logits(eng, mask_u8, width, height, lg);   // or an earlier output
+ *   const float *mi[1] = {lg};
+ *   st = samrt_engine_segment_masked(eng, &img, &obj, mi, 1, SAMRT_POSTPROC_VOS_INFERENCE, &res);
+ */
+enum samrt_status samrt_engine_segment_masked(samrt_engine_t engine, const struct samrt_image *image,
+                                              const struct samrt_object_prompt *prompts,
+                                              const float *const *mask_inputs, int n_objects,
+                                              enum samrt_postproc postproc, struct samrt_mask_result *out);
+/* The side of samrt_engine_segment_masked's mask inputs: imgsz / 4. */
+enum samrt_status samrt_engine_mask_input_side(samrt_engine_t engine, int *side);
+/* A binary mask at image size (width * height bytes, nonzero = object) as mask-input logits
+ * (side * side floats): the low-res logits the tracker keeps for the same mask given to
+ * samrt_engine_track_prompt_mask: bilinear antialiased resize to imgsz x imgsz, >= 0.5,
+ * logits +10 / -10, bilinear antialiased downsample to side x side. Allocates host
+ * temporaries: call it when the prompt is made, not per frame. */
+enum samrt_status samrt_engine_mask_prompt_logits(samrt_engine_t engine, const uint8_t *mask, int width, int height,
+                                                  float *logits);
+
 #ifdef __cplusplus
 }
 #endif

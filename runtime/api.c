@@ -12,6 +12,25 @@ enum samrt_status samrt_engine_segment(samrt_engine_t e, const struct samrt_imag
                          out);
 }
 
+enum samrt_status samrt_engine_segment_masked(samrt_engine_t e, const struct samrt_image *img,
+                                              const struct samrt_object_prompt *prompts, const float *const *masks,
+                                              int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
+    SAMRT_FAMILY_FORWARD(e, "segment: engine, image, prompts and out are required", segment_masked, img, prompts,
+                         masks, n, pp, out);
+}
+
+enum samrt_status samrt_engine_mask_input_side(samrt_engine_t e, int *side) {
+    SAMRT_CHECK(side != NULL, SAMRT_E_INVALID_ARG, "mask_input_side: side is NULL");
+    *side = 0;
+    SAMRT_FAMILY_FORWARD(e, "mask_input_side: engine is NULL", mask_prompt, NULL, 0, 0, NULL, side);
+}
+
+enum samrt_status samrt_engine_mask_prompt_logits(samrt_engine_t e, const uint8_t *mask, int width, int height,
+                                                  float *logits) {
+    SAMRT_CHECK(mask && logits, SAMRT_E_INVALID_ARG, "mask_prompt_logits: mask and logits are required");
+    SAMRT_FAMILY_FORWARD(e, "mask_prompt_logits: engine is NULL", mask_prompt, mask, width, height, logits, NULL);
+}
+
 enum samrt_status samrt_engine_track_begin(samrt_engine_t e, int width, int height) {
     SAMRT_FAMILY_FORWARD(e, "track: engine is NULL", track_begin, width, height);
 }

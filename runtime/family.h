@@ -14,7 +14,8 @@
  *   prepare     after commit and weight upload: resolve slots, write constants (ck is open)
  *   free        safe on a partly initialised engine
  * Work, driven by api.c (each entry checks its own state and logs why it refuses):
- *   segment     one frame, several objects (samrt_engine_segment)
+ *   segment     one frame, several objects (samrt_engine_segment); segment_masked and
+ *               mask_prompt: the same with mask prompts (samrt_engine_segment_masked)
  *   track_*     the streaming tracker: begin a video, prompt (points / box, mask), remove an
  *               object, push a frame (one step of the model: memory attention, heads, memory
  *               encode, mask decode), options; stage_times of the last call
@@ -62,6 +63,13 @@ struct samrt_family {
     enum samrt_status (*segment)(struct samrt_engine *e, const struct samrt_image *img, int img_on_device,
                                  const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                  struct samrt_mask_result *out);
+    /* segment with mask prompts (mask_inputs: NULL or one per object); mask_prompt: a binary
+     * image-size mask as mask-input logits, or with mask and logits NULL only *side */
+    enum samrt_status (*segment_masked)(struct samrt_engine *e, const struct samrt_image *img,
+                                        const struct samrt_object_prompt *prompts, const float *const *mask_inputs,
+                                        int n, enum samrt_postproc pp, struct samrt_mask_result *out);
+    enum samrt_status (*mask_prompt)(struct samrt_engine *e, const uint8_t *mask, int width, int height,
+                                     float *logits, int *side);
     enum samrt_status (*track_begin)(struct samrt_engine *e, int width, int height);
     enum samrt_status (*track_prompt)(struct samrt_engine *e, int obj_id, const struct samrt_object_prompt *p);
     enum samrt_status (*track_prompt_mask)(struct samrt_engine *e, int obj_id, const uint8_t *mask);

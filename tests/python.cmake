@@ -40,3 +40,24 @@ foreach(_kind cpu cuda)
   endif()
   set_tests_properties(${_name} PROPERTIES LABELS ${_kind} SKIP_RETURN_CODE 77)
 endforeach()
+
+# The package as users install it (tests/python_package.py): `python -m build ./python` makes the
+# sdist and, from it, the wheel (CPU build); the wheel goes into a fresh venv that imports samrt
+# and segments with a mask prompt. Label slow: it compiles libsamrt.so once more (minutes on two
+# cores). Skipped with the reason without venv / numpy / the build tools (offline), and in
+# sanitizer and cross builds, whose settings the package build would not share.
+set(_why "")
+if (NOT Python3_Interpreter_FOUND)
+  set(_why "no python3 interpreter found at configure time")
+elseif (SAMRT_SANITIZE)
+  set(_why "a sanitizer build: the package builds its own plain Release library")
+elseif (CMAKE_CROSSCOMPILING)
+  set(_why "a cross build: the package is built for the host python")
+endif()
+if (_why)
+  add_test(NAME test_python_package COMMAND sh -c "echo 'test_python_package: skipped: ${_why}'; exit 77")
+else()
+  add_test(NAME test_python_package COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/python_package.py
+           ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/python_package $<TARGET_FILE:python_ckpt>)
+endif()
+set_tests_properties(test_python_package PROPERTIES LABELS "cpu;slow" SKIP_RETURN_CODE 77 TIMEOUT 1800)

@@ -7,11 +7,11 @@
  *   host: a host-pool engine (CPU backend) at a 64-pixel model side, so the reference kernels
  *         finish quickly.
  *   gpu:  the CUDA backend at a 128 side against the CPU backend (f32, logits within
- *         TOL_GPU_F32 of the largest), the same API checks, then the production 1024 side at
- *         f32 and bf16 (consistency, and the bf16 mask against the f32 one). Exit 77 without a
- *         GPU. On the bf16 engine: the CUDA graph replay (a key's second call captures,
- *         segment.h) against eager runs of the same calls, bit for bit, across key changes;
- *         the eager timed mode too.
+ *         TOL_GPU_F32 of the largest; also with a mask prompt), the same API checks, then
+ *         the production 1024 side at f32 and bf16 (consistency, and the bf16 mask against
+ *         the f32 one). Exit 77 without a GPU. On the bf16 engine: the CUDA graph replay
+ *         (a key's second call captures, segment.h) against eager runs of the same calls, bit
+ *         for bit, across key changes; the eager timed mode too.
  *   both: a frame larger than params max_frame_width x max_frame_height is SAMRT_E_INVALID_ARG,
  *         and so is an engine asked for a max frame side of 0.
  * Run: ctest -R test_sam2_segment */
@@ -251,6 +251,33 @@ static int host_mode(const char *ckpt) {
     return 0;
 }
 
+/* A mask prompt (samrt_engine_segment_masked: the click's object as a rectangle mask) on the
+ * CUDA backend against the CPU backend, f32, and the masked call leaves the next unmasked
+ * call (its graph key) as it was. */
+static void masked_gpu_vs_cpu(samrt_engine_t ec, samrt_engine_t eg) {
+    static uint8_t rect[H * W], mc[H * W], mg[H * W], m0[H * W];
+    static float lc[H * W], lg[H * W], l0[H * W], l1[H * W], in_c[256 * 256], in_g[256 * 256];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) rect[y * W + x] = x > 35 && x < 65 && y > 25 && y < 50;
+    CHECK_STATUS(samrt_engine_mask_prompt_logits(ec, rect, W, H, in_c), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_mask_prompt_logits(eg, rect, W, H, in_g), SAMRT_OK);
+    const struct samrt_image img = {g_rgb, W, H, 3 * W};
+    const float *mi[1] = {in_c};
+    struct samrt_mask_result rc = {.mask = mc, .logits = lc}, rg = {.mask = mg, .logits = lg};
+    struct samrt_mask_result r0 = {.mask = m0, .logits = l0};
+    CHECK_STATUS(samrt_engine_segment(eg, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r0), SAMRT_OK);
+    CHECK_STATUS(samrt_engine_segment_masked(ec, &img, g_obj, mi, 1, SAMRT_POSTPROC_VOS_INFERENCE, &rc), SAMRT_OK);
+    mi[0] = in_g;
+    CHECK_STATUS(samrt_engine_segment_masked(eg, &img, g_obj, mi, 1, SAMRT_POSTPROC_VOS_INFERENCE, &rg), SAMRT_OK);
+    double maxref = 0;
+    for (int i = 0; i < H * W; i++) maxref = fmax(maxref, fabs(lc[i]));
+    check_close_f32("gpu vs cpu logits, mask prompt", lg, lc, H * W, TOL_GPU_F32 * maxref, 0.0);
+    CHECK_NEAR(rg.iou, rc.iou, TOL_GPU_F32);
+    r0.logits = l1;
+    CHECK_STATUS(samrt_engine_segment(eg, &img, g_obj, 1, SAMRT_POSTPROC_VOS_INFERENCE, &r0), SAMRT_OK);
+    CHECK(memcmp(l0, l1, sizeof l0) == 0);
+}
+
 static int gpu_mode(const char *ckpt) {
     int n_dev = 0;
     if (samrt_platform_device_count(&n_dev) != SAMRT_OK || n_dev == 0) return 77;
@@ -270,6 +297,7 @@ static int gpu_mode(const char *ckpt) {
             CHECK_NEAR(rg[i].iou, rc[i].iou, TOL_GPU_F32);
         }
     }
+    if (ec && eg) masked_gpu_vs_cpu(ec, eg);
     if (eg) api_checks(eg);
     samrt_engine_free(ec);
     samrt_engine_free(eg);

@@ -1,6 +1,6 @@
 /* cmd_segment.c - `samrt segment`: SAM 2.1 / EdgeTAM on one image (or one frame of a video
  * file or camera, --video --start N) from clicks and boxes, through the public
- * samrt_engine_segment. Writes the mask as a PNG (gray 0/255 for one object, the DAVIS
+ * samrt_engine_segment (samrt_engine_segment_masked when an object has a --mask prompt). Writes the mask as a PNG (gray 0/255 for one object, the DAVIS
  * palette with object k as index k for several), optionally an overlay (the image with each
  * mask tinted, outlined and labelled, harness/overlay.h) and a parity tap dump (harness/taps.h, the names of
  * tests/parity/dump_taps.py). Prompts are validated against the image before the weights
@@ -10,6 +10,9 @@
  * device-memory drop (cudaMemGetInfo before init vs after the runs). Example:
  *   samrt segment --weights sam2.1_hiera_tiny.pt --image frame.jpg --point 210,350 --out m.png
  *   samrt segment ... --precision bf16 --bench 200
+ *   samrt segment ... --point 210,350 --mask prev.png --out m.png   # a click refining a mask
+ * A --mask PNG (gray or palette, image size, object = value > 0) becomes the mask input
+ * logits with samrt_engine_mask_prompt_logits, as the tracker's mask prompts do.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include "cli.h"
 #include "frame_stream.h"
 #include "image_io.h"
+#include "mask_read.h"
 #include "overlay.h"
 #include "samrt_internal.h"
 #include "taps.h"
@@ -30,7 +34,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: samrt segment --weights CKPT (--image IMG | --video FILE [--start N])\n"
-            "                     (--point x,y[,label] ... | --box x0,y0,x1,y1)\n"
+            "                     (--point x,y[,label] ... | --box x0,y0,x1,y1) [--mask PNG]\n"
             "                     [--object ...] --out MASK.png [--overlay OVERLAY.png]\n"
             "                     [--precision fp32|bf16|fp16] [--platform P] [--imgsz N]\n"
             "                     [--multimask-settings vos_inference|notebook] [--dump-taps FILE]\n"
@@ -48,6 +52,12 @@ static void usage(FILE *f) {
             "  --point x,y[,l]    a click in image pixels, label 1 (object, default) or 0 (background);\n"
             "                     repeat for more clicks (at most %d per object)\n"
             "  --box x0,y0,x1,y1  a box in image pixels (at most one per object)\n"
+            "  --mask PNG         a mask prompt with the clicks / box (at most one per object): a gray or\n"
+            "                     palette PNG of the image size, object = value > 0. It becomes\n"
+            "                     SAM2ImagePredictor's mask_input: resized (bilinear, antialiased) to\n"
+            "                     imgsz, >= 0.5, logits +10 / -10, downsampled (same filter) to\n"
+            "                     imgsz/4 (256x256) -- the low-res logits the tracker keeps for a mask\n"
+            "                     prompt (samrt track --mask). A mask alone is not supported\n"
             "  --object           start the next object: the prompts after it belong to it\n"
             "  --out MASK.png     one object: 8-bit gray, 255 = object; several: palette PNG, index k\n"
             "                     = object k (the highest logit wins where masks overlap)\n"
@@ -121,6 +131,7 @@ struct args {
     struct samrt_engine_params p;
     enum samrt_postproc pp;
     struct samrt_object_prompt obj[MAX_OBJ];
+    const char *mask_path[MAX_OBJ];  /* --mask of each object, NULL = none */
     int n_obj;
     int start;  /* --video: the frame */
     int bench;  /* --bench N: calls per timed series, 0 = off */
@@ -136,7 +147,8 @@ static int parse_args(int argc, char **argv, struct args *a) {
         {"platform", required_argument, 0, 'F'}, {"imgsz", required_argument, 0, 's'},
         {"multimask-settings", required_argument, 0, 'm'}, {"dump-taps", required_argument, 0, 't'},
         {"bench", required_argument, 0, 'B'},    {"video", required_argument, 0, 'V'},
-        {"start", required_argument, 0, 'S'},    {"help", no_argument, 0, 'h'},
+        {"start", required_argument, 0, 'S'},    {"mask", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->p = samrt_engine_default_params();
@@ -183,6 +195,13 @@ static int parse_args(int argc, char **argv, struct args *a) {
             o->has_box = 1;
             memcpy(o->box, f, sizeof o->box);
             break;
+        case 'M':
+            if (a->mask_path[a->n_obj - 1]) {
+                fprintf(stderr, "samrt segment: --mask takes one PNG per object ('%s')\n", optarg);
+                return SAMRT_EXIT_USAGE;
+            }
+            a->mask_path[a->n_obj - 1] = optarg;
+            break;
         case 'o':
             if (a->n_obj == MAX_OBJ) {
                 fprintf(stderr, "samrt segment: at most %d objects\n", MAX_OBJ);
@@ -223,7 +242,11 @@ static int parse_args(int argc, char **argv, struct args *a) {
     if (optind != argc || !a->weights || !a->image == !a->video || !a->out) return -1;
     for (int k = 0; k < a->n_obj; k++)
         if (!a->obj[k].n_clicks && !a->obj[k].has_box) {
-            fprintf(stderr, "samrt segment: object %d has no --point or --box\n", k + 1);
+            if (a->mask_path[k])
+                fprintf(stderr, "samrt segment: object %d has a --mask but no --point or --box (a mask alone is not "
+                                "supported)\n", k + 1);
+            else
+                fprintf(stderr, "samrt segment: object %d has no --point or --box\n", k + 1);
             return SAMRT_EXIT_USAGE;
         }
     if (a->bench && a->taps) {
@@ -269,6 +292,53 @@ static enum samrt_status write_taps(samrt_engine_t e, struct samrt_taps *ts, con
     return samrt_taps_write(ts, a->taps, meta);
 }
 
+/* ---- mask prompts ------------------------------------------------------------------------------ */
+
+/* Object k's --mask PNG (binary, 0/1) into bin[k], which must have the image's size. */
+static enum samrt_status load_masks(const struct args *a, int w, int h, uint8_t **bin) {
+    struct samrt_mask_reader rd;
+    memset(&rd, 0, sizeof rd);
+    enum samrt_status st = SAMRT_OK;
+    for (int k = 0; k < a->n_obj && st == SAMRT_OK; k++) {
+        if (!a->mask_path[k]) continue;
+        size_t cap = 0;
+        int mw = 0, mh = 0;
+        st = samrt_mask_load(&rd, a->mask_path[k], &bin[k], &cap, &mw, &mh, NULL);
+        if (st == SAMRT_OK && (mw != w || mh != h)) {
+            fprintf(stderr, "samrt segment: --mask %s is %dx%d, the image is %dx%d\n", a->mask_path[k], mw, mh, w, h);
+            st = SAMRT_E_INVALID_ARG;
+        }
+    }
+    samrt_mask_reader_free(&rd);
+    return st;
+}
+
+/* The masks as the engine's mask-input logits: lg[k] (side x side) for a masked object, NULL else. */
+static enum samrt_status mask_logits(samrt_engine_t e, const struct args *a, uint8_t *const *bin, int w, int h,
+                                     float **lg) {
+    int side = 0;
+    for (int k = 0; k < a->n_obj; k++) {
+        if (!bin[k]) continue;
+        if (!side) SAMRT_TRY(samrt_engine_mask_input_side(e, &side));
+        lg[k] = malloc(sizeof(float) * (size_t)side * (size_t)side);
+        if (!lg[k]) return SAMRT_E_HOST_MEMORY;
+        SAMRT_TRY(samrt_engine_mask_prompt_logits(e, bin[k], w, h, lg[k]));
+        long set = 0;
+        for (size_t i = 0; i < (size_t)w * (size_t)h; i++) set += bin[k][i] != 0;
+        printf("object %d: mask prompt %s, %ld px set -> %dx%d mask-input logits\n", k + 1, a->mask_path[k], set, side,
+               side);
+    }
+    return SAMRT_OK;
+}
+
+/* One segmentation call, with the mask inputs when an object has one. */
+static enum samrt_status segment(samrt_engine_t e, const struct args *a, const struct samrt_image *img,
+                                 float *const *lg, struct samrt_mask_result *res) {
+    for (int k = 0; k < a->n_obj; k++)
+        if (lg[k]) return samrt_engine_segment_masked(e, img, a->obj, (const float *const *)lg, a->n_obj, a->pp, res);
+    return samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+}
+
 /* ---- --bench ----------------------------------------------------------------------------------- */
 
 static int cmp_float(const void *x, const void *y) {
@@ -293,7 +363,7 @@ enum { B_PRE, B_ENC, B_HEADS, B_POST, B_EAGER, B_GRAPH, B_N };
 
 /* Times a.bench calls per series (masks only: the optional logits would add their own copy). */
 static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const struct samrt_image *img,
-                                   const struct samrt_mask_result *res0, uint64_t free_before) {
+                                   float *const *lg, const struct samrt_mask_result *res0, uint64_t free_before) {
     const int n = a->bench;
     struct samrt_mask_result res[MAX_OBJ];
     for (int k = 0; k < a->n_obj; k++) res[k] = (struct samrt_mask_result){.mask = res0[k].mask};
@@ -301,18 +371,18 @@ static enum samrt_status run_bench(samrt_engine_t e, const struct args *a, const
     if (!v) return SAMRT_E_HOST_MEMORY;
     enum samrt_status st = SAMRT_OK;
     /* graph replay: the default path; the first call of the key captured it */
-    for (int i = 0; i < 10 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+    for (int i = 0; i < 10 && st == SAMRT_OK; i++) st = segment(e, a, img, lg, res);
     for (int i = 0; i < n && st == SAMRT_OK; i++) {
         const uint64_t t0 = samrt_cli_now_ns();
-        st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+        st = segment(e, a, img, lg, res);
         v[B_GRAPH * n + i] = (float)((samrt_cli_now_ns() - t0) * 1e-6);
     }
     /* eager with events between the stages */
     if (st == SAMRT_OK) st = samrt_internal_segment_configure(e, 1, 1);
-    for (int i = 0; i < 5 && st == SAMRT_OK; i++) st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+    for (int i = 0; i < 5 && st == SAMRT_OK; i++) st = segment(e, a, img, lg, res);
     for (int i = 0; i < n && st == SAMRT_OK; i++) {
         const uint64_t t0 = samrt_cli_now_ns();
-        st = samrt_engine_segment(e, img, a->obj, a->n_obj, a->pp, res);
+        st = segment(e, a, img, lg, res);
         v[B_EAGER * n + i] = (float)((samrt_cli_now_ns() - t0) * 1e-6);
         struct samrt_stage_times t = {-1, -1, -1, -1, -1, -1, -1, -1};
         if (st == SAMRT_OK) st = samrt_engine_stage_times(e, &t);
@@ -367,11 +437,15 @@ int samrt_cmd_segment(int argc, char **argv) {
         st = samrt_internal_check_prompt(&a.obj[k], w, h, a.p.imgsz);
         if (st != SAMRT_OK) fprintf(stderr, "samrt segment: object %d: bad prompt (see above)\n", k + 1);
     }
+    uint8_t *bin[MAX_OBJ] = {0};
+    float *lg[MAX_OBJ] = {0};
+    if (st == SAMRT_OK) st = load_masks(&a, w, h, bin);
     if (w > a.p.max_frame_width) a.p.max_frame_width = w;
     if (h > a.p.max_frame_height) a.p.max_frame_height = h;
     const uint64_t free_before = a.bench ? device_free_bytes(a.p.device) : 0;
     samrt_engine_t e = NULL;
     if (st == SAMRT_OK) st = samrt_engine_init(a.weights, &a.p, &e);
+    if (st == SAMRT_OK) st = mask_logits(e, &a, bin, w, h, lg);
     const size_t npx = (size_t)w * (size_t)h;
     uint8_t *masks = st == SAMRT_OK ? malloc(npx * (size_t)a.n_obj) : NULL, *lab = malloc(npx ? npx : 1);
     float *logits = st == SAMRT_OK ? malloc(sizeof(float) * npx * (size_t)a.n_obj) : NULL;
@@ -387,8 +461,8 @@ int samrt_cmd_segment(int argc, char **argv) {
         if (st == SAMRT_OK) st = samrt_internal_segment_set_tap(e, samrt_taps_hook, ts);
     }
     const struct samrt_image img = {rgb, w, h, 3 * w};
-    if (st == SAMRT_OK) st = samrt_engine_segment(e, &img, a.obj, a.n_obj, a.pp, res);
-    if (st == SAMRT_OK && a.bench) st = run_bench(e, &a, &img, res, free_before);
+    if (st == SAMRT_OK) st = segment(e, &a, &img, lg, res);
+    if (st == SAMRT_OK && a.bench) st = run_bench(e, &a, &img, lg, res, free_before);
     for (int k = 0; k < a.n_obj && st == SAMRT_OK; k++)
         printf("object %d: score %+.4f (%s), iou %.4f, area %d px, box (%d,%d)-(%d,%d)\n", k + 1, res[k].object_score,
                res[k].object_score > 0 ? "present" : "absent", res[k].iou, res[k].area, res[k].box[0], res[k].box[1],
@@ -414,5 +488,6 @@ int samrt_cmd_segment(int argc, char **argv) {
     samrt_taps_free(ts);
     samrt_engine_free(e);
     free(rgb), free(masks), free(logits), free(lab);
+    for (int k = 0; k < a.n_obj; k++) free(bin[k]), free(lg[k]);
     return samrt_exit_code(st);
 }

@@ -132,6 +132,10 @@ _PROTOTYPES = {
     "samrt_engine_memory": (_st, [_vp, _P(MemoryReport)]),
     "samrt_engine_model": (_st, [_vp, _P(ctypes.c_int), _P(ctypes.c_uint64)]),
     "samrt_engine_segment": (_st, [_vp, _P(Image), _P(ObjectPrompt), ctypes.c_int, ctypes.c_int, _P(MaskResult)]),
+    "samrt_engine_segment_masked": (_st, [_vp, _P(Image), _P(ObjectPrompt), _P(_vp), ctypes.c_int, ctypes.c_int,
+                                          _P(MaskResult)]),
+    "samrt_engine_mask_input_side": (_st, [_vp, _P(ctypes.c_int)]),
+    "samrt_engine_mask_prompt_logits": (_st, [_vp, _vp, ctypes.c_int, ctypes.c_int, _vp]),
     "samrt_engine_track_begin": (_st, [_vp, ctypes.c_int, ctypes.c_int]),
     "samrt_engine_track_prompt": (_st, [_vp, ctypes.c_int, _P(ObjectPrompt)]),
     "samrt_engine_track_prompt_mask": (_st, [_vp, ctypes.c_int, _vp]),
@@ -150,7 +154,8 @@ _PROTOTYPES = {
     "samrt_video_reader_close": (None, [_vp]),
 }
 # Calls a library may lack: a libsamrt.so of another build. Their absence is reported on use.
-_OPTIONAL = {"samrt_image_read_rgb8", "samrt_video_reader_available", "samrt_video_reader_open",
+_OPTIONAL = {"samrt_engine_segment_masked", "samrt_engine_mask_input_side", "samrt_engine_mask_prompt_logits",
+             "samrt_image_read_rgb8", "samrt_video_reader_available", "samrt_video_reader_open",
              "samrt_video_reader_info", "samrt_video_reader_next", "samrt_video_reader_close"}
 
 _lock = threading.Lock()

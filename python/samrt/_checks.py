@@ -45,6 +45,29 @@ def mask8(mask: ArrayLike, width: int, height: int, what: str = "mask") -> np.nd
     return np.ascontiguousarray(arr != 0, dtype=np.uint8)
 
 
+def mask_input(mask: ArrayLike, width: int, height: int, side: int, what: str = "mask") -> Tuple[str, np.ndarray]:
+    """An object's mask prompt: ("logits", side x side float32) for float mask-input logits of
+    shape (side, side) or (1, side, side) -- SAM2ImagePredictor's mask_input, e.g. an earlier
+    call's low-res logits --, or ("binary", height x width uint8 0 / 1) for a bool / integer
+    mask of the image's size. Anything else is a ValueError that says which forms fit."""
+    arr = np.asarray(mask)
+    if arr.dtype.kind == "f":
+        if arr.ndim == 3 and arr.shape[0] == 1:
+            arr = arr[0]
+        if arr.shape != (side, side):
+            raise ValueError(f"{what}: float mask logits must have shape ({side}, {side}) or (1, {side}, {side}) "
+                             f"(the model's low-res side, imgsz / 4), not {np.asarray(mask).shape}; a binary mask "
+                             f"of the image size must be bool or integer")
+        arr = np.ascontiguousarray(arr, dtype=np.float32)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what}: the mask logits must be finite")
+        return "logits", arr
+    if arr.dtype.kind not in "biu":
+        raise ValueError(f"{what} must be float logits ({side}x{side}) or a bool / integer mask "
+                         f"({height}x{width}), not {arr.dtype}")
+    return "binary", mask8(arr, width, height, what)
+
+
 def _finite_pair(p: Sequence[float], what: str) -> Tuple[float, float]:
     x, y = float(p[0]), float(p[1])
     if not (math.isfinite(x) and math.isfinite(y)):

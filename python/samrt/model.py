@@ -248,19 +248,47 @@ class Model(_capi.Closing):
     # ---- single frame -----------------------------------------------------------------------
 
     def segment(self, image: Any, points: Any = None, labels: Any = None, box: Any = None, *,
-                postproc: str = "vos_inference", logits: bool = False) -> SegmentResult:
+                mask: Any = None, postproc: str = "vos_inference", logits: bool = False) -> SegmentResult:
         """Segments one object on an H x W x 3 uint8 RGB image, prompted by clicks (points N x 2
         in pixels, labels 1 = object / 0 = background, default all 1) and / or a box (x0, y0,
         x1, y1). It is what the official video predictor computes on a prompt frame. postproc
         "vos_inference" (default) or "notebook" (best of three for an unstable single mask);
-        logits=True also returns the H x W float32 mask logits."""
-        return self.segment_objects(image, [dict(points=points, labels=labels, box=box)], postproc=postproc,
-                                    logits=logits)[0]
+        logits=True also returns the H x W float32 mask logits.
+
+        mask: a mask prompt beside the clicks / box (not alone), SAM2ImagePredictor.predict's
+        mask_input: float32 logits of shape (S, S) or (1, S, S) with S = mask_input_side()
+        (imgsz / 4: 256 at imgsz 1024), passed unchanged; or a bool / integer H x W mask
+        (nonzero = object), turned into those logits as the tracker does for a mask prompt:
+        bilinear antialiased resize to imgsz, >= 0.5, +10 / -10, antialiased downsample to S."""
+        return self.segment_objects(image, [dict(points=points, labels=labels, box=box, mask=mask)],
+                                    postproc=postproc, logits=logits)[0]
+
+    def mask_input_side(self) -> int:
+        """S, the side of segment()'s float mask logits (imgsz / 4)."""
+        if not _capi.has("samrt_engine_mask_input_side"):
+            raise errors.UnsupportedError("this libsamrt has no mask prompts for segment(); rebuild it",
+                                          errors.E_UNSUPPORTED, "unsupported")
+        side = ctypes.c_int(0)
+        with self._lock:
+            _capi.call("samrt_engine_mask_input_side", _capi.lib().samrt_engine_mask_input_side, self._engine(),
+                       ctypes.byref(side))
+        return int(side.value)
+
+    def mask_logits(self, mask: Any, width: int, height: int) -> np.ndarray:
+        """A bool / integer height x width mask as the (S, S) float32 mask-input logits that
+        segment(mask=...) uses for it (samrt_engine_mask_prompt_logits)."""
+        side = self.mask_input_side()
+        bin8 = _checks.mask8(mask, width, height)
+        out = np.zeros((side, side), dtype=np.float32)
+        with self._lock:
+            _capi.call("samrt_engine_mask_prompt_logits", _capi.lib().samrt_engine_mask_prompt_logits,
+                       self._engine(), bin8.ctypes.data, width, height, out.ctypes.data)
+        return out
 
     def segment_objects(self, image: Any, prompts: Sequence[Dict[str, Any]], *, postproc: str = "vos_inference",
                         logits: bool = False) -> List[SegmentResult]:
         """Several objects on one image in one pass (up to max_objects): each prompt is a dict
-        with points / labels / box as for segment()."""
+        with points / labels / box / mask as for segment()."""
         arr, img = _checks.rgb8(image)
         mw, mh = self._max_frame
         if img.width > mw or img.height > mh:
@@ -270,11 +298,16 @@ class Model(_capi.Closing):
         if not 1 <= n <= self._max_objects:
             raise ValueError(f"{n} objects: this model segments 1 .. {self._max_objects} at once (max_objects)")
         c_prompts = (_capi.ObjectPrompt * n)()
+        mask_in: List[Optional[np.ndarray]] = [None] * n
         for i, pr in enumerate(prompts):
-            unknown = set(pr) - {"points", "labels", "box"}
+            unknown = set(pr) - {"points", "labels", "box", "mask"}
             if unknown:
-                raise ValueError(f"prompt {i}: unknown keys {sorted(unknown)} (points, labels, box)")
+                raise ValueError(f"prompt {i}: unknown keys {sorted(unknown)} (points, labels, box, mask)")
+            if pr.get("mask") is not None and pr.get("points") is None and pr.get("box") is None:
+                raise ValueError(f"prompt {i}: a mask needs points or a box beside it (a mask alone is not supported)")
             c_prompts[i] = _checks.prompt(img.width, img.height, pr.get("points"), pr.get("labels"), pr.get("box"))
+            if pr.get("mask") is not None:
+                mask_in[i] = self._mask_input(pr["mask"], img.width, img.height, f"prompt {i}: mask")
         masks = [np.zeros((img.height, img.width), dtype=np.bool_) for _ in range(n)]
         lgs = [np.zeros((img.height, img.width), dtype=np.float32) if logits else None for _ in range(n)]
         out = (_capi.MaskResult * n)()
@@ -282,11 +315,22 @@ class Model(_capi.Closing):
             out[i].mask = mk.ctypes.data
             out[i].logits = lg.ctypes.data if lg is not None else None
         with self._lock:
-            _capi.call("samrt_engine_segment", _capi.lib().samrt_engine_segment, self._engine(), ctypes.byref(img),
-                       c_prompts, n, pp, out)
-        del arr
+            if any(m is not None for m in mask_in):
+                ptrs = (ctypes.c_void_p * n)(*[m.ctypes.data if m is not None else None for m in mask_in])
+                _capi.call("samrt_engine_segment_masked", _capi.lib().samrt_engine_segment_masked, self._engine(),
+                           ctypes.byref(img), c_prompts, ptrs, n, pp, out)
+            else:
+                _capi.call("samrt_engine_segment", _capi.lib().samrt_engine_segment, self._engine(),
+                           ctypes.byref(img), c_prompts, n, pp, out)
+        del arr, mask_in
         return [SegmentResult(masks[i], float(out[i].object_score), float(out[i].iou), box_of(out[i].area, out[i].box),
                               int(out[i].area), lgs[i]) for i in range(n)]
+
+    def _mask_input(self, mask: Any, width: int, height: int, what: str) -> np.ndarray:
+        """An object's mask prompt as the (S, S) float32 logits the C call takes."""
+        side = self.mask_input_side()
+        kind, arr = _checks.mask_input(mask, width, height, side, what)
+        return arr if kind == "logits" else self.mask_logits(arr, width, height)
 
     # ---- video ------------------------------------------------------------------------------
 

@@ -26,7 +26,9 @@
  *
  * Lifecycle, called from runtime/sam2.c: samrt_sam2_segment_plan after the encoder's plan,
  * samrt_sam2_segment_prepare after the weights are loaded, samrt_sam2_segment_free.
- * Tests: tests/test_sam2_segment_cuda.c (tiny, end to end, synthetic image).
+ * Mask prompts (samrt_engine_segment_masked): see struct samrt_sam2_segment.
+ * Tests: tests/test_sam2_segment.c (tiny, end to end, synthetic image; host and gpu),
+ * tests/test_sam2_segment_mask.c (mask prompts against a hand-built heads pass).
  */
 #ifndef SAMRT_SAM2_SEGMENT_H
 #define SAMRT_SAM2_SEGMENT_H
@@ -66,6 +68,18 @@ struct samrt_sam2_segment {
     int use_graph, timed;        /* samrt_sam2_segment_configure */
     struct samrt_graph_cache graphs;  /* keyed by struct samrt_sam2_seg_key (graph_cache.h) */
     struct samrt_health health;  /* the call's non-finite check (health.h) */
+    /* Mask prompts (samrt_engine_segment_masked): a second heads instance with the prompt
+     * encoder's mask branch, b_max 1, run once per masked object after the heads pass above
+     * (last object first, so that object 0's pass is the one its taps see); its rows replace
+     * that object's rows of heads.low_res, result and obj_ptr before the mask decode. The
+     * heads pass keeps its shapes, graphs and memory whether masks are used or not; a call
+     * with a mask runs eagerly (the mask values are uploaded between the passes). */
+    struct samrt_sam2_heads mheads;
+    struct samrt_exec mex;
+    struct samrt_op_ctx mctx;
+    void *mask_stage;            /* (4g)^2 elements of the run dtype (host, prepare) */
+    const float *mask_in[SAMRT_MAX_OBJECTS];  /* per call: each object's mask logits or NULL */
+    int n_masked;
 };
 
 /* Binds the heads' weights, adds their slots and runs the PLAN pass of the segmentation pass
@@ -87,6 +101,19 @@ enum samrt_status samrt_sam2_segment_heads(struct samrt_engine *e, struct samrt_
 enum samrt_status samrt_sam2_segment(struct samrt_engine *e, const struct samrt_image *img, int img_on_device,
                                      const struct samrt_object_prompt *prompts, int n, enum samrt_postproc pp,
                                      struct samrt_mask_result *out);
+
+/* The family's segment_masked entry (samrt_engine_segment_masked, host images):
+ * samrt_sam2_segment where object i with masks[i] != NULL also has that (4g)^2 logits plane as
+ * its dense prompt (SAM2ImagePredictor's mask_input). */
+enum samrt_status samrt_sam2_segment_masked(struct samrt_engine *e, const struct samrt_image *img,
+                                            const struct samrt_object_prompt *prompts, const float *const *masks,
+                                            int n, enum samrt_postproc pp, struct samrt_mask_result *out);
+
+/* The family's mask_prompt entry: *side (may be NULL) = 4g; with mask and logits non-NULL, the
+ * width x height binary mask as (4g)^2 mask-input logits (samrt_engine_mask_prompt_logits:
+ * the tracker's steps 1-2 of track_mask.h). */
+enum samrt_status samrt_sam2_mask_prompt(struct samrt_engine *e, const uint8_t *mask, int width, int height,
+                                         float *logits, int *side);
 
 /* Sets (fn non-NULL) or clears the tap observer of the encoder's and the segmentation pass's
  * op contexts, for parity dumps. Besides the passes' own taps, samrt_engine_segment then
