@@ -38,6 +38,30 @@ static uint8_t *gpu_decode(struct samrt_jpeg_gpu *d, const uint8_t *data, size_t
     return host;
 }
 
+/* nvJPEG against libjpeg-turbo. Their IDCTs round differently (a few levels everywhere) and
+ * their 4:2:0 chroma upsampling differs (libjpeg-turbo's "fancy" triangular filter), which at
+ * a sharp colour edge moves a pixel by tens of levels: so the bound is on the mean and on the
+ * share of bytes far apart, not on the largest difference. */
+#define FAR_DIFF 24
+struct diff {
+    int max;
+    double mean, far; /* mean |diff|; share of bytes with |diff| > FAR_DIFF */
+};
+static struct diff compare(const uint8_t *got, const uint8_t *ref, size_t nb) {
+    struct diff df = {0, 0.0, 0.0};
+    size_t far = 0;
+    for (size_t k = 0; k < nb; k++) {
+        const int dd = abs((int)got[k] - (int)ref[k]);
+        df.max = dd > df.max ? dd : df.max;
+        df.mean += dd;
+        far += dd > FAR_DIFF;
+    }
+    df.mean /= nb ? (double)nb : 1.0;
+    df.far = nb ? (double)far / (double)nb : 0.0;
+    return df;
+}
+static int close_enough(const struct diff *df) { return df->mean < 1.5 && df->far < 0.005; }
+
 static void compare_file(enum samrt_jpeg_gpu_backend b, const char *name, const uint8_t *data, size_t n) {
     struct samrt_image_info info;
     CHECK_STATUS(samrt_jpeg_info(data, n, &info), SAMRT_OK);
@@ -52,17 +76,12 @@ static void compare_file(enum samrt_jpeg_gpu_backend b, const char *name, const 
                info.width, info.height, samrt_status_str(st));
         CHECK(st == SAMRT_E_UNSUPPORTED);
     } else {
-        const size_t nb = samrt_image_nbytes(&info);
-        int maxd = 0;
-        double sum = 0;
-        for (size_t k = 0; k < nb; k++) {
-            const int dd = abs((int)got[k] - (int)ref[k]);
-            maxd = dd > maxd ? dd : maxd;
-            sum += dd;
-        }
-        printf("  %-16s %-22s %dx%d: max |diff| %d, mean %.3f (vs libjpeg-turbo)\n", samrt_jpeg_gpu_backend_name(b),
-               name, info.width, info.height, maxd, sum / (double)nb);
-        CHECK_MSG(maxd <= 24 && sum / (double)nb < 1.5, "%s: nvJPEG differs from libjpeg-turbo by up to %d", name, maxd);
+        struct diff df = compare(got, ref, samrt_image_nbytes(&info));
+        printf("  %-16s %-22s %dx%d: max |diff| %d, mean %.3f, %.4f%% above %d (vs libjpeg-turbo)\n",
+               samrt_jpeg_gpu_backend_name(b), name, info.width, info.height, df.max, df.mean, 100.0 * df.far,
+               FAR_DIFF);
+        CHECK_MSG(close_enough(&df), "%s: nvJPEG differs from libjpeg-turbo: mean %.3f, %.4f%% of bytes above %d", name,
+                  df.mean, 100.0 * df.far, FAR_DIFF);
     }
     free(got);
     free(ref);
@@ -126,12 +145,10 @@ static void check_stream(const char *root) {
         int w = 0, h = 0;
         uint8_t *ref = fd_decode_file(path, &w, &h);
         if (ref) cudaMemcpy(host, f.rgb, (size_t)w * h * 3, cudaMemcpyDeviceToHost);
-        int maxd = 0;
-        for (size_t k = 0; ref && k < (size_t)w * h * 3; k++) {
-            const int dd = abs((int)host[k] - (int)ref[k]);
-            maxd = dd > maxd ? dd : maxd;
+        if (ref) {
+            const struct diff df = compare(host, ref, (size_t)w * h * 3);
+            same += close_enough(&df);
         }
-        same += ref && maxd <= 24;
         free(ref);
         samrt_frame_stream_release(fs, &f);
         i++;

@@ -81,7 +81,12 @@ def pillow_input(predictor, side):
     t = predictor._transforms
     t.to_tensor = lambda x: torch.from_numpy(np.array(Image.fromarray(x).resize((side, side))) / 255.0) \
         .permute(2, 0, 1).float()
-    t.transforms = lambda x: (x - mean) / std
+
+    class Normalize(torch.nn.Module):  # SAM2Transforms.transforms is a submodule: replace it by one
+        def forward(self, x):
+            return (x - mean) / std
+
+    t.transforms = Normalize()
 
 
 def mask_logits(mask, side):
