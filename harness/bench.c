@@ -29,7 +29,7 @@ static void usage(FILE *f) {
             "                   [--warmup N] [--warmup_frames N] [--runs N] [--imgsz N]\n"
             "                   [--precision fp32|fp16|bf16] [--platform PROFILE] [--per_obj]\n"
             "                   [--prefetch N] [--save_masks annotated|all|none] [--nsight_report PATH]\n"
-            "                   [--objects N,N,...] [--streams K,K,...]\n\n"
+            "                   [--objects N,N,...] [--streams K,K,...] [--memory sam2|samurai]\n\n"
             "Tracks the videos of an SA-V split from a prompt derived from each object's frame-0 mask\n"
             "and writes profile_summary.csv, profile_stats.json and experiment_config.txt to the\n"
             "out folder, the masks to <out_dir>/<model>/<video>/<obj>/<frame>.png (`samrt eval`\n"
@@ -66,6 +66,7 @@ static void usage(FILE *f) {
             "  --sm-limit N        the engines run in a green context of N SMs, an Orin-sized share\n"
             "                      (8 ~ Orin Nano/NX, 16 ~ AGX Orin; rounded up to the driver's granularity,\n"
             "                      the sm_limit column); 0 = the whole GPU (default)\n"
+            "  --memory P          memory-selection policy: sam2 (default) or samurai (the memory column)\n"
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --decode-threads N  threads decoding a JPEG folder, default one per core but one, <= 4\n"
@@ -241,6 +242,9 @@ static int refused(const struct samrt_opt_refusal *why, const char *arg) {
     case SAMRT_OPT_RULE_PLATFORM:
         fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", arg);
         return 1;
+    case SAMRT_OPT_RULE_MEMORY:
+        fprintf(stderr, "samrt bench: --memory wants sam2 or samurai, got '%s'\n", arg);
+        return 1;
     case SAMRT_OPT_RULE_INT: break;
     }
     return int_wanted(why->name, arg, why->lo, why->hi);
@@ -258,6 +262,7 @@ static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opt
     o->runs = v->runs;
     o->imgsz = v->imgsz;
     o->sm_limit = v->sm_limit;
+    o->memory = v->memory;
     o->precision_set = v->precision != SAMRT_DTYPE_COUNT;
     if (o->precision_set) o->precision = v->precision;
 }

@@ -254,6 +254,7 @@ void samrt_bench_fill_row(const struct bench *B, const struct model_run *mr, con
     if (o->nsight_report) snprintf(row->nsight_report, sizeof row->nsight_report, "%s", o->nsight_report);
     row->imgsz = o->imgsz;
     row->sm_limit = B->sm_count;
+    snprintf(row->memory, sizeof row->memory, "%s", samrt_memory_policy_name(o->memory));
     row->infer_H = row->infer_W = o->imgsz;
     row->H = vr->h, row->W = vr->w;
     row->frames = frames;
@@ -540,7 +541,7 @@ enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, 
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_model_checkpoint_name(mr->m->model));
     const struct samrt_tracker_config cfg = {mr->m->model, ckpt,        B->platform, B->dtype,
-                                             o->imgsz,     max_objects, o->sm_limit};
+                                             o->imgsz,     max_objects, o->sm_limit, o->memory};
     /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
      * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */
     if (!samrt_platform_peak_rss_reset() && (mr->index > 0 || o->n_sweep > 1) && !B->rss_reset_warned) {

@@ -91,6 +91,7 @@ static enum samrt_status builtin_open(const struct samrt_tracker_config *cfg, st
     p.imgsz = cfg->imgsz;
     p.max_objects = cfg->max_objects;
     p.sm_limit = cfg->sm_limit;
+    p.memory = cfg->memory;
     samrt_engine_t e = NULL;
     SAMRT_TRY(samrt_engine_init(cfg->checkpoint, &p, &e));
     out->ops = &g_sam2_ops;

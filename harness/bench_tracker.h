@@ -43,6 +43,7 @@ struct samrt_tracker_config {
     int imgsz;                     /* model input side */
     int max_objects;               /* objects tracked at once (enters the arena plan) */
     int sm_limit;                  /* samrt_engine_params.sm_limit: 0 = the whole GPU */
+    enum samrt_memory_policy memory; /* samrt_engine_params.memory */
 };
 
 struct samrt_tracker;

@@ -70,6 +70,7 @@ static const struct samrt_profile_col g_cols[] = {
     COL_R("gpu_busy_fraction", gpu_busy_fraction, 4, 0, 0, ""),
     COL_S("timestamp", timestamp),
     COL_I("sm_limit", sm_limit, "SMs"),
+    COL_S("memory", memory),
     /* the sweep's (--objects, --streams): the last N_SWEEP_COLS, only in files that hold a
      * sweep row */
     COL_S("config", config),

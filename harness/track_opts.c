@@ -50,6 +50,7 @@ static const struct option g_shared[SAMRT_OPT_N_SHARED] = {
     {"runs", required_argument, 0, SAMRT_OPT_RUNS},          {"imgsz", required_argument, 0, SAMRT_OPT_IMGSZ},
     {"precision", required_argument, 0, SAMRT_OPT_PRECISION}, {"platform", required_argument, 0, SAMRT_OPT_PLATFORM},
     {"sm-limit", required_argument, 0, SAMRT_OPT_SM_LIMIT},  {"sm_limit", required_argument, 0, SAMRT_OPT_SM_LIMIT},
+    {"memory", required_argument, 0, SAMRT_OPT_MEMORY},
     {"decode-threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
     {"decode_threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
     {"help", no_argument, 0, 'h'}};
@@ -103,6 +104,9 @@ int samrt_track_opts_parse(int code, const char *arg, struct samrt_track_opts *v
     case SAMRT_OPT_PRECISION:
         *why = (struct samrt_opt_refusal){"precision", SAMRT_OPT_RULE_PRECISION, 0, 0};
         return samrt_dtype_parse(arg, &v->precision) == SAMRT_OK ? 0 : -1;
+    case SAMRT_OPT_MEMORY:
+        *why = (struct samrt_opt_refusal){"memory", SAMRT_OPT_RULE_MEMORY, 0, 0};
+        return samrt_memory_policy_parse(arg, &v->memory) == SAMRT_OK ? 0 : -1;
     case SAMRT_OPT_PLATFORM:
         *why = (struct samrt_opt_refusal){"platform", SAMRT_OPT_RULE_PLATFORM, 0, 0};
         if (!samrt_platform_profile_find(arg)) return -1;

@@ -200,6 +200,12 @@ const struct samrt_platform_profile *samrt_platform_profile_for_device(const str
 
 typedef struct samrt_engine *samrt_engine_t;
 
+/* Memory-selection policies of the tracker (docs/tracking.md), per object. SAM2: the last six
+ * frames and the best predicted IoU (the official predictor). SAMURAI: a constant-velocity
+ * Kalman filter over each object's box picks among the three candidate masks and only
+ * confident frames enter the memory (github.com/yangchris11/samurai). */
+enum samrt_memory_policy { SAMRT_MEMORY_SAM2 = 0, SAMRT_MEMORY_SAMURAI, SAMRT_MEMORY_POLICY_COUNT };
+
 struct samrt_engine_params {
     const char *platform;            /* platform profile name; NULL = detect from the device */
     enum samrt_dtype precision;      /* F32 (parity), BF16 or F16; default: the profile's */
@@ -221,6 +227,10 @@ struct samrt_engine_params {
                                         contexts are unavailable (a CPU build or a host engine, CUDA or
                                         a driver before 12.4) or N exceeds the device's SMs; plan-only
                                         engines ignore it. */
+    enum samrt_memory_policy memory; /* which frames enter each object's memory and which of the
+                                        three candidate masks a tracked frame keeps; default
+                                        SAMRT_MEMORY_SAM2 (samrt_memory_policy_parse) */
+    double memory_kf_weight;         /* SAMURAI's alpha in [0, 1]; 0 = the model's (0.25, large 0.15) */
 };
 
 struct samrt_engine_params samrt_engine_default_params(void);
@@ -425,6 +435,13 @@ enum samrt_status samrt_engine_mask_input_side(samrt_engine_t engine, int *side)
  * temporaries: call it when the prompt is made, not per frame. */
 enum samrt_status samrt_engine_mask_prompt_logits(samrt_engine_t engine, const uint8_t *mask, int width, int height,
                                                   float *logits);
+
+/* ---- memory-selection policies ---------------------------------------------------------- */
+
+/* "sam2" or "samurai" -> *out; SAMRT_E_INVALID_ARG (nothing logged) for any other name. */
+enum samrt_status samrt_memory_policy_parse(const char *name, enum samrt_memory_policy *out);
+/* The policy's name ("sam2", "samurai"); "?" out of range. */
+const char *samrt_memory_policy_name(enum samrt_memory_policy policy);
 
 #ifdef __cplusplus
 }

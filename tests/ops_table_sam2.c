@@ -7,7 +7,9 @@
  *   fill_holes (kernels/sam2/fill_holes.h): tracking maps of 1 .. 16 objects, one-row and
  *     one-column maps, in place;
  *   sam2_select / sam2_ptr_gate (kernels/sam2/mask_select.h): the decoder's data-dependent
- *     tail, every mask mode, present and absent objects, the pointer gate.
+ *     tail, every mask mode, present and absent objects, the pointer gate;
+ *   policy_samurai (kernels/sam2/policy.h): SAMURAI's boxes, Kalman decisions and chosen
+ *     masks in every branch, restarted, skipped and absent objects, bit for bit.
  * Shapes and tolerances follow test_resize_normalize_cuda.c, test_mask_decode_cuda.c,
  * test_fill_holes_cuda.c and test_sam2_select_cuda.c, which also check what a table row
  * cannot (bad arguments, runs without the optional outputs, graph replay). ops_table.h says
@@ -21,6 +23,7 @@
 #include "mask_decode.h"
 #include "mask_select.h"
 #include "ops_table.h"
+#include "policy.h"
 #include "resize_normalize.h"
 #include "test_util.h"
 
@@ -437,6 +440,83 @@ static const struct ot_op OP_GATE = {"sam2_ptr_gate", gate_setup, gate_call, gat
 #define B OT_BENCH
 #define X &ot_tol_exact
 
+/* ---- policy_samurai: p = {objects, low side, model side}; object b: b % 3 == 0 restarted
+ *      (a new filter), 1 in the weighted branch (stable 15), 2 in the counting branch (stable
+ *      5); the last object of three or more skipped, object 2 absent (score -2); bit for bit ---- */
+static const struct samrt_samurai_params k_samurai = {SAMRT_SAMURAI_ALPHA, SAMRT_SAMURAI_STABLE_FRAMES,
+                                                      SAMRT_SAMURAI_STABLE_IOU, SAMRT_SAMURAI_MIN_OBJ_SCORE,
+                                                      SAMRT_SAMURAI_MEM_IOU, SAMRT_SAMURAI_MEM_SCORE};
+
+static void policy_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0], np = p[1] * p[1];
+    double *st = (double *)calloc((size_t)(n * SAMRT_POLICY_STATE), sizeof(double));
+    float score[64];
+    if (!st || n > 64) ot_sam2_fail(c, "no memory");
+    tu_fill_uniform(score, n, c->seed + 2, 0.1f, 2.0f);
+    if (n > 2) score[2] = -2.0f;
+    for (long b = 0; b < n; b++) {
+        if (b % 3 == 0) continue;
+        const double z[4] = {p[2] * 0.5, p[2] * 0.4, 1.2, p[2] * 0.3};
+        samrt_kf_initiate(st + b * SAMRT_POLICY_STATE, z);
+        st[b * SAMRT_POLICY_STATE + SAMRT_KF_STARTED] = 1.0;
+        st[b * SAMRT_POLICY_STATE + SAMRT_KF_STABLE] = b % 3 == 1 ? 15.0 : 5.0;
+    }
+    ot_buf_random(c, SAMRT_DTYPE_F32, 4 * n * np, -1.0f, 0.6f);
+    ot_buf_random(c, SAMRT_DTYPE_F32, 4 * n, 0.0f, 1.0f);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n, score);
+    ot_buf_copy(c, SAMRT_DTYPE_U8, n * SAMRT_POLICY_STATE * (long)sizeof(double), st);
+    c->b[c->nb - 1].role = OT_INOUT;
+    ot_buf_add(c, SAMRT_DTYPE_I32, n * 12, OT_SCRATCH);
+    /* the outputs are written in place: a skipped object's rows keep what they held */
+    float *zero = (float *)calloc((size_t)(n * np), sizeof(float));
+    if (!zero) ot_sam2_fail(c, "no memory");
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n * np, zero);
+    c->b[c->nb - 1].role = OT_INOUT;
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n * SAMRT_POLICY_DEC_COLS, zero);
+    c->b[c->nb - 1].role = OT_INOUT;
+    free(zero);
+    free(st);
+    c->moved = 4.0 * 4 * n * np;
+}
+
+static enum samrt_status policy_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const long *q = c->row->p;
+    struct samrt_policy_args a;
+    memset(&a, 0, sizeof a);
+    a.n_obj = (int)q[0];
+    a.low = (int)q[1];
+    a.side = (int)q[2];
+    a.masks = (const float *)p[0];
+    a.iou = (const float *)p[1];
+    a.score = (const float *)p[2];
+    for (long b = 0; b < q[0]; b++)
+        a.code[b] = b == q[0] - 1 && q[0] > 2 ? SAMRT_POLICY_SKIP : b % 3 == 0 ? SAMRT_POLICY_RESTART : SAMRT_POLICY_RUN;
+    a.p = k_samurai;
+    a.state = (double *)p[3];
+    a.boxes = (int32_t *)p[4];
+    a.low_out = (float *)p[5];
+    a.dec = (float *)p[6];
+    (void)stream;
+    return gpu ? OT_GPU(samrt_policy_samurai_cuda(&a, (cudaStream_t)stream)) : samrt_policy_samurai_ref(&a);
+}
+
+/* every run object keeps one of masks 1..3 (or all NO_OBJ_SCORE when absent) */
+static long policy_check(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p, np = q[1] * q[1];
+    const float *m = (const float *)c->b[0].init, *score = (const float *)c->b[2].init;
+    const float *low = (const float *)p[5], *dec = (const float *)p[6];
+    long bad = 0;
+    for (long b = 0; b < q[0] - (q[0] > 2); b++) {
+        const int idx = (int)dec[b * SAMRT_POLICY_DEC_COLS + SAMRT_POLICY_DEC_INDEX];
+        if (idx < 1 || idx > 3) return bad + 1;
+        for (long i = 0; i < np; i++)
+            bad += low[b * np + i] != (score[b] > -1.0f ? m[(b * 4 + idx) * np + i] : SAMRT_POLICY_NO_OBJ_SCORE);
+    }
+    return bad;
+}
+
+static const struct ot_op OP_POLICY = {"policy_samurai", policy_setup, policy_call, policy_check, NULL, NULL, 0};
+
 const struct ot_row ot_rows_sam2[] = {
     /* resize_normalize: in w, h, out w, h, pitch pad, frame +4 bytes, out +1 element, smooth */
     {&OP_RESIZE, "1080p_to_1024", F, 0, X, B, {1920, 1080, 1024, 1024, 0, 0, 0, 0}, {0}},
@@ -497,5 +577,10 @@ const struct ot_row ot_rows_sam2[] = {
     {&OP_SELECT, "3obj_1px_w1", F, 0, X, 0, {3, 1, 1}, {0}},
     {&OP_GATE, "7obj_256", F, 0, X, 0, {7, 256}, {0}},
     {&OP_GATE, "11obj_w37", F, 0, X, 0, {11, 37}, {0}},
+    /* policy_samurai: objects, low side, model side; bit for bit */
+    {&OP_POLICY, "16obj_256_1024", OT_F32, 0, X, B | OT_GPU_ONLY, {16, 256, 1024}, {0}},
+    {&OP_POLICY, "4obj_64_256", OT_F32, 0, X, 0, {4, 64, 256}, {0}},
+    {&OP_POLICY, "2obj_16_64", OT_F32, 0, X, 0, {2, 16, 64}, {0}},
+    {&OP_POLICY, "7obj_9_37", OT_F32, 0, X, 0, {7, 9, 37}, {0}},
 };
 const int ot_n_rows_sam2 = (int)(sizeof ot_rows_sam2 / sizeof ot_rows_sam2[0]);

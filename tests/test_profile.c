@@ -178,7 +178,7 @@ static void test_columns(void) {
         ",latency_p50_ms,latency_p95_ms,latency_p99_ms,decode_ms,preprocess_ms,h2d_ms,image_encoder_ms,"
         "memory_attention_ms,prompt_and_mask_decoder_ms,memory_encoder_ms,postprocess_ms,d2h_ms,"
         "arena_weights_MiB,arena_state_MiB,arena_workspace_MiB,arena_staging_MiB,arena_scratch_MiB,J,F,J&F,"
-        "precision,device,driver,gpu_busy_fraction,timestamp,sm_limit\n";
+        "precision,device,driver,gpu_busy_fraction,timestamp,sm_limit,memory\n";
     CHECK_STATUS(samrt_profile_write_csv("test_profile_hdr.csv", NULL, 0), SAMRT_OK);
     char *text = tt_read("test_profile_hdr.csv");
     CHECK(text != NULL);
@@ -189,7 +189,7 @@ static void test_columns(void) {
     remove("test_profile_hdr.csv");
     size_t n;
     const struct samrt_profile_col *cols = samrt_profile_columns(&n);
-    CHECK_EQ_INT(n, 45);
+    CHECK_EQ_INT(n, 46);
     CHECK_EQ_INT(SAMRT_PROFILE_N_BASE_COLS, 19);
     CHECK(!strcmp(cols[SAMRT_PROFILE_N_BASE_COLS - 1].name, "nsight_report"));
     CHECK(samrt_profile_column_find("fps")->better == +1);
@@ -198,20 +198,21 @@ static void test_columns(void) {
     CHECK(samrt_profile_column_find("J&F")->better == +1);
     CHECK(samrt_profile_column_find("nope") == NULL);
     CHECK(samrt_profile_column_find("config") == NULL);  /* a sweep column: not in every file */
-    /* a file's columns: the 45 alone, or followed by the sweep's 17 when a row is a sweep row */
+    /* a file's columns: the 46 alone, or followed by the sweep's 17 when a row is a sweep row */
     struct samrt_profile_row rows[2];
     samrt_profile_row_init(&rows[0]);
     samrt_profile_row_init(&rows[1]);
     size_t n_file;
-    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 45);
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 46);
     rows[1].objects = 2;
-    rows[1].warmup = 1;  /* a warm-up sweep row is never written: still 45 */
-    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 45);
+    rows[1].warmup = 1;  /* a warm-up sweep row is never written: still 46 */
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 46);
     rows[1].warmup = 0;
-    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 62);
-    CHECK(!strcmp(cols[45].name, "config") && !strcmp(cols[61].name, "total_arena_bytes"));
+    CHECK(samrt_profile_file_columns(rows, 2, &n_file) == cols && n_file == 63);
+    CHECK(!strcmp(cols[46].name, "config") && !strcmp(cols[62].name, "total_arena_bytes"));
+    CHECK(!strcmp(cols[45].name, "memory") && samrt_profile_column_find("memory")->kind == SAMRT_PCOL_STR);
     CHECK(!strcmp(cols[44].name, "sm_limit") && samrt_profile_column_find("sm_limit")->kind == SAMRT_PCOL_INT);
-    CHECK(samrt_profile_file_columns(NULL, 0, &n_file) == cols && n_file == 45);
+    CHECK(samrt_profile_file_columns(NULL, 0, &n_file) == cols && n_file == 46);
 }
 
 static void test_absent_and_quoting(void) {

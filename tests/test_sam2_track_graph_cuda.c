@@ -10,7 +10,8 @@
  * a replayed tracked frame > 0; stages a prompt-only frame does not run stay -1), and the
  * graph count stays within the cache. Tiny bf16 at side 512 and f32 at side 256; EdgeTAM
  * (a checkpoint of its keys, same construction, values x 0.125 so that fp16 stays finite) f16
- * at side 512.
+ * at side 512; tiny f32 at side 256 again under the samurai memory policy (its kernels inside
+ * the graph, per-object memory slots).
  * Exit 77 without a GPU. Run: ctest -R test_sam2_track_graph_cuda */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -73,8 +74,11 @@ static int same_state(const struct samrt_sam2_tracker *a, const struct samrt_sam
     return ok;
 }
 
+static enum samrt_memory_policy g_policy = SAMRT_MEMORY_SAM2;
+
 static samrt_engine_t make_engine(const char *ckpt, enum samrt_dtype dt, int side, int graphs) {
     struct samrt_engine_params p = samrt_engine_default_params();
+    p.memory = g_policy;
     p.precision = dt;
     p.imgsz = side;
     p.max_objects = 2;
@@ -207,6 +211,9 @@ int main(void) {
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
     eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_BF16, 512);
     eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_F32, 256);
+    g_policy = SAMRT_MEMORY_SAMURAI;
+    eager_vs_graph("sam2.1_tiny samurai", path, SAMRT_DTYPE_F32, 256);
+    g_policy = SAMRT_MEMORY_SAM2;
     /* EdgeTAM: RepViT trunk, perceiver memories (512 tokens), the 2-layer RoPE v2 attention */
     float scale = 0.125f;  /* the pattern's values overflow fp16 in EdgeTAM's trunk */
     CHECK_EQ_INT(ckw_write_safetensors_fn(path, SAMRT_MODEL_EDGETAM, SAMRT_DTYPE_F32, ckw_pattern_scaled, &scale), 0);

@@ -6,6 +6,10 @@ target_include_directories(test_sam2_track_bank PRIVATE ${PROJECT_SOURCE_DIR}/mo
 # prompt frames = single-frame segmentation, non-overlap, refused calls.
 samrt_add_test(test_sam2_track SOURCES test_sam2_track.c LABELS cpu)
 target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# The memory-selection policies (track_policy.h, kernels/sam2/policy.h): SAMURAI's filter, boxes,
+# decisions and bank rules by hand, refused parameters, an occluded clip under sam2 and samurai.
+samrt_add_test(test_sam2_policy SOURCES test_sam2_policy.c LABELS cpu)
+target_include_directories(test_sam2_policy PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
 # No allocation after setup over a long synthetic video (intercepted allocations, flat
 # cudaMemGetInfo): host (a few frames, CPU backend) and gpu (1200 frames).
 samrt_add_test(test_sam2_track_alloc SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cpu ARGS host)

@@ -17,7 +17,8 @@
 static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
-            "                    [--frame WxH] [--streams K] [--sm-limit N] --platform PROFILE [--json] [--slots]\n\n"
+            "                    [--frame WxH] [--streams K] [--sm-limit N] [--memory sam2|samurai]\n"
+            "                    --platform PROFILE [--json] [--slots]\n\n"
             "Prints the exact arena plan: weights, per-object state, the workspace (one slot that\n"
             "cuBLASLt and cuDNN share: the larger of the profile's caps), I/O staging and peak\n"
             "activations (lifetime-packed scratch), and whether it fits the profile's pool. Runs\n"
@@ -26,6 +27,7 @@ static int usage(FILE *f, int code) {
             "at once on one copy of the weights (one engine and K-1 sessions of it): the weights\n"
             "once, state, workspace, staging and scratch K times, all within the pool. --sm-limit N:\n"
             "the plan and projected frame of an N-SM share of the profile's GPU (samrt track --sm-limit).\n"
+            "--memory P: the tracker's memory-selection policy (its per-object state; samrt track --memory).\n"
             "The frame table: one steady tracked frame's launches, FLOPs, DRAM bytes and projected time.\n"
             "--slots\n"
             "lists every slot. Profiles: ");
@@ -146,6 +148,13 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
     }
 }
 
+/* --memory: a policy name into *out; 0, or -1 with the message printed. */
+static int memory_opt(const char *arg, enum samrt_memory_policy *out) {
+    if (samrt_memory_policy_parse(arg, out) == SAMRT_OK) return 0;
+    fprintf(stderr, "samrt budget: --memory must be sam2 or samurai ('%s')\n", arg);
+    return -1;
+}
+
 int samrt_cmd_budget(int argc, char **argv) {
     static const struct option opts[] = {
         {"model", required_argument, 0, 'm'},  {"precision", required_argument, 0, 'p'},
@@ -153,7 +162,7 @@ int samrt_cmd_budget(int argc, char **argv) {
         {"platform", required_argument, 0, 'P'}, {"json", no_argument, 0, 'j'},
         {"slots", no_argument, 0, 's'},        {"frame", required_argument, 0, 'f'},
         {"streams", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
-        {"sm-limit", required_argument, 0, 'L'},
+        {"sm-limit", required_argument, 0, 'L'}, {"memory", required_argument, 0, 'M'},
         {0, 0, 0, 0}};
     struct samrt_engine_params prm = samrt_engine_default_params();
     enum samrt_model_id model = SAMRT_MODEL_UNKNOWN;
@@ -214,6 +223,7 @@ int samrt_cmd_budget(int argc, char **argv) {
             }
             prm.sm_limit = (int)v;
             break;
+        case 'M': if (memory_opt(optarg, &prm.memory)) return SAMRT_EXIT_USAGE; break;
         case 'j': json = 1; break;
         case 's': slots = 1; break;
         case 'h': return usage(stdout, SAMRT_EXIT_OK);

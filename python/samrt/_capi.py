@@ -58,7 +58,8 @@ class EngineParams(ctypes.Structure):
     _fields_ = [("platform", ctypes.c_char_p), ("precision", ctypes.c_int), ("mem_kind", ctypes.c_int),
                 ("expect_model", ctypes.c_int), ("imgsz", ctypes.c_int), ("max_objects", ctypes.c_int),
                 ("device", ctypes.c_int), ("max_frame_width", ctypes.c_int), ("max_frame_height", ctypes.c_int),
-                ("verbose", ctypes.c_int), ("sm_limit", ctypes.c_int)]
+                ("verbose", ctypes.c_int), ("sm_limit", ctypes.c_int), ("memory", ctypes.c_int),
+                ("memory_kf_weight", ctypes.c_double)]
 
 
 class MemoryReport(ctypes.Structure):

@@ -43,6 +43,9 @@ def box_of(area: int, box: Any) -> Optional[Tuple[int, int, int, int]]:
     return (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if area > 0 else None
 
 
+_MEMORY_POLICY = ("sam2", "samurai")  # samrt.h enum samrt_memory_policy, in order
+
+
 def postproc_id(name: str) -> int:
     if name not in _POSTPROC:
         raise ValueError(f"postproc must be one of {', '.join(_POSTPROC)}, not {name!r}")
@@ -51,8 +54,10 @@ def postproc_id(name: str) -> int:
 
 def _params(precision: Optional[str], platform: Optional[str], max_objects: int, max_frame: Sequence[int],
             imgsz: int, device: int, memory: Optional[str], expect_model: Optional[str],
-            verbose: bool, sm_limit: int = 0) -> Tuple[_capi.EngineParams, bytes]:
+            verbose: bool, sm_limit: int = 0, memory_policy: str = "sam2") -> Tuple[_capi.EngineParams, bytes]:
     p = _capi.lib().samrt_engine_default_params()
+    if memory_policy not in _MEMORY_POLICY:
+        raise ValueError(f"memory_policy must be one of {', '.join(_MEMORY_POLICY)}, not {memory_policy!r}")
     if not isinstance(sm_limit, int) or sm_limit < 0:
         raise ValueError(f"sm_limit must be an int >= 0 (0 = the whole GPU), not {sm_limit!r}")
     if not isinstance(max_objects, int) or not 1 <= max_objects <= 256:
@@ -71,6 +76,7 @@ def _params(precision: Optional[str], platform: Optional[str], max_objects: int,
     p.max_frame_width, p.max_frame_height = w, h
     p.verbose = 1 if verbose else 0
     p.sm_limit = sm_limit
+    p.memory = _MEMORY_POLICY.index(memory_policy)
     return p, platform_b  # the bytes stay referenced while the params are used
 
 
@@ -93,6 +99,9 @@ class Model(_capi.Closing):
         sm_limit: 0 = the whole GPU; N > 0 runs the model in a CUDA green context of N SMs, an
             Orin-sized share of a large GPU (8 ~ Orin Nano / NX, 16 ~ AGX Orin), rounded up to
             the driver's granularity. UnsupportedError where green contexts are unavailable.
+        memory_policy: which frames enter each tracked object's memory and which candidate mask
+            a tracked frame keeps: "sam2" (the official predictor) or "samurai" (a Kalman filter
+            per object; docs/tracking.md).
 
     Raises samrt.Error subclasses for what the library refuses (CheckpointError for keys,
     FileError for a missing file, ArenaTooSmallError when the plan exceeds the profile's pool)
@@ -102,10 +111,10 @@ class Model(_capi.Closing):
     def __init__(self, checkpoint: str, precision: Optional[str] = None, platform: Optional[str] = None,
                  max_objects: int = 1, max_frame: Sequence[int] = (3840, 2160), imgsz: int = 1024, device: int = 0,
                  memory: Optional[str] = None, expect_model: Optional[str] = None, verbose: bool = False,
-                 sm_limit: int = 0) -> None:
+                 sm_limit: int = 0, memory_policy: str = "sam2") -> None:
         self._init_state()
         params, keep = _params(precision, platform, max_objects, max_frame, imgsz, device, memory, expect_model,
-                               verbose, sm_limit)
+                               verbose, sm_limit, memory_policy)
         path = str(checkpoint).encode()
         eng = ctypes.c_void_p()
         _capi.call("samrt_engine_init", _capi.lib().samrt_engine_init, path, ctypes.byref(params), ctypes.byref(eng))
@@ -125,7 +134,7 @@ class Model(_capi.Closing):
         mo = self._max_objects if max_objects is None else max_objects
         mf = self._max_frame if max_frame is None else max_frame
         params, keep = _params(self._precision, self._platform, mo, mf, self._imgsz, self._device, None, None, False,
-                               self._sm_limit)
+                               self._sm_limit, self._memory_policy)
         other = type(self).__new__(type(self))
         other._init_state()
         eng = ctypes.c_void_p()
@@ -168,6 +177,7 @@ class Model(_capi.Closing):
         self._device = int(device)
         self._imgsz = int(params.imgsz)
         self._sm_limit = int(params.sm_limit)
+        self._memory_policy = _MEMORY_POLICY[int(params.memory)]
         self._max_objects = int(params.max_objects)
         self._max_frame = (int(params.max_frame_width), int(params.max_frame_height))
         mid, n_params = ctypes.c_int(), ctypes.c_uint64()

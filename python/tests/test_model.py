@@ -165,3 +165,13 @@ def test_sm_limit_needs_a_device_engine(checkpoint):
         samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, sm_limit=8)
     with pytest.raises(ValueError, match="sm_limit"):
         samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, sm_limit=-1)
+
+
+def test_memory_policy(checkpoint):
+    # the tracker's memory-selection policy: a name of samrt.h's enum, refused before any frame
+    with pytest.raises(ValueError, match="memory_policy"):
+        samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, memory_policy="dam")
+    plain = samrt.Model.plan_only("sam2.1_tiny", "cpu", imgsz=IMGSZ).budget()["state"]
+    m = samrt.Model(checkpoint, platform="cpu", imgsz=IMGSZ, memory_policy="samurai")
+    assert m.budget()["state"] > plain  # each object's filter state is planned
+    m.close()

@@ -18,6 +18,7 @@
 #include "prompt_encoder.h"
 #include "track_bank.h"
 #include "track_mask.h"
+#include "track_policy.h"
 #include "track_post.h"
 
 #ifdef __cplusplus
@@ -34,6 +35,7 @@ struct samrt_sam2_track_obj {
     int first_frame;                     /* frame of its first prompt */
     int n_frames_tracked;                /* frames it has output so far */
     struct samrt_track_bank bank;
+    struct samrt_track_policy_obj pol;   /* its memory policy's host side (track_policy.h) */
     int pending;                         /* enum: 0 none, 1 points/box, 2 mask for the next push */
     struct samrt_sam2_points pts;        /* the pending point prompt (model coordinates) */
     struct samrt_object_prompt prompt;   /* and as given (video pixels) */
@@ -67,6 +69,7 @@ struct samrt_sam2_track_key {
     uint8_t n_ptr[SAMRT_MAX_OBJECTS];
     int32_t n_sparse[SAMRT_MAX_OBJECTS]; /* the heads' prompt-token count and mask mode per object row */
     uint8_t mode[SAMRT_MAX_OBJECTS];     /* (prompted objects' prompts, the others' none) */
+    uint8_t policy[SAMRT_MAX_OBJECTS];   /* the memory policy's launch code (track_policy.h) */
 };
 
 /* Memory attention passes, one per (memories S, pointers P) count (memory_attention.h: the
@@ -102,6 +105,7 @@ struct samrt_sam2_tracker {
     size_t tab_obj_bytes, tab_ma_bytes, tab_shared;  /* per-object region, its memattn rows, shared part */
     struct samrt_sam2_track_post post;   /* notebook post-processing (track_post.h) */
     struct samrt_sam2_track_mask mask;   /* mask prompts (track_mask.h) */
+    struct samrt_sam2_track_policy policy; /* the memory-selection policy (track_policy.h) */
 
     struct samrt_sam2_memenc memenc;
     struct samrt_sam2_memattn memattn;   /* b_max 1: objects attend to their own banks one by one */

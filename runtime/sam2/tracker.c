@@ -48,6 +48,7 @@ enum samrt_status samrt_sam2_tracker_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_ctx_persistent(c, "track.ptr_bank", SAMRT_REGION_STATE, SAMRT_DTYPE_F32, 3,
                                    SAMRT_SHAPE(SAMRT_TRACK_PTR_SLOTS, t->k_max, SAMRT_SAM2_DIM), &t->ptr_bank,
                                    &t->slot_ptr_bank));
+    SAMRT_TRY(samrt_sam2_track_policy_plan(e, m));  /* before the passes: it sizes the frame table */
     SAMRT_TRY(samrt_sam2_tracker_plan_passes(e, m));
     SAMRT_TRY(samrt_sam2_track_mask_plan(e, m));  /* track_mask.c */
     return samrt_sam2_track_post_plan(e, m);      /* track_post.c */
@@ -64,6 +65,7 @@ enum samrt_status samrt_sam2_tracker_prepare(struct samrt_engine *e, struct samr
     SAMRT_TRY(samrt_sam2_tracker_prepare_passes(e, m, ck));
     samrt_sam2_track_post_prepare(e, m);
     SAMRT_TRY(samrt_sam2_track_mask_prepare(e, m, ck));
+    SAMRT_TRY(samrt_sam2_track_policy_prepare(e, m));
     t->ready = 1;
     return SAMRT_OK;
 }
@@ -81,6 +83,7 @@ void samrt_sam2_tracker_free(struct samrt_sam2 *m) {
     free_video(t);
     samrt_sam2_tracker_free_passes(t);
     samrt_sam2_track_mask_free(m);
+    samrt_sam2_track_policy_free(&t->policy);
     free(t->obj);
     t->obj = NULL;
     t->ready = 0;
@@ -129,6 +132,7 @@ enum samrt_status samrt_sam2_track_begin(struct samrt_engine *e, int width, int 
     t->opt.fill_hole_area = 0;
     const char *hd = getenv("SAMRT_TRACK_HOST_DECODE");
     t->host_decode_env = hd && strcmp(hd, "1") == 0;
+    SAMRT_TRY(samrt_sam2_track_policy_begin(&t->policy));
     samrt_stage_times_none(&samrt_sam2_of(e)->times);
     return SAMRT_OK;
 }
@@ -166,6 +170,7 @@ static enum samrt_status object_for_prompt(struct samrt_sam2_tracker *t, int obj
     o->obj_id = obj_id;
     o->first_frame = -1;  /* set when its prompt frame is pushed */
     samrt_track_bank_reset(&o->bank);
+    samrt_sam2_track_policy_obj_reset(&o->pol);
     *out = o;
     t->n_obj++;
     return SAMRT_OK;
@@ -218,7 +223,15 @@ static enum samrt_status move_bank_rows(struct samrt_engine *e, struct samrt_sam
         }
         SAMRT_TRY(samrt_platform_copy_2d(dst, slot_bytes, src, slot_bytes, obj_bytes, n_slots[b], SAMRT_COPY_D2D));
     }
-    return SAMRT_OK;
+    if (t->policy.kind == SAMRT_MEMORY_SAM2) return SAMRT_OK;
+    const size_t row = samrt_tensor_nbytes(&t->policy.state) / (size_t)t->k_max;  /* the policy's state row */
+    uint8_t *dst = (uint8_t *)t->policy.state.data + (size_t)to * row;
+    const uint8_t *src = (const uint8_t *)t->policy.state.data + (size_t)from * row;
+    if (!samrt_engine_on_device(e)) {
+        memcpy(dst, src, row);
+        return SAMRT_OK;
+    }
+    return samrt_platform_copy_2d(dst, row, src, row, row, 1, SAMRT_COPY_D2D);
 }
 
 enum samrt_status samrt_sam2_track_remove(struct samrt_engine *e, int obj_id) {
@@ -287,6 +300,7 @@ enum samrt_status samrt_sam2_track_push(struct samrt_engine *e, const struct sam
         if (o->first_frame < 0) o->first_frame = t->frame;
         o->pending = PENDING_NONE;
     }
+    samrt_sam2_track_policy_after_frame(t, t->frame);  /* admissions, the decision dump */
     const uint64_t t3 = samrt_platform_now_ns();
 
     int n_out = 0;

@@ -76,7 +76,8 @@ static size_t mem_bytes(const struct samrt_sam2_tracker *t) {
  * Per object k, at k * tab_obj_bytes: [tpos rows | pointer positions] (tab_ma_bytes, as the
  * memory attention's slots tpos and ptr_p), then int32 pairs: MAX_SEL_MEM memory gathers,
  * MAX_SEL_PTR pointer gathers. Shared, at tab_shared: the ring pair (4 int32), K conditioning
- * pairs, K pointer pairs. base is the host image or the device slot. */
+ * pairs, K pointer pairs, and K memory pairs under a policy with per-object slots. base is the
+ * host image or the device slot. */
 
 static int32_t *mem_pairs(void *base, const struct samrt_sam2_tracker *t, int k) {
     return (int32_t *)(void *)((uint8_t *)base + (size_t)k * t->tab_obj_bytes + t->tab_ma_bytes);
@@ -91,6 +92,8 @@ static int32_t *cond_pairs(void *base, const struct samrt_sam2_tracker *t) { ret
 static int32_t *scatter_pairs(void *base, const struct samrt_sam2_tracker *t) {
     return cond_pairs(base, t) + 2 * t->k_max;
 }
+/* Policies with per-object memory slots (track_policy.h): K (bank row, mem_new row) pairs. */
+static int32_t *own_pairs(void *base, const struct samrt_sam2_tracker *t) { return scatter_pairs(base, t) + 2 * t->k_max; }
 
 static void table_layout(struct samrt_sam2_tracker *t) {
     const struct samrt_sam2_memattn *ma = &t->memattn;
@@ -175,7 +178,9 @@ enum samrt_status samrt_sam2_tracker_plan_passes(struct samrt_engine *e, struct 
     }
     table_layout(t);
     SAMRT_TRY(samrt_ctx_persistent(c0, "track.table", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SAMRT_SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K))), &t->tab,
+                                   SAMRT_SHAPE((int64_t)(t->tab_shared + sizeof(int32_t) * (4 + 4 * (size_t)K) +
+                                                         (samrt_sam2_track_policy_own_slots(&t->policy)
+                                                              ? sizeof(int32_t) * 2 * (size_t)K : 0))), &t->tab,
                                    &t->slot_tab));
 
     t->ma = calloc(SAMRT_TRACK_N_MA_PASSES, sizeof *t->ma);
@@ -287,7 +292,7 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
         if (is_cond(key->role[k]) || t->obj[k].first_frame < 0) continue;
         key->role[k] = ROLE_TRACKED;
         struct samrt_track_selection sel;
-        samrt_track_bank_select(&t->obj[k].bank, f, t->opt.num_frames, &sel);
+        samrt_sam2_track_policy_select(&t->policy, &t->obj[k].bank, &t->obj[k].pol, f, t->opt.num_frames, &sel);
         if (sel.n_mem < 1 || sel.n_ptr < sel.n_mem || sel.n_mem > SAMRT_TRACK_MAX_SEL_MEM ||
             sel.n_ptr > SAMRT_TRACK_MAX_SEL_PTR)
             return SAMRT_E_BAD_STATE;  /* the bank never selects these (track_bank.h) */
@@ -307,7 +312,7 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
      * selects any more); pointers to ring slot f % 16 or the conditioning slots */
     int32_t *ring = ring_pair(tab, t), *cp = cond_pairs(tab, t), *sp = scatter_pairs(tab, t);
     ring[0] = f % SAMRT_TRACK_RING, ring[1] = 0;
-    int n_cond = 0, n_started = 0;
+    int n_cond = 0, n_started = 0, n_own = 0;
     for (int k = 0; k < t->n_obj; k++) {
         int ms, ps;
         if (key->role[k] == ROLE_IDLE) continue;
@@ -316,7 +321,9 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
             cp[2 * n_cond] = ms * K + k, cp[2 * n_cond + 1] = k;
             n_cond++;
         } else {
-            samrt_track_bank_add_tracked(&t->obj[k].bank, f, &ms, &ps);
+            samrt_sam2_track_policy_add_tracked(&t->policy, &t->obj[k].bank, &t->obj[k].pol, f, &ms, &ps);
+            int32_t *op = own_pairs(tab, t);
+            if (samrt_sam2_track_policy_own_slots(&t->policy)) op[2 * n_own] = ms * K + k, op[2 * n_own + 1] = k, n_own++;
         }
         sp[2 * n_started] = ps * K + k, sp[2 * n_started + 1] = k;
         n_started++;
@@ -370,6 +377,15 @@ static enum samrt_status attend(struct samrt_engine *e, struct samrt_sam2 *m, in
     return samrt_ctx_end(c);
 }
 
+/* The memory policy's kernels (track_policy.h) on the heads' rows of one role, right after
+ * those heads ran (the next heads pass overwrites their candidates). */
+static enum samrt_status policy_rows(struct samrt_engine *e, struct samrt_sam2 *m, int role, samrt_stream *stream) {
+    const struct samrt_sam2_track_key *key = &m->trk.key;
+    uint8_t codes[SAMRT_MAX_OBJECTS] = {0};
+    for (int k = 0; k < key->n_obj; k++) codes[k] = key->role[k] == role ? key->policy[k] : SAMRT_POLICY_SKIP;
+    return samrt_sam2_track_policy_enqueue(e, m, codes, key->n_obj, stream);
+}
+
 /* Everything between the uploads and the download, on `stream` (NULL on the CPU backend):
  * the part a graph captures. Allocates nothing, syncs nothing, reads no host memory. */
 static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2 *m, const struct samrt_resize_plan *rp,
@@ -407,6 +423,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_sam2_segment_heads(e, m, stream));
         for (int k = 0; k < key->n_obj; k++)
             if (key->role[k] == ROLE_PROMPTED) SAMRT_TRY(take_heads_row(m, &m->seg.ctx, k, k));
+        SAMRT_TRY(policy_rows(e, m, ROLE_PROMPTED, stream));
     }
     if (n_tracked > 0) {  /* the heads on the memory-conditioned features, no prompt */
         samrt_ctx_begin(ch, SAMRT_EXEC_RUN, &e->arena);
@@ -414,6 +431,7 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_ctx_end(ch));
         for (int k = 0; k < key->n_obj; k++)
             if (key->role[k] == ROLE_TRACKED) SAMRT_TRY(take_heads_row(m, ch, k, k));
+        SAMRT_TRY(policy_rows(e, m, ROLE_TRACKED, stream));
     }
     if (n_points + n_tracked > 0) SAMRT_TRY(mark(m, SAMRT_STAGE_MK_HEADS, stream));
     if (samrt_sam2_track_post_on(t)) {  /* notebook: hole filling, binarised prompted memories */
@@ -424,8 +442,12 @@ static enum samrt_status enqueue_frame(struct samrt_engine *e, struct samrt_sam2
         SAMRT_TRY(samrt_ctx_end(&t->memenc_pass.ctx));
     }
     const size_t mb = mem_bytes(t);
-    SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
-                        ring_pair(t->tab.data, t), 1));
+    if (samrt_sam2_track_policy_own_slots(&t->policy))  /* each tracked object's own slot */
+        SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, (int64_t)SAMRT_TRACK_MEM_SLOTS * K, t->mem_new.data, K, mb,
+                            own_pairs(t->tab.data, t), n_tracked));
+    else  /* every object's memory of the frame into ring slot f % 6 */
+        SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, SAMRT_TRACK_MEM_SLOTS, t->mem_new.data, 1, (size_t)K * mb,
+                            ring_pair(t->tab.data, t), 1));
     SAMRT_TRY(copy_rows(e, stream, t->mem_bank.data, (int64_t)SAMRT_TRACK_MEM_SLOTS * K, t->mem_new.data, K, mb,
                         cond_pairs(t->tab.data, t), n_prompted));
     SAMRT_TRY(copy_rows(e, stream, t->ptr_bank.data, (int64_t)SAMRT_TRACK_PTR_SLOTS * K, t->cur_ptr.data, K, PTR_BYTES,
@@ -504,6 +526,10 @@ static enum samrt_status set_prompts(struct samrt_sam2 *m, struct samrt_op_ctx *
     for (int k = 0; k < key->n_obj; k++) {
         key->n_sparse[k] = h->n_sparse[k];
         key->mode[k] = h->mode[k];
+        /* the memory policy decides where the heads chose among three candidates */
+        const int multi = key->role[k] == ROLE_TRACKED ||
+                          (key->role[k] == ROLE_PROMPTED && h->mode[k] == SAMRT_SAM2_MODE_MULTI);
+        key->policy[k] = samrt_sam2_track_policy_code(&t->policy, &t->obj[k].pol, multi);
     }
     return SAMRT_OK;
 }
@@ -556,6 +582,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
         SAMRT_TRY(frame_verdict(e, t));
         SAMRT_TRY(samrt_ctx_fetch(ch, t->low_host, samrt_sam2_track_post_low(t)->data,
                                   samrt_tensor_nbytes(&t->cur_low)));
+        SAMRT_TRY(samrt_sam2_track_policy_download(e, m, NULL));
         return samrt_ctx_fetch(ch, t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max);
     }
     struct samrt_resize_plan plan;
@@ -580,6 +607,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     }
     SAMRT_TRY(samrt_stream_copy(t->score_host, t->cur_score.data, sizeof(float) * (size_t)t->k_max, SAMRT_COPY_D2H,
                                 stream));
+    SAMRT_TRY(samrt_sam2_track_policy_download(e, m, stream));  /* with the masks, before the one sync */
     SAMRT_TRY(samrt_health_download(e, &t->health, stream));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_D2H, stream));
     SAMRT_TRY(samrt_stream_sync(stream));
