@@ -55,6 +55,39 @@ def memory_frames(model, frame_idx, output_dict):
     return mem
 
 
+def stub_missing():
+    """SAMURAI's package imports loguru (logging only) and scipy.linalg (three Cholesky calls of
+    its Kalman filter). Where a machine lacks them, stand-ins: a silent logger, and the three
+    solves in numpy at float64 (the same factorisation; rounding may differ in the last bits)."""
+    import types
+    import numpy as np
+    try:
+        import loguru  # noqa: F401
+    except ImportError:
+        class _Logger:
+            def __getattr__(self, name):
+                return lambda *a, **k: None
+        sys.modules["loguru"] = types.SimpleNamespace(logger=_Logger())
+    try:
+        import scipy.linalg  # noqa: F401
+    except ImportError:
+        def cho_factor(a, lower=False, **kw):
+            return np.linalg.cholesky(np.asarray(a, dtype=np.float64)), True
+
+        def cho_solve(c_and_lower, b, **kw):
+            c = c_and_lower[0]
+            return np.linalg.solve(c.T, np.linalg.solve(c, b))
+
+        def solve_triangular(a, b, lower=False, **kw):
+            return np.linalg.solve(np.tril(a) if lower else np.triu(a), b)
+
+        linalg = types.ModuleType("scipy.linalg")
+        linalg.cho_factor, linalg.cho_solve, linalg.solve_triangular = cho_factor, cho_solve, solve_triangular
+        scipy = types.ModuleType("scipy")
+        scipy.linalg = linalg
+        sys.modules["scipy"], sys.modules["scipy.linalg"] = scipy, linalg
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pkg", required=True, help="folder holding SAMURAI's `sam2` package")
@@ -72,6 +105,7 @@ def main():
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
     ref.stub_modules()
+    stub_missing()
     sys.path.insert(0, os.path.abspath(a.pkg))
     import numpy as np
     import torch
