@@ -206,12 +206,13 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     }
 }
 
-/* The producer's register path (rows RoPE turns, q-pooled Q rows): ROWS rows r0.. in
- * load_sw's thread -> (row, chunk) split, each 16-byte chunk made by chunk(row, col) (zeros
- * from column dlim on) and stored in its swizzled place. The caller makes these generic-proxy
- * stores visible to wgmma (fence.proxy.async) before it arrives on the tile's barrier. */
-template <int DP, int ROWS, typename F>
-__device__ __forceinline__ void store_sw(unsigned sm, int dlim, int r0, int pt, F chunk) {
+/* load_sw for the rows RoPE rotates (q: WHICH 0, k: 1; never in window mode): the same
+ * thread -> (row, chunk) split, but each 16-byte chunk goes through registers, turns pair by
+ * pair in fp32 with its table row (rope_row) and is stored back in T, in the swizzled place.
+ * The caller makes these generic-proxy stores visible to wgmma (fence.proxy.async) before it
+ * arrives on the tile's barrier. Requires 16-byte rows and tables (the launcher's vec). */
+template <typename T, int WHICH, int DP, int ROWS>
+__device__ __forceinline__ void load_sw_rope(unsigned sm, const RowSrc<T> &src, const Args &a, int r0, int pt) {
     constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
     const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
     if (rr >= RPP) return;
@@ -219,32 +220,44 @@ __device__ __forceinline__ void store_sw(unsigned sm, int dlim, int r0, int pt, 
     for (int k = 0; k < NPASS; k++) {
         const int r = rr + k * RPP;
         if (NPASS * RPP != ROWS && r >= ROWS) break;
-        const uint4 v = col < dlim ? chunk(r0 + r, col) : make_uint4(0u, 0u, 0u, 0u);
+        uint4 v = make_uint4(0u, 0u, 0u, 0u);
+        const bool ok = col < a.d_qk && r0 + r < src.n;
+        const float *cs = ok ? rope_row<WHICH>(a, r0 + r) : nullptr;
+        if (ok) v = *reinterpret_cast<const uint4 *>(src.base + (int64_t)(r0 + r) * src.s_t + col);
+        if (cs) {
+            const float4 c0 = *reinterpret_cast<const float4 *>(cs + col);
+            const float4 c1 = *reinterpret_cast<const float4 *>(cs + col + 4);
+            const float tab[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+            unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const T *e = reinterpret_cast<const T *>(&w[j]);
+                const float2 rv = rope_rot(samrt::to_f32(e[0]), samrt::to_f32(e[1]), tab[2 * j], tab[2 * j + 1]);
+                w[j] = pack2<T>(rv.x, rv.y);
+            }
+            v = make_uint4(w[0], w[1], w[2], w[3]);
+        }
         asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm + sw_off<DP, ROWS>(r, col)), "r"(v.x),
                      "r"(v.y), "r"(v.z), "r"(v.w));
     }
 }
 
-/* Channels col..col + 7 of q (WHICH 0) or k (1) row `row` (never in window mode), turned
- * pair by pair in fp32 with its table row (rope_row) and stored back in T; zeros past the
- * rows. Requires 16-byte rows and tables (the launcher's vec). */
-template <typename T, int WHICH>
-__device__ __forceinline__ uint4 rope_chunk(const RowSrc<T> &src, const Args &a, int row, int col) {
-    if (row >= src.n) return make_uint4(0u, 0u, 0u, 0u);
-    const uint4 v = *reinterpret_cast<const uint4 *>(src.base + (int64_t)row * src.s_t + col);
-    const float *cs = rope_row<WHICH>(a, row);
-    if (!cs) return v;
-    const float4 c0 = *reinterpret_cast<const float4 *>(cs + col);
-    const float4 c1 = *reinterpret_cast<const float4 *>(cs + col + 4);
-    const float tab[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
-    unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const T *e = reinterpret_cast<const T *>(&w[j]);
-        const float2 rv = rope_rot(samrt::to_f32(e[0]), samrt::to_f32(e[1]), tab[2 * j], tab[2 * j + 1]);
-        w[j] = pack2<T>(rv.x, rv.y);
+/* The Q tile of a q-pool problem (any window mode): the 2x2 max of each row's unpooled rows
+ * through registers (qpool_chunk), stored swizzled; the caller fences and arrives as for
+ * load_sw_rope. Requires 16-byte rows. */
+template <typename T, int DP, int ROWS>
+__device__ __forceinline__ void load_sw_qpool(unsigned sm, const Args &a, int bw, int h, int r0, int pt) {
+    constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
+    const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
+    if (rr >= RPP) return;
+#pragma unroll 1
+    for (int k = 0; k < NPASS; k++) {
+        const int r = rr + k * RPP;
+        if (NPASS * RPP != ROWS && r >= ROWS) break;
+        const uint4 v = col < a.d_qk ? qpool_chunk<T>(a, bw, h, r0 + r, col) : make_uint4(0u, 0u, 0u, 0u);
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm + sw_off<DP, ROWS>(r, col)), "r"(v.x),
+                     "r"(v.y), "r"(v.z), "r"(v.w));
     }
-    return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
@@ -309,9 +322,12 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
     /* the wide tile never runs RoPE or q-pool (samrt_attention_wide_tiles): its 32-register
      * producer spills with those paths compiled in */
     constexpr bool REGS = NWG < 4;
-    if (REGS && (a.qp_w || a.rope_q)) {  /* through registers: stores, the proxy fence, the arrival */
-        if (a.qp_w) store_sw<DP, BM>(sQ, a.d_qk, q0, pt, [&](int r, int c) { return qpool_chunk<T>(a, bw, h, r, c); });
-        else store_sw<DP, BM>(sQ, a.d_qk, q0, pt, [&](int r, int c) { return rope_chunk<T, 0>(qs, a, r, c); });
+    if (REGS && a.qp_w) {  /* the 2x2 max through registers, then as RoPE */
+        load_sw_qpool<T, DP, BM>(sQ, a, bw, h, q0, pt);
+        fence_async_smem();
+        mbar_arrive(bar);
+    } else if (REGS && a.rope_q) {  /* rotated through registers: stores, the proxy fence, then the arrival */
+        load_sw_rope<T, 0, DP, BM>(sQ, qs, a, q0, pt);
         fence_async_smem();
         mbar_arrive(bar);
     } else {
@@ -323,8 +339,7 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
         const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
         if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
         if (REGS && a.rope_k) {
-            store_sw<DP, BN>(sK + s * G::KV_BYTES, a.d_qk, k0, pt,
-                             [&](int r, int c) { return rope_chunk<T, 1>(ks, a, r, c); });
+            load_sw_rope<T, 1, DP, BN>(sK + s * G::KV_BYTES, ks, a, k0, pt);
             fence_async_smem();
             mbar_arrive(bar_kf + 8 * s);
         } else {
@@ -667,9 +682,8 @@ cudaError_t sm90_init(int *usable) {
 bool sm90_supports(const Args &a, const samrt_attention_config &c) {
     const bool dp_ok = c.d_pad == 64 || c.d_pad == 80 || c.d_pad == 96 || c.d_pad == 128 || c.d_pad == 256;
     const bool bk_ok = c.block_k == 64 || (c.block_k == 128 && c.d_pad != 256);
-    /* the wide tile compiles no RoPE / q-pool producer path (attn_produce's REGS) */
-    const bool wide_ok = c.d_pad == 64 && c.block_k == 64 && !a.rope_q && !a.rope_k && !a.qp_w;
-    return a.vec && dp_ok && bk_ok && (c.block_q == 64 || c.block_q == 128 || (c.block_q == 256 && wide_ok));
+    return a.vec && dp_ok && bk_ok &&
+           (c.block_q == 64 || c.block_q == 128 || (c.block_q == 256 && c.d_pad == 64 && c.block_k == 64));
 }
 
 enum samrt_status sm90_launch(const Args &a, const samrt_attention_config &c, bool half, dim3 grid,
