@@ -100,38 +100,11 @@ constexpr size_t mma_smem_bytes() {
     return (size_t)(BM + 2 * Tile<DP, BM>::BN) * (DP + 8) * sizeof(T);
 }
 
-/* The Q tile of a q-pool problem: each row the 2x2 max of its unpooled rows (qpool_chunk /
- * qpool_max, pool.h's rule), stored by the threads (no cp.async); zero rows and columns as
- * load_tile. */
-template <typename T, int DP, int ROWS, int NT>
-__device__ __forceinline__ void load_q_pooled(T *sm, const Args &a, int bw, int h, int r0, int dlim) {
-    constexpr int SST = DP + 8, CPR = DP / 8;
-    if (a.vec) {
-        for (int c = threadIdx.x; c < ROWS * CPR; c += NT) {
-            const int r = c / CPR, col = (c - r * CPR) * 8;
-            *reinterpret_cast<uint4 *>(sm + r * SST + col) =
-                col < dlim ? qpool_chunk<T>(a, bw, h, r0 + r, col) : make_uint4(0u, 0u, 0u, 0u);
-        }
-        return;
-    }
-    for (int e = threadIdx.x; e < ROWS * DP; e += NT) {
-        const int r = e / DP, col = e - r * DP;
-        const bool ok = col < dlim && qpool_row<T>(a, bw, h, r0 + r, 0) != nullptr;
-        float m = ok ? -INFINITY : 0.0f;
-        for (int j = 0; ok && j < 4; j++) m = qpool_max(m, samrt::to_f32(qpool_row<T>(a, bw, h, r0 + r, j)[col]));
-        sm[r * SST + col] = samrt::from_f32<T>(m);
-    }
-}
-
 /* ROWS x DP tile of q/k/v rows r0.. into shared memory (row stride DP + 8), columns at and
  * past dlim and missing rows zero-filled. Vector path: cp.async (caller commits). */
 template <typename T, int WHICH, int DP, int ROWS, int NT>
 __device__ __forceinline__ void load_tile(T *sm, const Args &a, int bw, int h, int r0, int dlim) {
     constexpr int SST = DP + 8, CPR = DP / 8, N_CHUNK = ROWS * CPR;
-    if (WHICH == 0 && a.qp_w) {  /* q-pool: the 2x2 max through registers */
-        load_q_pooled<T, DP, ROWS, NT>(sm, a, bw, h, r0, dlim);
-        return;
-    }
     if (a.vec) {
 #pragma unroll 1  /* unrolled, the per-chunk row pointers are hoisted into ~30 registers */
         for (int it = 0; it < (N_CHUNK + NT - 1) / NT; it++) {
@@ -329,15 +302,7 @@ __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
     const int nc = (DV + 31) / 32;
 
     for (int e = threadIdx.x; e < F32_BM * D; e += blockDim.x) {
-        const int r = q0 + e / D;
-        if (a.qp_w) {  /* q-pool: the 2x2 max (pool.h's rule) */
-            const bool ok = qpool_row<float>(a, bw, h, r, 0) != nullptr;
-            float m = ok ? -INFINITY : 0.0f;
-            for (int j = 0; ok && j < 4; j++) m = qpool_max(m, qpool_row<float>(a, bw, h, r, j)[e % D]);
-            sQ[e] = m;
-            continue;
-        }
-        const float *src = in_row<float, 0>(a, bw, h, r);
+        const float *src = in_row<float, 0>(a, bw, h, q0 + e / D);
         sQ[e] = src ? src[e % D] : 0.0f;
     }
     if (a.rope_q) {  /* the loop's first barrier covers these writes */
@@ -554,7 +519,6 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
     a.rope_q = p->rope.q;
     a.rope_k = p->rope.k;
     a.rk_period = p->rope.k_period; a.rk_skip = p->rope.k_skip; a.rk_n = p->rope.n_k;
-    a.qp_w = p->qpool.h > 0 ? p->qpool.w : 0;  /* q-pool: the kernels take the 2x2 max as they load Q */
 
     const int n_win = samrt_attention_n_windows(p);
     if (p->win.size_q > 0) {

@@ -43,13 +43,10 @@
  * o is the unpadded map: no partition or unpartition copies exist. In window mode the token
  * stride addresses the map, token index y*W + x; n_batch counts images, and the kernel runs
  * n_batch * n_windows * n_head attention problems.
- * Q-pool blocks (qpool.h > 0): q is the unpooled map, 2 qpool.h x 2 qpool.w tokens per image
- * at s_q_t, and query token (y, x) of the pooled qpool.h x qpool.w map is the 2x2 max of
- * tokens (2y + dy, 2x + dx) (pool.h's max: NaN propagates, values exact), taken as the
- * kernels load their Q tile: no pooled copy exists. With even H, W and even windows every
- * 2x2 cell lies in one window, so this equals the official per-window pool; pass size_q =
- * ws/2 over the pooled map (win.q_h, q_w = qpool.h, w) and size_k = ws over the full map.
- * The window grids must agree (checked). Not combined with RoPE.
+ * Q-pool blocks: max-pool q over the whole (H, W) map to (H/2, W/2) first (a separate op;
+ * with even H, W and even windows every 2x2 cell lies in one window, so this equals the
+ * official per-window pool), then pass size_q = ws/2 over the pooled map and size_k = ws
+ * over the full map. The window grids must agree (checked).
  *
  * Split-K (n_split > 1): the keys are cut into n_split ranges of whole tiles; each CTA writes
  * its partial (max, sum, unnormalised accumulator) in fp32 to the workspace and a second
@@ -88,17 +85,6 @@ struct samrt_attention_window {
     int64_t s_pad_h;      /* head stride of pad_k and pad_v, elements */
 };
 
-struct samrt_attention_qpool {
-    int h, w;             /* pooled q map (the unpooled one is 2h x 2w); h 0 = q not pooled */
-};
-
-/* Q-pool: the unpooled token of corner j (0..3: dy = j / 2, dx = j % 2) of pooled token tok of
- * a w-wide pooled map. */
-static inline SAMRT_HOST_DEVICE int64_t samrt_attention_qpool_tok(int64_t tok, int w, int j) {
-    const int64_t y = tok / w, x = tok - y * w;
-    return (2 * y + (j >> 1)) * (2 * (int64_t)w) + 2 * x + (j & 1);
-}
-
 struct samrt_attention_params {
     enum samrt_dtype dtype;        /* F32, F16 or BF16 for q, k, v, o and the pad rows */
     int n_batch, n_head;           /* B, H */
@@ -115,7 +101,6 @@ struct samrt_attention_params {
     int64_t s_o_b, s_o_h, s_o_t;
     struct samrt_attention_rope rope;
     struct samrt_attention_window win;
-    struct samrt_attention_qpool qpool;
     int n_split;                   /* key ranges per problem; 0 or 1 = one pass */
     void *workspace;               /* samrt_attention_workspace_size bytes, 256-aligned */
     size_t workspace_bytes;
@@ -154,7 +139,7 @@ struct samrt_attention_config {
 
 /* Validates shapes, pointers, RoPE and window settings (no logging, also run-time safe):
  * SAMRT_E_INVALID_ARG for inconsistent input, SAMRT_E_UNSUPPORTED for valid input this op
- * does not handle (head dim > 256, RoPE combined with windows or q-pool, other dtypes). */
+ * does not handle (head dim > 256, RoPE combined with windows, other dtypes). */
 enum samrt_status samrt_attention_check(const struct samrt_attention_params *p);
 
 /* Windows per image (1 without windows); 0 when the window settings are invalid. */
@@ -175,7 +160,7 @@ int samrt_attention_n_split_effective(const struct samrt_attention_params *p);
 
 /* The sm_90a kernel's wide tile (pure; the launcher uses it on sm_90a only): 256 query rows
  * with four consumer warpgroups and 64-key tiles, for f16 / bf16 at head dims 33..64 without
- * windows, RoPE, q-pool or split-K. At these head dims the exponentials cost as much as the products, and
+ * windows, RoPE or split-K. At these head dims the exponentials cost as much as the products, and
  * four warpgroups per SM overlap them better than two; a 256-row tile takes ~1.78x a 128-row
  * one, so it pays where it saves a wave (base_plus global attention on 132 SMs: 128 tiles in
  * one wave instead of 256 in two). Returns the wide tile count when p->sm_count > 0 and the

@@ -41,7 +41,6 @@ struct Args {
     const float *rope_k;         /* key j uses row samrt_rope_row(j, rk_period, rk_skip, rk_n) */
     int rk_period, rk_skip;
     int64_t rk_n;
-    int qp_w;                    /* q-pool: pooled map width; 0 = q not pooled */
     int vec;                     /* 16-byte aligned rows: cp.async path */
     int tma;                     /* sm_90a: q, k, v tiles through the tensor maps (no windows) */
 };
@@ -66,21 +65,6 @@ __device__ __forceinline__ const T *in_row(const Args &a, int bw, int h, int r) 
     }
     return base + b * s_b + h * s_h + tok * s_t;
 }
-
-/* Q-pool: the unpooled q row of corner j (0..3) of query row r's 2x2 cell in problem
- * (bw, h); nullptr past Lq and for padded window rows (zero rows). */
-template <typename T>
-__device__ __forceinline__ const T *qpool_row(const Args &a, int bw, int h, int r, int j) {
-    if (r >= a.n_q) return nullptr;
-    int b = bw;
-    int64_t tok = r;
-    if (a.win && !samrt_attention_map_row(bw, r, a.size_q, a.q_h, a.q_w, a.n_win, a.n_win_x, &b, &tok))
-        return nullptr;
-    return (const T *)a.q + b * a.s_q_b + h * a.s_q_h + samrt_attention_qpool_tok(tok, a.qp_w, j) * a.s_q_t;
-}
-
-/* The running 2x2 max of pool.h: a larger value or any NaN replaces m (start from -inf). */
-__device__ __forceinline__ float qpool_max(float m, float v) { return (v > m || v != v) ? v : m; }
 
 /* Output row r of problem (bw, h); nullptr when it is not written (past Lq, padding). */
 template <typename T>
@@ -144,28 +128,6 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
     return y;
-}
-
-/* Eight q channels col.. of query row r (q-pool: the max over the cell's four rows), as T
- * pairs in a 16-byte chunk; zeros for a zero row. 16-byte rows only (the vec paths). */
-template <typename T>
-__device__ __forceinline__ uint4 qpool_chunk(const Args &a, int bw, int h, int r, int col) {
-    float m[8];
-#pragma unroll
-    for (int e = 0; e < 8; e++) m[e] = -INFINITY;
-    if (!qpool_row<T>(a, bw, h, r, 0)) return make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const uint4 v = *reinterpret_cast<const uint4 *>(qpool_row<T>(a, bw, h, r, j) + col);
-        const T *e = reinterpret_cast<const T *>(&v);
-#pragma unroll
-        for (int i = 0; i < 8; i++) m[i] = qpool_max(m[i], samrt::to_f32(e[i]));
-    }
-    uint4 o;
-    unsigned *w = reinterpret_cast<unsigned *>(&o);
-#pragma unroll
-    for (int i = 0; i < 4; i++) w[i] = pack2<T>(m[2 * i], m[2 * i + 1]);
-    return o;
 }
 
 // ---- online softmax and epilogue (shared by both tensor-core kernels) -------------------

@@ -55,13 +55,6 @@ enum samrt_status samrt_attention_check(const struct samrt_attention_params *p) 
     } else if (p->win.size_k != 0) {
         return SAMRT_E_INVALID_ARG;
     }
-    if (p->qpool.h != 0 || p->qpool.w != 0) {
-        if (p->qpool.h <= 0 || p->qpool.w <= 0) return SAMRT_E_INVALID_ARG;
-        if (p->win.size_q > 0 ? p->qpool.h != p->win.q_h || p->qpool.w != p->win.q_w
-                              : (int64_t)p->qpool.h * p->qpool.w != p->n_q)
-            return SAMRT_E_INVALID_ARG;
-        if (r->q || r->k) return SAMRT_E_UNSUPPORTED;
-    }
     if ((int64_t)p->n_batch * p->n_head > INT32_MAX) return SAMRT_E_INVALID_ARG;
     return SAMRT_OK;
 }
@@ -164,10 +157,10 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
 
 int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
     struct samrt_attention_config c;
-    /* RoPE and q-pool rows go through the producer's registers, which four consumer
-     * warpgroups leave too few of (32 per thread) */
+    /* RoPE rows go through the producer's registers, which four consumer warpgroups leave
+     * too few of (32 per thread) */
     if (samrt_attention_configure(p, &c) != SAMRT_OK || p->dtype == SAMRT_DTYPE_F32 || p->win.size_q > 0 ||
-        p->rope.q || p->rope.k || p->qpool.h > 0 ||
+        p->rope.q || p->rope.k ||
         c.d_pad != 64 || p->sm_count <= 0 || samrt_attention_n_split_effective(p) > 1 ||
         (p->block_q != 0 && p->block_q != 256) || (p->block_k != 0 && p->block_k != 64))
         return 0;

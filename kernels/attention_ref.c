@@ -1,8 +1,7 @@
 /* attention_ref.c - plain C11 reference for attention.h: for every query row, pass 1 finds
  * the max score, pass 2 sums exp(s - max) and the weighted values, then divides. fp32
  * throughout, no scratch memory (scores are recomputed in pass 2), no SIMD, no threads.
- * RoPE follows PyTorch: rotate in fp32, round the rotated row to the storage dtype. Q-pool
- * takes the 2x2 max of the unpooled q rows (pool_ref.c's rule).
+ * RoPE follows PyTorch: rotate in fp32, round the rotated row to the storage dtype.
  * Cost is O(Lq * Lk * D): tests run it on a subset of query rows at large shapes (offset
  * q, o and rope.q by the first row). Tested by tests/test_attention.c. */
 #include "attention.h"
@@ -65,19 +64,6 @@ static void load_kv(const struct samrt_attention_params *p, int which, int bw, i
     load_row(p->dtype, base, bw * s_b + h * s_h + j * s_t, d, cs, out);
 }
 
-/* Q-pool: query row of pooled token tok as the 2x2 max of the unpooled rows (pool_ref.c's
- * rule: from -inf, a larger value or any NaN replaces the max; values are exact). */
-static void load_q_pooled(const struct samrt_attention_params *p, int b, int h, int64_t tok, float *out) {
-    float v[SAMRT_ATTENTION_MAX_DIM];
-    for (int c = 0; c < p->d_qk; c++) out[c] = -INFINITY;
-    for (int j = 0; j < 4; j++) {
-        const int64_t t = samrt_attention_qpool_tok(tok, p->qpool.w, j);
-        load_row(p->dtype, p->q, b * p->s_q_b + h * p->s_q_h + t * p->s_q_t, p->d_qk, NULL, v);
-        for (int c = 0; c < p->d_qk; c++)
-            if (v[c] > out[c] || isnan(v[c])) out[c] = v[c];
-    }
-}
-
 static float dot(const float *a, const float *b, int n) {
     float s = 0.0f;
     for (int c = 0; c < n; c++) s += a[c] * b[c];
@@ -103,8 +89,7 @@ enum samrt_status samrt_attention_ref(const struct samrt_attention_params *p) {
                         continue;  /* padded query: cropped by window_unpartition */
                 }
                 const float *cs = p->rope.q ? p->rope.q + (size_t)i * (size_t)p->d_qk : NULL;
-                if (p->qpool.h > 0) load_q_pooled(p, b, h, tok, qr);
-                else load_row(p->dtype, p->q, b * p->s_q_b + h * p->s_q_h + tok * p->s_q_t, p->d_qk, cs, qr);
+                load_row(p->dtype, p->q, b * p->s_q_b + h * p->s_q_h + tok * p->s_q_t, p->d_qk, cs, qr);
                 float mx = -INFINITY;
                 for (int j = 0; j < p->n_k; j++) {
                     load_kv(p, 0, bw, h, j, kr);

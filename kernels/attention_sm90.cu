@@ -15,9 +15,8 @@
  *             issues TMA box copies that complete on the stage's mbarrier (expect_tx);
  *             window problems gather rows through the window mapping with cp.async from all
  *             128 threads (cp.async.mbarrier.arrive: no thread waits for its own copies).
- *             Rows RoPE turns (q and k of memory attention) and q-pooled Q rows (the 2x2
- *             max) go through the 128 threads' registers instead: load, rotate / max,
- *             swizzled store, proxy fence, arrive.
+ *             Rows RoPE turns (q and k of memory attention) go through the 128 threads'
+ *             registers instead: load, rotate, swizzled store, proxy fence, arrive.
  *             Those copy loops must stay small: a per-chunk address computation made the
  *             first version load-bound (see kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
@@ -242,24 +241,6 @@ __device__ __forceinline__ void load_sw_rope(unsigned sm, const RowSrc<T> &src, 
     }
 }
 
-/* The Q tile of a q-pool problem (any window mode): the 2x2 max of each row's unpooled rows
- * through registers (qpool_chunk), stored swizzled; the caller fences and arrives as for
- * load_sw_rope. Requires 16-byte rows. */
-template <typename T, int DP, int ROWS>
-__device__ __forceinline__ void load_sw_qpool(unsigned sm, const Args &a, int bw, int h, int r0, int pt) {
-    constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
-    const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
-    if (rr >= RPP) return;
-#pragma unroll 1
-    for (int k = 0; k < NPASS; k++) {
-        const int r = rr + k * RPP;
-        if (NPASS * RPP != ROWS && r >= ROWS) break;
-        const uint4 v = col < a.d_qk ? qpool_chunk<T>(a, bw, h, r0 + r, col) : make_uint4(0u, 0u, 0u, 0u);
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm + sw_off<DP, ROWS>(r, col)), "r"(v.x),
-                     "r"(v.y), "r"(v.z), "r"(v.w));
-    }
-}
-
 /* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
  * 16 / 32 (tail block) channels x BM or BN tokens, swizzled as the wgmma layout expects: one
  * thread loads a whole tile (TMA), where 128 threads issuing 16-byte copies left the tensor
@@ -319,14 +300,10 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
     }
     const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
     const void *dummy = a.q;  /* a valid address for the zero-filling copies */
-    /* the wide tile never runs RoPE or q-pool (samrt_attention_wide_tiles): its 32-register
-     * producer spills with those paths compiled in */
-    constexpr bool REGS = NWG < 4;
-    if (REGS && a.qp_w) {  /* the 2x2 max through registers, then as RoPE */
-        load_sw_qpool<T, DP, BM>(sQ, a, bw, h, q0, pt);
-        fence_async_smem();
-        mbar_arrive(bar);
-    } else if (REGS && a.rope_q) {  /* rotated through registers: stores, the proxy fence, then the arrival */
+    /* the wide tile never runs RoPE (samrt_attention_wide_tiles): its 32-register producer
+     * spills with the rotation path compiled in */
+    constexpr bool ROPE = NWG < 4;
+    if (ROPE && a.rope_q) {  /* rotated through registers: stores, the proxy fence, then the arrival */
         load_sw_rope<T, 0, DP, BM>(sQ, qs, a, q0, pt);
         fence_async_smem();
         mbar_arrive(bar);
@@ -338,7 +315,7 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
         const int s = i % ST, k0 = kbeg + i * BN;
         const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
         if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-        if (REGS && a.rope_k) {
+        if (ROPE && a.rope_k) {
             load_sw_rope<T, 1, DP, BN>(sK + s * G::KV_BYTES, ks, a, k0, pt);
             fence_async_smem();
             mbar_arrive(bar_kf + 8 * s);
@@ -574,7 +551,7 @@ void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     Args a = a0;
     Tmaps tm;
     a.tma = 0;
-    if (g_encode && !a.win && !a.rope_q && !a.rope_k && !a.qp_w) {  /* those rows pass the producer's registers */
+    if (g_encode && !a.win && !a.rope_q && !a.rope_k) {  /* RoPE rows pass through the producer's registers */
         const int batch = a.n_problems / a.n_head;
         auto maps = [&](CUtensorMap *mq, CUtensorMap *mk, CUtensorMap *mv, int aw) {
             return encode_map(mq, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, aw, G::BM) &&

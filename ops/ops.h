@@ -281,11 +281,8 @@ struct samrt_tensor samrt_op_convt2x2(struct samrt_op_ctx *c, const char *name, 
  * (k_h, k_w) map, windows of win_q / win_k; padded key tokens take pad_k / pad_v (the k and
  * v slices of the qkv bias, (n_head*d) vectors). RoPE (f32 tables of kernels/rope.h, as
  * tensors so that PLAN mode sees them before they hold data) and windows do not combine.
- * Q-pool (q_pool 1, Hiera's stage transitions): q holds the unpooled (2 q_h, 2 q_w) map and
- * the kernel takes each query as the 2x2 max (samrt_op_maxpool2x2's) of its cell as it loads
- * it; o and the windows address the pooled (q_h, q_w) map. Not with RoPE.
- * The split-K count comes from the GPU's SM count; its fp32 partials live in a scratch
- * workspace tensor planned with the op. */
+ * The split-K count comes from the GPU's SM count; its fp32 partials and the rotated q/k
+ * copies live in a scratch workspace tensor planned with the op. */
 struct samrt_op_attn_args {
     int n_head;
     int d_qk, d_v;                 /* per head */
@@ -296,7 +293,6 @@ struct samrt_op_attn_args {
     const struct samrt_tensor *rope_q, *rope_k;  /* f32 tables (rope.h); NULL: no rotation */
     int rope_k_period, rope_k_skip;
     int64_t rope_n_k;
-    int q_pool;                    /* 1: q is the unpooled map, pooled 2x2 (max) on load */
 };
 struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,

@@ -40,13 +40,6 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
     SAMRT_TRY(rows3(k, (int64_t)a->n_head * a->d_qk, "k", &p->s_k_b, &p->s_k_t, &lk));
     SAMRT_TRY(rows3(v, (int64_t)a->n_head * a->d_v, "v", &p->s_v_b, &p->s_v_t, &lv));
     SAMRT_TRY(rows3(o, (int64_t)a->n_head * a->d_v, "o", &p->s_o_b, &p->s_o_t, &lo));
-    if (a->q_pool) {  /* q is the unpooled map: four tokens per query */
-        SAMRT_CHECK(a->q_h > 0 && a->q_w > 0 && lq == 4 * (int64_t)a->q_h * a->q_w, SAMRT_E_INVALID_ARG,
-                    "attention: q-pool needs q as the 2x unpooled map of %dx%d (%lld tokens)", a->q_h, a->q_w,
-                    (long long)lq);
-        lq /= 4;
-        p->qpool = (struct samrt_attention_qpool){a->q_h, a->q_w};
-    }
     SAMRT_CHECK(lk == lv && lq == lo && k->ne[0] == q->ne[0] && v->ne[0] == q->ne[0], SAMRT_E_INVALID_ARG,
                 "attention: q/o and k/v lengths or batches differ");
     SAMRT_CHECK(q->dtype == k->dtype && q->dtype == v->dtype && q->dtype == o->dtype, SAMRT_E_INVALID_ARG,
@@ -120,15 +113,15 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
     return SAMRT_OK;
 }
 
-/* The attention's cost (ops.h): one kernel (RoPE turns the q and k tiles, q-pool takes its
- * 2x2 max, as they load: no pass of their own; q counts as the unpooled map read), plus the combine of a split-K launch; every query row against its
+/* The attention's cost (ops.h): one kernel (RoPE turns the q and k tiles as they load: no
+ * pass of its own), plus the combine of a split-K launch; every query row against its
  * p->n_k keys (windows: the window's keys). The RoPE table rows the kernel reads count once
  * (a table shared by q and k once: it stays in L2). */
 static void attention_cost(struct samrt_op_ctx *c, const struct samrt_attention_params *p,
                            const struct samrt_op_attn_args *a, const struct samrt_tensor *q,
                            const struct samrt_tensor *k, const struct samrt_tensor *v, const struct samrt_tensor *o) {
     const int split = samrt_attention_n_split_effective(p) > 1;
-    const double rows = (double)o->ne[0] * (double)o->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
+    const double rows = (double)q->ne[0] * (double)q->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
     double bytes = tbytes(q) + tbytes(k) + tbytes(v) + tbytes(o);
     const double row_bytes = (double)p->d_qk * sizeof(float);
     double tab_q = p->rope.q ? (double)p->n_q * row_bytes : 0.0, tab_k = 0.0;
@@ -142,7 +135,7 @@ static void attention_cost(struct samrt_op_ctx *c, const struct samrt_attention_
 struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
                                        const struct samrt_tensor *k, const struct samrt_tensor *v,
                                        const struct samrt_op_attn_args *a) {
-    const int64_t ne[3] = {q->ne[0], a->q_pool ? q->ne[1] / 4 : q->ne[1], (int64_t)a->n_head * a->d_v};
+    const int64_t ne[3] = {q->ne[0], q->ne[1], (int64_t)a->n_head * a->d_v};
     struct samrt_tensor o = samrt_op_new(c, name, q->dtype, 3, ne);
     struct samrt_attention_params p;
     enum samrt_status st = c->ex->status;

@@ -42,7 +42,6 @@ struct at_shape {
     int rope;                          /* bit 0: rotate q (tq grid); bit 1: k (tk grid, period/skip/n_k) */
     int tq_w, tq_h, tk_w, tk_h, k_period, k_skip, n_k_rope;
     int ws_q, ws_k, qh, qw, kh, kw;    /* windows: ws_q > 0 */
-    int qpool;                         /* q is the unpooled 2qh x 2qw map (max-pooled on load) */
 };
 
 /* the shapes the rows name by index (p[0]) */
@@ -51,8 +50,7 @@ enum {
     S_WIN14_T, S_WIN_QPOOL_T, S_WIN8_T, S_WIN14_BP, S_WIN16_L, S_WIN7_ODD, S_DEC_SELF, S_DEC_T2I, S_DEC_I2T,
     S_DEC_T2I_7, S_PERC_CROSS, S_PERC_SELF, S_PERC_WIN, S_ODD_17X1000, S_ODD_1000X17, S_ODD_8X8, S_ODD_D20,
     S_ODD_MISALIGNED, S_ODD_D200, S_TAIL_D72, S_TAIL_D96, S_WIDE_D56, S_ROPE_ODD, S_ONE_Q, S_SPLIT_Q5, S_D32_K1,
-    S_ROPE_D20, S_ROPE_D96, S_ROPE_Q_ONLY, S_ROPE_K_ONLY, S_ROPE_D56, S_QPOOL_WIN7_T, S_QPOOL_WIN4_T,
-    S_QPOOL_ODD, S_QPOOL_GLOBAL,
+    S_ROPE_D20, S_ROPE_D96, S_ROPE_Q_ONLY, S_ROPE_K_ONLY, S_ROPE_D56,
 };
 
 static const struct at_shape AT_SHAPES[] = {
@@ -115,14 +113,6 @@ static const struct at_shape AT_SHAPES[] = {
     [S_ROPE_Q_ONLY] = {2, 2, 100, 200, 64, 64, AT_BLHD, 1, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     [S_ROPE_K_ONLY] = {1, 2, 70, 316, 64, 64, AT_BHLD, 2, 0, 0, 8, 8, 100, 36, 300, 0, 0, 0, 0, 0, 0},
     [S_ROPE_D56] = {2, 3, 1000, 1100, 56, 56, AT_BLHD, 3, 40, 25, 20, 55, 1100, 0, 1100, 0, 0, 0, 0, 0, 0},
-    /* q-pool inside the Q load (q the unpooled map in the fused qkv): SAM 2.1 tiny's stage
-     * transitions (q 32x32 / 7 over k 64x64 / 14; q 128x128 / 4 over k 256x256 / 8), an odd one
-     * (head dim 20: scalar loads; padded windows 2 over 11x7, 4 over 22x14, q in its own buffer)
-     * and a global one (16x16 pooled queries over 32x32 keys) */
-    [S_QPOOL_WIN7_T] = {1, 8, 0, 0, 96, 96, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 7, 14, 32, 32, 64, 64, 1},
-    [S_QPOOL_WIN4_T] = {1, 2, 0, 0, 96, 96, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 128, 128, 256, 256, 1},
-    [S_QPOOL_ODD] = {2, 3, 0, 0, 20, 20, AT_BLHD, 0, 0, 0, 0, 0, 0, 0, 0, 2, 4, 11, 7, 22, 14, 1},
-    [S_QPOOL_GLOBAL] = {1, 2, 256, 1024, 64, 64, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 0, 0, 1},
 };
 
 /* buffers: q (NULL when it lives in the fused qkv), k or qkv, v (NULL: fused), the window pad
@@ -135,10 +125,8 @@ static int at_lq(const struct at_shape *s) { return at_win(s) ? s->ws_q * s->ws_
 static int at_lk(const struct at_shape *s) { return at_win(s) ? s->ws_k * s->ws_k : s->Lk; }
 static long at_tq(const struct at_shape *s) { return at_win(s) ? (long)s->qh * s->qw : s->Lq; }
 static long at_tk(const struct at_shape *s) { return at_win(s) ? (long)s->kh * s->kw : s->Lk; }
-/* tokens of the q buffer: the unpooled map under q-pool */
-static long at_tq_src(const struct at_shape *s) { return s->qpool ? 4 * at_tq(s) : at_tq(s); }
 static int at_fused(const struct at_shape *s) { return s->layout == AT_QKV; }
-static int at_q_in_kv(const struct at_shape *s) { return at_fused(s) && at_tq_src(s) == at_tk(s); }
+static int at_q_in_kv(const struct at_shape *s) { return at_fused(s) && at_tq(s) == at_tk(s); }
 
 /* Strides of a (B, H, T, d) tensor in layout l; per_tok = channels per token. */
 static void at_strides(enum at_layout l, int H, long T, int d, long per_tok, int64_t *sb, int64_t *sh, int64_t *st) {
@@ -161,7 +149,7 @@ static struct samrt_attention_params at_params(const struct ot_case *c, void *co
     a.n_batch = s->B; a.n_head = H; a.n_q = at_lq(s); a.n_k = at_lk(s); a.d_qk = D; a.d_v = s->Dv;
     at_strides(s->layout == AT_QKV ? AT_QKV : s->layout, H, at_tk(s), D, kv_tok, &a.s_k_b, &a.s_k_h, &a.s_k_t);
     at_strides(s->layout, H, at_tk(s), s->Dv, at_fused(s) ? kv_tok : (long)H * s->Dv, &a.s_v_b, &a.s_v_h, &a.s_v_t);
-    at_strides(at_q_in_kv(s) ? AT_QKV : (s->layout == AT_QKV ? AT_BLHD : s->layout), H, at_tq_src(s), D,
+    at_strides(at_q_in_kv(s) ? AT_QKV : (s->layout == AT_QKV ? AT_BLHD : s->layout), H, at_tq(s), D,
                at_q_in_kv(s) ? kv_tok : (long)H * D, &a.s_q_b, &a.s_q_h, &a.s_q_t);
     at_strides(s->layout == AT_BHLD ? AT_BHLD : AT_BLHD, H, at_tq(s), s->Dv, (long)H * s->Dv, &a.s_o_b, &a.s_o_h,
                &a.s_o_t);
@@ -177,7 +165,6 @@ static struct samrt_attention_params at_params(const struct ot_case *c, void *co
         a.win.pad_v = (const char *)p[AB_PAD] + (size_t)H * D * esz;
         a.win.s_pad_h = D;
     }
-    if (s->qpool) a.qpool = (struct samrt_attention_qpool){s->qh, s->qw};
     if (s->rope & 1) a.rope.q = (const float *)p[AB_TQ];
     if (s->rope & 2) {
         a.rope.k = (const float *)p[AB_TK];
@@ -226,7 +213,7 @@ static void at_setup(struct ot_case *c) {
     const long kv_tok = at_fused(s) ? 3L * H * D : (long)H * D;
     const float amp = c->row->f[0];
     if (at_q_in_kv(s)) ot_buf_null(c);
-    else c->b[at_random(c, (long)s->B * at_tq_src(s) * H * D, amp, 0, 0, 1)].misalign = (int)c->row->p[2];
+    else c->b[at_random(c, (long)s->B * at_tq(s) * H * D, amp, 0, 0, 1)].misalign = (int)c->row->p[2];
     if (at_q_in_kv(s)) at_random(c, (long)s->B * at_tk(s) * kv_tok, amp, kv_tok, (long)H * D, 2);
     else at_random(c, (long)s->B * at_tk(s) * kv_tok, 1.0f, 0, 0, 2);
     at_fused(s) ? ot_buf_null(c) : at_random(c, (long)s->B * at_tk(s) * H * Dv, 1.0f, 0, 0, 3);
@@ -238,7 +225,7 @@ static void at_setup(struct ot_case *c) {
     const long n_win = at_win(s) ? (long)((s->kh + s->ws_k - 1) / s->ws_k) * ((s->kw + s->ws_k - 1) / s->ws_k) : 1;
     const long problems = (long)s->B * H * n_win;
     c->flops = 2.0 * problems * at_lq(s) * at_lk(s) * (D + Dv);  /* windows: padded rows count, as SDPA */
-    c->moved = (double)samrt_dtype_size(c->dt) * s->B * H * (at_tq_src(s) * D + at_tq(s) * Dv + at_tk(s) * (D + Dv));
+    c->moved = (double)samrt_dtype_size(c->dt) * s->B * H * (at_tq(s) * (D + Dv) + at_tk(s) * (D + Dv));
 }
 
 /* Host: the reference over every query row, or three blocks of rows (start, middle, end) */
@@ -342,7 +329,7 @@ static void at_gpu_free(struct ot_case *c) {
  * double (max subtracted), within 1e-5 relative */
 static long at_check(const struct ot_case *c, void *const *p) {
     const struct at_shape *s = at_shape_of(c);
-    if (c->dt != SAMRT_DTYPE_F32 || s->rope || s->qpool || at_win(s) || c->b[AB_O].sampled ||
+    if (c->dt != SAMRT_DTYPE_F32 || s->rope || at_win(s) || c->b[AB_O].sampled ||
         (double)s->B * s->H * s->Lq * s->Lk * (s->D + s->Dv) > 4e7)
         return 0;
     const struct samrt_attention_params a = at_params(c, p);
@@ -424,9 +411,5 @@ const struct ot_row ot_rows_attn[] = {
     {&OP_ATTN, "rope_k_only_skip", F, 0, T, 0, {S_ROPE_K_ONLY, 0, 0}, {2}},
     {&OP_ATTN, "rope_d56_wide", F, 0, T, 0, {S_ROPE_D56, 96, 0}, {2}},
     {&OP_ATTN, "rope_misaligned", F, 0, T, 0, {S_ROPE_ODD, 0, 1}, {2}},
-    {&OP_ATTN, "qpool_win7_t", F, 0, T, 0, {S_QPOOL_WIN7_T, 0, 0}, {2}},
-    {&OP_ATTN, "qpool_win4_t", F, 0, T, G, {S_QPOOL_WIN4_T, 0, 0}, {2}},
-    {&OP_ATTN, "qpool_odd_d20", F, 0, T, 0, {S_QPOOL_ODD, 0, 0}, {2}},
-    {&OP_ATTN, "qpool_global", F, 0, T, 0, {S_QPOOL_GLOBAL, 0, 0}, {2}},
 };
 const int ot_n_rows_attn = (int)(sizeof ot_rows_attn / sizeof ot_rows_attn[0]);

@@ -189,58 +189,6 @@ static void test_rope_attention(enum samrt_dtype dt, int period, int skip, int n
     CHECK(diff > 1e-2);
 }
 
-/* Q-pool in the attention reference == the 2x2 max pool (pool.h's rule: NaN propagates) of
- * the unpooled q, then plain attention, bit for bit; windowed (q 2x3 / 1 over k 4x6 / 2) or
- * global (6 pooled queries). One q value is NaN: its query row comes out NaN both ways. */
-static void test_qpool(enum samrt_dtype dt, int win) {
-    enum { B = 2, H = 2, QH = 2, QW = 3, LQ = QH * QW, LK = 4 * LQ, D = 8 };
-    float qf[B * H * LK * D], kf[B * H * LK * D], vf[B * H * LK * D], pf[B * H * LQ * D];
-    tu_fill_uniform(qf, B * H * LK * D, 21, -2, 2);
-    tu_fill_uniform(kf, B * H * LK * D, 22, -2, 2);
-    tu_fill_uniform(vf, B * H * LK * D, 23, -1, 1);
-    qf[(1 * LK + 7) * D + 3] = NAN;  /* image 0, head 1, token 7 = (1, 1): pooled cell (0, 0) */
-    uint32_t q[B * H * LK * D], k[B * H * LK * D], v[B * H * LK * D], qp[B * H * LQ * D];
-    uint32_t o1[B * H * LQ * D], o2[B * H * LQ * D];
-    tu_store(dt, q, qf, B * H * LK * D);
-    tu_store(dt, k, kf, B * H * LK * D);
-    tu_store(dt, v, vf, B * H * LK * D);
-    tu_load(dt, qf, q, B * H * LK * D);
-    for (int bh = 0; bh < B * H; bh++)  /* the max pool by hand, in pool_ref.c's order */
-        for (int t = 0; t < LQ; t++)
-            for (int c = 0; c < D; c++) {
-                float m = -INFINITY;
-                for (int j = 0; j < 4; j++) {
-                    const float x = qf[((int64_t)bh * LK + samrt_attention_qpool_tok(t, QW, j)) * D + c];
-                    if (x > m || isnan(x)) m = x;
-                }
-                pf[((int64_t)bh * LQ + t) * D + c] = m;
-            }
-    tu_store(dt, qp, pf, B * H * LQ * D);
-    struct samrt_attention_params p, p2;
-    set_contig(&p, dt, B, H, win ? 1 : LQ, win ? 4 : LK, D, D, q, k, v, o1);
-    p.s_q_h = (int64_t)LK * D; p.s_q_b = (int64_t)H * LK * D;  /* q: the unpooled map */
-    p.s_k_h = p.s_v_h = (int64_t)LK * D; p.s_k_b = p.s_v_b = (int64_t)H * LK * D;
-    p.s_o_h = (int64_t)LQ * D; p.s_o_b = (int64_t)H * LQ * D;
-    if (win) p.win = (struct samrt_attention_window){1, 2, QH, QW, 2 * QH, 2 * QW, NULL, NULL, 0};
-    p.qpool = (struct samrt_attention_qpool){QH, QW};
-    CHECK_STATUS(samrt_attention_ref(&p), SAMRT_OK);
-    p2 = p;
-    p2.qpool.h = p2.qpool.w = 0;
-    p2.q = qp; p2.s_q_h = (int64_t)LQ * D; p2.s_q_b = (int64_t)H * LQ * D;
-    p2.o = o2;
-    CHECK_STATUS(samrt_attention_ref(&p2), SAMRT_OK);
-    CHECK(memcmp(o1, o2, samrt_dtype_size(dt) * B * H * LQ * D) == 0);
-    float a[B * H * LQ * D];
-    tu_load(dt, a, o1, B * H * LQ * D);
-    CHECK(isnan(a[1 * LQ * D]) && !isnan(a[0]) && !isnan(a[(1 * LQ + 1) * D]));
-    /* mismatched maps are refused, RoPE does not combine */
-    p.qpool.w = QW + 1;
-    CHECK_STATUS(samrt_attention_check(&p), SAMRT_E_INVALID_ARG);
-    p.qpool.w = QW;
-    p.rope.q = pf;
-    CHECK_STATUS(samrt_attention_check(&p), SAMRT_E_UNSUPPORTED);
-}
-
 /* RoPE at position 0 is the identity: a 1x1 table leaves attention unchanged. */
 static void test_rope_identity(void) {
     float tab[16];
@@ -476,9 +424,6 @@ int main(void) {
     test_windows(4, 4, 2, 4, 4, 2);   /* exact tiling */
     test_windows(3, 3, 2, 5, 6, 4);   /* q-pooled: q map 3x3 / 2, k map 5x6 / 4 */
     test_windows(2, 2, 1, 8, 8, 4);   /* perceiver: 1 latent per 4x4 window */
-    test_qpool(SAMRT_DTYPE_F32, 0);
-    test_qpool(SAMRT_DTYPE_F16, 1);
-    test_qpool(SAMRT_DTYPE_BF16, 0);
     test_rejects();
     test_plan();
     return check_report("test_attention");

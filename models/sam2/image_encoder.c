@@ -256,17 +256,18 @@ static struct samrt_tensor hiera_block(struct samrt_sam2_encoder *enc, struct sa
         }
     }
     struct samrt_tensor qkv = samrt_op_linear(c, "hiera.qkv", &xn, bw->qkv_w, bw->qkv_b, SAMRT_ACT_NONE, NULL);
-    const struct samrt_tensor q = chan_slice(&qkv, 0, o);
+    struct samrt_tensor q = chan_slice(&qkv, 0, o);
     const struct samrt_tensor k = chan_slice(&qkv, o, o), v = chan_slice(&qkv, 2 * o, o);
+    if (b->q_pool) {
+        const struct samrt_tensor qm = map4(&q, H, W);
+        struct samrt_tensor qp = samrt_op_maxpool2x2(c, "hiera.q_pool", &qm);
+        q = tokens3(&qp);
+    }
     const struct samrt_tensor pad_k = chan_slice(bw->qkv_b, o, o), pad_v = chan_slice(bw->qkv_b, 2 * o, o);
     struct samrt_op_attn_args a;
     memset(&a, 0, sizeof a);
     a.n_head = b->heads;
     a.d_qk = a.d_v = o / b->heads;
-    if (b->q_pool) {  /* q's 2x2 max pool on the full map, inside the attention's Q load */
-        a.q_pool = 1;
-        a.q_h = Hq; a.q_w = Wq;
-    }
     if (b->window > 0) {
         a.win_k = b->window;
         a.win_q = b->q_pool ? b->window / 2 : b->window;
