@@ -124,31 +124,6 @@ __device__ __forceinline__ void load_tile(T *sm, const Args &a, int bw, int h, i
     }
 }
 
-/* RoPE on a landed ROWS x DP tile of q (WHICH 0) or k (1) rows r0.., in place: each pair of
- * a rotated row turns in fp32 and is stored back in T (what the reference's rotated row is).
- * Zero rows and padded columns stay zero; the caller synchronises before and after. */
-template <typename T, int WHICH, int DP, int ROWS, int NT>
-__device__ __forceinline__ void rope_tile(T *sm, const Args &a, int r0) {
-    constexpr int SST = DP + 8, NP = DP / 2;
-    for (int e = threadIdx.x; e < ROWS * NP; e += NT) {
-        const int r = e / NP, col = 2 * (e - r * NP);
-        const float *cs = col < a.d_qk ? rope_row<WHICH>(a, r0 + r) : nullptr;
-        if (!cs) continue;
-        T *x = sm + r * SST + col;
-        const float2 v = rope_rot(samrt::to_f32(x[0]), samrt::to_f32(x[1]), cs[col], cs[col + 1]);
-        x[0] = samrt::from_f32<T>(v.x);
-        x[1] = samrt::from_f32<T>(v.y);
-    }
-}
-
-/* RoPE on the landed Q tile and first K tile, then the barrier before their first reads. */
-template <typename T, int DP, int BM, int BN, int NT>
-__device__ __forceinline__ void rope_first(T *sQ, T *sK, const Args &a, int q0, int kbeg) {
-    if (a.rope_q) rope_tile<T, 0, DP, BM, NT>(sQ, a, q0);
-    if (a.rope_k) rope_tile<T, 1, DP, BN, NT>(sK, a, kbeg);
-    __syncthreads();
-}
-
 template <typename T, int DP, int BM>
 __global__ void __launch_bounds__(Tile<DP, BM>::NW * 32, 8 / Tile<DP, BM>::NW)
 attn_mma_kernel(const Args a) {
@@ -186,7 +161,6 @@ attn_mma_kernel(const Args a) {
     cp_async_commit();
     cp_async_wait_all();
     __syncthreads();
-    if (a.rope_q || a.rope_k) rope_first<T, DP, BM, Tile<DP, BM>::BN, NT>(sQ, sK, a, q0, kbeg);
 
     for (int k0 = kbeg; k0 < kend; k0 += BN) {
         load_tile<T, 2, DP, BN, NT>(sV, a, bw, h, k0, a.d_v);
@@ -259,10 +233,6 @@ attn_mma_kernel(const Args a) {
         }
         cp_async_wait_all();  /* K(t+1) landed */
         __syncthreads();      /* and every warp is done reading V(t) */
-        if (a.rope_k && k0 + BN < kend) {
-            rope_tile<T, 1, DP, BN, NT>(sK, a, k0 + BN);
-            __syncthreads();
-        }
     }
 
 #pragma unroll
@@ -274,21 +244,6 @@ attn_mma_kernel(const Args a) {
 // ---- f32 strict kernel ----------------------------------------------------------------
 
 constexpr int F32_BM = 16, F32_BN = 32, F32_RW = 4, F32_MAXC = SAMRT_ATTENTION_MAX_DIM / 32;
-
-/* RoPE on rows r0.. of an f32 tile with row stride st, in place (fp32: no rounding step). */
-template <int WHICH>
-__device__ __forceinline__ void f32_rope(float *sm, int st, int rows, const Args &a, int r0) {
-    const int np = a.d_qk / 2;
-    for (int e = threadIdx.x; e < rows * np; e += blockDim.x) {
-        const int r = e / np, col = 2 * (e - r * np);
-        const float *cs = rope_row<WHICH>(a, r0 + r);
-        if (!cs) continue;
-        float *x = sm + r * st + col;
-        const float2 v = rope_rot(x[0], x[1], cs[col], cs[col + 1]);
-        x[0] = v.x;
-        x[1] = v.y;
-    }
-}
 
 __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
     extern __shared__ float fsm[];
@@ -304,10 +259,6 @@ __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
     for (int e = threadIdx.x; e < F32_BM * D; e += blockDim.x) {
         const float *src = in_row<float, 0>(a, bw, h, q0 + e / D);
         sQ[e] = src ? src[e % D] : 0.0f;
-    }
-    if (a.rope_q) {  /* the loop's first barrier covers these writes */
-        __syncthreads();
-        f32_rope<0>(sQ, D, F32_BM, a, q0);
     }
     float o[F32_RW][F32_MAXC], m_run[F32_RW], l_run[F32_RW];
 #pragma unroll
@@ -330,10 +281,6 @@ __global__ void __launch_bounds__(128) attn_f32_kernel(const Args a) {
             sV[e] = src ? src[e % DV] : 0.0f;
         }
         __syncthreads();
-        if (a.rope_k) {
-            f32_rope<1>(sK, KST, F32_BN, a, k0);
-            __syncthreads();
-        }
         const bool valid = k0 + lane < kend;
         float p[F32_RW];
 #pragma unroll
@@ -515,10 +462,23 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
     a.n_head = p->n_head; a.n_q = p->n_q; a.n_k = p->n_k; a.d_qk = p->d_qk; a.d_v = p->d_v;
     a.scale_log2 = (p->scale != 0.0f ? p->scale : 1.0f / sqrtf((float)p->d_qk)) * kLog2e;
 
-    /* RoPE: the kernels rotate the q and k tiles they load (rope.h's layout) */
-    a.rope_q = p->rope.q;
-    a.rope_k = p->rope.k;
-    a.rk_period = p->rope.k_period; a.rk_skip = p->rope.k_skip; a.rk_n = p->rope.n_k;
+    /* RoPE pre-pass: rotated copies of q and k, contiguous (B, H, L, d_qk) */
+    if (p->rope.q) {
+        const struct samrt_rope_params r = {p->dtype, p->n_batch, p->n_head, p->n_q, p->d_qk,
+            p->q, p->s_q_b, p->s_q_h, p->s_q_t, ws, H * p->n_q * p->d_qk, (int64_t)p->n_q * p->d_qk,
+            p->d_qk, p->rope.q, p->n_q, 0, p->n_q};
+        SAMRT_TRY(samrt_rope_apply_cuda(&r, stream));
+        a.q = ws; a.s_q_b = r.s_dst_b; a.s_q_h = r.s_dst_h; a.s_q_t = r.s_dst_t;
+        ws += SAMRT_PAD((size_t)(B * H * p->n_q * p->d_qk) * esz, SAMRT_ALIGN);
+    }
+    if (p->rope.k) {
+        const struct samrt_rope_params r = {p->dtype, p->n_batch, p->n_head, p->n_k, p->d_qk,
+            p->k, p->s_k_b, p->s_k_h, p->s_k_t, ws, H * p->n_k * p->d_qk, (int64_t)p->n_k * p->d_qk,
+            p->d_qk, p->rope.k, p->rope.k_period, p->rope.k_skip, p->rope.n_k};
+        SAMRT_TRY(samrt_rope_apply_cuda(&r, stream));
+        a.k = ws; a.s_k_b = r.s_dst_b; a.s_k_h = r.s_dst_h; a.s_k_t = r.s_dst_t;
+        ws += SAMRT_PAD((size_t)(B * H * p->n_k * p->d_qk) * esz, SAMRT_ALIGN);
+    }
 
     const int n_win = samrt_attention_n_windows(p);
     if (p->win.size_q > 0) {
@@ -548,8 +508,7 @@ extern "C" enum samrt_status samrt_attention_cuda(const struct samrt_attention_p
                               a.s_v_b, a.s_v_h, a.s_v_t, a.s_o_b, a.s_o_h, a.s_o_t,
                               a.win ? a.s_pad_h : 0};
         int ok = p->d_qk % 8 == 0 && p->d_v % 8 == 0 && aligned16(a.q) && aligned16(a.k) &&
-                 aligned16(a.v) && aligned16(a.o) && aligned16(a.pad_k) && aligned16(a.pad_v) &&
-                 aligned16(a.rope_q) && aligned16(a.rope_k);
+                 aligned16(a.v) && aligned16(a.o) && aligned16(a.pad_k) && aligned16(a.pad_v);
         for (size_t i = 0; i < SAMRT_ARRAY_LEN(st); i++) ok = ok && st[i] % 8 == 0;
         a.vec = ok;
     }

@@ -28,10 +28,8 @@
  * RoPE (see rope.h for the exact semantics): rope.q rotates query row i with table row i;
  * rope.k rotates key j with the periodic layout (period, skip, n_k) of rope.h, so one
  * table serves the repeated memory frames and the object-pointer keys stay unrotated. The
- * kernels rotate the q and k tiles as they load them (fp32 maths, stored in the dtype as
- * PyTorch does, the reference's rounding), so no pre-pass and no rotated copy exist: the
- * portable kernel turns the landed shared-memory tiles in place, the sm_90a kernel's producer
- * turns the rows in registers on their way into shared memory (cp.async instead of TMA).
+ * rotation happens once, in a pre-pass into the workspace (fp32 maths, stored in the dtype
+ * as PyTorch does); the attention kernels read plain q and k.
  *
  * Hiera windows (win.size_q > 0). The official block pads the NORMED map with zeros to a
  * multiple of the window, then runs the qkv Linear on the padded windows, so a padded
@@ -160,15 +158,15 @@ int samrt_attention_n_split_effective(const struct samrt_attention_params *p);
 
 /* The sm_90a kernel's wide tile (pure; the launcher uses it on sm_90a only): 256 query rows
  * with four consumer warpgroups and 64-key tiles, for f16 / bf16 at head dims 33..64 without
- * windows, RoPE or split-K. At these head dims the exponentials cost as much as the products, and
+ * windows or split-K. At these head dims the exponentials cost as much as the products, and
  * four warpgroups per SM overlap them better than two; a 256-row tile takes ~1.78x a 128-row
  * one, so it pays where it saves a wave (base_plus global attention on 132 SMs: 128 tiles in
  * one wave instead of 256 in two). Returns the wide tile count when p->sm_count > 0 and the
  * waves predict a shorter run (or block_q is 256), else 0. */
 int samrt_attention_wide_tiles(const struct samrt_attention_params *p);
 
-/* Workspace bytes for p as given (the split partials); 0 if none is needed or p is
- * invalid. */
+/* Workspace bytes for p as given (RoPE copies of q and k, split partials); 0 if none is
+ * needed or p is invalid. */
 size_t samrt_attention_workspace_size(const struct samrt_attention_params *p);
 
 /* Plain C reference: two-pass softmax in fp32 (max, then exp-sum with the weighted values),
@@ -183,7 +181,7 @@ enum samrt_status samrt_attention_ref(const struct samrt_attention_params *p);
  * the wgmma one on an sm_90 device when this binary carries sm_90a code, unless the
  * environment sets SAMRT_ATTENTION_PORTABLE=1 (to test the portable kernel on an H100). */
 enum samrt_status samrt_attention_init_cuda(void);
-/* Runs the attention kernel and the split combine on stream. Allocates
+/* Runs the RoPE pre-pass, the attention kernel and the split combine on stream. Allocates
  * nothing, logs nothing; safe inside graph capture. */
 enum samrt_status samrt_attention_cuda(const struct samrt_attention_params *p, cudaStream_t stream);
 #endif

@@ -21,7 +21,7 @@ namespace samrt_attn {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-/* Device-side view of samrt_attention_params. */
+/* Device-side view of samrt_attention_params after the RoPE pre-pass. */
 struct Args {
     const void *q, *k, *v;
     void *o;
@@ -37,10 +37,6 @@ struct Args {
     int n_problems;              /* B * n_win * H: blockIdx.x */
     float *part_acc;             /* (n_split, n_problems, n_q, d_v) */
     float *part_ml;              /* (n_split, n_problems, n_q, 2): running max (log2), sum */
-    const float *rope_q;         /* (n_q, d_qk/2, 2) cos, sin: query i uses row i; nullptr = none */
-    const float *rope_k;         /* key j uses row samrt_rope_row(j, rk_period, rk_skip, rk_n) */
-    int rk_period, rk_skip;
-    int64_t rk_n;
     int vec;                     /* 16-byte aligned rows: cp.async path */
     int tma;                     /* sm_90a: q, k, v tiles through the tensor maps (no windows) */
 };
@@ -79,24 +75,6 @@ __device__ __forceinline__ T *out_row(const Args &a, int bw, int h, int r) {
 
 __device__ __forceinline__ int64_t part_row(const Args &a, int split, int bw_h, int r) {
     return ((int64_t)split * a.n_problems + bw_h) * a.n_q + r;
-}
-
-// ---- RoPE inside the Q / K loads ----------------------------------------------------------
-
-/* The cos, sin table row of query (WHICH 0) or key (WHICH 1) row r, nullptr when the row is
- * not rotated (no table, past Lq, outside the key layout of rope.h). */
-template <int WHICH>
-__device__ __forceinline__ const float *rope_row(const Args &a, int r) {
-    if (WHICH == 0) return a.rope_q && r < a.n_q ? a.rope_q + (int64_t)r * a.d_qk : nullptr;
-    if (!a.rope_k) return nullptr;
-    const int tr = samrt_rope_row(r, a.rk_period, a.rk_skip, a.rk_n);
-    return tr >= 0 ? a.rope_k + (int64_t)tr * a.d_qk : nullptr;
-}
-
-/* (x + iy)(co + i si) with the reference's rounding (attention_ref.c: two products, then the
- * difference / sum, no contraction); the caller stores the pair in the dtype. */
-__device__ __forceinline__ float2 rope_rot(float x, float y, float co, float si) {
-    return make_float2(__fsub_rn(__fmul_rn(x, co), __fmul_rn(y, si)), __fadd_rn(__fmul_rn(x, si), __fmul_rn(y, co)));
 }
 
 // ---- PTX wrappers (sm_80+) ------------------------------------------------------------

@@ -157,10 +157,7 @@ int samrt_attention_split_count(const struct samrt_attention_params *p, int sm_c
 
 int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
     struct samrt_attention_config c;
-    /* RoPE rows go through the producer's registers, which four consumer warpgroups leave
-     * too few of (32 per thread) */
     if (samrt_attention_configure(p, &c) != SAMRT_OK || p->dtype == SAMRT_DTYPE_F32 || p->win.size_q > 0 ||
-        p->rope.q || p->rope.k ||
         c.d_pad != 64 || p->sm_count <= 0 || samrt_attention_n_split_effective(p) > 1 ||
         (p->block_q != 0 && p->block_q != 256) || (p->block_k != 0 && p->block_k != 64))
         return 0;
@@ -175,8 +172,11 @@ int samrt_attention_wide_tiles(const struct samrt_attention_params *p) {
 size_t samrt_attention_workspace_size(const struct samrt_attention_params *p) {
     struct samrt_attention_config c;
     if (samrt_attention_configure(p, &c) != SAMRT_OK) return 0;
+    const size_t esz = samrt_dtype_size(p->dtype);
     const size_t bh = (size_t)p->n_batch * (size_t)p->n_head;
     size_t ws = 0;
+    if (p->rope.q) ws += SAMRT_PAD(bh * (size_t)p->n_q * (size_t)p->d_qk * esz, SAMRT_ALIGN);
+    if (p->rope.k) ws += SAMRT_PAD(bh * (size_t)p->n_k * (size_t)p->d_qk * esz, SAMRT_ALIGN);
     const int ns = samrt_attention_n_split_effective(p);
     if (ns > 1) {
         const size_t rows = bh * (size_t)samrt_attention_n_windows(p) * (size_t)p->n_q;

@@ -15,8 +15,6 @@
  *             issues TMA box copies that complete on the stage's mbarrier (expect_tx);
  *             window problems gather rows through the window mapping with cp.async from all
  *             128 threads (cp.async.mbarrier.arrive: no thread waits for its own copies).
- *             Rows RoPE turns (q and k of memory attention) go through the 128 threads'
- *             registers instead: load, rotate, swizzled store, proxy fence, arrive.
  *             Those copy loops must stay small: a per-chunk address computation made the
  *             first version load-bound (see kernels/dev/attention_notes.md).
  *   consumer: S = Q K^T (wgmma, both operands in shared memory), online softmax on the
@@ -205,42 +203,6 @@ __device__ __forceinline__ void load_sw(unsigned sm, const RowSrc<T> &src, const
     }
 }
 
-/* load_sw for the rows RoPE rotates (q: WHICH 0, k: 1; never in window mode): the same
- * thread -> (row, chunk) split, but each 16-byte chunk goes through registers, turns pair by
- * pair in fp32 with its table row (rope_row) and is stored back in T, in the swizzled place.
- * The caller makes these generic-proxy stores visible to wgmma (fence.proxy.async) before it
- * arrives on the tile's barrier. Requires 16-byte rows and tables (the launcher's vec). */
-template <typename T, int WHICH, int DP, int ROWS>
-__device__ __forceinline__ void load_sw_rope(unsigned sm, const RowSrc<T> &src, const Args &a, int r0, int pt) {
-    constexpr int CPR = DP / 8, RPP = 128 / CPR, NPASS = (ROWS + RPP - 1) / RPP;
-    const int rr = pt / CPR, col = (pt - rr * CPR) * 8;
-    if (rr >= RPP) return;
-#pragma unroll 1
-    for (int k = 0; k < NPASS; k++) {
-        const int r = rr + k * RPP;
-        if (NPASS * RPP != ROWS && r >= ROWS) break;
-        uint4 v = make_uint4(0u, 0u, 0u, 0u);
-        const bool ok = col < a.d_qk && r0 + r < src.n;
-        const float *cs = ok ? rope_row<WHICH>(a, r0 + r) : nullptr;
-        if (ok) v = *reinterpret_cast<const uint4 *>(src.base + (int64_t)(r0 + r) * src.s_t + col);
-        if (cs) {
-            const float4 c0 = *reinterpret_cast<const float4 *>(cs + col);
-            const float4 c1 = *reinterpret_cast<const float4 *>(cs + col + 4);
-            const float tab[8] = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
-            unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const T *e = reinterpret_cast<const T *>(&w[j]);
-                const float2 rv = rope_rot(samrt::to_f32(e[0]), samrt::to_f32(e[1]), tab[2 * j], tab[2 * j + 1]);
-                w[j] = pack2<T>(rv.x, rv.y);
-            }
-            v = make_uint4(w[0], w[1], w[2], w[3]);
-        }
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(sm + sw_off<DP, ROWS>(r, col)), "r"(v.x),
-                     "r"(v.y), "r"(v.z), "r"(v.w));
-    }
-}
-
 /* Tensor maps of q, k and v as (channel, token, head, batch) with boxes of 64 (head blocks) or
  * 16 / 32 (tail block) channels x BM or BN tokens, swizzled as the wgmma layout expects: one
  * thread loads a whole tile (TMA), where 128 threads issuing 16-byte copies left the tensor
@@ -300,29 +262,14 @@ __device__ __forceinline__ void attn_produce(const Args &a, const Tmaps &tm, uns
     }
     const RowSrc<T> qs = row_src<T, 0>(a, bw, h), ks = row_src<T, 1>(a, bw, h), vs = row_src<T, 2>(a, bw, h);
     const void *dummy = a.q;  /* a valid address for the zero-filling copies */
-    /* the wide tile never runs RoPE (samrt_attention_wide_tiles): its 32-register producer
-     * spills with the rotation path compiled in */
-    constexpr bool ROPE = NWG < 4;
-    if (ROPE && a.rope_q) {  /* rotated through registers: stores, the proxy fence, then the arrival */
-        load_sw_rope<T, 0, DP, BM>(sQ, qs, a, q0, pt);
-        fence_async_smem();
-        mbar_arrive(bar);
-    } else {
-        load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
-        cp_async_arrive(bar);
-    }
+    load_sw<T, DP, BM>(sQ, qs, dummy, q0, a.d_qk, pt);
+    cp_async_arrive(bar);
     for (int i = 0; i < n_t; i++) {
         const int s = i % ST, k0 = kbeg + i * BN;
         const unsigned par = ((i / ST) + 1) & 1;  /* phase of tile i - ST's release */
         if (i >= ST) mbar_wait(bar_ke + 8 * s, par);
-        if (ROPE && a.rope_k) {
-            load_sw_rope<T, 1, DP, BN>(sK + s * G::KV_BYTES, ks, a, k0, pt);
-            fence_async_smem();
-            mbar_arrive(bar_kf + 8 * s);
-        } else {
-            load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
-            cp_async_arrive(bar_kf + 8 * s);
-        }
+        load_sw<T, DP, BN>(sK + s * G::KV_BYTES, ks, dummy, k0, a.d_qk, pt);
+        cp_async_arrive(bar_kf + 8 * s);
         if (i >= ST) mbar_wait(bar_ve + 8 * s, par);
         load_sw<T, DP, BN>(sV + s * G::KV_BYTES, vs, dummy, k0, a.d_v, pt);
         cp_async_arrive(bar_vf + 8 * s);
@@ -551,7 +498,7 @@ void launch_inst(const Args &a0, dim3 grid, cudaStream_t stream) {
     Args a = a0;
     Tmaps tm;
     a.tma = 0;
-    if (g_encode && !a.win && !a.rope_q && !a.rope_k) {  /* RoPE rows pass through the producer's registers */
+    if (g_encode && !a.win) {
         const int batch = a.n_problems / a.n_head;
         auto maps = [&](CUtensorMap *mq, CUtensorMap *mk, CUtensorMap *mv, int aw) {
             return encode_map(mq, half, a.q, a.d_qk, a.n_q, a.n_head, batch, a.s_q_t, a.s_q_h, a.s_q_b, aw, G::BM) &&

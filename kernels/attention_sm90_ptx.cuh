@@ -1,7 +1,7 @@
 /* attention_sm90_ptx.cuh - the inline-PTX wrappers of the sm_90a attention kernel
  * (attention_sm90.cu) other than the wgmma shapes (attention_wgmma.cuh): the wgmma matrix
- * descriptor, mbarriers, TMA box loads, named barriers, the wgmma fence / commit / wait, the
- * generic-to-async proxy fence and a register fence. Only defined where __CUDA_ARCH_FEAT_SM90_ALL is (sm_90a); the kernel's
+ * descriptor, mbarriers, TMA box loads, named barriers, the wgmma fence / commit / wait and a
+ * register fence. Only defined where __CUDA_ARCH_FEAT_SM90_ALL is (sm_90a); the kernel's
  * callers of them are guarded alike. Internal header: include only from attention_sm90.cu. */
 #ifndef SAMRT_KERNELS_ATTENTION_SM90_PTX_CUH
 #define SAMRT_KERNELS_ATTENTION_SM90_PTX_CUH
@@ -64,11 +64,6 @@ __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.alig
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
-/* Makes this thread's generic-proxy shared-memory stores visible to the async proxy (wgmma,
- * TMA) before the barrier arrival that publishes them. */
-__device__ __forceinline__ void fence_async_smem() {
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
 /* Keeps the compiler from moving reads or writes of wgmma registers across this point. */
 template <int N>
 __device__ __forceinline__ void reg_fence(float (&r)[N][4]) {

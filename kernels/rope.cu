@@ -1,7 +1,8 @@
 /* rope.cu - RoPE row rotation on the GPU: threads over the pairs of a row, fp32 arithmetic,
  * the result stored in the row's dtype (what PyTorch's apply_rotary_enc does under autocast).
- * The attention kernels rotate their q and k tiles themselves (attention.h); this pass is
- * the stand-alone form of the same rotation.
+ * The attention launcher runs it once over q and k into its workspace, so the attention
+ * kernels themselves never see RoPE: rotating K inside the attention kernel would redo it
+ * for every query tile (32x the work at the memory-attention shape).
  * Tested by the op table's rope rows (tests/ops_table_*.c) against rope_ref.c. */
 #include "common.cuh"
 #include "rope.h"

@@ -1,7 +1,7 @@
 /* ops_attn.c - the attention and interp ops of ops.h (kernels/attention.h, kernels/interp.h).
  *
- * Attention needs a workspace whose size depends on the parameters (the split-K partials);
- * the op plans it as a scratch tensor of its own step, so it is reused
+ * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
+ * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
  * like any activation. The split count is a pure function of the shapes and the SM count,
  * so the PLAN and RUN passes agree on it, and with it on the workspace size. The key-prefix
  * attention (the SAM heads' prompt-token keys) runs one batch-1 launch per batch item.
@@ -113,23 +113,19 @@ static enum samrt_status fill_params(struct samrt_op_ctx *c, const struct samrt_
     return SAMRT_OK;
 }
 
-/* The attention's cost (ops.h): one kernel (RoPE turns the q and k tiles as they load: no
- * pass of its own), plus the combine of a split-K launch; every query row against its
- * p->n_k keys (windows: the window's keys). The RoPE table rows the kernel reads count once
- * (a table shared by q and k once: it stays in L2). */
+/* The attention's cost (ops.h): the RoPE pre-passes (a rotated copy of q and of k in the
+ * workspace), the kernel, and the combine of a split-K launch; every query row against its
+ * p->n_k keys (windows: the window's keys). */
 static void attention_cost(struct samrt_op_ctx *c, const struct samrt_attention_params *p,
-                           const struct samrt_op_attn_args *a, const struct samrt_tensor *q,
-                           const struct samrt_tensor *k, const struct samrt_tensor *v, const struct samrt_tensor *o) {
+                           const struct samrt_tensor *q, const struct samrt_tensor *k, const struct samrt_tensor *v,
+                           const struct samrt_tensor *o) {
     const int split = samrt_attention_n_split_effective(p) > 1;
     const double rows = (double)q->ne[0] * (double)q->ne[1], hd = (double)p->n_head * (p->d_qk + p->d_v);
     double bytes = tbytes(q) + tbytes(k) + tbytes(v) + tbytes(o);
-    const double row_bytes = (double)p->d_qk * sizeof(float);
-    double tab_q = p->rope.q ? (double)p->n_q * row_bytes : 0.0, tab_k = 0.0;
-    if (p->rope.k)
-        tab_k = (double)SAMRT_MIN(p->rope.n_k, (int64_t)(p->rope.k_period - p->rope.k_skip)) * row_bytes;
-    bytes += a->rope_k == a->rope_q ? SAMRT_MAX(tab_q, tab_k) : tab_q + tab_k;
+    if (p->rope.q) bytes += 3.0 * tbytes(q);  /* read, write the copy, the kernel reads the copy */
+    if (p->rope.k) bytes += 3.0 * tbytes(k);
     if (split) bytes += 2.0 * p->n_split * rows * p->n_head * (p->d_v + 2) * 4.0;  /* f32 partials */
-    cost_add(c, 1 + split, 2.0 * rows * (double)p->n_k * hd, bytes);
+    cost_add(c, 1 + (p->rope.q != NULL) + (p->rope.k != NULL) + split, 2.0 * rows * (double)p->n_k * hd, bytes);
 }
 
 struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *q,
@@ -154,7 +150,7 @@ struct samrt_tensor samrt_op_attention(struct samrt_op_ctx *c, const char *name,
     samrt_exec_use(c->ex, a->pad_v);
     samrt_exec_use(c->ex, a->rope_q);
     samrt_exec_use(c->ex, a->rope_k);
-    if (st == SAMRT_OK) attention_cost(c, &p, a, q, k, v, &o);
+    if (st == SAMRT_OK) attention_cost(c, &p, q, k, v, &o);
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         p.workspace = ws ? w.data : NULL;
         p.workspace_bytes = ws;

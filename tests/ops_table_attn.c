@@ -39,7 +39,7 @@ enum at_layout {
 struct at_shape {
     int B, H, Lq, Lk, D, Dv;           /* Lq, Lk ignored in window mode (ws^2) */
     enum at_layout layout;
-    int rope;                          /* bit 0: rotate q (tq grid); bit 1: k (tk grid, period/skip/n_k) */
+    int rope;                          /* rotate q (tq grid) and k (tk grid, period/skip/n_k) */
     int tq_w, tq_h, tk_w, tk_h, k_period, k_skip, n_k_rope;
     int ws_q, ws_k, qh, qw, kh, kw;    /* windows: ws_q > 0 */
 };
@@ -50,17 +50,16 @@ enum {
     S_WIN14_T, S_WIN_QPOOL_T, S_WIN8_T, S_WIN14_BP, S_WIN16_L, S_WIN7_ODD, S_DEC_SELF, S_DEC_T2I, S_DEC_I2T,
     S_DEC_T2I_7, S_PERC_CROSS, S_PERC_SELF, S_PERC_WIN, S_ODD_17X1000, S_ODD_1000X17, S_ODD_8X8, S_ODD_D20,
     S_ODD_MISALIGNED, S_ODD_D200, S_TAIL_D72, S_TAIL_D96, S_WIDE_D56, S_ROPE_ODD, S_ONE_Q, S_SPLIT_Q5, S_D32_K1,
-    S_ROPE_D20, S_ROPE_D96, S_ROPE_Q_ONLY, S_ROPE_K_ONLY, S_ROPE_D56,
 };
 
 static const struct at_shape AT_SHAPES[] = {
     /* SAM 2.1 memory attention: 7 frames x 4096 + 64 pointer keys (16 pointers x 4), 1 head, d 256 */
-    [S_MEM_CROSS] = {1, 1, 4096, 28736, 256, 256, AT_BHLD, 3, 64, 64, 64, 64, 4096, 0, 28672, 0, 0, 0, 0, 0, 0},
-    [S_MEM_SELF] = {1, 1, 4096, 4096, 256, 256, AT_BHLD, 3, 64, 64, 64, 64, 4096, 0, 4096, 0, 0, 0, 0, 0, 0},
+    [S_MEM_CROSS] = {1, 1, 4096, 28736, 256, 256, AT_BHLD, 1, 64, 64, 64, 64, 4096, 0, 28672, 0, 0, 0, 0, 0, 0},
+    [S_MEM_SELF] = {1, 1, 4096, 4096, 256, 256, AT_BHLD, 1, 64, 64, 64, 64, 4096, 0, 4096, 0, 0, 0, 0, 0, 0},
     /* EdgeTAM cross: 7 x 512 (256 unrotated latents first + 256 on a 16x16 grid) + 64 pointers */
-    [S_EDGETAM_CROSS] = {1, 1, 4096, 3648, 256, 256, AT_BHLD, 3, 64, 64, 16, 16, 512, 256, 3584, 0, 0, 0, 0, 0, 0},
+    [S_EDGETAM_CROSS] = {1, 1, 4096, 3648, 256, 256, AT_BHLD, 1, 64, 64, 16, 16, 512, 256, 3584, 0, 0, 0, 0, 0, 0},
     /* the second frame: one memory and one pointer (4 keys) */
-    [S_MEM_CROSS_1MEM] = {1, 1, 4096, 4100, 256, 256, AT_BHLD, 3, 64, 64, 64, 64, 4096, 0, 4096, 0, 0, 0, 0, 0, 0},
+    [S_MEM_CROSS_1MEM] = {1, 1, 4096, 4100, 256, 256, AT_BHLD, 1, 64, 64, 64, 64, 4096, 0, 4096, 0, 0, 0, 0, 0, 0},
     /* Hiera global blocks at 64x64 (tiny/small d 96, base_plus d 56, large d 72) */
     [S_GLOBAL_T] = {1, 4, 4096, 4096, 96, 96, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     [S_GLOBAL_BP] = {1, 8, 4096, 4096, 56, 56, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -98,21 +97,12 @@ static const struct at_shape AT_SHAPES[] = {
     [S_TAIL_D96] = {1, 3, 130, 259, 96, 96, AT_BHLD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     /* head dim 56 as base_plus, partial q and k tiles: the wide tile (forced) on sm_90a */
     [S_WIDE_D56] = {2, 3, 1000, 1100, 56, 56, AT_QKV, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    [S_ROPE_ODD] = {2, 2, 100, 333, 32, 32, AT_BHLD, 3, 10, 10, 10, 10, 110, 10, 300, 0, 0, 0, 0, 0, 0},
+    [S_ROPE_ODD] = {2, 2, 100, 333, 32, 32, AT_BHLD, 1, 10, 10, 10, 10, 110, 10, 300, 0, 0, 0, 0, 0, 0},
     /* one query over 77 keys (not a multiple of 8); 5 queries over 3001 keys (split-K's case:
      * few query tiles); one key */
     [S_ONE_Q] = {1, 2, 1, 77, 64, 64, AT_BHLD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     [S_SPLIT_Q5] = {1, 1, 5, 3001, 32, 32, AT_BLHD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     [S_D32_K1] = {2, 2, 9, 1, 32, 16, AT_BHLD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    /* RoPE inside the kernels' loads: head dim 20 (scalar loads, the portable kernel everywhere),
-     * 96 (the sm_90a tail block) over two 128-key memories and 3 unrotated keys, q alone, k
-     * alone with a 36-key unrotated prefix per 100-key period, and 56 (where the wide tile would
-     * apply without RoPE) */
-    [S_ROPE_D20] = {1, 2, 33, 77, 20, 20, AT_BLHD, 3, 11, 3, 7, 11, 77, 0, 77, 0, 0, 0, 0, 0, 0},
-    [S_ROPE_D96] = {1, 3, 130, 259, 96, 96, AT_BHLD, 3, 13, 10, 16, 8, 128, 0, 256, 0, 0, 0, 0, 0, 0},
-    [S_ROPE_Q_ONLY] = {2, 2, 100, 200, 64, 64, AT_BLHD, 1, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    [S_ROPE_K_ONLY] = {1, 2, 70, 316, 64, 64, AT_BHLD, 2, 0, 0, 8, 8, 100, 36, 300, 0, 0, 0, 0, 0, 0},
-    [S_ROPE_D56] = {2, 3, 1000, 1100, 56, 56, AT_BLHD, 3, 40, 25, 20, 55, 1100, 0, 1100, 0, 0, 0, 0, 0, 0},
 };
 
 /* buffers: q (NULL when it lives in the fused qkv), k or qkv, v (NULL: fused), the window pad
@@ -165,8 +155,8 @@ static struct samrt_attention_params at_params(const struct ot_case *c, void *co
         a.win.pad_v = (const char *)p[AB_PAD] + (size_t)H * D * esz;
         a.win.s_pad_h = D;
     }
-    if (s->rope & 1) a.rope.q = (const float *)p[AB_TQ];
-    if (s->rope & 2) {
+    if (s->rope) {
+        a.rope.q = (const float *)p[AB_TQ];
         a.rope.k = (const float *)p[AB_TK];
         a.rope.k_period = s->k_period;
         a.rope.k_skip = s->k_skip;
@@ -218,8 +208,8 @@ static void at_setup(struct ot_case *c) {
     else at_random(c, (long)s->B * at_tk(s) * kv_tok, 1.0f, 0, 0, 2);
     at_fused(s) ? ot_buf_null(c) : at_random(c, (long)s->B * at_tk(s) * H * Dv, 1.0f, 0, 0, 3);
     at_win(s) ? at_random(c, 2L * H * D, 1.0f, 0, 0, 4) : ot_buf_null(c);
-    (s->rope & 1) ? at_table(c, D, s->tq_w, s->tq_h) : ot_buf_null(c);
-    (s->rope & 2) ? at_table(c, D, s->tk_w, s->tk_h) : ot_buf_null(c);
+    s->rope ? at_table(c, D, s->tq_w, s->tq_h) : ot_buf_null(c);
+    s->rope ? at_table(c, D, s->tk_w, s->tk_h) : ot_buf_null(c);
     const int o = ot_buf_add(c, c->dt, (long)s->B * at_tq(s) * H * Dv, OT_OUT);
     c->b[o].sampled = c->row->p[1] > 0 && !at_win(s);
     const long n_win = at_win(s) ? (long)((s->kh + s->ws_k - 1) / s->ws_k) * ((s->kw + s->ws_k - 1) / s->ws_k) : 1;
@@ -405,11 +395,5 @@ const struct ot_row ot_rows_attn[] = {
     {&OP_ATTN, "one_query_k77", F, 0, T, 0, {S_ONE_Q, 0, 0}, {2}},
     {&OP_ATTN, "split_q5_k3001", F, 0, T, 0, {S_SPLIT_Q5, 0, 0}, {2}},
     {&OP_ATTN, "one_key_dv16", F, 0, T, 0, {S_D32_K1, 0, 0}, {2}},
-    {&OP_ATTN, "rope_d20_scalar", F, 0, T, 0, {S_ROPE_D20, 0, 0}, {2}},
-    {&OP_ATTN, "rope_d96_tail", F, 0, T, 0, {S_ROPE_D96, 0, 0}, {2}},
-    {&OP_ATTN, "rope_q_only", F, 0, T, 0, {S_ROPE_Q_ONLY, 0, 0}, {2}},
-    {&OP_ATTN, "rope_k_only_skip", F, 0, T, 0, {S_ROPE_K_ONLY, 0, 0}, {2}},
-    {&OP_ATTN, "rope_d56_wide", F, 0, T, 0, {S_ROPE_D56, 96, 0}, {2}},
-    {&OP_ATTN, "rope_misaligned", F, 0, T, 0, {S_ROPE_ODD, 0, 1}, {2}},
 };
 const int ot_n_rows_attn = (int)(sizeof ot_rows_attn / sizeof ot_rows_attn[0]);

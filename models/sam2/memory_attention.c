@@ -341,7 +341,7 @@ static struct samrt_op_attn_args rope_args(const struct samrt_sam2_memattn *ma, 
     a.n_head = 1;
     a.d_qk = a.d_v = DIM;
     a.rope_q = &ma->rope;
-    a.rope_k = cross && ma->slot_rope_k >= 0 ? &ma->rope_k : &ma->rope;  /* one table: counted once */
+    a.rope_k = cross ? &ma->rope_k : &ma->rope;
     a.rope_k_period = cross ? (int)ma->n_mem_tok : (int)ma->n_tok;
     a.rope_k_skip = cross ? ma->cfg.mem_latents : 0;
     a.rope_n_k = cross ? (int64_t)n_mem * ma->n_mem_tok : ma->n_tok;
