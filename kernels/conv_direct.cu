@@ -5,8 +5,7 @@
  * the other channel groups' blocks find them in L2), accumulates its 8 outputs with fmaf in
  * the reference's order (input channel, row, column), adds the bias, applies the activation
  * and stores each output once, NCHW (coalesced over the pixels) or NHWC (8 consecutive
- * channels per thread). The norm form gives one thread all of a pixel's channels (up to 64)
- * so that it can normalise them. */
+ * channels per thread). */
 #include "conv_direct.h"
 #include "elementwise.cuh"
 
@@ -25,32 +24,6 @@ template <int ACT> __device__ __forceinline__ float act_fn(float v) {
     return v;
 }
 
-/* The NO sums of output pixel (n, oy, ox): output j's weights at w_s + j * ws, in the
- * reference's order (input channel, kernel row, column), with fmaf. */
-template <typename T, int NO>
-__device__ __forceinline__ void conv_taps(const T *__restrict__ x, const float *w_s, int ws, const Args &a, int n,
-                                          int oy, int ox, float *acc) {
-    const int iy0 = oy * a.stride - a.pad, ix0 = ox * a.stride - a.pad;
-#pragma unroll
-    for (int j = 0; j < NO; j++) acc[j] = 0.0f;
-    const T *xn = x + (size_t)n * a.c_in * a.h * a.w;
-    for (int ci = 0; ci < a.c_in; ci++) {
-        const T *xc = xn + (size_t)ci * a.h * a.w;
-        for (int r = 0; r < a.k; r++) {
-            const int iy = iy0 + r;
-            if (iy < 0 || iy >= a.h) continue;
-            for (int s = 0; s < a.k; s++) {
-                const int ix = ix0 + s;
-                if (ix < 0 || ix >= a.w) continue;
-                const float xv = samrt::to_f32(__ldg(xc + (size_t)iy * a.w + ix));
-                const int tap = (ci * a.k + r) * a.k + s;
-#pragma unroll
-                for (int j = 0; j < NO; j++) acc[j] = fmaf(xv, w_s[j * ws + tap], acc[j]);
-            }
-        }
-    }
-}
-
 template <typename T, int ACT, bool NHWC>
 __global__ void __launch_bounds__(kPix) conv_direct_kernel(const T *__restrict__ x, const T *__restrict__ wt,
                                                            const T *__restrict__ bias, T *__restrict__ y, Args a) {
@@ -67,8 +40,26 @@ __global__ void __launch_bounds__(kPix) conv_direct_kernel(const T *__restrict__
     const int pix = blockIdx.x * kPix + threadIdx.x;
     if (pix >= a.n * a.ho * a.wo) return;
     const int ox = pix % a.wo, t = pix / a.wo, oy = t % a.ho, n = t / a.ho;
+    const int iy0 = oy * a.stride - a.pad, ix0 = ox * a.stride - a.pad;
     float acc[kOut];
-    conv_taps<T, kOut>(x, &w_s[0][0], SAMRT_CONV_DIRECT_MAX_TAPS, a, n, oy, ox, acc);
+#pragma unroll
+    for (int j = 0; j < kOut; j++) acc[j] = 0.0f;
+    const T *xn = x + (size_t)n * a.c_in * a.h * a.w;
+    for (int ci = 0; ci < a.c_in; ci++) {
+        const T *xc = xn + (size_t)ci * a.h * a.w;
+        for (int r = 0; r < a.k; r++) {
+            const int iy = iy0 + r;
+            if (iy < 0 || iy >= a.h) continue;
+            for (int s = 0; s < a.k; s++) {
+                const int ix = ix0 + s;
+                if (ix < 0 || ix >= a.w) continue;
+                const float xv = samrt::to_f32(__ldg(xc + (size_t)iy * a.w + ix));
+                const int tap = (ci * a.k + r) * a.k + s;
+#pragma unroll
+                for (int j = 0; j < kOut; j++) acc[j] = fmaf(xv, w_s[j][tap], acc[j]);
+            }
+        }
+    }
 #pragma unroll
     for (int j = 0; j < kOut; j++) {
         const int o = o0 + j;
@@ -77,69 +68,6 @@ __global__ void __launch_bounds__(kPix) conv_direct_kernel(const T *__restrict__
         if (NHWC) y[(size_t)pix * a.c_out + o] = v;
         else y[((size_t)n * a.c_out + o) * a.ho * a.wo + (size_t)oy * a.wo + ox] = v;
     }
-}
-
-/* The norm form: one thread per output pixel holds its CO (>= c_out) channels; the conv as
- * above, each output + bias rounded to T, then LayerNorm2d over the c_out values in order
- * (mean, then the biased variance, then (v - mean) * rstd * g + b) and its activation. */
-template <typename T, int CO>
-__global__ void __launch_bounds__(kPix) conv_norm_kernel(const T *__restrict__ x, const T *__restrict__ wt,
-                                                         const T *__restrict__ bias, const T *__restrict__ nw,
-                                                         const T *__restrict__ nb, T *__restrict__ y, Args a,
-                                                         float eps, samrt_act act) {
-    __shared__ float w_s[SAMRT_CONV_DIRECT_NORM_MAX_W];
-    __shared__ float p_s[3][CO];   /* bias, norm weight, norm bias */
-    const int taps = a.c_in * a.k * a.k;
-    for (int i = threadIdx.x; i < CO * taps; i += kPix)
-        w_s[i] = i / taps < a.c_out ? samrt::to_f32(wt[i]) : 0.0f;   /* (o, tap) = row-major weight */
-    for (int j = threadIdx.x; j < CO; j += kPix) {
-        const bool in = j < a.c_out;
-        p_s[0][j] = in && a.has_bias ? samrt::to_f32(bias[j]) : 0.0f;
-        p_s[1][j] = in ? (nw ? samrt::to_f32(nw[j]) : 1.0f) : 0.0f;
-        p_s[2][j] = in && nb ? samrt::to_f32(nb[j]) : 0.0f;
-    }
-    __syncthreads();
-    const int pix = blockIdx.x * kPix + threadIdx.x;
-    if (pix >= a.n * a.ho * a.wo) return;
-    const int ox = pix % a.wo, t = pix / a.wo, oy = t % a.ho, n = t / a.ho;
-    float acc[CO];
-    conv_taps<T, CO>(x, w_s, taps, a, n, oy, ox, acc);
-    float sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < CO; j++) {
-        acc[j] = samrt::round_to<T>(acc[j] + p_s[0][j]);
-        if (j < a.c_out) sum += acc[j];
-    }
-    const float mean = sum / (float)a.c_out;
-    float sq = 0.0f;
-#pragma unroll
-    for (int j = 0; j < CO; j++)
-        if (j < a.c_out) sq += (acc[j] - mean) * (acc[j] - mean);
-    const float rstd = 1.0f / sqrtf(sq / (float)a.c_out + eps);
-    const size_t plane = (size_t)a.ho * a.wo, at = (size_t)n * a.c_out * plane + (size_t)oy * a.wo + ox;
-#pragma unroll
-    for (int j = 0; j < CO; j++)
-        if (j < a.c_out)
-            y[at + j * plane] = samrt::from_f32<T>(samrt::act_apply(act, (acc[j] - mean) * rstd * p_s[1][j] + p_s[2][j]));
-}
-
-template <typename T, int CO>
-void launch_norm_co(const Args &a, const void *x, const void *w, const void *b,
-                    const struct samrt_conv_direct_norm *nm, void *y, cudaStream_t s) {
-    const unsigned grid = samrt::ceil_div((long long)a.n * a.ho * a.wo, kPix);
-    conv_norm_kernel<T, CO><<<grid, kPix, 0, s>>>((const T *)x, (const T *)w, (const T *)b, (const T *)nm->weight,
-                                                  (const T *)nm->bias, (T *)y, a, nm->eps, nm->act);
-}
-
-template <typename T>
-void launch_norm(const struct samrt_conv_direct_desc *d, const void *x, const void *w, const void *b,
-                 const struct samrt_conv_direct_norm *nm, void *y, cudaStream_t s) {
-    Args a = {d->n, d->c_in, d->h, d->w, d->c_out, d->k, d->stride, d->pad, 0, 0, d->has_bias};
-    samrt_conv_direct_out_hw(d, &a.ho, &a.wo);
-    if (d->c_out <= 8) launch_norm_co<T, 8>(a, x, w, b, nm, y, s);
-    else if (d->c_out <= 16) launch_norm_co<T, 16>(a, x, w, b, nm, y, s);
-    else if (d->c_out <= 32) launch_norm_co<T, 32>(a, x, w, b, nm, y, s);
-    else launch_norm_co<T, 64>(a, x, w, b, nm, y, s);
 }
 
 template <typename T, int ACT>
@@ -166,17 +94,6 @@ extern "C" enum samrt_status samrt_conv_direct_cuda(const struct samrt_conv_dire
                                                     const void *w, const void *bias, void *y, cudaStream_t stream) {
     if (!d || !samrt_conv_direct_ok(d) || !x || !w || !y || (d->has_bias && !bias)) return SAMRT_E_INVALID_ARG;
     SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, y, stream);
-    SAMRT_LAUNCH_CHECK();
-    return SAMRT_OK;
-}
-
-extern "C" enum samrt_status samrt_conv_direct_norm_cuda(const struct samrt_conv_direct_desc *d, const void *x,
-                                                         const void *w, const void *bias,
-                                                         const struct samrt_conv_direct_norm *nm, void *y,
-                                                         cudaStream_t stream) {
-    if (!d || !nm || !samrt_conv_direct_norm_ok(d) || !x || !w || !y || (d->has_bias && !bias))
-        return SAMRT_E_INVALID_ARG;
-    SAMRT_DISPATCH_FLOAT(d->dtype, launch_norm, d, x, w, bias, nm, y, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }

@@ -14,8 +14,6 @@
  * store, as samrt_conv_ref with its epilogue computes it; the CUDA kernel accumulates in the
  * same order with fmaf.
  *
- * The norm form fuses the LayerNorm2d (+ GELU) that follows each of those downsampler convs.
- *
  * Layout: x (N, C_in, H, W); w (C_out, C_in, k, k) (PyTorch's); bias (C_out); y (N, C_out, Ho,
  * Wo) or, with out_nhwc, (N, Ho, Wo, C_out). All one dtype (f32, f16, bf16). Groups 1, square
  * k, stride and symmetric zero padding; C_in * k * k <= SAMRT_CONV_DIRECT_MAX_TAPS.
@@ -27,7 +25,6 @@
 #ifndef SAMRT_KERNELS_CONV_DIRECT_H
 #define SAMRT_KERNELS_CONV_DIRECT_H
 
-#include "elementwise.h"  /* enum samrt_act, the norm form's activation */
 #include "epilogue.h"
 
 #ifdef __cplusplus
@@ -50,36 +47,15 @@ void samrt_conv_direct_out_hw(const struct samrt_conv_direct_desc *d, int *ho, i
 /* Whether this file takes the conv: positive extents, k <= 7, stride 1 or 2, pad < k,
  * C_in * k * k within the cap, extents within 32-bit indexing, a float dtype. */
 int samrt_conv_direct_ok(const struct samrt_conv_direct_desc *d);
-/* The norm form (SAM 2's mask downsampler: conv, then LayerNorm2d over the channels of each
- * pixel, then its activation): the conv output (NCHW, no act) rounded to the dtype, then
- * layernorm.h's LayerNorm2d arithmetic per pixel, one thread holding all of a pixel's
- * channels. Needs out_nhwc 0, act NONE, C_out <= SAMRT_CONV_DIRECT_NORM_MAX_C and C_out
- * (rounded up to 8, 16, 32 or 64) * C_in * k * k <= SAMRT_CONV_DIRECT_NORM_MAX_W. */
-#define SAMRT_CONV_DIRECT_NORM_MAX_C 64
-#define SAMRT_CONV_DIRECT_NORM_MAX_W 9216   /* staged weights: 64 outputs x 16 channels x 3 x 3 */
-struct samrt_conv_direct_norm {
-    const void *weight, *bias;  /* (C_out) of the dtype, or NULL */
-    float eps;
-    enum samrt_act act;         /* after the affine */
-};
-int samrt_conv_direct_norm_ok(const struct samrt_conv_direct_desc *d);
-
 /* Plain C reference on f32 data (bias NULL without has_bias), stored values not rounded. */
 void samrt_conv_direct_ref(const struct samrt_conv_direct_desc *d, const float *x, const float *w,
                            const float *bias, float *y);
-/* The norm form on f32 data: the conv, its outputs rounded to the dtype, then
- * samrt_layernorm2d_ref (f32) in place; on f32 data the ops conv -> layernorm2d bit for bit. */
-enum samrt_status samrt_conv_direct_norm_ref(const struct samrt_conv_direct_desc *d, const float *x, const float *w,
-                                             const float *bias, const struct samrt_conv_direct_norm *nm, float *y);
 
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 /* One launch on stream; the desc must be ok. Allocates nothing, logs nothing. */
 enum samrt_status samrt_conv_direct_cuda(const struct samrt_conv_direct_desc *d, const void *x, const void *w,
                                          const void *bias, void *y, cudaStream_t stream);
-enum samrt_status samrt_conv_direct_norm_cuda(const struct samrt_conv_direct_desc *d, const void *x, const void *w,
-                                              const void *bias, const struct samrt_conv_direct_norm *nm, void *y,
-                                              cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

@@ -1,13 +1,9 @@
-/* conv_direct_ref.c - the C reference of conv_direct.h and its support rules: conv.h's
+/* conv_direct_ref.c - the C reference of conv_direct.h and its support rule: conv.h's
  * reference loop nest (f32 sum over input channel, kernel row, column) and its epilogue
- * (+ bias, then GELU / ReLU) per output, stored in the NCHW or NHWC index; the norm form
- * then runs layernorm.h's LayerNorm2d reference in place. */
+ * (+ bias, then GELU / ReLU) per output, stored in the NCHW or NHWC index. */
 #include "conv_direct.h"
 
 #include <stdint.h>
-
-#include "layernorm.h"
-#include "ref_util.h"
 
 void samrt_conv_direct_out_hw(const struct samrt_conv_direct_desc *d, int *ho, int *wo) {
     *ho = (d->h + 2 * d->pad - d->k) / d->stride + 1;
@@ -55,26 +51,4 @@ void samrt_conv_direct_ref(const struct samrt_conv_direct_desc *d, const float *
                                                    : (((int64_t)n * d->c_out + o) * ho + oy) * wo + ox;
                     y[at] = v;
                 }
-}
-
-int samrt_conv_direct_norm_ok(const struct samrt_conv_direct_desc *d) {
-    /* the kernel's channel bucket (8, 16, 32, 64) times the taps must fit its weight stage */
-    const int co = d->c_out <= 8 ? 8 : d->c_out <= 16 ? 16 : d->c_out <= 32 ? 32 : 64;
-    return samrt_conv_direct_ok(d) && !d->out_nhwc && d->act == SAMRT_EPILOGUE_ACT_NONE &&
-           d->c_out <= SAMRT_CONV_DIRECT_NORM_MAX_C &&
-           (int64_t)co * d->c_in * d->k * d->k <= SAMRT_CONV_DIRECT_NORM_MAX_W;
-}
-
-enum samrt_status samrt_conv_direct_norm_ref(const struct samrt_conv_direct_desc *d, const float *x, const float *w,
-                                             const float *bias, const struct samrt_conv_direct_norm *nm, float *y) {
-    if (!d || !nm || !x || !w || !y || !samrt_conv_direct_norm_ok(d) || (d->has_bias && !bias))
-        return SAMRT_E_INVALID_ARG;
-    samrt_conv_direct_ref(d, x, w, bias, y);
-    int ho, wo;
-    samrt_conv_direct_out_hw(d, &ho, &wo);
-    const int64_t n = (int64_t)d->n * d->c_out * ho * wo;
-    for (int64_t i = 0; i < n; i++) y[i] = ref_round(d->dtype, y[i]);
-    const struct samrt_layernorm2d_args a = {SAMRT_DTYPE_F32, d->n, d->c_out, (int64_t)ho * wo, nm->eps, nm->act,
-                                             y, NULL, nm->weight, nm->bias, y};
-    return samrt_layernorm2d_ref(&a);
 }

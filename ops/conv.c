@@ -8,12 +8,9 @@
  *     se_gate.h and the conv again in dwconv.h's scale form (three launches for seven), else
  *     the chain;
  * and the direct conv of few input channels (conv_direct.h: RepViT's stem, SAM 2's mask
- * downsampler), bias and activation fused and written in the layout its consumer reads, or
- * with the downsampler's LayerNorm2d + GELU fused.
+ * downsampler), bias and activation fused and written in the layout its consumer reads.
  * The choice depends only on shapes, dtypes and the alignment of the activations, which
  * PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
-#include <math.h>
-
 #include "conv_direct.h"
 #include "ops_impl.h"
 #include "se_gate.h"
@@ -238,49 +235,6 @@ struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *nam
         const void *bd = b ? b->data : NULL;
         st = OPS_PICK(c->backend, samrt_conv_direct_cuda(&d, x->data, w->data, bd, y.data, c->stream),
                       (samrt_conv_direct_ref(&d, x->data, w->data, bd, y.data), SAMRT_OK));
-    }
-    finish(c, st);
-    return y;
-}
-
-struct samrt_tensor samrt_op_conv_direct_ln(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                            const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                            int pad, const struct samrt_tensor *ln_w, const struct samrt_tensor *ln_b,
-                                            float eps, enum samrt_act act) {
-    const int ok4 = x->n_dims == 4 && w->n_dims == 4;
-    const struct samrt_conv_direct_desc d = {(int)x->ne[0], (int)x->ne[1],  (int)x->ne[2], (int)x->ne[3],
-                                             (int)w->ne[0], ok4 ? (int)w->ne[2] : 0, stride, pad, x->dtype,
-                                             SAMRT_EPILOGUE_ACT_NONE, b != NULL, 0};
-    if (!ok4 || !samrt_conv_direct_norm_ok(&d)) {
-        struct samrt_tensor t = samrt_op_conv_direct(c, name, x, w, b, stride, pad, SAMRT_ACT_NONE, 0);
-        return samrt_op_layernorm2d(c, name, &t, ln_w, ln_b, NULL, eps, act);
-    }
-    int ho = 0, wo = 0;
-    samrt_conv_direct_out_hw(&d, &ho, &wo);
-    const int64_t co = w->ne[0];
-    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, SAMRT_SHAPE(x->ne[0], co, ho, wo));
-    use(c, x, w, b, &y);
-    use(c, ln_w, ln_b, NULL, NULL);
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && planning(c) &&
-        !(samrt_tensor_is_contiguous(x) && samrt_tensor_is_contiguous(w) && w->dtype == x->dtype &&
-          w->ne[1] == x->ne[1] && w->ne[2] == w->ne[3] && (!b || vec_of(b, co, x->dtype)) &&
-          (!ln_w || vec_of(ln_w, co, x->dtype)) && (!ln_b || vec_of(ln_b, co, x->dtype)) &&
-          (unsigned)act < SAMRT_ACT_COUNT && isfinite(eps) && eps >= 0.0f)) {
-        SAMRT_LOG_ERROR("conv_direct_ln %s: x (N, C, H, W) contiguous, w (out, C, k, k), bias and norm (out) of x's "
-                        "dtype", name ? name : "?");
-        st = SAMRT_E_INVALID_ARG;
-    }
-    if (st == SAMRT_OK) {   /* the conv, then about 8 flops per output for the norm */
-        const double out = (double)samrt_tensor_nelements(&y);
-        cost_add(c, 1, 2.0 * out * (double)d.c_in * d.k * d.k + (b ? out : 0.0) + 8.0 * out,
-                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(ln_w) + tbytes(ln_b) + tbytes(&y));
-    }
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-        const struct samrt_conv_direct_norm nm = {ln_w ? ln_w->data : NULL, ln_b ? ln_b->data : NULL, eps, act};
-        const void *bd = b ? b->data : NULL;
-        st = OPS_PICK(c->backend, samrt_conv_direct_norm_cuda(&d, x->data, w->data, bd, &nm, y.data, c->stream),
-                      samrt_conv_direct_norm_ref(&d, x->data, w->data, bd, &nm, y.data));
     }
     finish(c, st);
     return y;

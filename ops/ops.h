@@ -417,14 +417,6 @@ struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *nam
                                          const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
                                          int pad, enum samrt_act act, int out_nhwc);
 
-/* samrt_op_conv_direct (NCHW out, bias, no act) followed by LayerNorm2d over its channels
- * (ln_w, ln_b (C_out) or NULL, eps) and act: one launch of conv_direct.h's norm form where it
- * takes the conv (C_out <= 64), else the two ops; the same values either way. */
-struct samrt_tensor samrt_op_conv_direct_ln(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                            const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                            int pad, const struct samrt_tensor *ln_w, const struct samrt_tensor *ln_b,
-                                            float eps, enum samrt_act act);
-
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,7 @@
  * the squeeze-excite gate that reads them (kernels/se_gate.h), its scale form (each output
  * times its image's channel gate), the direct conv of few input
  * channels (kernels/conv_direct.h: RepViT's stem, SAM 2's mask downsampler; its f32 results
- * checked against conv.h's reference bit for bit) and its norm form (the downsampler's
- * LayerNorm2d + GELU fused), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
+ * checked against conv.h's reference bit for bit), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
  * residual, padded rows and batches whose gaps must stay untouched). The references compute on
  * f32 copies of the dtype's values and round once on the store, as the kernels do; tolerances
@@ -351,69 +350,6 @@ static long cd_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_CD = {"conv_direct", cd_setup, cd_call, cd_check, NULL, NULL, 0};
 
-/* ---- conv_direct_ln: the conv_direct columns (NCHW, no act: p[8] is the norm's act) and the
- *      LayerNorm2d weight and bias ---- */
-static struct samrt_conv_direct_desc cdn_desc(const struct ot_case *c) {
-    struct samrt_conv_direct_desc d = cd_desc(c);
-    d.act = SAMRT_EPILOGUE_ACT_NONE;
-    return d;
-}
-
-static void cdn_setup(struct ot_case *c) {
-    const struct samrt_conv_direct_desc d = cdn_desc(c);
-    if (!samrt_conv_direct_norm_ok(&d)) ot_conv_fail(c, "shape not supported");
-    cd_setup(c);   /* x, w, bias, y; then the norm's weight and bias, and y moved last */
-    ot_buf_random(c, c->dt, d.c_out, 0.5f, 1.5f);
-    ot_buf_random(c, c->dt, d.c_out, -0.5f, 0.5f);
-    const struct ot_buf out = c->b[3];
-    c->b[3] = c->b[4], c->b[4] = c->b[5], c->b[5] = out;
-}
-
-static enum samrt_status cdn_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    const struct samrt_conv_direct_desc d = cdn_desc(c);
-    const enum samrt_act act = c->row->p[8] == SAMRT_EPILOGUE_ACT_GELU ? SAMRT_ACT_GELU : SAMRT_ACT_NONE;
-    struct samrt_conv_direct_norm nm = {p[3], p[4], 1e-6f, act};
-    (void)stream;
-    if (gpu) return OT_GPU(samrt_conv_direct_norm_cuda(&d, p[0], p[1], p[2], &nm, p[5], (cudaStream_t)stream));
-    float *f[5];
-    for (int i = 0; i < 5; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
-    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[5].n);
-    if (!y) ot_conv_fail(c, "no memory");
-    nm.weight = f[3], nm.bias = f[4];
-    const enum samrt_status st = samrt_conv_direct_norm_ref(&d, f[0], f[1], f[2], &nm, y);
-    tu_store(c->dt, p[5], y, c->b[5].n);
-    for (int i = 0; i < 5; i++) free(f[i]);
-    free(y);
-    return st;
-}
-
-/* f32 without the activation, by hand: per pixel, (y - ln_b) / ln_w over the channels has
- * mean 0 and variance 1 */
-static long cdn_check(const struct ot_case *c, void *const *p) {
-    const struct samrt_conv_direct_desc d = cdn_desc(c);
-    if (c->dt != SAMRT_DTYPE_F32 || c->row->p[8] != 0 || d.c_out < 2) return 0;
-    int ho, wo;
-    samrt_conv_direct_out_hw(&d, &ho, &wo);
-    const float *g = (const float *)p[3], *be = (const float *)p[4], *y = (const float *)p[5];
-    const long plane = (long)ho * wo;
-    long bad = 0;
-    for (long n = 0; n < d.n; n++)
-        for (long i = 0; i < plane; i++) {
-            double m = 0, v = 0;
-            for (long o = 0; o < d.c_out; o++) m += (y[(n * d.c_out + o) * plane + i] - be[o]) / g[o];
-            m /= d.c_out;
-            for (long o = 0; o < d.c_out; o++) {
-                const double z = (y[(n * d.c_out + o) * plane + i] - be[o]) / g[o] - m;
-                v += z * z;
-            }
-            v /= d.c_out;
-            bad += !(fabs(m) <= 1e-4 && (v < 1e-6 || fabs(v - 1.0) <= 1e-2));   /* a constant pixel: all zero */
-        }
-    return bad;
-}
-
-static const struct ot_op OP_CDN = {"conv_direct_ln", cdn_setup, cdn_call, cdn_check, NULL, NULL, 0};
-
 /* ---- epilogue: p = {batches, rows, cols, batch stride, row stride, bias per row, bias,
  *      residual, act}; y in place, the gaps between rows and batches must keep their values ---- */
 static struct samrt_epilogue_shape epi_shape(const struct ot_case *c) {
@@ -533,13 +469,6 @@ const struct ot_row ot_rows_conv[] = {
     {&OP_CD, "k5_s1_relu_tokens", F, 0, &TOL_DW, 0, {1, 7, 12, 9, 10, 5, 1, 2, RELU, 3}, {0}},
     {&OP_CD, "k3_s1_no_pad_no_bias", F, 0, &TOL_DW, 0, {1, 28, 8, 8, 16, 3, 1, 0, 0, 0}, {0}},
     {&OP_CD, "one_pixel", F, 0, &TOL_DW, 0, {1, 2, 1, 1, 3, 1, 1, 0, RELU, 1}, {0}},
-    /* conv_direct_ln: the conv_direct columns, p[8] the norm's act: SAM 2's mask downsampler's
-     * first three stages at 1024; odd: C_out 5 and 33 (bucket tails), two images, no bias */
-    {&OP_CDN, "maskds_0", F, 0, &TOL_DW, B, {1, 1, 1024, 1024, 4, 3, 2, 1, GELU, 1}, {0}},
-    {&OP_CDN, "maskds_1", F, 0, &TOL_DW, 0, {1, 4, 512, 512, 16, 3, 2, 1, GELU, 1}, {0}},
-    {&OP_CDN, "maskds_2", F, 0, &TOL_DW, B, {1, 16, 256, 256, 64, 3, 2, 1, GELU, 1}, {0}},
-    {&OP_CDN, "c_out5_two_images", F, 0, &TOL_DW, 0, {2, 3, 9, 14, 5, 3, 2, 1, 0, 1}, {0}},
-    {&OP_CDN, "c_out33_no_bias", F, 0, &TOL_DW, 0, {1, 6, 10, 10, 33, 3, 1, 1, 0, 0}, {0}},
     /* epilogue: batches, rows, cols, batch stride, row stride, bias per row, bias, residual, act */
     {&OP_EPI, "hiera_t_mlp_fc1_gelu", F, 0, &TOL_EPI, B, {1, 65536, 384, 0, 384, 0, 0, 0, GELU}, {0}},
     {&OP_EPI, "cxblock_pwconv1_gelu", F, 0, &TOL_EPI, B, {1, 4096, 1024, 0, 1024, 0, 0, 0, GELU}, {0}},
