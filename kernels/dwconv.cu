@@ -16,8 +16,7 @@
  *
  * The mean form (samrt_dwconv_mean_cuda: a squeeze-excite's squeeze) also sums each block's
  * 32 stored (rounded) outputs per channel through shared memory, in pixel order, and writes
- * them as one f32 row of the partial sums (and with y NULL stores nothing else); the scale
- * form multiplies each rounded output by its image's channel gate before the store. */
+ * them as one f32 row of the partial sums: the map is not read again to pool it. */
 #include "dwconv.h"
 #include "elementwise.cuh"
 
@@ -56,8 +55,6 @@ struct Args {
     const float *s, *sh, *s1, *sh1;   /* bn forms */
     const void *w1;                   /* REPVGG, of T */
     float *part;                      /* mean form: (N*Ho*Wo / 32, C) block sums */
-    const void *gate;                 /* scale form: (N, C) of T, times the rounded output */
-    int store;                        /* 0: the mean form's sums only, y not written */
 };
 
 /* The enum samrt_act that channel_affine applies for an epilogue activation. */
@@ -127,12 +124,7 @@ __device__ __forceinline__ void dw_pixel(const T *__restrict__ x, const T *__res
         if (a.residual) v += rv[i];
         acc[i] = act_fn<ACT>(v);
     }
-    if (a.gate) {   /* the scale form: the stored value times the image's gate, rounded again */
-        const T *g = static_cast<const T *>(a.gate) + (size_t)n * a.c + c0;
-#pragma unroll
-        for (int i = 0; i < V; i++) acc[i] = samrt::round_to<T>(acc[i]) * samrt::to_f32(g[i]);
-    }
-    if (a.store) *reinterpret_cast<uint4 *>(y + o) = pack<T>(acc);
+    *reinterpret_cast<uint4 *>(y + o) = pack<T>(acc);
 }
 
 template <typename T, int ACT, int K, int BN, bool MEAN>
@@ -209,12 +201,9 @@ void launch_act(const struct samrt_dwconv_desc *d, const Args &a, const T *x, co
 
 template <typename T>
 void launch(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
-            const struct samrt_dwconv_bn_params *bn, const void *r, void *y, float *part, const void *gate,
-            cudaStream_t s) {
+            const struct samrt_dwconv_bn_params *bn, const void *r, void *y, float *part, cudaStream_t s) {
     Args a = {};
     a.part = part;
-    a.gate = gate;
-    a.store = y != nullptr;
     a.n = d->n, a.h = d->h, a.w = d->w, a.c = d->c, a.k = d->k, a.stride = d->stride, a.pad = d->pad;
     samrt_dwconv_out_hw(d, &a.ho, &a.wo);
     a.has_bias = d->has_bias, a.residual = d->residual;
@@ -235,7 +224,7 @@ extern "C" enum samrt_status samrt_dwconv_cuda(const struct samrt_dwconv_desc *d
     SAMRT_DASSERT(samrt_dwconv_supported(d, x, w, bias, residual, y));
     if (!x || !w || !y || (d->has_bias && !bias) || (d->residual && !residual)) return SAMRT_E_INVALID_ARG;
     SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, (const struct samrt_dwconv_bn_params *)NULL, residual, y,
-                         (float *)NULL, (const void *)NULL, stream);
+                         (float *)NULL, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }
@@ -248,7 +237,7 @@ extern "C" enum samrt_status samrt_dwconv_bn_cuda(const struct samrt_dwconv_desc
         (d->has_bias && !bias) || (d->residual && !residual))
         return SAMRT_E_INVALID_ARG;
     if (bn->mode == SAMRT_DWCONV_BN_REPVGG && (!bn->w1 || !bn->s1 || !bn->sh1)) return SAMRT_E_INVALID_ARG;
-    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, bn, residual, y, (float *)NULL, (const void *)NULL, stream);
+    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, bn, residual, y, (float *)NULL, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }
@@ -257,21 +246,11 @@ extern "C" enum samrt_status samrt_dwconv_mean_cuda(const struct samrt_dwconv_de
                                                     const void *bias, const void *residual, void *y, float *partial,
                                                     cudaStream_t stream) {
     SAMRT_DASSERT(samrt_dwconv_supported(d, x, w, bias, residual, y) && samrt_dwconv_mean_ok(d));
-    if (!x || !w || !partial || !samrt_dwconv_mean_ok(d) || (d->has_bias && !bias) || (d->residual && !residual))
+    if (!x || !w || !y || !partial || !samrt_dwconv_mean_ok(d) || (d->has_bias && !bias) ||
+        (d->residual && !residual))
         return SAMRT_E_INVALID_ARG;
     SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, (const struct samrt_dwconv_bn_params *)NULL, residual, y,
-                         partial, (const void *)NULL, stream);
-    SAMRT_LAUNCH_CHECK();
-    return SAMRT_OK;
-}
-
-extern "C" enum samrt_status samrt_dwconv_scale_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
-                                                     const void *bias, const void *residual, const void *gate,
-                                                     void *y, cudaStream_t stream) {
-    SAMRT_DASSERT(samrt_dwconv_supported(d, x, w, bias, residual, y));
-    if (!x || !w || !gate || !y || (d->has_bias && !bias) || (d->residual && !residual)) return SAMRT_E_INVALID_ARG;
-    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, (const struct samrt_dwconv_bn_params *)NULL, residual, y,
-                         (float *)NULL, gate, stream);
+                         partial, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }

@@ -76,12 +76,7 @@ int samrt_dwconv_supported(const struct samrt_dwconv_desc *d, const void *x, con
  * and the f32 sums of its stored outputs over each run of SAMRT_DWCONV_MEAN_PIX consecutive
  * output pixels, per channel, into partial (samrt_dwconv_mean_rows(d), C): row r sums pixels
  * 32r .. 32r + 31 in order. A row never spans two images (mean_ok: Ho*Wo a multiple of 32),
- * so image n's rows are n * Ho*Wo/32 onwards; se_gate.h finishes the mean from them. The
- * CUDA launcher takes y NULL: then only the sums are written (a squeeze-excite block runs the
- * conv twice, once for its sums and once, scaled, for its output: one read of x instead of a
- * write and a read of the unscaled map).
- * The scale form: y = rnd(conv(x) + b ...) * gate[n, c], rounded again on the store (the
- * chain conv -> channel_affine(scale = gate) bit for bit), gate (N, C) of the dtype. */
+ * so image n's rows are n * Ho*Wo/32 onwards; se_gate.h finishes the mean from them. */
 #define SAMRT_DWCONV_MEAN_PIX 32
 int samrt_dwconv_mean_ok(const struct samrt_dwconv_desc *d);   /* shape_ok and Ho*Wo % 32 == 0 */
 int64_t samrt_dwconv_mean_rows(const struct samrt_dwconv_desc *d);   /* N * Ho*Wo / 32 */
@@ -94,9 +89,6 @@ void samrt_dwconv_ref(const struct samrt_dwconv_desc *d, const float *x, const f
 enum samrt_status samrt_dwconv_bn_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
                                       const float *bias, const struct samrt_dwconv_bn_params *bn,
                                       const float *residual, float *y);
-/* The scale form on f32 data: y = ref_round(conv) * gate (stored values not rounded). */
-enum samrt_status samrt_dwconv_scale_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
-                                         const float *bias, const float *residual, const float *gate, float *y);
 /* The mean form on f32 data: y as samrt_dwconv_ref, partial's rows summed as the kernel sums
  * them (the values rounded to the desc's dtype, then added in pixel order in f32). */
 enum samrt_status samrt_dwconv_mean_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
@@ -112,11 +104,7 @@ enum samrt_status samrt_dwconv_cuda(const struct samrt_dwconv_desc *d, const voi
 enum samrt_status samrt_dwconv_bn_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
                                        const void *bias, const struct samrt_dwconv_bn_params *bn,
                                        const void *residual, void *y, cudaStream_t stream);
-/* The mean form: one launch writes partial and, unless y is NULL, y; the desc must be
- * supported and mean_ok. The scale form: one launch; the desc must be supported. */
-enum samrt_status samrt_dwconv_scale_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
-                                          const void *bias, const void *residual, const void *gate, void *y,
-                                          cudaStream_t stream);
+/* The mean form: one launch writes y and partial; the desc must be supported and mean_ok. */
 enum samrt_status samrt_dwconv_mean_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
                                          const void *bias, const void *residual, void *y, float *partial,
                                          cudaStream_t stream);

@@ -163,17 +163,3 @@ enum samrt_status samrt_dwconv_mean_ref(const struct samrt_dwconv_desc *d, const
         }
     return SAMRT_OK;
 }
-
-enum samrt_status samrt_dwconv_scale_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
-                                         const float *bias, const float *residual, const float *gate, float *y) {
-    if (!x || !w || !y || !gate || !samrt_dwconv_shape_ok(d) || (d->has_bias && !bias) ||
-        (d->residual && !residual))
-        return SAMRT_E_INVALID_ARG;
-    dw_run(d, x, w, bias, NULL, residual, y);
-    int ho, wo;
-    samrt_dwconv_out_hw(d, &ho, &wo);
-    const int64_t hw = (int64_t)ho * wo, C = d->c;
-    for (int64_t i = 0; i < (int64_t)d->n * hw * C; i++)
-        y[i] = ref_round(d->dtype, y[i]) * gate[i / (hw * C) * C + i % C];
-    return SAMRT_OK;
-}

@@ -4,9 +4,8 @@
  *     launch of dwconv.h's bn form where its kernel takes the tensors, else the chain of ops it
  *     replaces (conv2d, then channel_affine, and for a RepVggDw the 1x1 branch and the
  *     identity add), which gives the same bits;
- *   - samrt_op_dwconv_se: the conv and the squeeze-excite after it: dwconv.h's mean form,
- *     se_gate.h and the conv again in dwconv.h's scale form (three launches for seven), else
- *     the chain;
+ *   - samrt_op_dwconv_se: the conv feeding a squeeze-excite: dwconv.h's mean form and
+ *     se_gate.h (two launches for six), else the chain;
  * and the direct conv of few input channels (conv_direct.h: RepViT's stem, SAM 2's mask
  * downsampler), bias and activation fused and written in the layout its consumer reads.
  * The choice depends only on shapes, dtypes and the alignment of the activations, which
@@ -99,41 +98,15 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name,
 /* The chain samrt_op_dwconv_se replaces, op by op. */
 static struct samrt_tensor se_chain(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                     const struct samrt_tensor *w, const struct samrt_tensor *b, int stride, int pad,
-                                    const struct samrt_op_se_args *se) {
+                                    const struct samrt_op_se_args *se, struct samrt_tensor *gate) {
     struct samrt_tensor t = samrt_op_conv2d(c, name, x, w, b, stride, pad, (int)x->ne[3], SAMRT_CONV_NHWC,
                                             SAMRT_ACT_NONE);
     struct samrt_tensor m = samrt_op_channel_mean(c, name, &t);
     struct samrt_tensor s1 = samrt_op_linear(c, name, &m, se->w1, se->b1, SAMRT_ACT_RELU, NULL);
     struct samrt_tensor s2 = samrt_op_linear(c, name, &s1, se->w2, se->b2, SAMRT_ACT_NONE, NULL);
-    struct samrt_tensor g = samrt_op_unary(c, name, &s2, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
-    return samrt_op_channel_affine(c, name, &t, &g, NULL, NULL, 1);
+    *gate = samrt_op_unary(c, name, &s2, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
+    return t;
 }
-
-/* The host form: the references in the chain's order, in place in y (the map, then scaled by
- * channel_affine's reference: the chain's host path bit for bit). */
-static enum samrt_status se_host(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
-                                 const struct samrt_se_gate_args *g, float *part, void *y) {
-    SAMRT_TRY(samrt_dwconv_mean_ref(d, x, w, b, NULL, y, part));
-    SAMRT_TRY(samrt_se_gate_ref(g));
-    const int64_t img = g->n_tokens * d->c;
-    for (int n = 0; n < d->n; n++) {   /* each image by its own gate */
-        float *yn = (float *)y + n * img;
-        const struct samrt_channel_affine_args a = {SAMRT_DTYPE_F32, img,  d->c, 1, yn, (const float *)g->gate + n * d->c,
-                                                    NULL,            NULL, yn,   0, SAMRT_ACT_NONE};
-        SAMRT_TRY(samrt_channel_affine_ref(&a));
-    }
-    return SAMRT_OK;
-}
-
-#ifdef SAMRT_HAVE_CUDA
-/* The CUDA form: the conv for its sums only, the gate, the conv again scaled into y. */
-static enum samrt_status se_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
-                                 const struct samrt_se_gate_args *g, float *part, void *y, cudaStream_t s) {
-    SAMRT_TRY(samrt_dwconv_mean_cuda(d, x, w, b, NULL, NULL, part, s));
-    SAMRT_TRY(samrt_se_gate_cuda(g, s));
-    return samrt_dwconv_scale_cuda(d, x, w, b, NULL, g->gate, y, s);
-}
-#endif
 
 /* PLAN-mode checks of the fused form: w (C, k, k, 1), the SE weights of x's dtype. */
 static enum samrt_status se_check(const struct samrt_tensor *x, const struct samrt_tensor *w,
@@ -152,7 +125,7 @@ static enum samrt_status se_check(const struct samrt_tensor *x, const struct sam
 
 struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
                                        const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                       int pad, const struct samrt_op_se_args *se) {
+                                       int pad, const struct samrt_op_se_args *se, struct samrt_tensor *gate) {
     const int k = w->n_dims == 4 ? (int)w->ne[1] : 0;
     const int64_t r = se->w1->ne[0];
     const struct samrt_dwconv_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3], k, stride, pad,
@@ -163,32 +136,34 @@ struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name,
      * is a fresh slot (16-byte aligned in both passes), w is read by element */
     if (fused && c->backend == SAMRT_BACKEND_CUDA)
         fused = samrt_dwconv_supported(&d, x->data, NULL, b ? b->data : NULL, NULL, NULL);
-    if (!fused) return se_chain(c, name, x, w, b, stride, pad, se);
+    if (!fused) return se_chain(c, name, x, w, b, stride, pad, se, gate);
     int ho = 0, wo = 0;
     samrt_dwconv_out_hw(&d, &ho, &wo);
     const int64_t rows = samrt_dwconv_mean_rows(&d), n = x->ne[0], C = x->ne[3];
     struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, SAMRT_SHAPE(n, ho, wo, C));
     struct samrt_tensor part = samrt_op_new(c, "dwconv_se.partial", SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(rows, C));
-    struct samrt_tensor gate = samrt_op_new(c, "dwconv_se.gate", x->dtype, 2, SAMRT_SHAPE(n, C));
+    *gate = samrt_op_new(c, name, x->dtype, 2, SAMRT_SHAPE(n, C));
     use(c, x, w, b, &y);
-    use(c, &part, &gate, se->w1, se->b1);
+    use(c, &part, gate, se->w1, se->b1);
     use(c, se->w2, se->b2, NULL, NULL);
     enum samrt_status st = c->ex->status;
     if (st == SAMRT_OK && planning(c)) st = se_check(x, w, b, se, r, name);
-    if (st == SAMRT_OK) {   /* the conv for its sums, the gate, the conv again scaled */
+    if (st == SAMRT_OK) {   /* the conv writing its block sums, then the gate reading them */
         const double out = (double)samrt_tensor_nelements(&y);
-        cost_add(c, 3, 4.0 * out * k * k + 4.0 * out + 4.0 * (double)n * r * C,
-                 2.0 * (tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&part) + tbytes(&gate)) + tbytes(&y) +
-                     tbytes(se->w1) + tbytes(se->b1) + tbytes(se->w2) + tbytes(se->b2));
+        cost_add(c, 2, 2.0 * out * k * k + 2.0 * out + 4.0 * (double)n * r * C,
+                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&y) + 2.0 * tbytes(&part) + tbytes(se->w1) +
+                     tbytes(se->b1) + tbytes(se->w2) + tbytes(se->b2) + tbytes(gate));
     }
     if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
         const struct samrt_se_gate_args g = {x->dtype,     n,           (int64_t)ho * wo, (int32_t)C,
                                              (int32_t)r,   y.data,      part.data,        rows / n,
                                              se->w1->data, se->b1->data, se->w2->data,   se->b2->data,
-                                             gate.data};
+                                             gate->data};
         const void *bd = b ? b->data : NULL;
-        st = OPS_PICK(c->backend, se_cuda(&d, x->data, w->data, bd, &g, part.data, y.data, c->stream),
-                      se_host(&d, x->data, w->data, bd, &g, part.data, y.data));
+        st = OPS_PICK(c->backend, samrt_dwconv_mean_cuda(&d, x->data, w->data, bd, NULL, y.data, part.data, c->stream),
+                      samrt_dwconv_mean_ref(&d, x->data, w->data, bd, NULL, y.data, part.data));
+        if (st == SAMRT_OK)
+            st = OPS_PICK(c->backend, samrt_se_gate_cuda(&g, c->stream), samrt_se_gate_ref(&g));
     }
     finish(c, st);
     return y;

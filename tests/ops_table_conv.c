@@ -2,8 +2,7 @@
  * NHWC convolution with its fused epilogue (kernels/dwconv.h: the SAM 2 fuser's 7x7 on
  * 64x64x256, RepViT's 3x3s at stride 1 and 2, odd sizes with GELU / ReLU, residual, no bias,
  * no padding), its mean form (the 32-pixel channel sums of RepViT's squeeze-excite mixers) and
- * the squeeze-excite gate that reads them (kernels/se_gate.h), its scale form (each output
- * times its image's channel gate), the direct conv of few input
+ * the squeeze-excite gate that reads them (kernels/se_gate.h), the direct conv of few input
  * channels (kernels/conv_direct.h: RepViT's stem, SAM 2's mask downsampler; its f32 results
  * checked against conv.h's reference bit for bit), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
@@ -145,71 +144,6 @@ static long dwm_check(const struct ot_case *c, void *const *p) {
 }
 
 static const struct ot_op OP_DWM = {"dwconv_mean", dwm_setup, dwm_call, dwm_check, NULL, NULL, 0};
-
-/* the same with y NULL on the GPU (the squeeze-excite's first pass: the sums only) */
-static void dws_setup(struct ot_case *c) {
-    dwm_setup(c);
-    c->b[4].role = OT_SCRATCH;
-}
-
-static enum samrt_status dws_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    if (gpu) {
-        const struct samrt_dwconv_desc d = dw_desc(c);
-        (void)d;
-        return OT_GPU(samrt_dwconv_mean_cuda(&d, p[0], p[1], p[2], p[3], NULL, p[5], (cudaStream_t)stream));
-    }
-    return dwm_call(c, p, 0, stream);
-}
-
-static const struct ot_op OP_DWS = {"dwconv_mean_sums", dws_setup, dws_call, NULL, NULL, NULL, 0};
-
-/* ---- dwconv_scale: the dwconv rows' p; y = rounded conv x gate[n, c] (dwconv.h scale form) ---- */
-static void dwg_setup(struct ot_case *c) {
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    if (!samrt_dwconv_shape_ok(&d)) ot_conv_fail(c, "shape not supported");
-    int ho, wo;
-    samrt_dwconv_out_hw(&d, &ho, &wo);
-    const long nx = (long)d.n * d.h * d.w * d.c, ny = (long)d.n * ho * wo * d.c;
-    ot_buf_random(c, c->dt, nx, -1.0f, 1.0f);
-    ot_buf_random(c, c->dt, (long)d.c * d.k * d.k, -0.5f, 0.5f);
-    d.has_bias ? ot_buf_random(c, c->dt, d.c, -0.5f, 0.5f) : ot_buf_null(c);
-    d.residual ? ot_buf_random(c, c->dt, ny, -1.0f, 1.0f) : ot_buf_null(c);
-    ot_buf_random(c, c->dt, (long)d.n * d.c, 0.0f, 1.0f);
-    ot_buf_add(c, c->dt, ny, OT_OUT);
-    c->moved = (double)(nx + ny * (1 + d.residual)) * samrt_dtype_size(c->dt);
-}
-
-static enum samrt_status dwg_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    (void)stream;
-    if (gpu) return OT_GPU(samrt_dwconv_scale_cuda(&d, p[0], p[1], p[2], p[3], p[4], p[5], (cudaStream_t)stream));
-    float *f[5];
-    for (int i = 0; i < 5; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
-    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[5].n);
-    if (!y) ot_conv_fail(c, "no memory");
-    const enum samrt_status st = samrt_dwconv_scale_ref(&d, f[0], f[1], f[2], f[3], f[4], y);
-    tu_store(c->dt, p[5], y, c->b[5].n);
-    for (int i = 0; i < 5; i++) free(f[i]);
-    free(y);
-    return st;
-}
-
-/* f32: the plain reference's output times the gate, the same bits */
-static long dwg_check(const struct ot_case *c, void *const *p) {
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    if (c->dt != SAMRT_DTYPE_F32) return 0;
-    const long ny = c->b[5].n, img = ny / d.n;
-    float *want = (float *)malloc(sizeof(float) * (size_t)ny);
-    if (!want) ot_conv_fail(c, "no memory");
-    samrt_dwconv_ref(&d, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3], want);
-    const float *g = (const float *)p[4], *y = (const float *)p[5];
-    long bad = 0;
-    for (long i = 0; i < ny; i++) bad += y[i] != want[i] * g[i / img * d.c + i % d.c];
-    free(want);
-    return bad;
-}
-
-static const struct ot_op OP_DWG = {"dwconv_scale", dwg_setup, dwg_call, dwg_check, NULL, NULL, 0};
 
 /* ---- se_gate: p = {n, tokens, c, r}; x, its 32-token sums, fc1, fc2 -> gate (se_gate.h) ---- */
 static void se_setup(struct ot_case *c) {
@@ -440,14 +374,6 @@ const struct ot_row ot_rows_conv[] = {
     {&OP_DWM, "c40_two_images", F, 0, &TOL_DW, 0, {2, 8, 12, 40, 3, 1, 1, 0, 1, 0}, {0}},
     {&OP_DWM, "dw5_gelu_residual_no_bias", F, 0, &TOL_DW, 0, {1, 16, 8, 24, 5, 1, 2, GELU, 0, 1}, {0}},
     {&OP_DWM, "dw3_s2_one_row", F, 0, &TOL_DW, 0, {1, 16, 16, 8, 3, 2, 1, 0, 1, 0}, {0}},
-    {&OP_DWS, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWS, "repvit_se_s2", F, 0, &TOL_DW, 0, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWS, "c40_two_images", F, 0, &TOL_DW, 0, {2, 8, 12, 40, 3, 1, 1, 0, 1, 0}, {0}},
-    /* dwconv_scale: the dwconv columns; the SE mixers' second pass, then odd ones */
-    {&OP_DWG, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWG, "repvit_se_s2", F, 0, &TOL_DW, 0, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWG, "c40_two_images_odd", F, 0, &TOL_DW, 0, {2, 7, 13, 40, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWG, "dw5_s2_gelu_residual", F, 0, &TOL_DW, 0, {1, 15, 13, 24, 5, 2, 2, GELU, 1, 1}, {0}},
     /* se_gate: images, tokens, channels, squeezed width (RepViT-M1's four SE widths at 1024 input;
      * odd: two images, channels over the block's threads, R not a multiple of 8) */
     {&OP_SE, "repvit_se_s0", F, 0, &TOL_SE, 0, {1, 65536, 48, 16}, {0}},

@@ -13,9 +13,9 @@
  *     then one copy to tokens).
  *   - Squeeze-excite: channel mean -> Linear + ReLU -> Linear -> sigmoid -> per-channel
  *     scale, as timm evaluates them (x * sigmoid(fc2(relu(fc1(mean x))))). With folded
- *     weights the mixer conv and its squeeze-excite are one op (samrt_op_dwconv_se: the conv
- *     for its channel sums, one small kernel for the gate, the conv again writing the scaled
- *     map); bf16 runs (BatchNorm apart) keep one op per step.
+ *     weights the mixer conv and the gate are one op (samrt_op_dwconv_se: the conv writes its
+ *     channel sums, one small kernel makes the gate), then the scale; bf16 runs (BatchNorm
+ *     apart) keep one op per step.
  *   - The residual adds of the MLPs are fused into the second Linear's epilogue (bf16 runs:
  *     into the BatchNorm's f32 affine, which then rounds conv -> BN -> + x once, not twice).
  *   - bf16 runs apply each BatchNorm after its conv (bn_apart): with folded bf16 weights the
@@ -416,7 +416,9 @@ static struct samrt_tensor block(struct samrt_op_ctx *c, const struct samrt_repv
                                  const struct samrt_repvit_block *b, const struct samrt_tensor *x) {
     if (b->se_w1 && !rv->bn_apart) {  /* folded mixer: the conv and the gate as one op */
         const struct samrt_op_se_args se = {b->se_w1, b->se_b1, b->se_w2, b->se_b2};
-        struct samrt_tensor t = samrt_op_dwconv_se(c, "repvit.mixer", x, &b->mixer.w, &b->mixer.b, 1, 1, &se);
+        struct samrt_tensor g;
+        struct samrt_tensor t = samrt_op_dwconv_se(c, "repvit.mixer", x, &b->mixer.w, &b->mixer.b, 1, 1, &se, &g);
+        t = samrt_op_channel_affine(c, "repvit.se_scale", &t, &g, NULL, NULL, 1);
         return mlp(c, rv, &b->mlp1, &b->mlp2, &t);
     }
     struct samrt_tensor t = conv(c, "repvit.mixer", rv, &b->mixer, x, SAMRT_ACT_NONE, NULL);
