@@ -5,12 +5,9 @@
  *     replaces (conv2d, then channel_affine, and for a RepVggDw the 1x1 branch and the
  *     identity add), which gives the same bits;
  *   - samrt_op_dwconv_se: the conv feeding a squeeze-excite: dwconv.h's mean form and
- *     se_gate.h (two launches for six), else the chain;
- * and the direct conv of few input channels (conv_direct.h: RepViT's stem, SAM 2's mask
- * downsampler), bias and activation fused and written in the layout its consumer reads.
+ *     se_gate.h (two launches for six), else the chain.
  * The choice depends only on shapes, dtypes and the alignment of the activations, which
  * PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
-#include "conv_direct.h"
 #include "ops_impl.h"
 #include "se_gate.h"
 
@@ -164,52 +161,6 @@ struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name,
                       samrt_dwconv_mean_ref(&d, x->data, w->data, bd, NULL, y.data, part.data));
         if (st == SAMRT_OK)
             st = OPS_PICK(c->backend, samrt_se_gate_cuda(&g, c->stream), samrt_se_gate_ref(&g));
-    }
-    finish(c, st);
-    return y;
-}
-
-/* ---- direct conv of few input channels ------------------------------------------------------- */
-
-struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                         const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                         int pad, enum samrt_act act, int out_nhwc) {
-    const int ok4 = x->n_dims == 4 && w->n_dims == 4;
-    const struct samrt_conv_direct_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3],
-                                             (int)w->ne[0], ok4 ? (int)w->ne[2] : 0, stride, pad, x->dtype,
-                                             epilogue_act_of(act), b != NULL, out_nhwc};
-    if (!ok4 || !samrt_conv_direct_ok(&d) || (act != SAMRT_ACT_NONE && !b)) {
-        struct samrt_tensor y = samrt_op_conv2d(c, name, x, w, b, stride, pad, 1, SAMRT_CONV_NCHW, act);
-        if (!out_nhwc) return y;
-        static const int to_nhwc[4] = {0, 2, 3, 1};
-        struct samrt_tensor v;
-        samrt_ctx_fail(c, samrt_tensor_permute(&y, to_nhwc, &v));
-        return samrt_op_copy(c, name, &v, y.dtype, NULL);
-    }
-    int ho = 0, wo = 0;
-    samrt_conv_direct_out_hw(&d, &ho, &wo);
-    const int64_t n = x->ne[0], co = w->ne[0];
-    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4,
-                                         out_nhwc ? SAMRT_SHAPE(n, ho, wo, co) : SAMRT_SHAPE(n, co, ho, wo));
-    use(c, x, w, b, &y);
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && planning(c) &&
-        !(samrt_tensor_is_contiguous(x) && samrt_tensor_is_contiguous(w) && w->dtype == x->dtype &&
-          w->ne[1] == x->ne[1] && w->ne[2] == w->ne[3] && (!b || vec_of(b, co, x->dtype)) &&
-          (act == SAMRT_ACT_NONE || act == SAMRT_ACT_GELU || act == SAMRT_ACT_RELU))) {
-        SAMRT_LOG_ERROR("conv_direct %s: x (N, C, H, W) contiguous, w (out, C, k, k) and bias (out) of x's dtype, "
-                        "act none, GELU or ReLU", name ? name : "?");
-        st = SAMRT_E_INVALID_ARG;
-    }
-    if (st == SAMRT_OK) {
-        const double out = (double)samrt_tensor_nelements(&y);
-        cost_add(c, 1, 2.0 * out * (double)d.c_in * d.k * d.k + (b ? out : 0.0),
-                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&y));
-    }
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-        const void *bd = b ? b->data : NULL;
-        st = OPS_PICK(c->backend, samrt_conv_direct_cuda(&d, x->data, w->data, bd, y.data, c->stream),
-                      (samrt_conv_direct_ref(&d, x->data, w->data, bd, y.data), SAMRT_OK));
     }
     finish(c, st);
     return y;

@@ -407,16 +407,6 @@ struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name,
                                        const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
                                        int pad, const struct samrt_op_se_args *se, struct samrt_tensor *gate);
 
-/* A conv of few input channels on NCHW x (N, C_in, H, W) with PyTorch's weight (C_out, C_in,
- * k, k), bias (C_out) or NULL and act (NONE, GELU or RELU; an activation needs the bias): y
- * (N, C_out, Ho, Wo), or with out_nhwc the channels-last (N, Ho, Wo, C_out). One launch of
- * kernels/conv_direct.h where it takes the conv (C_in * k * k <= 256), bias and activation
- * fused, written in the layout asked; else samrt_op_conv2d (NCHW) and, for out_nhwc, a copy.
- * The same values either way (conv.h's reference sum and epilogue on the host). */
-struct samrt_tensor samrt_op_conv_direct(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                         const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                         int pad, enum samrt_act act, int out_nhwc);
-
 #ifdef __cplusplus
 }
 #endif

@@ -2,9 +2,7 @@
  * NHWC convolution with its fused epilogue (kernels/dwconv.h: the SAM 2 fuser's 7x7 on
  * 64x64x256, RepViT's 3x3s at stride 1 and 2, odd sizes with GELU / ReLU, residual, no bias,
  * no padding), its mean form (the 32-pixel channel sums of RepViT's squeeze-excite mixers) and
- * the squeeze-excite gate that reads them (kernels/se_gate.h), the direct conv of few input
- * channels (kernels/conv_direct.h: RepViT's stem, SAM 2's mask downsampler; its f32 results
- * checked against conv.h's reference bit for bit), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
+ * the squeeze-excite gate that reads them (kernels/se_gate.h), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
  * residual, padded rows and batches whose gaps must stay untouched). The references compute on
  * f32 copies of the dtype's values and round once on the store, as the kernels do; tolerances
@@ -14,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "conv.h"
-#include "conv_direct.h"
 #include "dwconv.h"
 #include "epilogue.h"
 #include "ops_table.h"
@@ -217,73 +213,6 @@ static long se_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_SE = {"se_gate", se_setup, se_call, se_check, NULL, NULL, 0};
 
-/* ---- conv_direct: p = {n, c_in, h, w, c_out, k, stride, pad, act, bias | 2 * out_nhwc} ---- */
-static struct samrt_conv_direct_desc cd_desc(const struct ot_case *c) {
-    const long *p = c->row->p;
-    const struct samrt_conv_direct_desc d = {(int)p[0], (int)p[1], (int)p[2], (int)p[3], (int)p[4],
-                                             (int)p[5], (int)p[6], (int)p[7], c->dt,
-                                             (enum samrt_epilogue_act)p[8], (int)(p[9] & 1), (int)(p[9] >> 1)};
-    return d;
-}
-
-static void cd_setup(struct ot_case *c) {
-    const struct samrt_conv_direct_desc d = cd_desc(c);
-    if (!samrt_conv_direct_ok(&d)) ot_conv_fail(c, "shape not supported");
-    int ho, wo;
-    samrt_conv_direct_out_hw(&d, &ho, &wo);
-    const long nx = (long)d.n * d.c_in * d.h * d.w, ny = (long)d.n * d.c_out * ho * wo;
-    ot_buf_random(c, c->dt, nx, -1.0f, 1.0f);
-    ot_buf_random(c, c->dt, (long)d.c_out * d.c_in * d.k * d.k, -0.5f, 0.5f);
-    d.has_bias ? ot_buf_random(c, c->dt, d.c_out, -0.5f, 0.5f) : ot_buf_null(c);
-    ot_buf_add(c, c->dt, ny, OT_OUT);
-    c->moved = (double)(nx + ny) * samrt_dtype_size(c->dt);
-    c->flops = 2.0 * (double)ny * d.c_in * d.k * d.k;
-}
-
-static enum samrt_status cd_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    const struct samrt_conv_direct_desc d = cd_desc(c);
-    (void)stream;
-    if (gpu) return OT_GPU(samrt_conv_direct_cuda(&d, p[0], p[1], p[2], p[3], (cudaStream_t)stream));
-    float *f[3];
-    for (int i = 0; i < 3; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
-    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[3].n);
-    if (!y) ot_conv_fail(c, "no memory");
-    samrt_conv_direct_ref(&d, f[0], f[1], f[2], y);
-    tu_store(c->dt, p[3], y, c->b[3].n);
-    for (int i = 0; i < 3; i++) free(f[i]);
-    free(y);
-    return SAMRT_OK;
-}
-
-/* f32: the result against conv.h's reference with its epilogue (NCHW), the same bits */
-static long cd_check(const struct ot_case *c, void *const *p) {
-    const struct samrt_conv_direct_desc d = cd_desc(c);
-    if (c->dt != SAMRT_DTYPE_F32) return 0;
-    const enum samrt_epilogue ep = !d.has_bias ? SAMRT_EPILOGUE_NONE
-                                 : d.act == SAMRT_EPILOGUE_ACT_GELU ? SAMRT_EPILOGUE_BIAS_GELU
-                                 : d.act == SAMRT_EPILOGUE_ACT_RELU ? SAMRT_EPILOGUE_BIAS_RELU : SAMRT_EPILOGUE_BIAS;
-    const struct samrt_conv_desc cd = samrt_conv_desc_make(d.n, d.c_in, d.h, d.w, d.c_out, d.k, d.stride, d.pad, 1,
-                                                           SAMRT_CONV_NCHW, SAMRT_DTYPE_F32, ep);
-    int ho, wo;
-    samrt_conv_direct_out_hw(&d, &ho, &wo);
-    float *want = (float *)malloc(sizeof(float) * (size_t)c->b[3].n);
-    if (!want) ot_conv_fail(c, "no memory");
-    samrt_conv_ref(&cd, (const float *)p[0], (const float *)p[1], (const float *)p[2], NULL, want);
-    const float *y = (const float *)p[3];
-    long bad = 0;
-    for (long n = 0; n < d.n; n++)
-        for (long o = 0; o < d.c_out; o++)
-            for (long i = 0; i < (long)ho * wo; i++) {
-                const float w = want[(n * d.c_out + o) * ho * wo + i];
-                const float g = d.out_nhwc ? y[(n * ho * wo + i) * d.c_out + o] : y[(n * d.c_out + o) * ho * wo + i];
-                bad += w != g && !(w != w && g != g);
-            }
-    free(want);
-    return bad;
-}
-
-static const struct ot_op OP_CD = {"conv_direct", cd_setup, cd_call, cd_check, NULL, NULL, 0};
-
 /* ---- epilogue: p = {batches, rows, cols, batch stride, row stride, bias per row, bias,
  *      residual, act}; y in place, the gaps between rows and batches must keep their values ---- */
 static struct samrt_epilogue_shape epi_shape(const struct ot_case *c) {
@@ -382,19 +311,6 @@ const struct ot_row ot_rows_conv[] = {
     {&OP_SE, "repvit_se_s3", F, 0, &TOL_SE, 0, {1, 1024, 384, 96}, {0}},
     {&OP_SE, "two_images_c300_r13", F, 0, &TOL_SE, 0, {2, 64, 300, 13}, {0}},
     {&OP_SE, "one_block_c8_r8", F, 0, &TOL_SE, 0, {1, 32, 8, 8}, {0}},
-    /* conv_direct: n, c_in, h, w, c_out, k, stride, pad, act, bias | 2 * out_nhwc: RepViT-M1's stem
-     * at 1024 input (3 -> 24 GELU NCHW, 24 -> 48 written as tokens) and SAM 2's mask downsampler
-     * (1 -> 4, 4 -> 16, 16 -> 64); odd: C_out not a multiple of 8, two images, stride 1, k 5,
-     * ReLU, no padding, no bias, one pixel */
-    {&OP_CD, "repvit_stem1_gelu", F, 0, &TOL_DW, B | OT_GPU_ONLY, {1, 3, 1024, 1024, 24, 3, 2, 1, GELU, 1}, {0}},
-    {&OP_CD, "repvit_stem2_tokens", F, 0, &TOL_DW, B | OT_GPU_ONLY, {1, 24, 512, 512, 48, 3, 2, 1, 0, 3}, {0}},
-    {&OP_CD, "maskds_0", F, 0, &TOL_DW, B, {1, 1, 1024, 1024, 4, 3, 2, 1, 0, 1}, {0}},
-    {&OP_CD, "maskds_1", F, 0, &TOL_DW, 0, {1, 4, 512, 512, 16, 3, 2, 1, 0, 1}, {0}},
-    {&OP_CD, "maskds_2", F, 0, &TOL_DW, B, {1, 16, 256, 256, 64, 3, 2, 1, 0, 1}, {0}},
-    {&OP_CD, "c_out13_two_images_tokens", F, 0, &TOL_DW, 0, {2, 5, 17, 23, 13, 3, 2, 1, GELU, 3}, {0}},
-    {&OP_CD, "k5_s1_relu_tokens", F, 0, &TOL_DW, 0, {1, 7, 12, 9, 10, 5, 1, 2, RELU, 3}, {0}},
-    {&OP_CD, "k3_s1_no_pad_no_bias", F, 0, &TOL_DW, 0, {1, 28, 8, 8, 16, 3, 1, 0, 0, 0}, {0}},
-    {&OP_CD, "one_pixel", F, 0, &TOL_DW, 0, {1, 2, 1, 1, 3, 1, 1, 0, RELU, 1}, {0}},
     /* epilogue: batches, rows, cols, batch stride, row stride, bias per row, bias, residual, act */
     {&OP_EPI, "hiera_t_mlp_fc1_gelu", F, 0, &TOL_EPI, B, {1, 65536, 384, 0, 384, 0, 0, 0, GELU}, {0}},
     {&OP_EPI, "cxblock_pwconv1_gelu", F, 0, &TOL_EPI, B, {1, 4096, 1024, 0, 1024, 0, 0, 0, GELU}, {0}},

@@ -7,10 +7,8 @@
  *     Linear (out, in), and the stem convs run NCHW on (out, in, 3, 3). So folding never
  *     repacks, and every tensor starts at a 64-element boundary of the slot (256-byte
  *     aligned for f32), the alignment the GEMM plans assume for weights.
- *   - The stem runs NCHW (its input has 3 channels) through the direct conv of few input
- *     channels (samrt_op_conv_direct: bias and GELU fused), and its second conv writes its
- *     48-channel output at S/4 as tokens directly (bf16 runs: an NCHW conv, the BatchNorm,
- *     then one copy to tokens).
+ *   - The stem runs NCHW (its input has 3 channels) and its 48-channel output at S/4 is
+ *     copied to tokens once, the smaller of the two stem maps.
  *   - Squeeze-excite: channel mean -> Linear + ReLU -> Linear -> sigmoid -> per-channel
  *     scale, as timm evaluates them (x * sigmoid(fc2(relu(fc1(mean x))))). With folded
  *     weights the mixer conv and the gate are one op (samrt_op_dwconv_se: the conv writes its
@@ -432,26 +430,23 @@ static struct samrt_tensor block(struct samrt_op_ctx *c, const struct samrt_repv
     return mlp(c, rv, &b->mlp1, &b->mlp2, &t);
 }
 
-/* A stem conv (3x3 stride 2 on NCHW), folded (bias and act fused, written NCHW or as
- * channels-last tokens) or with its BatchNorm apart (an NCHW conv, the affine, and for the
- * tokens a copy). */
+/* A stem conv (3x3 stride 2, NCHW), folded or with its BatchNorm apart. */
 static struct samrt_tensor stem_conv(struct samrt_op_ctx *c, const char *name, const struct samrt_repvit *rv,
                                      const struct samrt_repvit_conv *cv, const struct samrt_tensor *x,
-                                     enum samrt_act act, int tokens) {
-    if (!rv->bn_apart) return samrt_op_conv_direct(c, name, x, &cv->w, &cv->b, 2, 1, act, tokens);
+                                     enum samrt_act act) {
+    if (!rv->bn_apart) return samrt_op_conv2d(c, name, x, &cv->w, &cv->b, 2, 1, 1, SAMRT_CONV_NCHW, act);
     struct samrt_tensor t = samrt_op_conv2d(c, name, x, &cv->w, NULL, 2, 1, 1, SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
-    t = samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, NULL, 0, act);
-    if (!tokens) return t;
-    static const int to_nhwc[4] = {0, 2, 3, 1};
-    struct samrt_tensor t_nhwc;
-    samrt_ctx_fail(c, samrt_tensor_permute(&t, to_nhwc, &t_nhwc));
-    return samrt_op_copy(c, "repvit.stem_tokens", &t_nhwc, c->dtype, NULL);
+    return samrt_op_channel_affine_act(c, name, &t, &cv->s, &cv->sh, NULL, 0, act);
 }
 
 void samrt_repvit_forward(struct samrt_repvit *rv, struct samrt_op_ctx *c, const struct samrt_tensor *x,
                           samrt_repvit_stage_fn stage_end, void *user) {
-    struct samrt_tensor s1 = stem_conv(c, "repvit.stem1", rv, &rv->stem1, x, SAMRT_ACT_GELU, 0);
-    struct samrt_tensor h = stem_conv(c, "repvit.stem2", rv, &rv->stem2, &s1, SAMRT_ACT_NONE, 1);
+    struct samrt_tensor s1 = stem_conv(c, "repvit.stem1", rv, &rv->stem1, x, SAMRT_ACT_GELU);
+    struct samrt_tensor s2 = stem_conv(c, "repvit.stem2", rv, &rv->stem2, &s1, SAMRT_ACT_NONE);
+    static const int to_nhwc[4] = {0, 2, 3, 1};
+    struct samrt_tensor s2_nhwc;
+    samrt_ctx_fail(c, samrt_tensor_permute(&s2, to_nhwc, &s2_nhwc));
+    struct samrt_tensor h = samrt_op_copy(c, "repvit.stem_tokens", &s2_nhwc, c->dtype, NULL);
     samrt_op_tap(c, "tap.trunk.stem", &h);
     int side = rv->imgsz / 4, i_blk = 0;
     char name[32];

@@ -5,9 +5,7 @@
  *
  * Choices that are not obvious:
  *   - The mask downsampler runs NCHW (a 1-channel 1024x1024 input: channels-last would waste
- *     the vector width), its convs of few input channels as direct convs with the bias fused
- *     (samrt_op_conv_direct; the last, 64 -> 256, through cuDNN: conv_direct.h's tap cap);
- *     its last map is turned channels-last once, at 64x64x256, and
+ *     the vector width); its last map is turned channels-last once, at 64x64x256, and
  *     everything after (1x1 convs as Linear, the CXBlocks) runs on tokens.
  *   - The depthwise 7x7 weight (256, 1, 7, 7) is used as the packed NHWC weight
  *     (256, 7, 7, 1): for a depthwise conv the two layouts are the same bytes (conv.h).
@@ -143,7 +141,7 @@ struct samrt_tensor samrt_sam2_memenc_features(struct samrt_sam2_memenc *me, str
     for (int i = 0; i < 4; i++) {
         char name[48];
         snprintf(name, sizeof name, "memenc.ds%d", i);
-        m = samrt_op_conv_direct(c, name, &m, w->ds_w[i], w->ds_b[i], 2, 1, SAMRT_ACT_NONE, 0);
+        m = samrt_op_conv2d(c, name, &m, w->ds_w[i], w->ds_b[i], 2, 1, 1, SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
         m = samrt_op_layernorm2d(c, name, &m, w->ds_ln_w[i], w->ds_ln_b[i], NULL, LN2D_EPS, SAMRT_ACT_GELU);
     }
     struct samrt_tensor m_cl;
