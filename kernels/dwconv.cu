@@ -12,11 +12,7 @@
  * shared memory beside the bias, round the sum to T, and then run the chain's arithmetic per
  * element: __fmul_rn / __fadd_rn in channel_affine's order (nvcc never contracts them), the
  * activation through elementwise.cuh's act_apply, each stored tensor of the chain a round_to<T>.
- * RepVggDw's identity and 1x1 branch read the centre input pixel again (an L1 hit).
- *
- * The mean form (samrt_dwconv_mean_cuda: a squeeze-excite's squeeze) also sums each block's
- * 32 stored (rounded) outputs per channel through shared memory, in pixel order, and writes
- * them as one f32 row of the partial sums: the map is not read again to pool it. */
+ * RepVggDw's identity and 1x1 branch read the centre input pixel again (an L1 hit). */
 #include "dwconv.h"
 #include "elementwise.cuh"
 
@@ -54,7 +50,6 @@ struct Args {
     int has_bias, residual;
     const float *s, *sh, *s1, *sh1;   /* bn forms */
     const void *w1;                   /* REPVGG, of T */
-    float *part;                      /* mean form: (N*Ho*Wo / 32, C) block sums */
 };
 
 /* The enum samrt_act that channel_affine applies for an epilogue activation. */
@@ -80,54 +75,7 @@ __device__ __forceinline__ float bn_tail(float t, float xc, float r, int residua
     return residual ? __fadd_rn(r, v) : v;
 }
 
-/* One thread's output pixel pix, channels c0 .. c0 + V: the k x k sum and the epilogue,
- * stored; acc holds the stored values' f32 forms (before rounding) on return. */
 template <typename T, int ACT, int K, int BN>
-__device__ __forceinline__ void dw_pixel(const T *__restrict__ x, const T *__restrict__ res, T *__restrict__ y,
-                                         const Args &a, int k, int c0, int pix, const float *w_s, const float *b_s,
-                                         const float *p_s, float *acc) {
-    constexpr int V = Vec<T>::N, CH = kVecThreads * V;
-    constexpr int NP = BN == SAMRT_DWCONV_BN_NONE ? 1 : 5;
-    const int cc0 = c0 % CH;
-    const int ox = pix % a.wo, t = pix / a.wo, oy = t % a.ho, n = t / a.ho;
-    const int iy0 = oy * a.stride - a.pad, ix0 = ox * a.stride - a.pad;
-    const T *xn = x + (size_t)n * a.h * a.w * a.c + c0;
-#pragma unroll(K > 0 ? K : 1)
-    for (int ky = 0; ky < k; ky++) {
-        const int iy = iy0 + ky;
-        if (iy < 0 || iy >= a.h) continue;
-#pragma unroll(K > 0 ? K : 1)
-        for (int kx = 0; kx < k; kx++) {
-            const int ix = ix0 + kx;
-            if (ix < 0 || ix >= a.w) continue;
-            const uint4 u = __ldg(reinterpret_cast<const uint4 *>(xn + ((size_t)iy * a.w + ix) * a.c));
-            float xv[V];
-            unpack<T>(u, xv);
-            const float *wr = w_s + (ky * k + kx) * CH + cc0;
-#pragma unroll
-            for (int i = 0; i < V; i++) acc[i] = fmaf(xv[i], wr[i], acc[i]);
-        }
-    }
-    const size_t o = (size_t)pix * a.c + c0;
-    float rv[V], xc[V];
-    if (a.residual) unpack<T>(__ldg(reinterpret_cast<const uint4 *>(res + o)), rv);
-    if constexpr (BN == SAMRT_DWCONV_BN_REPVGG)   /* stride 1, same size: the input pixel of this output */
-        unpack<T>(__ldg(reinterpret_cast<const uint4 *>(xn + ((size_t)oy * a.w + ox) * a.c)), xc);
-#pragma unroll
-    for (int i = 0; i < V; i++) {
-        float v = acc[i] + b_s[cc0 + i];
-        if constexpr (BN != SAMRT_DWCONV_BN_NONE) {
-            acc[i] = bn_tail<T, ACT, BN>(v, BN == SAMRT_DWCONV_BN_REPVGG ? xc[i] : 0.0f, a.residual ? rv[i] : 0.0f,
-                                         a.residual, p_s + (cc0 + i) * NP);
-            continue;
-        }
-        if (a.residual) v += rv[i];
-        acc[i] = act_fn<ACT>(v);
-    }
-    *reinterpret_cast<uint4 *>(y + o) = pack<T>(acc);
-}
-
-template <typename T, int ACT, int K, int BN, bool MEAN>
 __global__ void __launch_bounds__(kVecThreads *kPixThreads)
     dwconv_kernel(const T *__restrict__ x, const T *__restrict__ wt, const T *__restrict__ bias,
                   const T *__restrict__ res, T *__restrict__ y, Args a) {
@@ -156,25 +104,46 @@ __global__ void __launch_bounds__(kVecThreads *kPixThreads)
 
     const int c0 = c_base + threadIdx.x * V;
     const int pix = blockIdx.x * kPixThreads + threadIdx.y;
-    const bool live = c0 < a.c && pix < a.n * a.ho * a.wo;
-    if constexpr (!MEAN) {
-        if (!live) return;
-    }
+    if (c0 >= a.c || pix >= a.n * a.ho * a.wo) return;
+    const int ox = pix % a.wo, t = pix / a.wo, oy = t % a.ho, n = t / a.ho;
+    const int iy0 = oy * a.stride - a.pad, ix0 = ox * a.stride - a.pad;
     float acc[V];
 #pragma unroll
     for (int i = 0; i < V; i++) acc[i] = 0.0f;
-    if (live) dw_pixel<T, ACT, K, BN>(x, res, y, a, k, c0, pix, &w_s[0][0], b_s, &p_s[0][0], acc);
-    if constexpr (MEAN) {   /* the block's column sums of the stored values, pixel by pixel */
-        __shared__ float red[kPixThreads][CH];
+    const T *xn = x + (size_t)n * a.h * a.w * a.c + c0;
+#pragma unroll(K > 0 ? K : 1)
+    for (int ky = 0; ky < k; ky++) {
+        const int iy = iy0 + ky;
+        if (iy < 0 || iy >= a.h) continue;
+#pragma unroll(K > 0 ? K : 1)
+        for (int kx = 0; kx < k; kx++) {
+            const int ix = ix0 + kx;
+            if (ix < 0 || ix >= a.w) continue;
+            const uint4 u = __ldg(reinterpret_cast<const uint4 *>(xn + ((size_t)iy * a.w + ix) * a.c));
+            float xv[V];
+            unpack<T>(u, xv);
+            const float *wr = &w_s[ky * k + kx][threadIdx.x * V];
 #pragma unroll
-        for (int i = 0; i < V; i++) red[threadIdx.y][threadIdx.x * V + i] = live ? samrt::round_to<T>(acc[i]) : 0.0f;
-        __syncthreads();
-        if (tid < CH && c_base + tid < a.c) {
-            float s = 0.0f;
-            for (int p = 0; p < kPixThreads; p++) s += red[p][tid];
-            a.part[(size_t)blockIdx.x * a.c + c_base + tid] = s;
+            for (int i = 0; i < V; i++) acc[i] = fmaf(xv[i], wr[i], acc[i]);
         }
     }
+    const size_t o = (size_t)pix * a.c + c0;
+    float rv[V], xc[V];
+    if (a.residual) unpack<T>(__ldg(reinterpret_cast<const uint4 *>(res + o)), rv);
+    if constexpr (BN == SAMRT_DWCONV_BN_REPVGG)   /* stride 1, same size: the input pixel of this output */
+        unpack<T>(__ldg(reinterpret_cast<const uint4 *>(xn + ((size_t)oy * a.w + ox) * a.c)), xc);
+#pragma unroll
+    for (int i = 0; i < V; i++) {
+        float v = acc[i] + b_s[threadIdx.x * V + i];
+        if constexpr (BN != SAMRT_DWCONV_BN_NONE) {
+            acc[i] = bn_tail<T, ACT, BN>(v, BN == SAMRT_DWCONV_BN_REPVGG ? xc[i] : 0.0f, a.residual ? rv[i] : 0.0f,
+                                         a.residual, p_s[threadIdx.x * V + i]);
+            continue;
+        }
+        if (a.residual) v += rv[i];
+        acc[i] = act_fn<ACT>(v);
+    }
+    *reinterpret_cast<uint4 *>(y + o) = pack<T>(acc);
 }
 
 template <typename T, int ACT, int BN>
@@ -182,12 +151,9 @@ void launch_k(const Args &a, const T *x, const T *w, const T *b, const T *r, T *
     constexpr int CH = kVecThreads * Vec<T>::N;
     const dim3 block(kVecThreads, kPixThreads);
     const dim3 grid(samrt::ceil_div((long long)a.n * a.ho * a.wo, kPixThreads), samrt::ceil_div(a.c, CH));
-    if (a.part) {   /* the mean form: the 3x3 of RepViT's squeeze-excite mixers, else any k */
-        if (a.k == 3) dwconv_kernel<T, ACT, 3, BN, true><<<grid, block, 0, s>>>(x, w, b, r, y, a);
-        else dwconv_kernel<T, ACT, 0, BN, true><<<grid, block, 0, s>>>(x, w, b, r, y, a);
-    } else if (a.k == 3) dwconv_kernel<T, ACT, 3, BN, false><<<grid, block, 0, s>>>(x, w, b, r, y, a);
-    else if (a.k == 7) dwconv_kernel<T, ACT, 7, BN, false><<<grid, block, 0, s>>>(x, w, b, r, y, a);
-    else dwconv_kernel<T, ACT, 0, BN, false><<<grid, block, 0, s>>>(x, w, b, r, y, a);
+    if (a.k == 3) dwconv_kernel<T, ACT, 3, BN><<<grid, block, 0, s>>>(x, w, b, r, y, a);
+    else if (a.k == 7) dwconv_kernel<T, ACT, 7, BN><<<grid, block, 0, s>>>(x, w, b, r, y, a);
+    else dwconv_kernel<T, ACT, 0, BN><<<grid, block, 0, s>>>(x, w, b, r, y, a);
 }
 
 template <typename T, int BN>
@@ -201,9 +167,8 @@ void launch_act(const struct samrt_dwconv_desc *d, const Args &a, const T *x, co
 
 template <typename T>
 void launch(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *b,
-            const struct samrt_dwconv_bn_params *bn, const void *r, void *y, float *part, cudaStream_t s) {
+            const struct samrt_dwconv_bn_params *bn, const void *r, void *y, cudaStream_t s) {
     Args a = {};
-    a.part = part;
     a.n = d->n, a.h = d->h, a.w = d->w, a.c = d->c, a.k = d->k, a.stride = d->stride, a.pad = d->pad;
     samrt_dwconv_out_hw(d, &a.ho, &a.wo);
     a.has_bias = d->has_bias, a.residual = d->residual;
@@ -224,7 +189,7 @@ extern "C" enum samrt_status samrt_dwconv_cuda(const struct samrt_dwconv_desc *d
     SAMRT_DASSERT(samrt_dwconv_supported(d, x, w, bias, residual, y));
     if (!x || !w || !y || (d->has_bias && !bias) || (d->residual && !residual)) return SAMRT_E_INVALID_ARG;
     SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, (const struct samrt_dwconv_bn_params *)NULL, residual, y,
-                         (float *)NULL, stream);
+                         stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }
@@ -237,20 +202,7 @@ extern "C" enum samrt_status samrt_dwconv_bn_cuda(const struct samrt_dwconv_desc
         (d->has_bias && !bias) || (d->residual && !residual))
         return SAMRT_E_INVALID_ARG;
     if (bn->mode == SAMRT_DWCONV_BN_REPVGG && (!bn->w1 || !bn->s1 || !bn->sh1)) return SAMRT_E_INVALID_ARG;
-    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, bn, residual, y, (float *)NULL, stream);
-    SAMRT_LAUNCH_CHECK();
-    return SAMRT_OK;
-}
-
-extern "C" enum samrt_status samrt_dwconv_mean_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
-                                                    const void *bias, const void *residual, void *y, float *partial,
-                                                    cudaStream_t stream) {
-    SAMRT_DASSERT(samrt_dwconv_supported(d, x, w, bias, residual, y) && samrt_dwconv_mean_ok(d));
-    if (!x || !w || !y || !partial || !samrt_dwconv_mean_ok(d) || (d->has_bias && !bias) ||
-        (d->residual && !residual))
-        return SAMRT_E_INVALID_ARG;
-    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, (const struct samrt_dwconv_bn_params *)NULL, residual, y,
-                         partial, stream);
+    SAMRT_DISPATCH_FLOAT(d->dtype, launch, d, x, w, bias, bn, residual, y, stream);
     SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }

@@ -72,15 +72,6 @@ int samrt_dwconv_bn_shape_ok(const struct samrt_dwconv_desc *d, enum samrt_dwcon
 int samrt_dwconv_supported(const struct samrt_dwconv_desc *d, const void *x, const void *w, const void *bias,
                            const void *residual, const void *y);
 
-/* The mean form (a squeeze-excite's squeeze, models/edgetam/repvit.c): the conv as above,
- * and the f32 sums of its stored outputs over each run of SAMRT_DWCONV_MEAN_PIX consecutive
- * output pixels, per channel, into partial (samrt_dwconv_mean_rows(d), C): row r sums pixels
- * 32r .. 32r + 31 in order. A row never spans two images (mean_ok: Ho*Wo a multiple of 32),
- * so image n's rows are n * Ho*Wo/32 onwards; se_gate.h finishes the mean from them. */
-#define SAMRT_DWCONV_MEAN_PIX 32
-int samrt_dwconv_mean_ok(const struct samrt_dwconv_desc *d);   /* shape_ok and Ho*Wo % 32 == 0 */
-int64_t samrt_dwconv_mean_rows(const struct samrt_dwconv_desc *d);   /* N * Ho*Wo / 32 */
-
 /* Plain C reference on f32 data; bias / residual may be NULL. */
 void samrt_dwconv_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w, const float *bias,
                       const float *residual, float *y);
@@ -89,10 +80,6 @@ void samrt_dwconv_ref(const struct samrt_dwconv_desc *d, const float *x, const f
 enum samrt_status samrt_dwconv_bn_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
                                       const float *bias, const struct samrt_dwconv_bn_params *bn,
                                       const float *residual, float *y);
-/* The mean form on f32 data: y as samrt_dwconv_ref, partial's rows summed as the kernel sums
- * them (the values rounded to the desc's dtype, then added in pixel order in f32). */
-enum samrt_status samrt_dwconv_mean_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
-                                        const float *bias, const float *residual, float *y, float *partial);
 
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -104,10 +91,6 @@ enum samrt_status samrt_dwconv_cuda(const struct samrt_dwconv_desc *d, const voi
 enum samrt_status samrt_dwconv_bn_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
                                        const void *bias, const struct samrt_dwconv_bn_params *bn,
                                        const void *residual, void *y, cudaStream_t stream);
-/* The mean form: one launch writes y and partial; the desc must be supported and mean_ok. */
-enum samrt_status samrt_dwconv_mean_cuda(const struct samrt_dwconv_desc *d, const void *x, const void *w,
-                                         const void *bias, const void *residual, void *y, float *partial,
-                                         cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

@@ -133,33 +133,3 @@ enum samrt_status samrt_dwconv_bn_ref(const struct samrt_dwconv_desc *d, const f
     dw_run(d, x, w, bias, bn, residual, y);
     return SAMRT_OK;
 }
-
-int samrt_dwconv_mean_ok(const struct samrt_dwconv_desc *d) {
-    if (!samrt_dwconv_shape_ok(d)) return 0;
-    int ho, wo;
-    samrt_dwconv_out_hw(d, &ho, &wo);
-    return ((int64_t)ho * wo) % SAMRT_DWCONV_MEAN_PIX == 0;
-}
-
-int64_t samrt_dwconv_mean_rows(const struct samrt_dwconv_desc *d) {
-    int ho, wo;
-    samrt_dwconv_out_hw(d, &ho, &wo);
-    return (int64_t)d->n * ho * wo / SAMRT_DWCONV_MEAN_PIX;
-}
-
-enum samrt_status samrt_dwconv_mean_ref(const struct samrt_dwconv_desc *d, const float *x, const float *w,
-                                        const float *bias, const float *residual, float *y, float *partial) {
-    if (!x || !w || !y || !partial || !samrt_dwconv_mean_ok(d) || (d->has_bias && !bias) ||
-        (d->residual && !residual))
-        return SAMRT_E_INVALID_ARG;
-    dw_run(d, x, w, bias, NULL, residual, y);
-    const int64_t rows = samrt_dwconv_mean_rows(d), C = d->c;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < C; c++) {
-            float s = 0.0f;
-            for (int p = 0; p < SAMRT_DWCONV_MEAN_PIX; p++)
-                s += ref_round(d->dtype, y[(r * SAMRT_DWCONV_MEAN_PIX + p) * C + c]);
-            partial[r * C + c] = s;
-        }
-    return SAMRT_OK;
-}

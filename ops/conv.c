@@ -1,15 +1,10 @@
-/* conv.c - the ops of ops.h that fuse around a depthwise NHWC conv (EdgeTAM's RepViT trunk,
- * models/edgetam/repvit.c):
- *   - samrt_op_dwconv_bn: the conv with its eval BatchNorm applied apart (bf16 runs): one
- *     launch of dwconv.h's bn form where its kernel takes the tensors, else the chain of ops it
- *     replaces (conv2d, then channel_affine, and for a RepVggDw the 1x1 branch and the
- *     identity add), which gives the same bits;
- *   - samrt_op_dwconv_se: the conv feeding a squeeze-excite: dwconv.h's mean form and
- *     se_gate.h (two launches for six), else the chain.
- * The choice depends only on shapes, dtypes and the alignment of the activations, which
- * PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
+/* conv.c - the op of ops.h that runs a depthwise NHWC conv with its eval BatchNorm applied
+ * apart (EdgeTAM's bf16 trunk, models/edgetam/repvit.c): one launch of dwconv.h's bn form
+ * where its kernel takes the tensors, else the chain of ops it replaces (conv2d, then
+ * channel_affine, and for a RepVggDw the 1x1 branch and the identity add), which gives the
+ * same bits. The choice depends only on shapes, dtypes and the alignment of the activations,
+ * which PLAN-mode tags keep, so both passes take the same path and plan the same tensors. */
 #include "ops_impl.h"
-#include "se_gate.h"
 
 static enum samrt_epilogue_act epilogue_act_of(enum samrt_act act) {
     return act == SAMRT_ACT_GELU ? SAMRT_EPILOGUE_ACT_GELU
@@ -85,82 +80,6 @@ struct samrt_tensor samrt_op_dwconv_bn(struct samrt_op_ctx *c, const char *name,
         const void *r = a->residual ? a->residual->data : NULL;
         st = OPS_PICK(c->backend, samrt_dwconv_bn_cuda(&d, x->data, w->data, NULL, &bn, r, y.data, c->stream),
                       samrt_dwconv_bn_ref(&d, x->data, w->data, NULL, &bn, r, y.data));
-    }
-    finish(c, st);
-    return y;
-}
-
-/* ---- depthwise conv + squeeze-excite gate ------------------------------------------------------ */
-
-/* The chain samrt_op_dwconv_se replaces, op by op. */
-static struct samrt_tensor se_chain(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                    const struct samrt_tensor *w, const struct samrt_tensor *b, int stride, int pad,
-                                    const struct samrt_op_se_args *se, struct samrt_tensor *gate) {
-    struct samrt_tensor t = samrt_op_conv2d(c, name, x, w, b, stride, pad, (int)x->ne[3], SAMRT_CONV_NHWC,
-                                            SAMRT_ACT_NONE);
-    struct samrt_tensor m = samrt_op_channel_mean(c, name, &t);
-    struct samrt_tensor s1 = samrt_op_linear(c, name, &m, se->w1, se->b1, SAMRT_ACT_RELU, NULL);
-    struct samrt_tensor s2 = samrt_op_linear(c, name, &s1, se->w2, se->b2, SAMRT_ACT_NONE, NULL);
-    *gate = samrt_op_unary(c, name, &s2, SAMRT_ACT_SIGMOID, 1.0f, 0.0f);
-    return t;
-}
-
-/* PLAN-mode checks of the fused form: w (C, k, k, 1), the SE weights of x's dtype. */
-static enum samrt_status se_check(const struct samrt_tensor *x, const struct samrt_tensor *w,
-                                  const struct samrt_tensor *b, const struct samrt_op_se_args *se, int64_t r,
-                                  const char *name) {
-    const int64_t C = x->ne[3];
-    const int ok = samrt_tensor_is_contiguous(x) && w->dtype == x->dtype && w->ne[0] == C && w->ne[1] == w->ne[2] &&
-                   w->ne[3] == 1 && (!b || vec_of(b, C, x->dtype)) &&
-                   samrt_tensor_nelements(se->w1) == r * C && se->w1->dtype == x->dtype && vec_of(se->b1, r, x->dtype) &&
-                   samrt_tensor_nelements(se->w2) == r * C && se->w2->dtype == x->dtype && vec_of(se->b2, C, x->dtype);
-    SAMRT_CHECK(ok, SAMRT_E_INVALID_ARG,
-                "dwconv_se %s: x (N, H, W, C) contiguous, w (C, k, k, 1), bias (C), fc1 (R, C) + (R), fc2 (C, R) + (C), "
-                "all of x's dtype", name ? name : "?");
-    return SAMRT_OK;
-}
-
-struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                       const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                       int pad, const struct samrt_op_se_args *se, struct samrt_tensor *gate) {
-    const int k = w->n_dims == 4 ? (int)w->ne[1] : 0;
-    const int64_t r = se->w1->ne[0];
-    const struct samrt_dwconv_desc d = {(int)x->ne[0], (int)x->ne[1], (int)x->ne[2], (int)x->ne[3], k, stride, pad,
-                                        x->dtype, SAMRT_EPILOGUE_ACT_NONE, b != NULL, 0};
-    int fused = x->n_dims == 4 && w->n_dims == 4 && samrt_dwconv_mean_ok(&d) && d.c <= SAMRT_SE_GATE_MAX_C &&
-                r <= SAMRT_SE_GATE_MAX_R;
-    /* the CUDA backend, in every build (a CPU build plans it for budgets): the kernel's rule; y
-     * is a fresh slot (16-byte aligned in both passes), w is read by element */
-    if (fused && c->backend == SAMRT_BACKEND_CUDA)
-        fused = samrt_dwconv_supported(&d, x->data, NULL, b ? b->data : NULL, NULL, NULL);
-    if (!fused) return se_chain(c, name, x, w, b, stride, pad, se, gate);
-    int ho = 0, wo = 0;
-    samrt_dwconv_out_hw(&d, &ho, &wo);
-    const int64_t rows = samrt_dwconv_mean_rows(&d), n = x->ne[0], C = x->ne[3];
-    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 4, SAMRT_SHAPE(n, ho, wo, C));
-    struct samrt_tensor part = samrt_op_new(c, "dwconv_se.partial", SAMRT_DTYPE_F32, 2, SAMRT_SHAPE(rows, C));
-    *gate = samrt_op_new(c, name, x->dtype, 2, SAMRT_SHAPE(n, C));
-    use(c, x, w, b, &y);
-    use(c, &part, gate, se->w1, se->b1);
-    use(c, se->w2, se->b2, NULL, NULL);
-    enum samrt_status st = c->ex->status;
-    if (st == SAMRT_OK && planning(c)) st = se_check(x, w, b, se, r, name);
-    if (st == SAMRT_OK) {   /* the conv writing its block sums, then the gate reading them */
-        const double out = (double)samrt_tensor_nelements(&y);
-        cost_add(c, 2, 2.0 * out * k * k + 2.0 * out + 4.0 * (double)n * r * C,
-                 tbytes(x) + tbytes(w) + tbytes(b) + tbytes(&y) + 2.0 * tbytes(&part) + tbytes(se->w1) +
-                     tbytes(se->b1) + tbytes(se->w2) + tbytes(se->b2) + tbytes(gate));
-    }
-    if (st == SAMRT_OK && samrt_exec_running(c->ex)) {
-        const struct samrt_se_gate_args g = {x->dtype,     n,           (int64_t)ho * wo, (int32_t)C,
-                                             (int32_t)r,   y.data,      part.data,        rows / n,
-                                             se->w1->data, se->b1->data, se->w2->data,   se->b2->data,
-                                             gate->data};
-        const void *bd = b ? b->data : NULL;
-        st = OPS_PICK(c->backend, samrt_dwconv_mean_cuda(&d, x->data, w->data, bd, NULL, y.data, part.data, c->stream),
-                      samrt_dwconv_mean_ref(&d, x->data, w->data, bd, NULL, y.data, part.data));
-        if (st == SAMRT_OK)
-            st = OPS_PICK(c->backend, samrt_se_gate_cuda(&g, c->stream), samrt_se_gate_ref(&g));
     }
     finish(c, st);
     return y;

@@ -392,21 +392,6 @@ static inline int samrt_op_dtype_ok(enum samrt_dtype dt) { return ref_dtype_ok(d
  * how prepare code writes f32 values into a run-precision upload. */
 static inline void samrt_op_host_store(enum samrt_dtype dt, void *p, int64_t i, float v) { ref_store(dt, p, i, v); }
 
-/* A depthwise NHWC conv (x (N, H, W, C), w (C, k, k, 1), bias (C) or NULL) whose output t feeds
- * a squeeze-excite (timm SqueezeExcite: fc1 (R, C) + ReLU, fc2 (C, R), sigmoid): returns t and
- * sets *gate (N, C) = sigmoid(fc2(relu(fc1(mean t)))); the caller applies the gate. On the
- * CUDA backend two launches where dwconv.h's mean form takes the tensors (the conv writes its
- * channel sums; se_gate.h finishes the mean and both products), else the chain (conv2d,
- * channel_mean, two Linears, sigmoid); the host runs the references of the two kernels, which
- * are the chain's host path bit for bit. */
-struct samrt_op_se_args {
-    const struct samrt_tensor *w1, *b1;   /* fc1 (R, C), (R) */
-    const struct samrt_tensor *w2, *b2;   /* fc2 (C, R), (C) */
-};
-struct samrt_tensor samrt_op_dwconv_se(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
-                                       const struct samrt_tensor *w, const struct samrt_tensor *b, int stride,
-                                       int pad, const struct samrt_op_se_args *se, struct samrt_tensor *gate);
-
 #ifdef __cplusplus
 }
 #endif

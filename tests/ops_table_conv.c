@@ -1,8 +1,7 @@
 /* ops_table_conv.c - the op table's rows for the convolution and GEMM tails: the depthwise
  * NHWC convolution with its fused epilogue (kernels/dwconv.h: the SAM 2 fuser's 7x7 on
  * 64x64x256, RepViT's 3x3s at stride 1 and 2, odd sizes with GELU / ReLU, residual, no bias,
- * no padding), its mean form (the 32-pixel channel sums of RepViT's squeeze-excite mixers) and
- * the squeeze-excite gate that reads them (kernels/se_gate.h), and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
+ * no padding) and the pointwise epilogue pass y = act(y + bias + residual) (kernels/epilogue.h:
  * the exact-erf GELU after the MLP and ConvNeXt GEMMs, an NCHW conv's bias per row with a
  * residual, padded rows and batches whose gaps must stay untouched). The references compute on
  * f32 copies of the dtype's values and round once on the store, as the kernels do; tolerances
@@ -15,14 +14,10 @@
 #include "dwconv.h"
 #include "epilogue.h"
 #include "ops_table.h"
-#include "se_gate.h"
 #include "test_util.h"
 
 /* f32 accumulation order and one rounding on the store; erf within a few ulp */
 static const struct ot_tol TOL_DW = {"conv_round", {1e-5, 1.0 / 1024, 1.0 / 128}, {1e-5, 1.0 / 512, 1.0 / 64}, 0, 0};
-/* the gate's mean is the kernel's f32 block sums against the reference's double sum (the same
- * sum reassociated), then two short products, each stored value rounded, and a sigmoid */
-static const struct ot_tol TOL_SE = {"se_gate_round", {2e-6, 1.0 / 512, 1.0 / 64}, {2e-6, 1.0 / 512, 1.0 / 64}, 0, 0};
 static const struct ot_tol TOL_EPI = {"epilogue_round", {2e-6, 1.0 / 1024, 1.0 / 128},
                                       {2e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
 
@@ -96,122 +91,6 @@ static long dw_check(const struct ot_case *c, void *const *p) {
 }
 
 static const struct ot_op OP_DW = {"dwconv", dw_setup, dw_call, dw_check, NULL, NULL, 0};
-
-/* ---- dwconv_mean: the dwconv rows' p; y and the 32-pixel channel sums (dwconv.h mean form) ---- */
-static void dwm_setup(struct ot_case *c) {
-    dw_setup(c);
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    if (!samrt_dwconv_mean_ok(&d)) ot_conv_fail(c, "Ho*Wo not a multiple of 32");
-    ot_buf_add(c, SAMRT_DTYPE_F32, (long)samrt_dwconv_mean_rows(&d) * d.c, OT_OUT);
-}
-
-static enum samrt_status dwm_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    (void)stream;
-    if (gpu) return OT_GPU(samrt_dwconv_mean_cuda(&d, p[0], p[1], p[2], p[3], p[4], p[5], (cudaStream_t)stream));
-    float *f[4];
-    for (int i = 0; i < 4; i++) f[i] = p[i] ? ot_load(c, i, p[i]) : NULL;
-    float *y = (float *)malloc(sizeof(float) * (size_t)c->b[4].n);
-    if (!y) ot_conv_fail(c, "no memory");
-    const enum samrt_status st = samrt_dwconv_mean_ref(&d, f[0], f[1], f[2], f[3], y, (float *)p[5]);
-    tu_store(c->dt, p[4], y, c->b[4].n);
-    for (int i = 0; i < 4; i++) free(f[i]);
-    free(y);
-    return st;
-}
-
-/* every channel sum against the stored y, added by hand in double */
-static long dwm_check(const struct ot_case *c, void *const *p) {
-    const struct samrt_dwconv_desc d = dw_desc(c);
-    float *y = ot_load(c, 4, p[4]);
-    const float *part = (const float *)p[5];
-    long bad = 0;
-    for (long r = 0; r < (long)samrt_dwconv_mean_rows(&d); r++)
-        for (long ch = 0; ch < d.c; ch++) {
-            double s = 0.0, m = 0.0;
-            for (long q = 0; q < SAMRT_DWCONV_MEAN_PIX; q++) {
-                s += y[(r * SAMRT_DWCONV_MEAN_PIX + q) * d.c + ch];
-                m += fabs(y[(r * SAMRT_DWCONV_MEAN_PIX + q) * d.c + ch]);
-            }
-            bad += !(fabs(s - part[r * d.c + ch]) <= 1e-6 * (1.0 + m));
-        }
-    free(y);
-    return bad;
-}
-
-static const struct ot_op OP_DWM = {"dwconv_mean", dwm_setup, dwm_call, dwm_check, NULL, NULL, 0};
-
-/* ---- se_gate: p = {n, tokens, c, r}; x, its 32-token sums, fc1, fc2 -> gate (se_gate.h) ---- */
-static void se_setup(struct ot_case *c) {
-    const long *p = c->row->p, n = p[0], t = p[1], ch = p[2], r = p[3];
-    if (t % SAMRT_DWCONV_MEAN_PIX) ot_conv_fail(c, "tokens not a multiple of 32");
-    const int ix = ot_buf_random(c, c->dt, n * t * ch, -1.0f, 3.0f);   /* a mean away from 0 */
-    float *x = ot_load(c, ix, c->b[ix].init);
-    const long rows = t / SAMRT_DWCONV_MEAN_PIX;
-    float *part = (float *)malloc(sizeof(float) * (size_t)(n * rows * ch));
-    if (!x || !part) ot_conv_fail(c, "no memory");
-    for (long i = 0; i < n * rows; i++)   /* as dwconv.h's mean form writes them */
-        for (long k = 0; k < ch; k++) {
-            float s = 0.0f;
-            for (long q = 0; q < SAMRT_DWCONV_MEAN_PIX; q++) s += x[(i * SAMRT_DWCONV_MEAN_PIX + q) * ch + k];
-            part[i * ch + k] = s;
-        }
-    ot_buf_copy(c, SAMRT_DTYPE_F32, n * rows * ch, part);
-    free(part);
-    free(x);
-    ot_buf_random(c, c->dt, r * ch, -0.5f, 0.5f);
-    ot_buf_random(c, c->dt, r, -0.5f, 0.5f);
-    ot_buf_random(c, c->dt, ch * r, -0.5f, 0.5f);
-    ot_buf_random(c, c->dt, ch, -0.5f, 0.5f);
-    ot_buf_add(c, c->dt, n * ch, OT_OUT);
-    c->moved = (double)(n * rows * ch) * 4 + (double)(2 * r * ch + n * ch) * samrt_dtype_size(c->dt);
-}
-
-static enum samrt_status se_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
-    const long *q = c->row->p;
-    struct samrt_se_gate_args a = {c->dt, q[0], q[1], (int32_t)q[2], (int32_t)q[3], p[0], (const float *)p[1],
-                                   q[1] / SAMRT_DWCONV_MEAN_PIX, p[2], p[3], p[4], p[5], p[6]};
-    (void)stream;
-    if (gpu) return OT_GPU(samrt_se_gate_cuda(&a, (cudaStream_t)stream));
-    float *f[7] = {0};
-    for (int i = 0; i < 6; i++) f[i] = i == 1 ? NULL : ot_load(c, i, p[i]);
-    f[6] = (float *)malloc(sizeof(float) * (size_t)c->b[6].n);
-    if (!f[6]) ot_conv_fail(c, "no memory");
-    a.x = f[0], a.w1 = f[2], a.b1 = f[3], a.w2 = f[4], a.b2 = f[5], a.gate = f[6];
-    const enum samrt_status st = samrt_se_gate_ref(&a);
-    tu_store(c->dt, p[6], f[6], c->b[6].n);
-    for (int i = 0; i < 7; i++) free(f[i]);
-    return st;
-}
-
-/* f32: the gate of the first image by hand, in double */
-static long se_check(const struct ot_case *c, void *const *p) {
-    if (c->dt != SAMRT_DTYPE_F32) return 0;
-    const long *q = c->row->p, t = q[1], ch = q[2], r = q[3];
-    const float *x = (const float *)p[0], *w1 = (const float *)p[2], *b1 = (const float *)p[3];
-    const float *w2 = (const float *)p[4], *b2 = (const float *)p[5], *g = (const float *)p[6];
-    double *m = (double *)calloc((size_t)(ch + r), sizeof(double));
-    if (!m) ot_conv_fail(c, "no memory");
-    for (long k = 0; k < ch; k++) {
-        for (long i = 0; i < t; i++) m[k] += x[i * ch + k];
-        m[k] /= (double)t;
-    }
-    for (long j = 0; j < r; j++) {
-        double s = b1[j];
-        for (long k = 0; k < ch; k++) s += m[k] * w1[j * ch + k];
-        m[ch + j] = s > 0 ? s : 0;
-    }
-    long bad = 0;
-    for (long k = 0; k < ch; k++) {
-        double s = b2[k];
-        for (long j = 0; j < r; j++) s += m[ch + j] * w2[k * r + j];
-        bad += !(fabs(1.0 / (1.0 + exp(-s)) - g[k]) <= 1e-5);
-    }
-    free(m);
-    return bad;
-}
-
-static const struct ot_op OP_SE = {"se_gate", se_setup, se_call, se_check, NULL, NULL, 0};
 
 /* ---- epilogue: p = {batches, rows, cols, batch stride, row stride, bias per row, bias,
  *      residual, act}; y in place, the gaps between rows and batches must keep their values ---- */
@@ -293,24 +172,6 @@ const struct ot_row ot_rows_conv[] = {
     {&OP_DW, "dw3_s2_no_pad_no_bias", F, 0, &TOL_DW, 0, {1, 9, 12, 72, 3, 2, 0, 0, 0, 0}, {0}},
     {&OP_DW, "dw3_c20_residual", OT_F32, 0, &TOL_DW, 0, {1, 8, 8, 20, 3, 1, 1, 0, 1, 1}, {0}},  /* f16: cuDNN */
     {&OP_DW, "dw1_one_pixel", F, 0, &TOL_DW, 0, {1, 1, 1, 8, 1, 1, 0, 0, 1, 1}, {0}},
-    /* dwconv_mean: the dwconv columns (Ho*Wo a multiple of 32): RepViT-M1's SE mixers at 1024 input
-     * (stages 0, 1, 2, 3), then odd ones (C not a multiple of the block's channels, two images,
-     * GELU with a residual, stride 2) */
-    {&OP_DWM, "repvit_se_s0", F, 0, &TOL_DW, B, {1, 256, 256, 48, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWM, "repvit_se_s1", F, 0, &TOL_DW, 0, {1, 128, 128, 96, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWM, "repvit_se_s2", F, 0, &TOL_DW, B, {1, 64, 64, 192, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWM, "repvit_se_s3", F, 0, &TOL_DW, 0, {1, 32, 32, 384, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWM, "c40_two_images", F, 0, &TOL_DW, 0, {2, 8, 12, 40, 3, 1, 1, 0, 1, 0}, {0}},
-    {&OP_DWM, "dw5_gelu_residual_no_bias", F, 0, &TOL_DW, 0, {1, 16, 8, 24, 5, 1, 2, GELU, 0, 1}, {0}},
-    {&OP_DWM, "dw3_s2_one_row", F, 0, &TOL_DW, 0, {1, 16, 16, 8, 3, 2, 1, 0, 1, 0}, {0}},
-    /* se_gate: images, tokens, channels, squeezed width (RepViT-M1's four SE widths at 1024 input;
-     * odd: two images, channels over the block's threads, R not a multiple of 8) */
-    {&OP_SE, "repvit_se_s0", F, 0, &TOL_SE, 0, {1, 65536, 48, 16}, {0}},
-    {&OP_SE, "repvit_se_s1", F, 0, &TOL_SE, 0, {1, 16384, 96, 24}, {0}},
-    {&OP_SE, "repvit_se_s2", F, 0, &TOL_SE, B, {1, 4096, 192, 48}, {0}},
-    {&OP_SE, "repvit_se_s3", F, 0, &TOL_SE, 0, {1, 1024, 384, 96}, {0}},
-    {&OP_SE, "two_images_c300_r13", F, 0, &TOL_SE, 0, {2, 64, 300, 13}, {0}},
-    {&OP_SE, "one_block_c8_r8", F, 0, &TOL_SE, 0, {1, 32, 8, 8}, {0}},
     /* epilogue: batches, rows, cols, batch stride, row stride, bias per row, bias, residual, act */
     {&OP_EPI, "hiera_t_mlp_fc1_gelu", F, 0, &TOL_EPI, B, {1, 65536, 384, 0, 384, 0, 0, 0, GELU}, {0}},
     {&OP_EPI, "cxblock_pwconv1_gelu", F, 0, &TOL_EPI, B, {1, 4096, 1024, 0, 1024, 0, 0, 0, GELU}, {0}},

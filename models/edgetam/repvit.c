@@ -10,10 +10,7 @@
  *   - The stem runs NCHW (its input has 3 channels) and its 48-channel output at S/4 is
  *     copied to tokens once, the smaller of the two stem maps.
  *   - Squeeze-excite: channel mean -> Linear + ReLU -> Linear -> sigmoid -> per-channel
- *     scale, as timm evaluates them (x * sigmoid(fc2(relu(fc1(mean x))))). With folded
- *     weights the mixer conv and the gate are one op (samrt_op_dwconv_se: the conv writes its
- *     channel sums, one small kernel makes the gate), then the scale; bf16 runs (BatchNorm
- *     apart) keep one op per step.
+ *     scale, each one op, as timm evaluates them (x * sigmoid(fc2(relu(fc1(mean x))))).
  *   - The residual adds of the MLPs are fused into the second Linear's epilogue (bf16 runs:
  *     into the BatchNorm's f32 affine, which then rounds conv -> BN -> + x once, not twice).
  *   - bf16 runs apply each BatchNorm after its conv (bn_apart): with folded bf16 weights the
@@ -412,13 +409,6 @@ static struct samrt_tensor mlp(struct samrt_op_ctx *c, const struct samrt_repvit
 
 static struct samrt_tensor block(struct samrt_op_ctx *c, const struct samrt_repvit *rv,
                                  const struct samrt_repvit_block *b, const struct samrt_tensor *x) {
-    if (b->se_w1 && !rv->bn_apart) {  /* folded mixer: the conv and the gate as one op */
-        const struct samrt_op_se_args se = {b->se_w1, b->se_b1, b->se_w2, b->se_b2};
-        struct samrt_tensor g;
-        struct samrt_tensor t = samrt_op_dwconv_se(c, "repvit.mixer", x, &b->mixer.w, &b->mixer.b, 1, 1, &se, &g);
-        t = samrt_op_channel_affine(c, "repvit.se_scale", &t, &g, NULL, NULL, 1);
-        return mlp(c, rv, &b->mlp1, &b->mlp2, &t);
-    }
     struct samrt_tensor t = conv(c, "repvit.mixer", rv, &b->mixer, x, SAMRT_ACT_NONE, NULL);
     if (b->se_w1) {
         struct samrt_tensor m = samrt_op_channel_mean(c, "repvit.se_mean", &t);
