@@ -225,8 +225,9 @@ def install_hooks(model, taps):
     out(ie.neck, lambda o: (put_list("neck.feat", o[0]), put_list("neck.pos", o[1])))
 
     dec = model.sam_mask_decoder
-    out(dec.conv_s0, lambda o: taps.put("fpn.0", o))
-    out(dec.conv_s1, lambda o: taps.put("fpn.1", o))
+    if hasattr(dec, "conv_s0"):  # models without high-resolution features (EfficientTAM) have neither
+        out(dec.conv_s0, lambda o: taps.put("fpn.0", o))
+        out(dec.conv_s1, lambda o: taps.put("fpn.1", o))
 
     def prompt_in(args, kw):
         pts = kw.get("points", args[0] if args else None)
