@@ -12,7 +12,9 @@
  * 64x64x32 (4 stages, 32 KiB), which spreads a smaller product over more blocks.
  * Which descs qualify is samrt_gemm_fuses_gelu (gemm.h); gemm.c plans and runs these
  * through samrt_gemm_plan_init / samrt_gemm_cuda. Built only when CMake finds the CUTLASS
- * headers (cmake/FindCUTLASS.cmake defines SAMRT_HAVE_CUTLASS). */
+ * headers (cmake/FindCUTLASS.cmake defines SAMRT_HAVE_CUTLASS). Its CPU reference is the
+ * GEMM's own, samrt_gemm_ref (gemm_ref.c: GELU of the f32 sum, rounded once); the op table's
+ * gemm rows (tests/ops_table_linalg.c) compare the two. */
 #ifndef SAMRT_KERNELS_GEMM_CUTLASS_H
 #define SAMRT_KERNELS_GEMM_CUTLASS_H
 
