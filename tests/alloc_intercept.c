@@ -2,17 +2,26 @@
  * relaxed atomics so libraries' worker threads may allocate concurrently.
  * SAMRT_ALLOC_BACKTRACE=N in the environment prints the call stacks of the first N host
  * allocations made after the first alloc_counts_get (the tests take their baseline there), to
- * find an allocation a test reports: resolve the frames with addr2line -e <test> <offset>. */
+ * find an allocation a test reports: resolve the frames with addr2line -e <test> <offset>.
+ * After the baseline each host allocation is also attributed: one whose call stack passes
+ * through cuDNN counts in host_vendor_calls too (cuDNN 9's legacy convolution call builds and
+ * frees its own descriptors on every call; an eager, uncaptured run therefore allocates
+ * inside cuDNN, a graph replay does not). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "alloc_intercept.h"
 
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static _Atomic uint64_t c_dev_calls, c_dev_bytes, c_man_calls, c_man_bytes, c_pin_calls, c_pin_bytes, c_dev_frees;
-static _Atomic uint64_t c_host_calls, c_host_bytes, c_host_frees;
+static _Atomic uint64_t c_host_calls, c_host_bytes, c_host_frees, c_host_vendor;
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t a, size_t b);
@@ -41,9 +50,25 @@ static void trace(void) {
     t_tracing = 0;
 }
 
+/* 1 when the allocation comes from inside cuDNN (a frame of its call stack lies in libcudnn*). */
+static int from_vendor(void) {
+    if (!atomic_load(&g_armed) || t_tracing) return 0;
+    t_tracing = 1;
+    void *frames[24];
+    const int n = backtrace(frames, 24);
+    int hit = 0;
+    for (int i = 1; i < n && !hit; i++) {
+        Dl_info di;
+        hit = dladdr(frames[i], &di) && di.dli_fname && strstr(di.dli_fname, "libcudnn") != NULL;
+    }
+    t_tracing = 0;
+    return hit;
+}
+
 static void host(size_t n) {
     atomic_fetch_add_explicit(&c_host_calls, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c_host_bytes, n, memory_order_relaxed);
+    if (from_vendor()) atomic_fetch_add_explicit(&c_host_vendor, 1, memory_order_relaxed);
     trace();
 }
 void *__wrap_malloc(size_t n) { host(n); return __real_malloc(n); }
@@ -106,13 +131,13 @@ cudaError_t __wrap_cudaFreeAsync(void *p, cudaStream_t s) {
 void alloc_counts_get(struct alloc_counts *o) {
     if (!atomic_load(&g_armed)) {
         const char *env = getenv("SAMRT_ALLOC_BACKTRACE");
-        if (env && atoi(env) > 0) {
-            void *warm[2];
-            t_tracing = 1;
-            (void)backtrace(warm, 2);  /* loads the unwinder now, not inside a traced call */
-            t_tracing = 0;
-            atomic_store(&g_trace_left, atoi(env));
-        }
+        void *warm[2];
+        Dl_info di;
+        t_tracing = 1;
+        (void)backtrace(warm, 2);  /* loads the unwinder now, not inside a traced call */
+        (void)dladdr((void *)&alloc_counts_get, &di);
+        t_tracing = 0;
+        if (env && atoi(env) > 0) atomic_store(&g_trace_left, atoi(env));
         atomic_store(&g_armed, 1);
     }
     o->dev_calls = atomic_load(&c_dev_calls);
@@ -125,4 +150,5 @@ void alloc_counts_get(struct alloc_counts *o) {
     o->host_calls = atomic_load(&c_host_calls);
     o->host_bytes = atomic_load(&c_host_bytes);
     o->host_frees = atomic_load(&c_host_frees);
+    o->host_vendor_calls = atomic_load(&c_host_vendor);
 }

@@ -16,6 +16,7 @@ struct alloc_counts {
     uint64_t dev_frees;                   /* cudaFree, cudaFreeAsync, cudaFreeHost */
     uint64_t host_calls, host_bytes;      /* malloc family */
     uint64_t host_frees;
+    uint64_t host_vendor_calls;           /* of host_calls after the first alloc_counts_get: made inside cuDNN */
 };
 
 /* A snapshot of the counters (thread-safe reads of monotonically growing totals). */

@@ -208,8 +208,14 @@ static void test_1024(const char *path, enum samrt_dtype dt) {
               samrt_dtype_name(dt));
     printf("tiny %s 1024: image encoder %.3f ms eager, %.3f ms graph (mean of %d)\n", samrt_dtype_name(dt),
            ms_eager / reps, ms_graph / reps, reps);
-    CHECK_EQ_INT(a1.dev_calls + a1.managed_calls + a1.pinned_calls + a1.host_calls,
-                 a0.dev_calls + a0.managed_calls + a0.pinned_calls + a0.host_calls);
+    /* eager runs: nothing from samrt; cuDNN's legacy convolution call allocates host memory
+     * inside cuDNN on every call (counted apart, printed), which is why frames run as graphs */
+    printf("tiny %s 1024: %d eager runs: %llu host allocations inside cuDNN, %llu elsewhere; graph: %llu\n",
+           samrt_dtype_name(dt), reps, (unsigned long long)(a1.host_vendor_calls - a0.host_vendor_calls),
+           (unsigned long long)(a1.host_calls - a0.host_calls - (a1.host_vendor_calls - a0.host_vendor_calls)),
+           (unsigned long long)(g1.host_calls - g0.host_calls));
+    CHECK_EQ_INT(a1.dev_calls + a1.managed_calls + a1.pinned_calls + a1.host_calls - a1.host_vendor_calls,
+                 a0.dev_calls + a0.managed_calls + a0.pinned_calls + a0.host_calls - a0.host_vendor_calls);
     CHECK_EQ_INT(g1.dev_calls + g1.managed_calls + g1.pinned_calls + g1.host_calls,
                  g0.dev_calls + g0.managed_calls + g0.pinned_calls + g0.host_calls);
     CUDA_OK(cudaGraphExecDestroy(exec));
