@@ -8,8 +8,8 @@
  *      no host malloc from this process (intercepted, tests/alloc_intercept.c) and no late
  *      call into nvJPEG's allocators;
  *   3. the frame streamer with device frames over a folder (frame_gpu.c): frames equal the
- *      direct decode (each frame's max and mean difference printed), and a truncated frame
- *      mid-folder stops it at that frame with an error.
+ *      direct nvJPEG decode of the same file byte for byte (each frame's difference to
+ *      libjpeg-turbo printed), and a truncated frame mid-folder stops it there with an error.
  * SAMRT_TEST_DUMP=DIR writes each compared file's pixels into DIR as binary PPMs,
  * <backend>_<name>_gpu.ppm (nvJPEG) and <backend>_<name>_ref.ppm (libjpeg-turbo), to look at
  * where they differ.
@@ -109,8 +109,15 @@ static void compare_file(enum samrt_jpeg_gpu_backend b, const char *name, const 
         printf("  %-16s %-22s %dx%d: max |diff| %d, mean %.3f, %.4f%% above %d (vs libjpeg-turbo)\n",
                samrt_jpeg_gpu_backend_name(b), name, info.width, info.height, df.max, df.mean, 100.0 * df.far,
                FAR_DIFF);
-        CHECK_MSG(close_enough(&df), "%s: nvJPEG differs from libjpeg-turbo: mean %.3f, %.4f%% of bytes above %d", name,
-                  df.mean, 100.0 * df.far, FAR_DIFF);
+        /* Under two 16x16 MCUs a side nvJPEG's edge handling dominates: torchvision's
+         * nvJPEG decode of q90_420.jpg (17x13, 4:2:0) differs from libjpeg-turbo by the same
+         * mean 14.07 as ours. There only a wrong layout (channel order, pitch) is caught. */
+        const int tiny = info.width < 32 || info.height < 32;
+        if (tiny)
+            CHECK_MSG(df.mean < 32.0, "%s: nvJPEG pixels far from libjpeg-turbo's (mean %.3f): layout?", name, df.mean);
+        else
+            CHECK_MSG(close_enough(&df), "%s: nvJPEG differs from libjpeg-turbo: mean %.3f, %.4f%% of bytes above %d",
+                      name, df.mean, 100.0 * df.far, FAR_DIFF);
     }
     free(got);
     free(ref);
@@ -168,18 +175,27 @@ static void check_stream(const char *root) {
     enum samrt_status st;
     int i = 0, same = 0;
     uint8_t *host = (uint8_t *)malloc(320 * 240 * 3);
+    struct samrt_jpeg_gpu *direct = NULL; /* the same backend, one file at a time */
+    CHECK_STATUS(samrt_jpeg_gpu_create(320, 240, SAMRT_JPEG_GPU_ANY, &direct), SAMRT_OK);
     while ((st = samrt_frame_stream_next(fs, &f)) == SAMRT_OK && f.rgb) {
         CHECK(f.on_device && f.index == i);
         snprintf(path, sizeof path, "%s/%05d.jpg", dir, i);
         int w = 0, h = 0;
         uint8_t *ref = fd_decode_file(path, &w, &h);
         if (ref) cudaMemcpy(host, f.rgb, (size_t)w * h * 3, cudaMemcpyDeviceToHost);
+        size_t fn = 0;
+        uint8_t *file = du_read_file(path, &fn);
+        enum samrt_status dst = SAMRT_E_INVALID_ARG;
+        uint8_t *want = ref && file && direct ? gpu_decode(direct, file, fn, w, h, &dst) : NULL;
         if (ref) {
             const struct diff df = compare(host, ref, (size_t)w * h * 3);
-            printf("  stream frame %d: max |diff| %d, mean %.3f, %.4f%% above %d%s\n", i, df.max, df.mean,
-                   100.0 * df.far, FAR_DIFF, close_enough(&df) ? "" : " (too far)");
-            same += close_enough(&df);
+            const int equal = want && !memcmp(host, want, (size_t)w * h * 3);
+            printf("  stream frame %d: %s the direct nvJPEG decode; vs libjpeg-turbo max |diff| %d, mean %.3f\n", i,
+                   equal ? "equals" : "DIFFERS FROM", df.max, df.mean);
+            same += equal;
         }
+        free(want);
+        free(file);
         free(ref);
         samrt_frame_stream_release(fs, &f);
         i++;
@@ -187,6 +203,7 @@ static void check_stream(const char *root) {
     CHECK_EQ_INT(i, 8);
     CHECK_EQ_INT(same, 8);
     CHECK(st == SAMRT_E_FORMAT);
+    samrt_jpeg_gpu_destroy(direct);
     free(host);
     samrt_frame_stream_close(fs);
 }
