@@ -70,6 +70,8 @@ static void usage(FILE *f) {
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --decode-threads N  threads decoding a JPEG folder, default one per core but one, <= 4\n"
+            "  --gpu-decode        decode on the GPU into device frames (nvJPEG; NVDEC for --video) where\n"
+            "                      the build and machine can, else on the CPU\n"
             "  --save_masks S      annotated (default: the frames `samrt eval` reads), all, none\n"
             "  --nsight_report P   the nsight_report column (tools/nsys_profile.sh sets it)\n"
             "  --objects LIST      the object sweep instead: per count N in LIST (1..256, e.g. 1,2,4,8,16) the\n"
@@ -259,6 +261,7 @@ static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opt
     o->max_frames = v->max_frames;
     o->prefetch = v->prefetch;
     o->decode_threads = v->decode_threads;
+    o->gpu_decode = v->gpu_decode;
     o->runs = v->runs;
     o->imgsz = v->imgsz;
     o->sm_limit = v->sm_limit;

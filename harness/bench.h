@@ -85,6 +85,7 @@ struct samrt_bench_opts {
     int streams[SAMRT_BENCH_MAX_STREAMS]; /* videos tracked at once, one engine and thread each */
     int sm_limit;                  /* --sm-limit: SMs of the engines' green context; 0 = the whole GPU */
     int decode_threads;            /* --decode-threads: a JPEG folder's decode threads; 0 = default */
+    int gpu_decode;                /* --gpu-decode: nvJPEG / NVDEC into device frames where they can */
     enum samrt_memory_policy memory; /* --memory: the engines' memory-selection policy */
 };
 

@@ -322,7 +322,7 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
     samrt_frame_stream_t fs = NULL;
     const struct samrt_frame_source src = {v->jpeg_dir, o->prefetch, o->video ? o->start : 0,
                                            o->video ? v->n_frames : 0};
-    const struct samrt_frame_decode dec = {o->decode_threads, 0};
+    const struct samrt_frame_decode dec = {o->decode_threads, o->gpu_decode};
     SAMRT_TRY(samrt_frame_stream_open_decode(&src, &dec, &fs));
     const int t0 = o->video ? o->start : 0;  /* frame index -> position in the split's video */
     enum samrt_status st = mr->tr.ops->begin(mr->tr.self, vr->w, vr->h);
@@ -351,7 +351,7 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
         struct samrt_stage_times times;
         int n_res = 0;
         samrt_nvtx_push("track");
-        st = mr->tr.ops->push(mr->tr.self, &img, vr->res, n_obj, &n_res, &times);
+        st = mr->tr.ops->push(mr->tr.self, &img, f.on_device, vr->res, n_obj, &n_res, &times);
         samrt_nvtx_pop();
         const uint64_t t_done = samrt_platform_now_ns();
         samrt_frame_stream_release(fs, &f);

@@ -50,10 +50,11 @@ static enum samrt_status sam2_prompt(void *self, int obj_id, const struct samrt_
     return samrt_engine_track_prompt(e, obj_id, &op);
 }
 
-static enum samrt_status sam2_push(void *self, const struct samrt_image *frame, struct samrt_track_result *results,
-                                   int max_results, int *n_results, struct samrt_stage_times *times) {
+static enum samrt_status sam2_push(void *self, const struct samrt_image *frame, int frame_on_device,
+                                   struct samrt_track_result *results, int max_results, int *n_results,
+                                   struct samrt_stage_times *times) {
     samrt_engine_t e = (samrt_engine_t)self;
-    SAMRT_TRY(samrt_engine_track_push(e, frame, 0, results, max_results, n_results));
+    SAMRT_TRY(samrt_engine_track_push(e, frame, frame_on_device, results, max_results, n_results));
     if (samrt_engine_stage_times(e, times) != SAMRT_OK)
         *times = (struct samrt_stage_times){-1, -1, -1, -1, -1, -1, -1, -1};
     return SAMRT_OK;

@@ -19,7 +19,7 @@
  *   struct samrt_tracker t;
  *   SAMRT_TRY(b->open(&cfg, &t));
  *   t.ops->begin(t.self, w, h);  t.ops->prompt(t.self, 1, &prompt);
- *   for each frame: t.ops->push(t.self, &img, results, n_obj, &n, &times);
+ *   for each frame: t.ops->push(t.self, &img, 0, results, n_obj, &n, &times);
  *   t.ops->end(t.self);  t.ops->close(t.self);
  *   struct samrt_tracker s2;                 // another video on the same weights, another thread
  *   SAMRT_TRY(t.ops->session(t.self, &s2));  ... s2.ops->close(s2.self);
@@ -53,11 +53,13 @@ struct samrt_tracker_ops {
     enum samrt_status (*begin)(void *self, int width, int height);
     /* Prompts object obj_id on the next pushed frame (points, box or mask, prompts.h). */
     enum samrt_status (*prompt)(void *self, int obj_id, const struct samrt_prompt *prompt);
-    /* Tracks one RGB8 host frame: results[i].mask are caller buffers (width x height);
+    /* Tracks one RGB8 frame, in host memory or (frame_on_device, frame_stream.h's device
+     * frames) in device memory: results[i].mask are caller buffers (width x height);
      * *n_results receives the number of tracked objects; *times the frame's stage times
      * (negative = not run or not timed). */
-    enum samrt_status (*push)(void *self, const struct samrt_image *frame, struct samrt_track_result *results,
-                              int max_results, int *n_results, struct samrt_stage_times *times);
+    enum samrt_status (*push)(void *self, const struct samrt_image *frame, int frame_on_device,
+                              struct samrt_track_result *results, int max_results, int *n_results,
+                              struct samrt_stage_times *times);
     /* Ends the video (may be NULL). */
     void (*end)(void *self);
     /* The arena plan, exact by region (may be NULL: memory columns stay empty). */

@@ -53,6 +53,7 @@ static const struct option g_shared[SAMRT_OPT_N_SHARED] = {
     {"memory", required_argument, 0, SAMRT_OPT_MEMORY},
     {"decode-threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
     {"decode_threads", required_argument, 0, SAMRT_OPT_DECODE_THREADS},
+    {"gpu-decode", no_argument, 0, SAMRT_OPT_GPU_DECODE},    {"gpu_decode", no_argument, 0, SAMRT_OPT_GPU_DECODE},
     {"help", no_argument, 0, 'h'}};
 
 int samrt_opt_table(const struct option *own, struct option *table, size_t cap) {
@@ -101,6 +102,7 @@ int samrt_track_opts_parse(int code, const char *arg, struct samrt_track_opts *v
     switch (code) {
     case SAMRT_OPT_VIDEO: v->video = arg; return 0;
     case SAMRT_OPT_OUT: v->out = arg; return 0;
+    case SAMRT_OPT_GPU_DECODE: v->gpu_decode = 1; return 0;
     case SAMRT_OPT_PRECISION:
         *why = (struct samrt_opt_refusal){"precision", SAMRT_OPT_RULE_PRECISION, 0, 0};
         return samrt_dtype_parse(arg, &v->precision) == SAMRT_OK ? 0 : -1;

@@ -41,9 +41,10 @@ extern "C" {
 enum samrt_opt_code {
     SAMRT_OPT_VIDEO = 0x100, SAMRT_OPT_OUT, SAMRT_OPT_POINT, SAMRT_OPT_BOX, SAMRT_OPT_START,
     SAMRT_OPT_MAX_FRAMES, SAMRT_OPT_PREFETCH, SAMRT_OPT_RUNS, SAMRT_OPT_IMGSZ, SAMRT_OPT_PRECISION,
-    SAMRT_OPT_PLATFORM, SAMRT_OPT_SM_LIMIT, SAMRT_OPT_MEMORY, SAMRT_OPT_DECODE_THREADS, SAMRT_OPT_OWN = 0x200
+    SAMRT_OPT_PLATFORM, SAMRT_OPT_SM_LIMIT, SAMRT_OPT_MEMORY, SAMRT_OPT_DECODE_THREADS, SAMRT_OPT_GPU_DECODE,
+    SAMRT_OPT_OWN = 0x200
 };
-#define SAMRT_OPT_N_SHARED 18  /* rows samrt_opt_table puts first */
+#define SAMRT_OPT_N_SHARED 20  /* rows samrt_opt_table puts first */
 #define SAMRT_OPT_SM_LIMIT_MAX 4096L      /* --sm-limit, from 0 (the whole GPU) */
 #define SAMRT_OPT_DECODE_THREADS_MAX 32L  /* --decode-threads, from 1 (SAMRT_DECODE_THREADS_MAX) */
 
@@ -60,6 +61,7 @@ struct samrt_track_opts {
     enum samrt_dtype precision; /* --precision, SAMRT_DTYPE_COUNT = the platform profile's */
     int sm_limit;              /* --sm-limit, 0 = the whole GPU (samrt_engine_params.sm_limit) */
     int decode_threads;        /* --decode-threads, 0 = from the core count (frame_stream.h) */
+    int gpu_decode;            /* --gpu-decode: frames decoded on the GPU (nvJPEG, NVDEC) into device frames */
     enum samrt_memory_policy memory; /* --memory sam2|samurai, SAMRT_MEMORY_SAM2 (samrt_engine_params.memory) */
 };
 

@@ -91,9 +91,10 @@ static enum samrt_status fake_prompt(void *self, int obj_id, const struct samrt_
     return SAMRT_OK;
 }
 
-static enum samrt_status fake_push(void *self, const struct samrt_image *img, struct samrt_track_result *res, int max,
-                                   int *n, struct samrt_stage_times *t) {
+static enum samrt_status fake_push(void *self, const struct samrt_image *img, int on_device,
+                                   struct samrt_track_result *res, int max, int *n, struct samrt_stage_times *t) {
     struct fake_tracker *f = self;
+    if (on_device) return SAMRT_E_INVALID_ARG; /* host frames unless --gpu-decode */
     if (!f->pushes || !pthread_equal(f->thread, pthread_self())) f->threads++;
     f->thread = pthread_self();
     if (f->session) usleep(1000);

@@ -54,7 +54,7 @@ static enum samrt_status track_frame(const struct track_args *a, struct track_ru
                                 : samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
     const struct samrt_image img = {fr->rgb, fr->width, fr->height, 3 * fr->width};
     const uint64_t t0 = samrt_cli_now_ns();
-    if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, 0, r->res, a->p.max_objects, n);
+    if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, fr->on_device, r->res, a->p.max_objects, n);
     if (timed && r->n_ms < r->cap_ms) {
         r->ms[r->n_ms++] = (double)(samrt_cli_now_ns() - t0) * 1e-6;
         r->decode_ms += fr->decode_ms;
@@ -102,7 +102,7 @@ static enum samrt_status open_stream(const struct track_args *a, samrt_frame_str
     samrt_frame_stream_close(*fs);
     *fs = NULL;
     const struct samrt_frame_source src = {a->frames, a->s.prefetch, a->s.start, a->s.max_frames};
-    const struct samrt_frame_decode dec = {a->s.decode_threads, 0};
+    const struct samrt_frame_decode dec = {a->s.decode_threads, a->s.gpu_decode};
     return samrt_frame_stream_open_decode(&src, &dec, fs);
 }
 
@@ -127,6 +127,7 @@ static enum samrt_status setup(struct track_args *a, struct track_run *r, samrt_
     struct samrt_frame_stream_info info;
     samrt_frame_stream_info(fs, &info);
     const int w = info.width, h = info.height;
+    snprintf(r->decoder, sizeof r->decoder, "%s", info.decoder);
     SAMRT_CHECK(a->s.runs == 1 || !info.is_device, SAMRT_E_INVALID_ARG, "samrt track: --runs needs a file or a folder, "
                 "not a camera");
     if (a->s.out) SAMRT_TRY(samrt_mkdirs(a->s.out));

@@ -44,6 +44,9 @@ void samrt_track_usage(FILE *f) {
             "  --max-frames N     stop after N frames (Ctrl-C also stops, after the current frame)\n"
             "  --prefetch N       frames decoded ahead of the tracker (default 4)\n"
             "  --decode-threads N threads decoding a JPEG folder (default: one per core but one, <= 4)\n"
+            "  --gpu-decode       decode on the GPU into device frames: nvJPEG for a JPEG folder, NVDEC\n"
+            "                     for a video file; the CPU decodes where the build or machine cannot\n"
+            "                     (samrt check says which); not with --overlay-dir / --overlay-video\n"
             "  --non-overlap      per pixel, only the object with the highest logit keeps it\n"
             "  --settings S       post-processing of the official scripts: vos_inference (default;\n"
             "                     tools/vos_inference.py) or notebook (build_sam2_video_predictor's\n"
@@ -163,6 +166,11 @@ static int check_args(struct track_args *a) {
     if (!a->s.out && !a->overlay && !a->overlay_video && !a->taps && !a->timing) {
         fprintf(stderr, "samrt track: nothing to write: give --out, --overlay-dir, --overlay-video, --dump-taps "
                         "or --timing\n");
+        return SAMRT_EXIT_USAGE;
+    }
+    if (a->s.gpu_decode && (a->overlay || a->overlay_video)) {
+        fprintf(stderr, "samrt track: --gpu-decode keeps frames on the GPU; overlays are drawn on host frames: "
+                        "drop --overlay-dir / --overlay-video or --gpu-decode\n");
         return SAMRT_EXIT_USAGE;
     }
     for (int k = 0; k < a->n_obj; k++) {

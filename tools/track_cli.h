@@ -42,6 +42,7 @@ struct track_run {
     int n_ms, cap_ms;
     double loop_ms;      /* wall time of the timed passes' tracking loops */
     double decode_ms, wait_ms;  /* sums over the timed frames: decode thread, tracker waiting */
+    char decoder[32];    /* the streamer's decode path (frame_stream.h), for --timing */
 };
 
 /* Parses the options into *a: 0 to run, HELP_SHOWN after --help, -1 for bad usage (the

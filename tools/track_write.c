@@ -51,8 +51,8 @@ void samrt_track_print_timing(struct track_run *r, int n_objects) {
            n, n_objects, samrt_percentile_nearest_sorted(r->ms, nn, 50.0),
            samrt_percentile_nearest_sorted(r->ms, nn, 95.0), samrt_percentile_nearest_sorted(r->ms, nn, 99.0), s.mean,
            s.min, s.max);
-    printf("decode: %.3f ms/frame on the decode thread; the tracker waited %.3f ms/frame for frames%s\n",
-           r->decode_ms / n, r->wait_ms / n, r->wait_ms > 0.05 * r->loop_ms ? " (decode-bound)" : "");
+    printf("decode: %.3f ms/frame on the decode thread (%s); the tracker waited %.3f ms/frame for frames%s\n",
+           r->decode_ms / n, r->decoder[0] ? r->decoder : "?", r->wait_ms / n, r->wait_ms > 0.05 * r->loop_ms ? " (decode-bound)" : "");
     printf("arena: total %.2f MiB (weights %.2f, state %.2f, workspace %.2f, staging %.2f, scratch %.2f)\n",
            m.arena_bytes / 1048576.0, m.weights_bytes / 1048576.0, m.state_bytes / 1048576.0,
            m.workspace_bytes / 1048576.0, m.staging_bytes / 1048576.0, m.scratch_bytes / 1048576.0);
