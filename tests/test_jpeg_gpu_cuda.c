@@ -8,7 +8,11 @@
  *      no host malloc from this process (intercepted, tests/alloc_intercept.c) and no late
  *      call into nvJPEG's allocators;
  *   3. the frame streamer with device frames over a folder (frame_gpu.c): frames equal the
- *      direct decode, and a truncated frame mid-folder stops it at that frame with an error.
+ *      direct decode (each frame's max and mean difference printed), and a truncated frame
+ *      mid-folder stops it at that frame with an error.
+ * SAMRT_TEST_DUMP=DIR writes each compared file's pixels into DIR as binary PPMs,
+ * <backend>_<name>_gpu.ppm (nvJPEG) and <backend>_<name>_ref.ppm (libjpeg-turbo), to look at
+ * where they differ.
  * Without nvJPEG in the build or without a GPU it exits 77 with the reason. */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -62,6 +66,29 @@ static struct diff compare(const uint8_t *got, const uint8_t *ref, size_t nb) {
 }
 static int close_enough(const struct diff *df) { return df->mean < 1.5 && df->far < 0.005; }
 
+/* SAMRT_TEST_DUMP: one RGB8 image as a binary PPM (P6), DIR/<backend>_<name>_<what>.ppm, the
+ * names reduced to [A-Za-z0-9.-] with '_' for the rest. */
+static void dump_ppm(const char *backend, const char *name, const char *what, const uint8_t *rgb, int w, int h) {
+    const char *dir = getenv("SAMRT_TEST_DUMP");
+    if (!dir || !*dir || !rgb) return;
+    char stem[256], path[1200];
+    snprintf(stem, sizeof stem, "%s_%s_%s", backend, name, what);
+    for (char *c = stem; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+            *c = '_';
+    snprintf(path, sizeof path, "%s/%s.ppm", dir, stem);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "  SAMRT_TEST_DUMP: cannot write %s\n", path);
+        return;
+    }
+    fprintf(f, "P6\n%d %d\n255\n", w, h);
+    const size_t nb = (size_t)w * h * 3;
+    if (fwrite(rgb, 1, nb, f) != nb) fprintf(stderr, "  SAMRT_TEST_DUMP: short write to %s\n", path);
+    fclose(f);
+    printf("  dumped %s\n", path);
+}
+
 static void compare_file(enum samrt_jpeg_gpu_backend b, const char *name, const uint8_t *data, size_t n) {
     struct samrt_image_info info;
     CHECK_STATUS(samrt_jpeg_info(data, n, &info), SAMRT_OK);
@@ -71,6 +98,8 @@ static void compare_file(enum samrt_jpeg_gpu_backend b, const char *name, const 
     CHECK_STATUS(samrt_jpeg_gpu_create(info.width, info.height, b, &d), SAMRT_OK);
     enum samrt_status st = SAMRT_OK;
     uint8_t *got = d ? gpu_decode(d, data, n, info.width, info.height, &st) : NULL;
+    dump_ppm(samrt_jpeg_gpu_backend_name(b), name, "gpu", got, info.width, info.height);
+    dump_ppm(samrt_jpeg_gpu_backend_name(b), name, "ref", ref, info.width, info.height);
     if (!got) {
         printf("  %-16s %-22s %dx%d: %s (the CPU path decodes it)\n", samrt_jpeg_gpu_backend_name(b), name,
                info.width, info.height, samrt_status_str(st));
@@ -147,6 +176,8 @@ static void check_stream(const char *root) {
         if (ref) cudaMemcpy(host, f.rgb, (size_t)w * h * 3, cudaMemcpyDeviceToHost);
         if (ref) {
             const struct diff df = compare(host, ref, (size_t)w * h * 3);
+            printf("  stream frame %d: max |diff| %d, mean %.3f, %.4f%% above %d%s\n", i, df.max, df.mean,
+                   100.0 * df.far, FAR_DIFF, close_enough(&df) ? "" : " (too far)");
             same += close_enough(&df);
         }
         free(ref);
@@ -192,7 +223,9 @@ int main(void) {
             snprintf(path, sizeof path, "%s/00000.jpg", dir);
             size_t n = 0;
             uint8_t *d = du_read_file(path, &n);
-            if (d) compare_file(bs[bi], "synthetic q90 4:2:0", d, n);
+            char name[64];
+            snprintf(name, sizeof name, "synthetic %dx%d q90 4:2:0", sizes[s][0], sizes[s][1]);
+            if (d) compare_file(bs[bi], name, d, n);
             if (d) check_steady(bs[bi], d, n, sizes[s][0], sizes[s][1]);
             free(d);
         }
