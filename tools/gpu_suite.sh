@@ -4,6 +4,7 @@
 # checkpoints with `samrt info`. Each step is named on the command line, so one call can run
 # a subset within its time limit; logs go to $OUT (or ./gpu-out).
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
+# `tests`: ctest -L cuda -j4 (TESTS_SHORT=1 leaves out the slow ones).
 # Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N /
 # VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT; ANALYZE=1 adds
 # tests/parity/lowp_mask_gap.py for the low precisions),
@@ -26,8 +27,13 @@ for s in "$@"; do
     echo "build ok"; rm -f "$out/configure.log" "$out/build.log"; $B/tools/samrt check ;;
   tests)
     step tests
-    ctest --test-dir $B -L cuda --output-on-failure --timeout 300 >"$out/ctest_cuda.log" 2>&1
-    grep -E "tests passed|Passed|Failed|\*\*\*|checks" "$out/ctest_cuda.log" | tail -40 ;;
+    # every cuda test, four at a time (the measuring ones hold RESOURCE_LOCK gpu_memory or run
+    # alone, tests/*.cmake); TESTS_SHORT=1, or sanitize in the same call, leaves out those labelled slow
+    le=(); { [ "${TESTS_SHORT:-0}" = 1 ] || [[ " $* " == *" sanitize "* ]]; } && le=(-LE slow)
+    ctest --test-dir $B -L cuda ${le[@]+"${le[@]}"} -j4 --output-on-failure --timeout 300 >"$out/ctest_cuda.log" 2>&1
+    grep -E "tests passed|tests failed|Total Test time|\*\*\*|Not Run|checks" "$out/ctest_cuda.log" | tail -40
+    echo "longest (the candidates for the slow label):"
+    awk '/ Test +#[0-9]+: /{printf "  %8s s  %s\n", $(NF-1), $4}' "$out/ctest_cuda.log" | sort -rn | head -8 ;;
   errors)
     step errors
     # one line per comparison: kernel, case, dtype, max abs error, max abs error / max |ref|
