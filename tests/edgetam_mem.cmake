@@ -16,4 +16,5 @@ if (SAMRT_CUDA)
   samrt_add_test(test_edgetam_memory_cuda SOURCES test_sam2_memory_cuda.c LABELS cuda)
   target_include_directories(test_edgetam_memory_cuda PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2
     ${PROJECT_SOURCE_DIR}/models/edgetam)
+  set_tests_properties(test_edgetam_memory_cuda PROPERTIES TIMEOUT 300)
 endif()

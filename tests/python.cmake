@@ -40,6 +40,7 @@ foreach(_kind cpu cuda)
   endif()
   set_tests_properties(${_name} PROPERTIES LABELS ${_kind} SKIP_RETURN_CODE 77)
 endforeach()
+set_tests_properties(test_python_cuda PROPERTIES TIMEOUT 600)
 
 # The package as users install it (tests/python_package.py): `python -m build ./python` makes the
 # sdist and, from it, the wheel (CPU build); the wheel goes into a fresh venv that imports samrt

@@ -15,6 +15,9 @@ if (SAMRT_CUDA)
                  LIBS CUDA::cudart)
   target_include_directories(test_sam2_encoder_cuda PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
   target_link_options(test_sam2_encoder_cuda PRIVATE ${_samrt_wrap_syms})
+  # it counts the process's allocations and times the encoder: the measuring tests' lock
+  # (docs/testing.md) keeps the other measuring tests off the GPU meanwhile
+  set_tests_properties(test_sam2_encoder_cuda PROPERTIES TIMEOUT 300 RESOURCE_LOCK gpu_memory)
 endif()
 # Parity dump of the encoder taps (tests/parity/samrt_taps.c; compare with compare_taps.py).
 add_executable(samrt_taps parity/samrt_taps.c)

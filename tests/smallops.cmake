@@ -7,6 +7,7 @@ foreach(op layernorm elementwise pool sine_pe fourier_pe finite)
 endforeach()
 if (SAMRT_CUDA)
   samrt_add_test(test_finite_cuda SOURCES test_finite_cuda.c LABELS cuda)
+  set_tests_properties(test_finite_cuda PROPERTIES TIMEOUT 300)
 endif()
 # The op entries that moved out of the networks (ops/ops_sam2.h, the key-prefix attention, the
 # 1-D sine encoding, the host tables), against their kernels' references on the CPU backend.

@@ -14,6 +14,8 @@
  * on the GPU (frame_on_device, a row stride wider than the frame): the same bits as host
  * frames, and the engine's frame counters show they never came to the host (one device-to-
  * device copy each, samrt_engine_io_counters).
+ * Optional argument: a substring of "f32 side 256" / "bf16 side 512" runs only that model
+ * size (one per compute-sanitizer call, tools/gpu_suite.sh sanitize).
  * Exit 77 without a GPU. Run: ctest -R test_sam2_track_decode_cuda */
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,7 +190,20 @@ static void run_model(const char *ckpt, enum samrt_dtype dt, int side, int w, in
     samrt_engine_free(eh);
 }
 
-int main(void) {
+/* the run filter (argv[1]): a substring of "<dtype> side <side>" ("f32 side 256", "bf16 side
+ * 512"); NULL runs both */
+static const char *g_only;
+static int g_n_wanted;
+static int wanted(enum samrt_dtype dt, int side) {
+    char name[64];
+    snprintf(name, sizeof name, "%s side %d", samrt_dtype_name(dt), side);
+    const int yes = !g_only || strstr(name, g_only) != NULL;
+    g_n_wanted += yes;
+    return yes;
+}
+
+int main(int argc, char **argv) {
+    g_only = argc > 1 ? argv[1] : NULL;
     int n_dev = 0;
     if (samrt_platform_device_count(&n_dev) != SAMRT_OK || n_dev == 0)
         return check_skip("test_sam2_track_decode_cuda", "no CUDA device");
@@ -198,9 +213,10 @@ int main(void) {
     close(fd);
     CHECK_STATUS(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, (uint64_t)DEV_STRIDE * MAX_H, &g_dev), SAMRT_OK);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
-    run_model(path, SAMRT_DTYPE_F32, 256, 160, 120);
-    run_model(path, SAMRT_DTYPE_BF16, 512, 157, 118);
+    if (wanted(SAMRT_DTYPE_F32, 256)) run_model(path, SAMRT_DTYPE_F32, 256, 160, 120);
+    if (wanted(SAMRT_DTYPE_BF16, 512)) run_model(path, SAMRT_DTYPE_BF16, 512, 157, 118);
     unlink(path);
+    CHECK_MSG(g_n_wanted > 0, "no run matches '%s'", g_only ? g_only : "");
     samrt_platform_mem_free(SAMRT_MEM_DEVICE, g_dev);
     return check_report("test_sam2_track_decode_cuda");
 }

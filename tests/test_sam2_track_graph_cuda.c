@@ -12,6 +12,9 @@
  * (a checkpoint of its keys, same construction, values x 0.125 so that fp16 stays finite) f16
  * at side 512; tiny f32 at side 256 again under the samurai memory policy (its kernels inside
  * the graph, per-object memory slots).
+ * Optional argument: a substring of a run's name ("sam2.1_tiny bf16 512", "sam2.1_tiny f32 256",
+ * "sam2.1_tiny samurai f32 256", "edgetam f16 512") runs only the runs it names, e.g. one run
+ * per compute-sanitizer call (tools/gpu_suite.sh sanitize).
  * Exit 77 without a GPU. Run: ctest -R test_sam2_track_graph_cuda */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -199,7 +202,19 @@ static void rows_kernel(void) {
     }
 }
 
-int main(void) {
+/* the run filter (argv[1]): NULL runs every run */
+static const char *g_only;
+static int g_n_wanted;
+static int wanted(const char *model, enum samrt_dtype dt, int side) {
+    char name[96];
+    snprintf(name, sizeof name, "%s %s %d", model, samrt_dtype_name(dt), side);
+    const int yes = !g_only || strstr(name, g_only) != NULL;
+    g_n_wanted += yes;
+    return yes;
+}
+
+int main(int argc, char **argv) {
+    g_only = argc > 1 ? argv[1] : NULL;
     int n_dev = 0;
     if (samrt_platform_device_count(&n_dev) != SAMRT_OK || n_dev == 0)
         return check_skip("test_sam2_track_graph_cuda", "no CUDA device");
@@ -209,15 +224,17 @@ int main(void) {
     if (fd < 0) return check_skip("test_sam2_track_graph_cuda", "cannot create a temporary file");
     close(fd);
     CHECK_EQ_INT(ckw_write_safetensors(path, SAMRT_MODEL_SAM2_1_TINY, SAMRT_DTYPE_F32), 0);
-    eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_BF16, 512);
-    eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_F32, 256);
+    if (wanted("sam2.1_tiny", SAMRT_DTYPE_BF16, 512)) eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_BF16, 512);
+    if (wanted("sam2.1_tiny", SAMRT_DTYPE_F32, 256)) eager_vs_graph("sam2.1_tiny", path, SAMRT_DTYPE_F32, 256);
     g_policy = SAMRT_MEMORY_SAMURAI;
-    eager_vs_graph("sam2.1_tiny samurai", path, SAMRT_DTYPE_F32, 256);
+    if (wanted("sam2.1_tiny samurai", SAMRT_DTYPE_F32, 256))
+        eager_vs_graph("sam2.1_tiny samurai", path, SAMRT_DTYPE_F32, 256);
     g_policy = SAMRT_MEMORY_SAM2;
     /* EdgeTAM: RepViT trunk, perceiver memories (512 tokens), the 2-layer RoPE v2 attention */
     float scale = 0.125f;  /* the pattern's values overflow fp16 in EdgeTAM's trunk */
     CHECK_EQ_INT(ckw_write_safetensors_fn(path, SAMRT_MODEL_EDGETAM, SAMRT_DTYPE_F32, ckw_pattern_scaled, &scale), 0);
-    eager_vs_graph("edgetam", path, SAMRT_DTYPE_F16, 512);
+    if (wanted("edgetam", SAMRT_DTYPE_F16, 512)) eager_vs_graph("edgetam", path, SAMRT_DTYPE_F16, 512);
     unlink(path);
+    CHECK_MSG(g_n_wanted > 0, "no run matches '%s'", g_only ? g_only : "");
     return check_report("test_sam2_track_graph_cuda");
 }

@@ -4,6 +4,7 @@
 samrt_add_test(test_fill_holes SOURCES test_fill_holes.c LABELS cpu)
 if (SAMRT_CUDA)
   samrt_add_test(test_fill_holes_cuda SOURCES test_fill_holes_cuda.c LABELS cuda)
+  set_tests_properties(test_fill_holes_cuda PROPERTIES TIMEOUT 300)
 endif()
 # Mask prompts of the tracker (runtime/sam2/track_mask.h) on a host engine: resize weights by
 # hand, the prompt frame against the naive composition, pointer, tracking on, notebook filling.

@@ -4,6 +4,9 @@
 # checkpoints with `samrt info`. Each step is named on the command line, so one call can run
 # a subset within its time limit; logs go to $OUT (or ./gpu-out).
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
+# `tests`: ctest -L cuda -j4 (TESTS_SHORT=1 leaves out the slow ones); `sanitize`: memcheck and
+# racecheck over every cuda test, one shard a call (SAN_SHARD=i/n, SAN_ONLY, SAN_TIMEOUT,
+# SAN_BUDGET; docs/testing.md).
 # Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N /
 # VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT; ANALYZE=1 adds
 # tests/parity/lowp_mask_gap.py for the low precisions),
@@ -16,6 +19,142 @@ set -uo pipefail
 out=${OUT:-gpu-out}; mkdir -p "$out"
 B=build/gpu
 step() { echo; echo "=== $1 ($(date +%T))"; }
+
+# compute-sanitizer over every test labelled cuda (docs/testing.md, "compute-sanitizer"). A unit
+# is one (test, filter): the test's ctest command, or a slice of it where one run under racecheck
+# would last too long: the op table one op (or one row) per run, the tracking tests one
+# configuration per run or fewer frames. san_units prints the units of shard SAN_SHARD=i/n (by a
+# hash of "test filter": a unit keeps its shard when others come or go), or those matching
+# SAN_ONLY=REGEX; one a line: test, filter, working folder, environment, command (the last two
+# joined by \x1f), separated by \x1e (not a blank: read keeps the empty fields).
+san_units() {
+  python3 - "$B" <<'PY'
+import json, os, re, subprocess, sys, zlib
+b = sys.argv[1]
+i, n = (int(x) for x in os.environ.get("SAN_SHARD", "1/1").split("/"))
+only = os.environ.get("SAN_ONLY")
+if not 1 <= i <= n:
+    sys.exit("SAN_SHARD=%d/%d: want i/n with 1 <= i <= n" % (i, n))
+tests = json.loads(subprocess.run(["ctest", "--test-dir", b, "-N", "-L", "cuda", "--show-only=json-v1"],
+                                  capture_output=True, text=True, check=True).stdout)["tests"]
+rows = os.environ.get("SAN_OT_ROWS", "attention/hiera attention/memattn").split()  # one row a run
+group = os.environ.get("SAN_OT_GROUP", "attention conv gemm").split()  # one shape prefix a run
+split = {  # the test's own arguments: fewer frames, or one configuration a run
+    "test_sam2_track_alloc_cuda": [("120 frames side 128", ["gpu", "120", "128"])],
+    "test_frame_cost_cuda": [(m + " " + d, [m, d]) for m in ("sam2.1_tiny", "edgetam") for d in ("fp16", "bf16")],
+    "test_sam2_track_graph_cuda": [(f, [f]) for f in ("tiny bf16", "tiny f32", "samurai", "edgetam")],
+    "test_sam2_track_decode_cuda": [(f, [f]) for f in ("f32 side 256", "bf16 side 512")],
+}
+
+
+def ot_filters(exe, sub):
+    """The op table's filters ("op/", "op/prefix" or "op/shape", substrings) over the rows sub selects."""
+    out = subprocess.run([exe, "--list"] + ([sub] if sub else []), capture_output=True, text=True).stdout
+    seen = []
+    for line in out.splitlines():
+        kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+        op, shape = kv.get("op"), kv.get("shape", "")
+        if not op:
+            continue
+        name = op + "/" + shape
+        f = name if any(name.startswith(r) for r in rows) else op + "/" + shape.split("_")[0] if op in group \
+            else op + "/"
+        if f not in seen:
+            seen.append(f)
+    return seen
+
+
+for t in tests:
+    name, cmd = t["name"], t.get("command") or []
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    env, cwd = props.get("ENVIRONMENT", []), props.get("WORKING_DIRECTORY", b)
+    if not cmd:  # not built
+        runs = [("", [])]
+    elif name in split:
+        runs = [(f, cmd[:1] + a) for f, a in split[name]]
+    elif os.path.basename(cmd[0]) == "test_ops_table_cuda" and not any(a.startswith("-") for a in cmd[1:]):
+        runs = [(f, cmd[:1] + [f]) for f in ot_filters(cmd[0], cmd[1] if len(cmd) > 1 else "")] or [("", cmd)]
+    else:
+        runs = [(" ".join(os.path.basename(a) if os.path.isabs(a) else a for a in cmd[1:]), cmd)]
+    for f, argv in runs:
+        uid = name + " " + f
+        if (re.search(only, uid) is None) if only else zlib.crc32(uid.encode()) % n != i - 1:
+            continue
+        print("\x1e".join([name, f, cwd, "\x1f".join(env), "\x1f".join(argv)]))
+PY
+}
+
+# the table cell of one run: rc, log, the run's time limit. With --error-exitcode 9 and
+# --check-exit-code no the rc is 9 when the tool found errors, else the test's own (77: skipped);
+# an error of the tool itself (it could not start or attach) is named as such.
+san_cell() {
+  local s e
+  s=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$2" | tail -1 | sed -E 's/^=+ *//; s/^[A-Z]+ SUMMARY: //')
+  e=$(grep -m1 -E '^=+ Error: (Target|Unable|couldn|Failed|Internal)' "$2" | sed -E 's/^=+ Error: //' | cut -c1-90)
+  case $1 in
+  0) echo "pass${s:+: $s}" ;;
+  124|137) echo "timed out after $3 s" ;;
+  9) echo "ERRORS: $s" ;;
+  77) echo "skipped: $(grep -m1 -o 'SKIPPED.*' "$2" | cut -c10-90)" ;;
+  *) if [ -n "$e" ]; then echo "tool error (rc $1): $e"; else echo "test failed (rc $1)${s:+, $s}"; fi ;;
+  esac
+}
+
+# library kernels (cuDNN, cuBLAS/cuBLASLt, nvJPEG) left out of racecheck: their shared-memory
+# pipelines raise hazards inside the library that racecheck does not model (docs/testing.md)
+SAN_LIB_KERNELS='nvjet|xmma|cutlass_[0-9]|cutlass3x|cutlass__5x|cudnn|cublas|gemv|gemmSN|gemmk1|splitKreduce|op_generic_tensor|implicit_convolve|convolve_common|conv2d_precomputed|fft|nvjpeg'
+san_step() {
+  local out=$1 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)}
+  [ -n "$cs" ] || { echo "sanitize: no compute-sanitizer (on PATH, under /usr/local/cuda*/bin, or COMPUTE_SANITIZER=PATH)"; return 1; }
+  local help common=(--error-exitcode 9 --print-limit 20) race=() excl=${SAN_RACE_EXCLUDE-$SAN_LIB_KERNELS}
+  help=$("$cs" --help 2>&1)
+  grep -q -- --check-exit-code <<<"$help" && common+=(--check-exit-code no)  # the test's rc is its own
+  grep -q -- --racecheck-report <<<"$help" && race+=(--racecheck-report "${SAN_RACE_REPORT:-analysis}")
+  if [ -n "$excl" ] && ! grep -q -- --kernel-name-exclude <<<"$help"; then
+    echo "note: this compute-sanitizer has no --kernel-name-exclude: racecheck checks the libraries' kernels too"; excl=
+  fi
+  [ -n "$excl" ] && race+=(--kernel-name-exclude "regex=$excl")
+  local units; units=$(san_units) || { echo "sanitize: cannot list the cuda tests of $B"; return 1; }
+  local n lim0=${SAN_TIMEOUT:-300} budget=${SAN_BUDGET:-520} table=$out/sanitizer_table.md t0=$SECONDS bad=0
+  n=$(grep -c . <<<"$units")
+  mkdir -p "$out/san"
+  { echo "<!-- $("$cs" --version 2>&1 | grep -i version | tail -1); shard ${SAN_SHARD:-1/1}${SAN_ONLY:+, SAN_ONLY=$SAN_ONLY};" \
+      "SAN_TIMEOUT $lim0 s; racecheck leaves out kernels matching: ${excl:-nothing} -->"
+    echo "| test | filter | memcheck | racecheck | seconds |"; echo "|---|---|---|---|---|"; } >"$table"
+  echo "sanitize: $n units (test, filter) in shard ${SAN_SHARD:-1/1}${SAN_ONLY:+ (SAN_ONLY=$SAN_ONLY)}," \
+    "$lim0 s a run, $budget s in all"
+  local test f cwd envs cmd tool rc left lim sec log cells secs argv ev extra unrun=0
+  while IFS=$'\x1e' read -r -u 3 test f cwd envs cmd; do
+    [ -n "$test" ] || continue
+    cells=() secs=()
+    for tool in memcheck racecheck; do
+      left=$((budget - (SECONDS - t0))); lim=$((left < lim0 ? left : lim0))
+      if [[ " ${SAN_TOOLS:-memcheck racecheck} " != *" $tool "* ]]; then cells+=("not run"); secs+=(0); continue; fi
+      if [ -z "$cmd" ]; then cells+=("not built"); secs+=(0); bad=$((bad + 1)); continue; fi
+      if [ $left -lt 30 ]; then cells+=("not run (SAN_BUDGET spent)"); secs+=(0); unrun=$((unrun + 1)); continue; fi
+      log="$out/san/${tool}_$(printf '%s' "$test $f" | tr -c 'A-Za-z0-9._-' _).log"
+      IFS=$'\x1f' read -r -a argv <<<"$cmd"; ev=(); [ -n "$envs" ] && IFS=$'\x1f' read -r -a ev <<<"$envs"
+      extra=(); [ $tool = racecheck ] && extra=(${race[@]+"${race[@]}"})
+      sec=$SECONDS
+      (cd "$cwd" && env ${ev[@]+"${ev[@]}"} timeout -k 20 "$lim" "$cs" --tool $tool "${common[@]}" \
+        ${extra[@]+"${extra[@]}"} "${argv[@]}") </dev/null >"$log" 2>&1
+      rc=$? sec=$((SECONDS - sec))
+      cells+=("$(san_cell $rc "$log" $lim)$([ $lim -lt "$lim0" ] && { [ $rc = 124 ] || [ $rc = 137 ]; } && echo ' (budget)')") secs+=($sec)
+      echo "$tool $test${f:+ [$f]}: rc=$rc ${sec}s: ${cells[-1]}"
+      case $rc in
+      0|77) ;;
+      *) bad=$((bad + 1))
+         grep -E '^=+ +(Invalid|Race|Error|Warning|Program hit|Saved host|  +at )|CHECK failed' "$log" | head -6 | cut -c1-200 ;;
+      esac
+    done
+    echo "| $test | ${f:-(all)} | ${cells[0]} | ${cells[1]} | ${secs[0]} + ${secs[1]} |" >>"$table"
+  done 3<<<"$units"
+  tar -C "$out" -czf "$out/sanitizer_logs_$(echo "${SAN_SHARD:-1/1}" | tr / -).tgz" san && rm -rf "$out/san"
+  echo "sanitize: $n units; $bad runs not clean (errors, test failures, timeouts, not built), $unrun not run" \
+    "(SAN_BUDGET spent: run them again with SAN_ONLY or more shards); $table:"
+  cat "$table"
+  [ $bad = 0 ] && [ $unrun = 0 ]
+}
 for s in "$@"; do
   case $s in
   build)
@@ -26,8 +165,13 @@ for s in "$@"; do
     echo "build ok"; rm -f "$out/configure.log" "$out/build.log"; $B/tools/samrt check ;;
   tests)
     step tests
-    ctest --test-dir $B -L cuda --output-on-failure --timeout 300 >"$out/ctest_cuda.log" 2>&1
-    grep -E "tests passed|Passed|Failed|\*\*\*|checks" "$out/ctest_cuda.log" | tail -40 ;;
+    # every cuda test, four at a time (the measuring ones hold RESOURCE_LOCK gpu_memory or run
+    # alone, tests/*.cmake); TESTS_SHORT=1, or sanitize in the same call, leaves out those labelled slow
+    le=(); { [ "${TESTS_SHORT:-0}" = 1 ] || [[ " $* " == *" sanitize "* ]]; } && le=(-LE slow)
+    ctest --test-dir $B -L cuda ${le[@]+"${le[@]}"} -j4 --output-on-failure --timeout 300 >"$out/ctest_cuda.log" 2>&1
+    grep -E "tests passed|tests failed|Total Test time|\*\*\*|Not Run|checks" "$out/ctest_cuda.log" | tail -40
+    echo "longest (the candidates for the slow label):"
+    awk '/ Test +#[0-9]+: /{printf "  %8s s  %s\n", $(NF-1), $4}' "$out/ctest_cuda.log" | sort -rn | head -8 ;;
   errors)
     step errors
     # one line per comparison: kernel, case, dtype, max abs error, max abs error / max |ref|
@@ -45,26 +189,7 @@ for s in "$@"; do
     python3 kernels/dev/sdpa_bench.py 2>&1 | grep -E "^BENCH|rror" | tee "$out/sdpa.log" ;;
   sanitize)
     step sanitize
-    # test[:case filter]; the attention test takes a case-name substring, the op table an
-    # "op/shape" substring. Window cases and table ops run one filter each: all of them in one
-    # racecheck run take longer than the time limit.
-    san_bad=
-    for spec in ${SAN_TESTS:-ops_table:layernorm ops_table:unary ops_table:add_scaled ops_table:channel_affine \
-        ops_table:pool ops_table:sine_pe ops_table:fourier_pe ops_table:copy ops_table:interp mask_decode \
-        resize_normalize sam2_select attention:odd attention:hiera_win14_t attention:hiera_win_qpool attention:hiera_win14_bp \
-        attention:hiera_win16_l attention:hiera_win7_odd attention:hiera_win8_t}; do
-      t=${spec%%:*}; f=; [ "$spec" != "$t" ] && f=${spec#*:}
-      [ -x $B/tests/test_${t}_cuda ] || continue
-      for tool in memcheck racecheck; do
-        log="$out/san_${tool}_$t${f:+_$f}.log"
-        timeout "${SAN_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 9 $B/tests/test_${t}_cuda $f >"$log" 2>&1
-        rc=$?
-        echo "$tool $t${f:+ ($f)}: rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
-        [ $rc = 0 ] || san_bad="$san_bad $tool:$spec"  # 124 = ran past SAN_TIMEOUT: not evidence
-      done
-    done
-    tar -C "$out" -czf "$out/sanitizer_logs.tgz" $(cd "$out" && ls san_*.log) && rm -f "$out"/san_*.log
-    [ -z "$san_bad" ] || { echo "sanitize FAILED or timed out:$san_bad"; exit 1; } ;;
+    san_step "$out" || exit 1 ;;
   ckpt)
     step ckpt
     python3 tests/parity/make_checkpoints.py --ref .carry/official_reference.py --sam2-pkg .carry/sam2ref \
