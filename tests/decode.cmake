@@ -1,7 +1,9 @@
 # The frame streamer's decoders (harness/frame_stream.c, frame_gpu.c, platform/jpeg_gpu.h):
 # the pool of libjpeg-turbo threads (order, errors mid-folder, 1 thread = N threads bit for
 # bit), no allocation after open (intercepted, tests/alloc_intercept.c), nvJPEG against
-# libjpeg-turbo on the GPU (exits 77 without one), and the decode benchmark (docs/video.md).
+# libjpeg-turbo on the GPU (exits 77 without one), NVDEC against FFmpeg's software decoding
+# (test_video_nvdec_cuda, exits 77 without a GPU or NVDEC), and the decode benchmark
+# (docs/video.md; --video FILE times NVDEC against software video decoding).
 list(APPEND _samrt_emu_threads test_frame_decode test_frame_decode_alloc)  # decode threads
 samrt_add_test(test_frame_decode SOURCES test_frame_decode.c LABELS cpu LIBS samrt_harness)
 samrt_add_test(test_frame_decode_alloc SOURCES test_frame_decode_alloc.c alloc_intercept.c LABELS cpu
@@ -10,6 +12,11 @@ target_link_options(test_frame_decode_alloc PRIVATE ${_samrt_wrap_syms})
 if (SAMRT_CUDA)
   samrt_add_test(test_jpeg_gpu_cuda SOURCES test_jpeg_gpu_cuda.c alloc_intercept.c LABELS cuda LIBS samrt_harness)
   target_link_options(test_jpeg_gpu_cuda PRIVATE ${_samrt_wrap_syms})
+  if (SAMRT_HAVE_VIDEO)  # NVDEC against software decoding (tests/test_video_nvdec_cuda.c)
+    samrt_add_test(test_video_nvdec_cuda SOURCES test_video_nvdec_cuda.c alloc_intercept.c LABELS cuda
+                   LIBS samrt_harness PkgConfig::SAMRT_FFMPEG ARGS ${CMAKE_CURRENT_BINARY_DIR})
+    target_link_options(test_video_nvdec_cuda PRIVATE ${_samrt_wrap_syms})
+  endif()
 endif()
 add_executable(bench_decode bench_decode.c)
 target_link_libraries(bench_decode PRIVATE samrt samrt_harness samrt_flags)
