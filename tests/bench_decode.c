@@ -15,7 +15,9 @@
  * memory) and FFmpeg's software decoder into host RGB with 1 and N frame threads; it prints
  * the median and the mean ms/frame after 10 warm-up frames (wall clock; a frame-threaded
  * decoder hands frames out in bursts, so its mean is the rate to read):
- *   build/gpu/tests/bench_decode --video clip_1080p.mp4 [--frames 300] [--threads N] */
+ *   build/gpu/tests/bench_decode --video clip_1080p.mp4 [--frames 300] [--threads N]
+ * A FILE that does not exist is written first (--video-size WxH, default 1920x1080, synthetic
+ * frames, libx264 where the linked FFmpeg has it, else MPEG-4 part 2). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,25 @@ static int video_ms(const char *path, int device, int threads, int n_frames, dou
 
 static void cell(double ms);
 
+/* A missing FILE is written first: n_frames synthetic w x h frames (the writer's codec). */
+static int make_video(const char *path, int w, int h, int n_frames) {
+    struct samrt_video_writer *wr = NULL;
+    if (samrt_video_writer_open(path, w, h, 30.0, &wr) != SAMRT_OK) return -1;
+    uint8_t *rgb = (uint8_t *)malloc((size_t)w * h * 3);
+    uint64_t s = 1;
+    for (int f = 0; f < n_frames && rgb; f++) {
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            const int x = (int)(i % (size_t)w), y = (int)(i / (size_t)w);
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            rgb[3 * i] = (uint8_t)(x + 3 * f), rgb[3 * i + 1] = (uint8_t)(y - 2 * f), rgb[3 * i + 2] = (uint8_t)(s >> 59);
+        }
+        if (samrt_video_writer_push(wr, rgb) != SAMRT_OK) break;
+    }
+    printf("wrote %s: %dx%d, %d frames, %s\n", path, w, h, n_frames, samrt_video_writer_codec(wr));
+    free(rgb);
+    return samrt_video_writer_close(wr) == SAMRT_OK ? 0 : -1;
+}
+
 static int bench_video(const char *path, int threads, int n_frames) {
     char dp[512];
     samrt_video_decode_path(dp, sizeof dp);
@@ -140,16 +161,22 @@ static void cell(double ms) {
 int main(int argc, char **argv) {
     int n_frames = 120, threads = samrt_frame_stream_default_threads();
     const char *video = NULL;
+    int vw = 1920, vh = 1080;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--frames")) n_frames = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--video")) video = argv[i + 1];
+        else if (!strcmp(argv[i], "--video-size") && sscanf(argv[i + 1], "%dx%d", &vw, &vh) != 2) vw = 0;
     }
-    if (video && n_frames > VIDEO_WARMUP) return bench_video(video, threads, n_frames);
-    if (n_frames < 4 || threads < 1 || threads > SAMRT_DECODE_THREADS_MAX) {
-        fprintf(stderr, "usage: bench_decode [--frames N>=4] [--threads 1..%d] [--video FILE]\n", SAMRT_DECODE_THREADS_MAX);
+    if (n_frames < 4 || threads < 1 || threads > SAMRT_DECODE_THREADS_MAX || vw < 16 || vh < 16) {
+        fprintf(stderr, "usage: bench_decode [--frames N>=4] [--threads 1..%d] [--video FILE [--video-size WxH]]\n",
+                SAMRT_DECODE_THREADS_MAX);
         return 2;
     }
+    FILE *exists = video ? fopen(video, "rb") : NULL;
+    if (exists) fclose(exists);
+    else if (video && make_video(video, vw, vh, n_frames) != 0) return 1;
+    if (video && n_frames > VIDEO_WARMUP) return bench_video(video, threads, n_frames);
     char root[700];
     if (du_tmpdir("bdec", root, sizeof root) != 0) return 1;
     const int sizes[2][2] = {{1280, 720}, {1920, 1080}};
