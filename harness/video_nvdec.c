@@ -5,7 +5,9 @@
  * The hwaccel device shares the CUDA primary context (AV_CUDA_USE_PRIMARY_CONTEXT), so
  * FFmpeg's surfaces live in the same context as samrt's memory, and its stream is the
  * reader's own decode stream: NVDEC's copy into a pool surface and the conversion that reads
- * it are ordered on one stream. The decoder keeps a bounded surface pool (FFmpeg preallocates
+ * it are ordered on one stream. The conversion rounds as the swscale form the software path
+ * runs on this machine (x86 SIMD or C tables, nv12_rgb.h), so the two paths give the same
+ * pixels for the same decoded samples. The decoder keeps a bounded surface pool (FFmpeg preallocates
  * its initial_pool_size, the stream's references + SAMRT_VIDEO_HW_EXTRA_FRAMES, when the first
  * frame arrives; the reader holds one surface at a time, so the pool never grows). A stream the
  * hwaccel turns down (a codec or profile without NVDEC on this GPU, a bit depth other than 8,
@@ -53,6 +55,16 @@ static void nvdec_codecs(char *buf, size_t len) {
 }
 
 #ifdef SAMRT_HAVE_CUDA
+
+/* The form of swscale's YUV 4:2:0 -> RGB24 that the software path runs on this machine: x86's
+ * SIMD converter when FFmpeg runs with MMXEXT or SSSE3, the C tables otherwise (aarch64 has
+ * no SIMD form for RGB24). */
+static int sws_form(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (av_get_cpu_flags() & (AV_CPU_FLAG_SSSE3 | AV_CPU_FLAG_MMXEXT)) return SAMRT_YUV_SWS_X86;
+#endif
+    return SAMRT_YUV_SWS_C;
+}
 
 struct samrt_video_hw {
     AVBufferRef *device;         /* AV_HWDEVICE_TYPE_CUDA on the primary context */
@@ -148,7 +160,8 @@ enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFram
                 fc && av_get_pix_fmt_name(fc->sw_format) ? av_get_pix_fmt_name(fc->sw_format) : "unknown");
     const int key = 1 + ((int)fr->colorspace << 8 | (int)fr->color_range);
     if (key != hw->key) {  /* the same matrix and range the software path's sws_setColorspaceDetails gets */
-        samrt_yuv_coefs_init(sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG, &hw->k);
+        samrt_yuv_coefs_init(sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG, sws_form(),
+                             &hw->k);
         hw->key = key;
     }
     SAMRT_TRY(samrt_op_nv12_rgb(&hw->k, fr->data[0], (size_t)fr->linesize[0], fr->data[1], (size_t)fr->linesize[1],

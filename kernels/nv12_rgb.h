@@ -11,12 +11,17 @@
  *   Y + yoffs + the chroma term of each channel (each 2x2 block shares its U, V: nearest,
  *   as swscale's unscaled converter).
  *
- * The x86 SIMD converter swscale picks on most machines rounds its own way (13-bit gains): the
- * C reference here equals swscale with av_force_cpu_flags(0) bit for bit and differs from its
- * SIMD form by a few levels at most (tests/test_video_nv12.c prints both).
+ * swscale has two forms of this conversion that round differently, and the coefficients say
+ * which one to reproduce (mode):
+ *   SAMRT_YUV_SWS_C    the C tables above (swscale without SIMD, e.g. aarch64 for RGB24);
+ *   SAMRT_YUV_SWS_X86  x86's MMXEXT / SSSE3 converter (libswscale/x86/yuv_2_rgb.asm): 16-bit
+ *                      words, (Y*8 - yoff) and (C*8 - 1024) times 13-bit gains, pmulhw's
+ *                      floor((a * b) / 65536), saturated adds, packuswb's clip.
+ * tests/test_video_nv12.c checks both against swscale on decoded frames.
  *
  *   struct samrt_yuv_coefs k;
- *   samrt_yuv_coefs_init(sws_getCoefficients(frame->colorspace), frame->color_range == AVCOL_RANGE_JPEG, &k);
+ *   samrt_yuv_coefs_init(sws_getCoefficients(frame->colorspace), frame->color_range == AVCOL_RANGE_JPEG,
+ *                        SAMRT_YUV_SWS_C, &k);
  *   samrt_nv12_rgb_cuda(&k, frame->data[0], frame->linesize[0], frame->data[1], frame->linesize[1],
  *                       w, h, rgb, 3 * w, stream);        // one launch, no allocation
  */
@@ -40,8 +45,15 @@ extern "C" {
 
 #define SAMRT_YUV_TABLE_N 2048  /* entries of swscale's luma table (1024 + 2 x 512 headroom) */
 
-/* The integer constants of one (matrix, range) pair; see the formula above. */
+#define SAMRT_YUV_SWS_C 0
+#define SAMRT_YUV_SWS_X86 1
+
+/* The integer constants of one (matrix, range, form) triple; see the formulas above. */
 struct samrt_yuv_coefs {
+    int32_t mode;                  /* SAMRT_YUV_SWS_C or SAMRT_YUV_SWS_X86 */
+    /* SAMRT_YUV_SWS_X86: the converter's 16-bit words */
+    int32_t x_yoff, x_y, x_ub, x_vr, x_ug, x_vg;
+    /* SAMRT_YUV_SWS_C */
     int32_t cy;                    /* luma gain, 16.16 */
     int32_t yb;                    /* luma table start, 16.16 */
     int32_t yoffs;                 /* table index of Y = 0 */
@@ -49,11 +61,19 @@ struct samrt_yuv_coefs {
 };
 
 /* inv_table: swscale's {crv, cbu, cgu, cgv} of the frame's colour space (sws_getCoefficients);
- * full_range: 1 for JPEG (0..255) levels, 0 for MPEG (16..235). */
-void samrt_yuv_coefs_init(const int inv_table[4], int full_range, struct samrt_yuv_coefs *out);
+ * full_range: 1 for JPEG (0..255) levels, 0 for MPEG (16..235); mode: the form to reproduce. */
+void samrt_yuv_coefs_init(const int inv_table[4], int full_range, int mode, struct samrt_yuv_coefs *out);
 
 /* The RGB of one pixel (Y, U, V), as swscale's table lookups give it. */
 SAMRT_YUV_HD static inline void samrt_yuv_pixel(const struct samrt_yuv_coefs *k, int y, int u, int v, uint8_t rgb[3]) {
+    if (k->mode == SAMRT_YUV_SWS_X86) {  /* words; pmulhw is an arithmetic >> 16 of the product */
+        const int u8 = 8 * u - 1024, v8 = 8 * v - 1024, y8 = 8 * y - k->x_yoff;
+        const int yy = (y8 * k->x_y) >> 16;
+        const int x[3] = {yy + ((v8 * k->x_vr) >> 16), yy + (((u8 * k->x_ug) >> 16) + ((v8 * k->x_vg) >> 16)),
+                          yy + ((u8 * k->x_ub) >> 16)};
+        for (int c = 0; c < 3; c++) rgb[c] = (uint8_t)(x[c] < 0 ? 0 : x[c] > 255 ? 255 : x[c]);
+        return;
+    }
     const int dr = -(k->crv >> 9) + (int)(((int64_t)v * k->crv) >> 16);
     const int dg = -(k->cgu >> 9) + (int)(((int64_t)u * k->cgu) >> 16) - (k->cgv >> 9) +
                    (int)(((int64_t)v * k->cgv) >> 16);

@@ -1,13 +1,20 @@
 /* nv12_rgb_ref.c - the C reference of nv12_rgb.h and the constants both forms use: swscale's
- * YUV -> RGB24 table set-up (libswscale/yuv2rgb.c, ff_yuv2rgb_c_init_tables) reduced to seven
- * integers, and the per-pixel lookup with each 2x2 block sharing its chroma sample. */
+ * YUV -> RGB24 set-up (libswscale/yuv2rgb.c, ff_yuv2rgb_c_init_tables) reduced to a few
+ * integers for its C tables and its x86 SIMD words, and the per-pixel arithmetic with each 2x2
+ * block sharing its chroma sample. */
 #include "nv12_rgb.h"
 
 #include "samrt_impl.h"
 
 #define YUV_LUMA_HEADROOM 512  /* swscale's YUVRGB_TABLE_LUMA_HEADROOM */
 
-void samrt_yuv_coefs_init(const int inv_table[4], int full_range, struct samrt_yuv_coefs *out) {
+/* swscale's roundToInt16: (f + 2^15) >> 16 into [-0x7fff, 0x7fff] (-0x8000 below) */
+static int32_t round_to_int16(int64_t f) {
+    const int64_t r = (f + (1 << 15)) >> 16;
+    return r < -0x7fff ? -0x8000 : r > 0x7fff ? 0x7fff : (int32_t)r;
+}
+
+void samrt_yuv_coefs_init(const int inv_table[4], int full_range, int mode, struct samrt_yuv_coefs *out) {
     int64_t crv = inv_table[0], cbu = inv_table[1], cgu = -inv_table[2], cgv = -inv_table[3];
     int64_t cy = 1 << 16, oy = 0;
     if (!full_range) {
@@ -20,6 +27,13 @@ void samrt_yuv_coefs_init(const int inv_table[4], int full_range, struct samrt_y
         cgv = (cgv * 224) / 255;
     }
     /* contrast = saturation = 1 << 16, brightness 0: (x * 2^16 * 2^16) >> 32 = x */
+    out->mode = mode == SAMRT_YUV_SWS_X86 ? SAMRT_YUV_SWS_X86 : SAMRT_YUV_SWS_C;
+    out->x_yoff = round_to_int16(oy * (1 << 3));
+    out->x_y = round_to_int16(cy * (1 << 13));
+    out->x_ub = round_to_int16(cbu * (1 << 13));
+    out->x_vr = round_to_int16(crv * (1 << 13));
+    out->x_ug = round_to_int16(cgu * (1 << 13));
+    out->x_vg = round_to_int16(cgv * (1 << 13));
     out->crv = (int32_t)(((crv * (1 << 16)) + 0x8000) / cy);
     out->cbu = (int32_t)(((cbu * (1 << 16)) + 0x8000) / cy);
     out->cgu = (int32_t)(((cgu * (1 << 16)) + 0x8000) / cy);

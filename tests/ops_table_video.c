@@ -1,8 +1,9 @@
 /* ops_table_video.c - the op table's rows for a decoded video frame's way in:
  *   nv12_rgb (kernels/nv12_rgb.h): NVDEC's NV12 surface (pitched luma, interleaved chroma)
  *     into RGB8 with swscale's arithmetic, bit for bit: 1080p / 720p production frames with
- *     NVDEC-like pitches, BT.601 / BT.709, limited / full range, odd sides (a last column and
- *     row without a chroma partner), padded output rows, one pixel.
+ *     NVDEC-like pitches, BT.601 / BT.709, limited / full range, swscale's C-table and x86
+ *     forms, odd sides (a last column and row without a chroma partner), padded output rows,
+ *     one pixel.
  * The check recomputes each pixel from its definition (samrt_yuv_pixel), so the reference is
  * tested too. test_video_nv12.c compares the reference with swscale on decoded frames;
  * ops_table.h says how a row is run. */
@@ -17,7 +18,7 @@
 static const int INV_601[4] = {104597, 132201, 25675, 53279};
 static const int INV_709[4] = {117489, 138438, 13975, 34925};
 
-/* p = {w, h, luma pitch pad, chroma pitch pad, rgb pitch pad, BT.709, full range} */
+/* p = {w, h, luma pitch pad, chroma pitch pad, rgb pitch pad, BT.709, full range, x86 form} */
 static void nv12_sizes(const long *p, long *yp, long *cp, long *rp, long *ch) {
     *yp = p[0] + p[2];
     *cp = 2 * ((p[0] + 1) / 2) + p[3];
@@ -26,7 +27,7 @@ static void nv12_sizes(const long *p, long *yp, long *cp, long *rp, long *ch) {
 }
 
 static void nv12_coefs(const struct ot_case *c, struct samrt_yuv_coefs *k) {
-    samrt_yuv_coefs_init(c->row->p[5] ? INV_709 : INV_601, (int)c->row->p[6], k);
+    samrt_yuv_coefs_init(c->row->p[5] ? INV_709 : INV_601, (int)c->row->p[6], (int)c->row->p[7], k);
 }
 
 static void nv12_setup(struct ot_case *c) {
@@ -84,13 +85,16 @@ static const struct ot_op OP_NV12 = {"nv12_rgb", nv12_setup, nv12_call, nv12_che
 #define X &ot_tol_exact
 
 const struct ot_row ot_rows_video[] = {
-    /* nv12_rgb: w, h, luma pitch pad, chroma pitch pad, rgb pad, BT.709, full range; bit for bit */
-    {&OP_NV12, "1080p_709_nvdec_pitch", OT_U8, 0, X, B, {1920, 1080, 128, 128, 0, 1, 0}, {0}},
-    {&OP_NV12, "720p_601_nvdec_pitch", OT_U8, 0, X, B, {1280, 720, 256, 256, 0, 0, 0}, {0}},
-    {&OP_NV12, "720p_709_full", OT_U8, 0, X, 0, {1280, 720, 0, 0, 0, 1, 1}, {0}},
-    {&OP_NV12, "480p_601_full", OT_U8, 0, X, 0, {854, 480, 42, 10, 0, 0, 1}, {0}},
-    {&OP_NV12, "odd_37x23_padded", OT_U8, 0, X, 0, {37, 23, 3, 5, 7, 1, 0}, {0}},
-    {&OP_NV12, "odd_1x1", OT_U8, 0, X, 0, {1, 1, 0, 0, 0, 0, 0}, {0}},
-    {&OP_NV12, "one_row_101", OT_U8, 0, X, 0, {101, 1, 0, 1, 0, 1, 1}, {0}},
+    /* nv12_rgb: w, h, luma pitch pad, chroma pitch pad, rgb pad, BT.709, full range, x86 form;
+     * bit for bit */
+    {&OP_NV12, "1080p_709_nvdec_pitch_x86", OT_U8, 0, X, B, {1920, 1080, 128, 128, 0, 1, 0, 1}, {0}},
+    {&OP_NV12, "1080p_709_nvdec_pitch_c", OT_U8, 0, X, 0, {1920, 1080, 128, 128, 0, 1, 0, 0}, {0}},
+    {&OP_NV12, "720p_601_nvdec_pitch_x86", OT_U8, 0, X, B, {1280, 720, 256, 256, 0, 0, 0, 1}, {0}},
+    {&OP_NV12, "720p_709_full_c", OT_U8, 0, X, 0, {1280, 720, 0, 0, 0, 1, 1, 0}, {0}},
+    {&OP_NV12, "480p_601_full_x86", OT_U8, 0, X, 0, {854, 480, 42, 10, 0, 0, 1, 1}, {0}},
+    {&OP_NV12, "odd_37x23_padded_c", OT_U8, 0, X, 0, {37, 23, 3, 5, 7, 1, 0, 0}, {0}},
+    {&OP_NV12, "odd_37x23_padded_x86", OT_U8, 0, X, 0, {37, 23, 3, 5, 7, 0, 1, 1}, {0}},
+    {&OP_NV12, "odd_1x1", OT_U8, 0, X, 0, {1, 1, 0, 0, 0, 0, 0, 0}, {0}},
+    {&OP_NV12, "one_row_101", OT_U8, 0, X, 0, {101, 1, 0, 1, 0, 1, 1, 1}, {0}},
 };
 const int ot_n_rows_video = (int)(sizeof ot_rows_video / sizeof ot_rows_video[0]);

@@ -8,6 +8,7 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/cpu.h>
 #include <libswscale/swscale.h>
 #include <math.h>
 #include <stdint.h>
@@ -42,6 +43,14 @@ static inline int vn_write_clip(const char *path, int w, int h, int n_frames, ch
     snprintf(codec, codec_len, "%s", samrt_video_writer_codec(wr));
     free(rgb);
     return samrt_video_writer_close(wr) == SAMRT_OK ? 0 : -1;
+}
+
+/* The swscale form the software path runs here (as video_nvdec.c picks it). */
+static inline int vn_sws_form(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (av_get_cpu_flags() & (AV_CPU_FLAG_SSSE3 | AV_CPU_FLAG_MMXEXT)) return SAMRT_YUV_SWS_X86;
+#endif
+    return SAMRT_YUV_SWS_C;
 }
 
 /* FFmpeg's software decoder over a file, one frame at a time. */
