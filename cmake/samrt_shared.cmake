@@ -46,7 +46,8 @@ add_library(samrt_shared SHARED
   ${PROJECT_SOURCE_DIR}/harness/image_io.c ${PROJECT_SOURCE_DIR}/harness/image_read.c
   ${PROJECT_SOURCE_DIR}/harness/atomic_file.c ${PROJECT_SOURCE_DIR}/harness/video_public.c)
 if (SAMRT_HAVE_VIDEO)
-  target_sources(samrt_shared PRIVATE ${PROJECT_SOURCE_DIR}/harness/video_read.c ${PROJECT_SOURCE_DIR}/harness/video_write.c)
+  target_sources(samrt_shared PRIVATE ${PROJECT_SOURCE_DIR}/harness/video_read.c ${PROJECT_SOURCE_DIR}/harness/video_nvdec.c
+    ${PROJECT_SOURCE_DIR}/harness/video_write.c)
   target_link_libraries(samrt_shared PRIVATE PkgConfig::SAMRT_FFMPEG)
 else()
   target_sources(samrt_shared PRIVATE ${PROJECT_SOURCE_DIR}/harness/video_none.c)

@@ -7,7 +7,8 @@
  * filled; the consumer takes the slots in order, so the output order never depends on which
  * thread finished first, and the frames in flight never exceed the ring. A JPEG folder is
  * decoded by a pool of threads (libjpeg-turbo, one file buffer each) or by one thread on the
- * GPU (nvJPEG, frame_gpu.h); a video or a camera by one thread (FFmpeg reads in order). After
+ * GPU (nvJPEG, frame_gpu.h); a video or a camera by one thread (FFmpeg reads in order; asked
+ * for device frames, NVDEC decodes a video into a device ring, video.h). After
  * the last frame a thread posts an end marker in the next slot, so the consumer learns the end
  * the same way from a folder (whose length is known) and from a camera (whose length is not);
  * a failed frame stops the claiming the same way, after every frame before it. The ring and
@@ -58,6 +59,8 @@ struct samrt_frame_stream {
     size_t max_file;              /* the folder's largest file */
     struct samrt_video_reader *video;
     struct samrt_frame_gpu *gpu;  /* a folder decoded by nvJPEG into device slots; NULL: host */
+    uint8_t *vring;               /* a video decoded by NVDEC: n_slots device frames of vslot_bytes */
+    size_t vslot_bytes;
     struct samrt_frame_stream_info info;
     int start, max_frames;
     int n_slots;
@@ -130,7 +133,8 @@ static enum samrt_status source_read(struct samrt_frame_stream *s, struct worker
     }
     for (;;) {  /* frames before --start are decoded and dropped: indices count decoded frames */
         struct samrt_video_frame vf;
-        SAMRT_TRY(samrt_video_read(s->video, s->pixels + (size_t)slot * s->frame_bytes, &vf));
+        if (s->vring) SAMRT_TRY(samrt_video_read_device(s->video, s->vring + (size_t)slot * s->vslot_bytes, &vf));
+        else SAMRT_TRY(samrt_video_read(s->video, s->pixels + (size_t)slot * s->frame_bytes, &vf));
         if (vf.eof) {
             sl->end = 1;
             return SAMRT_OK;
@@ -188,7 +192,8 @@ void samrt_frame_stream_close(samrt_frame_stream_t s) {
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv_filled);
     pthread_cond_destroy(&s->cv_free);
-    samrt_video_close(s->video);
+    samrt_video_close(s->video);  /* waits for its stream: the ring is free after it */
+    if (s->vring) samrt_platform_mem_free(SAMRT_MEM_DEVICE, s->vring);
     samrt_frame_gpu_close(s->gpu);
     samrt_sav_free_jpegs(s->frames, s->n_list);
     free(s->dir);
@@ -231,10 +236,13 @@ static enum samrt_status open_folder(struct samrt_frame_stream *s, const char *d
     return SAMRT_OK;
 }
 
-/* A video file or a camera: the reader and what it says about the stream. */
-static enum samrt_status open_video(struct samrt_frame_stream *s, const char *path) {
+/* A video file or a camera: the reader (NVDEC when device frames are asked for and there,
+ * else software with the decode threads) and what it says about the stream. */
+static enum samrt_status open_video(struct samrt_frame_stream *s, const char *path, const struct samrt_frame_decode *dec) {
     struct samrt_video_info vi;
-    SAMRT_TRY(samrt_video_open(path, &s->video, &vi));
+    const struct samrt_video_open_opts vo = {dec->threads, dec->device_frames};
+    SAMRT_TRY(samrt_video_open_with(path, &vo, &s->video, &vi));
+    s->info.on_device = vi.on_device;
     s->info.width = vi.width;
     s->info.height = vi.height;
     s->info.fps = vi.fps;
@@ -268,6 +276,16 @@ static enum samrt_status open_gpu(struct samrt_frame_stream *s, const uint8_t *f
     return SAMRT_OK;
 }
 
+/* A video NVDEC decodes: the device ring its frames are converted into, planned now. */
+static enum samrt_status open_video_ring(struct samrt_frame_stream *s) {
+    s->vslot_bytes = SAMRT_PAD(s->frame_bytes, 256);
+    SAMRT_TRY(samrt_platform_mem_alloc(SAMRT_MEM_DEVICE, (uint64_t)s->vslot_bytes * (uint64_t)s->n_slots,
+                                       (void **)&s->vring));
+    s->info.device_bytes = (uint64_t)s->vslot_bytes * (uint64_t)s->n_slots;
+    snprintf(s->info.decoder, sizeof s->info.decoder, "NVDEC");
+    return SAMRT_OK;
+}
+
 /* The ring, the file buffers and the decode threads, once the source is open. */
 static enum samrt_status start_ring(struct samrt_frame_stream *s, const struct samrt_frame_source *src,
                                     const struct samrt_frame_decode *dec, const uint8_t *first, size_t first_size) {
@@ -277,10 +295,11 @@ static enum samrt_status start_ring(struct samrt_frame_stream *s, const struct s
     s->n_workers = s->video ? 1 : SAMRT_MIN(want, s->n_slots);
     snprintf(s->info.decoder, sizeof s->info.decoder, s->video ? "ffmpeg" : "libjpeg-turbo x%d", s->n_workers);
     if (!s->video && dec->device_frames) SAMRT_TRY(open_gpu(s, first, first_size));
+    if (s->video && s->info.on_device) SAMRT_TRY(open_video_ring(s));
     s->slots = (struct slot *)calloc((size_t)s->n_slots, sizeof *s->slots);
     s->workers = (struct worker *)calloc((size_t)s->n_workers, sizeof *s->workers);
     SAMRT_CHECK(s->slots && s->workers, SAMRT_E_HOST_MEMORY, "out of memory");
-    if (!s->gpu) {
+    if (!s->gpu && !s->vring) {
         s->pixels = (uint8_t *)malloc(s->frame_bytes * (size_t)s->n_slots);
         SAMRT_CHECK(s->pixels, SAMRT_E_HOST_MEMORY, "out of memory for %d frame buffers of %zu bytes", s->n_slots,
                     s->frame_bytes);
@@ -328,7 +347,7 @@ enum samrt_status samrt_frame_stream_open_decode(const struct samrt_frame_source
     size_t first_cap = 0, first_size = 0;
     enum samrt_status st = samrt_frame_source_is_folder(src->path)
                                ? open_folder(s, src->path, &first, &first_cap, &first_size)
-                               : open_video(s, src->path);
+                               : open_video(s, src->path, dec);
     if (st == SAMRT_OK && s->max_frames && (s->info.n_frames < 0 || s->info.n_frames > s->max_frames))
         s->info.n_frames = s->max_frames;
     if (st == SAMRT_OK) st = start_ring(s, src, dec, first, first_size);
@@ -383,8 +402,10 @@ enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_f
         f->index = s->next;
     } else if (st == SAMRT_OK) {
         sl->state = SLOT_HELD;
-        f->rgb = s->gpu ? samrt_frame_gpu_slot(s->gpu, slot) : s->pixels + (size_t)slot * s->frame_bytes;
-        f->on_device = s->gpu != NULL;
+        f->rgb = s->gpu     ? samrt_frame_gpu_slot(s->gpu, slot)
+                 : s->vring ? s->vring + (size_t)slot * s->vslot_bytes
+                            : s->pixels + (size_t)slot * s->frame_bytes;
+        f->on_device = s->gpu != NULL || s->vring != NULL;
         f->index = sl->index;
         f->width = s->info.width;
         f->height = s->info.height;

@@ -92,12 +92,26 @@ struct samrt_video_info {
     int is_device;            /* a camera (V4L2): frames arrive in real time, no end */
     char codec[32];           /* decoder name, e.g. "h264" */
     char container[32];       /* demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2" (cut to fit) */
+    int on_device;            /* frames are decoded by NVDEC into device memory: read them with
+                                 samrt_video_read_device (samrt_video_open_with, device_frames) */
 };
 
 struct samrt_video_frame {
     int64_t index;            /* decoded frames before this one: 0, 1, 2, ... */
     double pts_s;             /* presentation time in seconds from the stream start; -1 unknown */
     int eof;                  /* 1: no frame was read, the stream has ended */
+    int hw;                   /* samrt_video_read_device: 1 when NVDEC decoded this frame, 0 when
+                                 the CPU did (a stream NVDEC turned down) and it was uploaded */
+};
+
+/* How to open a video (samrt_video_open_with); zeros are the defaults. */
+struct samrt_video_open_opts {
+    int threads;              /* software decoding: frame threads (FF_THREAD_FRAME); 0 = FFmpeg's
+                                 choice (one per core); a camera always decodes on 1 */
+    int device_frames;        /* 1: decode with NVDEC (FFmpeg's cuda hwaccel) into device frames
+                                 where the build (CUDA) and the machine (driver, an FFmpeg with
+                                 nvdec for the codec) have it; else software, said once in the log
+                                 (info.on_device says which) */
 };
 
 struct samrt_video_reader;
@@ -107,6 +121,9 @@ struct samrt_video_reader;
  * SAMRT_E_IO (cannot open), SAMRT_E_FORMAT (not a video, no video stream, undecodable),
  * SAMRT_E_UNSUPPORTED (no FFmpeg in this build, a frame too large). */
 enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info);
+/* The same with the decode choices (opts NULL: the defaults, as samrt_video_open). */
+enum samrt_status samrt_video_open_with(const char *path, const struct samrt_video_open_opts *opts,
+                                        struct samrt_video_reader **out, struct samrt_video_info *info);
 /* The same over bytes in memory (the fuzz target and tests); data must outlive the reader. */
 enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct samrt_video_reader **out,
                                        struct samrt_video_info *info);
@@ -114,6 +131,14 @@ enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct sam
  * stream returns SAMRT_OK with f->eof = 1. A decode error, a frame of another size, or a file
  * that ends before the frame count its container promised is SAMRT_E_FORMAT. */
 enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f);
+/* A reader opened with info.on_device: decodes the next frame into the device RGB8 frame rgb
+ * (info.width * info.height * 3 bytes, pitch 3 * width, memory of the current GPU) and returns
+ * once it is there (the conversion runs on the reader's own stream, no allocation). The end,
+ * the errors and f as samrt_video_read; SAMRT_E_BAD_STATE for a reader with host frames. */
+enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f);
+/* The video decode path of this build and machine, in words (`samrt check`): "NVDEC via
+ * FFmpeg's cuda hwaccel (h264 hevc ...)" or "software with frame threads", with why. */
+void samrt_video_decode_path(char *buf, size_t len);
 /* Makes a read blocked on its input (a camera that sends nothing) return SAMRT_E_BAD_STATE;
  * callable from another thread. Close the reader afterwards. */
 void samrt_video_interrupt(struct samrt_video_reader *r);

@@ -4,6 +4,7 @@
  * missing options. */
 #include "video.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define NO_VIDEO                                                                                           \
@@ -79,4 +80,19 @@ int64_t samrt_video_writer_frames(const struct samrt_video_writer *w) {
 enum samrt_status samrt_video_writer_close(struct samrt_video_writer *w) {
     (void)w;
     return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_open_with(const char *path, const struct samrt_video_open_opts *opts,
+                                        struct samrt_video_reader **out, struct samrt_video_info *info) {
+    (void)opts;
+    return samrt_video_open(path, out, info);
+}
+
+enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    (void)r, (void)rgb, (void)f;
+    return SAMRT_E_UNSUPPORTED;
+}
+
+void samrt_video_decode_path(char *buf, size_t len) {
+    if (len) snprintf(buf, len, "none: video input is not in this build (no FFmpeg)");
 }

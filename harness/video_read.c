@@ -16,6 +16,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
+#include <libavutil/cpu.h>
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
@@ -161,6 +162,8 @@ struct samrt_video_reader {
     int pending;           /* pkt holds a packet the decoder did not take yet */
     int draining, eof, is_device;
     int abort;             /* samrt_video_interrupt: blocking reads return at once */
+    struct samrt_video_hw *hw;  /* NVDEC (video_nvdec.c); NULL: software decoding, host frames */
+    uint8_t *host;         /* hw: one RGB frame for the frames NVDEC turns down (decoded on the CPU) */
     AVIOContext *avio;     /* samrt_video_open_mem */
     const uint8_t *mem;
     size_t mem_size, mem_pos;
@@ -173,6 +176,8 @@ void samrt_video_close(struct samrt_video_reader *r) {
     av_frame_free(&r->frame);
     av_packet_free(&r->pkt);
     avcodec_free_context(&r->dec);
+    samrt_video_hw_free(r->hw);  /* after the decoder: its surfaces go back first */
+    av_free(r->host);
     avformat_close_input(&r->fmt);
     if (r->avio) {
         av_freep(&r->avio->buffer);
@@ -277,7 +282,26 @@ static enum samrt_status find_streams(struct samrt_video_reader *r) {
 }
 
 /* After the input is open: the video stream, its decoder, the size and the frame count. */
-static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads,
+/* The decoder's threads, or NVDEC when asked for and there (said once in the log either way). */
+static enum samrt_status pick_decoder(struct samrt_video_reader *r, SAMRT_AV_CONST AVCodec *codec, int threads,
+                                      int device_frames) {
+    r->dec->thread_count = threads;
+    r->dec->thread_type = FF_THREAD_FRAME;
+    if (!device_frames || r->is_device) return SAMRT_OK;
+    char why[256];
+    SAMRT_TRY(samrt_video_hw_attach(r->dec, codec, r->name, &r->hw, why, sizeof why));
+    if (!r->hw) {
+        SAMRT_LOG_INFO("%s: video decode: software, %d frame threads (NVDEC: %s)", r->name,
+                       threads > 0 ? threads : av_cpu_count(), why);
+        return SAMRT_OK;
+    }
+    r->host = av_malloc((size_t)r->dec->width * (size_t)r->dec->height * 3);
+    SAMRT_CHECK(r->host, SAMRT_E_HOST_MEMORY, "%s: out of memory", r->name);
+    SAMRT_LOG_INFO("%s: video decode: NVDEC (FFmpeg's cuda hwaccel) into device frames", r->name);
+    return SAMRT_OK;
+}
+
+static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads, int device_frames,
                                      struct samrt_video_info *info) {
     SAMRT_TRY(find_streams(r));
     int ret;
@@ -293,12 +317,12 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     SAMRT_CHECK(r->dec && r->pkt && r->frame, SAMRT_E_HOST_MEMORY, "%s: out of memory", r->name);
     if ((ret = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0)
         return fail(r, SAMRT_E_FORMAT, ret, "bad codec parameters");
-    r->dec->thread_count = threads;
     r->dec->max_pixels = (int64_t)g_lim.max_width * g_lim.max_height;  /* the decoder's own check, per frame */
     SAMRT_CHECK(r->dec->width > 0 && r->dec->height > 0, SAMRT_E_FORMAT, "%s: the video stream has no frame size",
                 r->name);
     if (frame_fits(r->name, "its video stream has", r->dec->width, r->dec->height, r->dec->pix_fmt) != 0)
         return SAMRT_E_UNSUPPORTED;
+    SAMRT_TRY(pick_decoder(r, codec, threads, device_frames));
     if ((ret = avcodec_open2(r->dec, codec, NULL)) < 0) return fail(r, SAMRT_E_FORMAT, ret, "cannot open the decoder");
     r->width = r->dec->width, r->height = r->dec->height;
     r->time_base = av_q2d(st->time_base);
@@ -316,6 +340,7 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     SAMRT_CHECK(info->n_frames != 0, SAMRT_E_FORMAT, "%s: the video stream holds no frame (cut off?)", r->name);
     snprintf(info->codec, sizeof info->codec, "%s", codec->name);
     snprintf(info->container, sizeof info->container, "%s", r->fmt->iformat->name);
+    info->on_device = r->hw != NULL;
     return SAMRT_OK;
 }
 
@@ -352,7 +377,15 @@ static enum samrt_status reader_new(const char *name, struct samrt_video_reader 
 }
 
 enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info) {
+    return samrt_video_open_with(path, NULL, out, info);
+}
+
+enum samrt_status samrt_video_open_with(const char *path, const struct samrt_video_open_opts *o,
+                                        struct samrt_video_reader **out, struct samrt_video_info *info) {
     SAMRT_CHECK(path && out && info, SAMRT_E_INVALID_ARG, "samrt_video_open: NULL argument");
+    const struct samrt_video_open_opts defaults = {0, 0};
+    if (!o) o = &defaults;
+    SAMRT_CHECK(o->threads >= 0, SAMRT_E_INVALID_ARG, "%s: %d decode threads", path, o->threads);
     struct samrt_video_reader *r = NULL;
     SAMRT_TRY(reader_new(path, &r));
     SAMRT_AV_CONST AVInputFormat *ifmt = NULL;
@@ -376,7 +409,7 @@ enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader *
         samrt_video_close(r);
         return st;
     }
-    enum samrt_status st = open_stream(r, path, r->is_device ? 1 : 0, info);
+    enum samrt_status st = open_stream(r, path, r->is_device ? 1 : o->threads, o->device_frames, info);
     if (st != SAMRT_OK) {
         samrt_video_close(r);
         return st;
@@ -424,7 +457,7 @@ enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct sam
     int ret = avformat_open_input(&r->fmt, NULL, NULL, &opts);
     av_dict_free(&opts);
     enum samrt_status st = ret < 0 ? fail(r, SAMRT_E_FORMAT, ret, "not a video FFmpeg can read") : SAMRT_OK;
-    if (st == SAMRT_OK) st = open_stream(r, NULL, 1, info);
+    if (st == SAMRT_OK) st = open_stream(r, NULL, 1, 0, info);
     if (st != SAMRT_OK) {
         samrt_video_close(r);
         return st;
@@ -433,12 +466,9 @@ enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct sam
     return SAMRT_OK;
 }
 
-/* The decoded frame as RGB8 into rgb. */
-static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+/* The decoded (software) frame as RGB8 into the host buffer rgb. */
+static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb) {
     AVFrame *fr = r->frame;
-    SAMRT_CHECK(fr->width == r->width && fr->height == r->height, SAMRT_E_FORMAT,
-                "%s: frame %lld is %dx%d but the video started at %dx%d", r->name, (long long)r->next_index, fr->width,
-                fr->height, r->width, r->height);
     const struct SwsContext *prev = r->sws;
     r->sws = sws_getCachedContext(r->sws, r->width, r->height, (enum AVPixelFormat)fr->format, r->width, r->height,
                                   AV_PIX_FMT_RGB24, SWS_BICUBIC, NULL, NULL, NULL);
@@ -454,6 +484,12 @@ static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, str
     uint8_t *dst[4] = {rgb, NULL, NULL, NULL};
     int dst_stride[4] = {3 * r->width, 0, 0, 0};
     sws_scale(r->sws, (const uint8_t *const *)fr->data, fr->linesize, 0, r->height, dst, dst_stride);
+    return SAMRT_OK;
+}
+
+/* The decoded frame's facts into f once it is delivered; its buffers go back to the decoder. */
+static void frame_done(struct samrt_video_reader *r, struct samrt_video_frame *f) {
+    AVFrame *fr = r->frame;
     const int64_t ts = fr->best_effort_timestamp;
     if (ts != AV_NOPTS_VALUE && r->start_pts == AV_NOPTS_VALUE) r->start_pts = ts;  /* cameras: wall clock */
     if (ts != AV_NOPTS_VALUE && (r->last_pts == AV_NOPTS_VALUE || ts > r->last_pts)) r->last_pts = ts;
@@ -461,7 +497,6 @@ static enum samrt_status convert(struct samrt_video_reader *r, uint8_t *rgb, str
     f->pts_s = ts == AV_NOPTS_VALUE ? -1.0 : (double)(ts - r->start_pts) * r->time_base;
     f->eof = 0;
     av_frame_unref(fr);
-    return SAMRT_OK;
 }
 
 /* Gives the decoder its next packet (or the end-of-stream flush). */
@@ -496,16 +531,21 @@ static enum samrt_status feed(struct samrt_video_reader *r) {
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
-    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read: NULL argument");
-    f->index = -1, f->pts_s = -1.0, f->eof = 0;
+/* The next decoded frame into r->frame (checked against the video's size), or f->eof. */
+static enum samrt_status next_frame(struct samrt_video_reader *r, struct samrt_video_frame *f) {
+    f->index = -1, f->pts_s = -1.0, f->eof = 0, f->hw = 0;
     for (;;) {
         if (r->eof) {
             f->eof = 1;
             return SAMRT_OK;
         }
         const int ret = avcodec_receive_frame(r->dec, r->frame);
-        if (ret == 0) return convert(r, rgb, f);
+        if (ret == 0) {
+            const AVFrame *fr = r->frame;
+            if (fr->width == r->width && fr->height == r->height) return SAMRT_OK;
+            SAMRT_CHECK(0, SAMRT_E_FORMAT, "%s: frame %lld is %dx%d but the video started at %dx%d", r->name,
+                        (long long)r->next_index, fr->width, fr->height, r->width, r->height);
+        }
         if (ret == AVERROR_EOF) {
             r->eof = 1;
             SAMRT_TRY(check_complete(r));
@@ -516,4 +556,38 @@ enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, s
                     r->name, (long long)r->next_index - 1);
         SAMRT_TRY(feed(r));
     }
+}
+
+enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read: NULL argument");
+    SAMRT_CHECK(!r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into device frames (samrt_video_read_device)",
+                r->name);
+    SAMRT_TRY(next_frame(r, f));
+    if (f->eof) return SAMRT_OK;
+    const enum samrt_status st = convert(r, rgb);
+    if (st != SAMRT_OK) {
+        av_frame_unref(r->frame);
+        return st;
+    }
+    frame_done(r, f);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read_device: NULL argument");
+    SAMRT_CHECK(r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into host frames (samrt_video_read)", r->name);
+    SAMRT_TRY(next_frame(r, f));
+    if (f->eof) return SAMRT_OK;
+    const size_t bytes = (size_t)r->width * (size_t)r->height * 3;
+    enum samrt_status st;
+    if (r->frame->format == AV_PIX_FMT_CUDA) st = samrt_video_hw_convert(r->hw, r->frame, rgb, 3 * (size_t)r->width);
+    else if ((st = convert(r, r->host)) == SAMRT_OK) st = samrt_video_hw_upload(r->hw, r->host, bytes, rgb);
+    const int hw = r->frame->format == AV_PIX_FMT_CUDA;
+    if (st != SAMRT_OK) {
+        av_frame_unref(r->frame);
+        SAMRT_CHECK(0, st, "%s: cannot convert frame %lld on the GPU", r->name, (long long)r->next_index);
+    }
+    frame_done(r, f);
+    f->hw = hw;
+    return SAMRT_OK;
 }

@@ -7,7 +7,7 @@
 # Rows flagged gpu_only (--list) are production shapes whose reference is too slow to run twice
 # on the CPU runner; test_ops_table_cuda still checks them.
 set(_ot_sources test_ops_table.c ops_table_run.c ops_table_norm.c ops_table_map.c ops_table_misc.c ops_table_sam2.c
-    ops_table_conv.c ops_table_attn.c ops_table_linalg.c)
+    ops_table_conv.c ops_table_attn.c ops_table_linalg.c ops_table_video.c)
 samrt_add_test(test_ops_table SOURCES ${_ot_sources} LABELS cpu)
 add_test(NAME test_ops_table_selftest COMMAND test_ops_table --selftest)
 set_tests_properties(test_ops_table_selftest PROPERTIES LABELS cpu TIMEOUT 120)

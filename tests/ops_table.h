@@ -171,6 +171,8 @@ extern const struct ot_row ot_rows_attn[];
 extern const int ot_n_rows_attn;
 extern const struct ot_row ot_rows_linalg[];
 extern const int ot_n_rows_linalg;
+extern const struct ot_row ot_rows_video[];
+extern const int ot_n_rows_video;
 
 /* the common tolerance rules */
 extern const struct ot_tol ot_tol_exact;

@@ -91,12 +91,14 @@ const struct ot_row *ot_row_at(int i) {
     i -= ot_n_rows_conv;
     if (i < ot_n_rows_attn) return &ot_rows_attn[i];
     i -= ot_n_rows_attn;
-    return i < ot_n_rows_linalg ? &ot_rows_linalg[i] : NULL;
+    if (i < ot_n_rows_linalg) return &ot_rows_linalg[i];
+    i -= ot_n_rows_linalg;
+    return i < ot_n_rows_video ? &ot_rows_video[i] : NULL;
 }
 
 int ot_row_count(void) {
     return ot_n_rows_norm + ot_n_rows_map + ot_n_rows_misc + ot_n_rows_sam2 + ot_n_rows_conv + ot_n_rows_attn +
-           ot_n_rows_linalg;
+           ot_n_rows_linalg + ot_n_rows_video;
 }
 
 int ot_selftest_row(const struct ot_row *r) {

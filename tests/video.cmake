@@ -29,10 +29,20 @@ endif()
 
 if (SAMRT_FUZZ AND SAMRT_HAVE_VIDEO)
   add_executable(fuzz_video fuzz/fuzz_video.c ${PROJECT_SOURCE_DIR}/harness/video_read.c
-    ${PROJECT_SOURCE_DIR}/harness/video_write.c ${PROJECT_SOURCE_DIR}/harness/atomic_file.c
+    ${PROJECT_SOURCE_DIR}/harness/video_nvdec.c ${PROJECT_SOURCE_DIR}/harness/video_write.c ${PROJECT_SOURCE_DIR}/harness/atomic_file.c
     ${PROJECT_SOURCE_DIR}/core/log.c ${PROJECT_SOURCE_DIR}/core/status.c)
   target_include_directories(fuzz_video PRIVATE ${SAMRT_LAYER_INCLUDES_harness})
   target_compile_options(fuzz_video PRIVATE -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer)
   target_link_options(fuzz_video PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_video PRIVATE samrt_flags PkgConfig::SAMRT_FFMPEG)
+endif()
+
+# The GPU video path's colour conversion (kernels/nv12_rgb.h) against swscale on decoded frames,
+# and the reader's software fallback when device frames are asked for (tests/test_video_nv12.c);
+# on the GPU, NVDEC against software decoding frame by frame and no allocation after open
+# (test_video_nvdec_cuda, exit 77 without a GPU or without NVDEC).
+if (SAMRT_HAVE_VIDEO)
+  list(APPEND _samrt_emu_threads test_video_nv12)
+  samrt_add_test(test_video_nv12 SOURCES test_video_nv12.c LABELS cpu LIBS samrt_harness PkgConfig::SAMRT_FFMPEG
+                 ARGS ${CMAKE_CURRENT_BINARY_DIR})
 endif()

@@ -156,6 +156,8 @@ int samrt_cmd_check(int argc, char **argv) {
     line(iv.libpng[0] != 0, "libpng", iv.libpng, "apt install libpng-dev");
     samrt_frame_decode_path(buf, sizeof buf);
     line(1, "JPEG decode", buf, NULL);
+    samrt_video_decode_path(buf, sizeof buf);
+    line(1, "video decode", buf, NULL);
     check_video(buf, sizeof buf);
     int have_nsys = find_nsys(buf, sizeof buf);
     printf("  %s %-22s %s\n", have_nsys ? "\xe2\x9c\x93" : "\xe2\x9c\x97", "nsys (optional)", buf);
