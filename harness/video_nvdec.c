@@ -2,7 +2,7 @@
  * decoding into device NV12 surfaces, converted to RGB8 in a device frame by the op layer
  * (ops_video.h: swscale's arithmetic, so the pixels match the software path's).
  *
- * The hwaccel device shares the CUDA primary context (AV_CUDA_USE_PRIMARY_CONTEXT), so
+ * The hwaccel device is handed the thread's current CUDA context (open_device below), so
  * FFmpeg's surfaces live in the same context as samrt's memory, and its stream is the
  * reader's own decode stream: NVDEC's copy into a pool surface and the conversion that reads
  * it are ordered on one stream. The conversion rounds as the swscale form the software path
@@ -67,7 +67,7 @@ static int sws_form(void) {
 }
 
 struct samrt_video_hw {
-    AVBufferRef *device;         /* AV_HWDEVICE_TYPE_CUDA on the primary context */
+    AVBufferRef *device;         /* AV_HWDEVICE_TYPE_CUDA on samrt's context */
     samrt_stream *stream;        /* the decode stream: NVDEC's copies and the conversion */
     struct samrt_yuv_coefs k;
     int key;                     /* colour space and range k was made for; 0: none yet */
@@ -108,6 +108,24 @@ void samrt_video_hw_free(struct samrt_video_hw *hw) {
     av_free(hw);
 }
 
+/* FFmpeg's CUDA device on the context samrt's memory lives in (the thread's current one:
+ * the primary context, or an engine's green context): handed over, not created, so FFmpeg
+ * neither asks for its own scheduling flags on the primary context (it refuses one already
+ * active with others) nor destroys it; its copies run on `stream`. */
+static int open_device(AVBufferRef **out, CUstream stream) {
+    void *ctx = samrt_platform_cuda_context();
+    if (!ctx) return AVERROR(ENODEV);
+    AVBufferRef *ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+    if (!ref) return AVERROR(ENOMEM);
+    AVCUDADeviceContext *cu = (AVCUDADeviceContext *)((AVHWDeviceContext *)ref->data)->hwctx;
+    cu->cuda_ctx = (CUcontext)ctx;
+    cu->stream = stream;
+    const int ret = av_hwdevice_ctx_init(ref);
+    if (ret < 0) av_buffer_unref(&ref);
+    *out = ref;
+    return ret;
+}
+
 enum samrt_status samrt_video_hw_attach(AVCodecContext *dec, const AVCodec *codec, const char *name,
                                         struct samrt_video_hw **out, char *why, size_t why_len) {
     *out = NULL;
@@ -125,25 +143,23 @@ enum samrt_status samrt_video_hw_attach(AVCodecContext *dec, const AVCodec *code
     struct samrt_video_hw *hw = (struct samrt_video_hw *)av_mallocz(sizeof *hw);
     SAMRT_CHECK(hw, SAMRT_E_HOST_MEMORY, "%s: out of memory", name);
     snprintf(hw->name, sizeof hw->name, "%s", name);
-    char dev[16], err[128];
-    snprintf(dev, sizeof dev, "%d", ordinal);
-    const int ret = av_hwdevice_ctx_create(&hw->device, AV_HWDEVICE_TYPE_CUDA, dev, NULL, AV_CUDA_USE_PRIMARY_CONTEXT);
+    char err[128];
+    enum samrt_status st = samrt_stream_create(&hw->stream);
+    if (st != SAMRT_OK) {
+        samrt_video_hw_free(hw);
+        SAMRT_CHECK(0, st, "%s: cannot set up NVDEC decoding", name);
+    }
+    const int ret = open_device(&hw->device, (CUstream)(void *)hw->stream);
     if (ret < 0) {
-        snprintf(why, why_len, "FFmpeg cannot open CUDA device %d (%s): no driver or no GPU", ordinal,
+        snprintf(why, why_len, "FFmpeg cannot use CUDA device %d's context (%s)", ordinal,
                  samrt_video_err(ret, err, sizeof err));
         samrt_video_hw_free(hw);
         return SAMRT_OK;
     }
-    enum samrt_status st = samrt_stream_create(&hw->stream);
-    if (st == SAMRT_OK) {
-        AVHWDeviceContext *dc = (AVHWDeviceContext *)hw->device->data;
-        ((AVCUDADeviceContext *)dc->hwctx)->stream = (CUstream)(void *)hw->stream;  /* before any decode uses it */
-        dec->hw_device_ctx = av_buffer_ref(hw->device);
-        if (!dec->hw_device_ctx) st = SAMRT_E_HOST_MEMORY;
-    }
-    if (st != SAMRT_OK) {
+    dec->hw_device_ctx = av_buffer_ref(hw->device);
+    if (!dec->hw_device_ctx) {
         samrt_video_hw_free(hw);
-        SAMRT_CHECK(0, st, "%s: cannot set up NVDEC decoding", name);
+        SAMRT_CHECK(0, SAMRT_E_HOST_MEMORY, "%s: cannot set up NVDEC decoding", name);
     }
     dec->opaque = hw;
     dec->get_format = pick_format;
@@ -185,7 +201,7 @@ void samrt_video_decode_path(char *buf, size_t len) {
     else if (samrt_platform_device_count(&n) != SAMRT_OK || n < 1) why = "no GPU";
     AVBufferRef *dev = NULL;
     int ret = 0;
-    if (!why && (ret = av_hwdevice_ctx_create(&dev, AV_HWDEVICE_TYPE_CUDA, "0", NULL, AV_CUDA_USE_PRIMARY_CONTEXT)) < 0)
+    if (!why && (ret = open_device(&dev, NULL)) < 0)
         why = samrt_video_err(ret, err, sizeof err);
     av_buffer_unref(&dev);
     if (!why)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 int samrt_platform_has_cuda(void) { return 0; }
+void *samrt_platform_cuda_context(void) { return NULL; }
 
 enum samrt_status samrt_platform_device_count(int *n) {
     *n = 0;

@@ -23,6 +23,27 @@
 
 int samrt_platform_has_cuda(void) { return 1; }
 
+/* cuCtxGetCurrent through the runtime's driver entry points: nothing links libcuda. */
+void *samrt_platform_cuda_context(void) {
+    if (cudaFree(0) != cudaSuccess) {  /* makes the device's primary context current */
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    CUresult (*get)(CUcontext *) = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 2000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuCtxGetCurrent", (void **)&get, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !get) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    CUcontext c = NULL;
+    return get(&c) == CUDA_SUCCESS ? (void *)c : NULL;
+}
+
 enum samrt_status samrt_platform_device_count(int *n) {
     *n = 0;
     int c = 0;

@@ -21,6 +21,10 @@ int samrt_platform_has_cuda(void);
 enum samrt_status samrt_platform_device_count(int *n);
 /* SAMRT_E_NO_DEVICE when there is none. */
 enum samrt_status samrt_platform_device_query(int ordinal, struct samrt_device_info *out);
+/* The calling thread's current CUDA context (a CUcontext; the runtime makes its primary one
+ * current first when none is), for libraries that take a context rather than make one, such
+ * as FFmpeg's cuda hwaccel; NULL in CPU builds or without a driver. */
+void *samrt_platform_cuda_context(void);
 
 /* The one pool of an engine. AUTO must be resolved first (samrt_platform_resolve_mem_kind).
  * Device and unified pools are 256-byte aligned by CUDA; host pools by aligned_alloc. */
