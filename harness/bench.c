@@ -29,7 +29,7 @@ static void usage(FILE *f) {
             "                   [--warmup N] [--warmup_frames N] [--runs N] [--imgsz N]\n"
             "                   [--precision fp32|fp16|bf16] [--platform PROFILE] [--per_obj]\n"
             "                   [--prefetch N] [--save_masks annotated|all|none] [--nsight_report PATH]\n"
-            "                   [--objects N,N,...] [--streams K,K,...] [--memory sam2|samurai]\n\n"
+            "                   [--objects N,N,...] [--streams K,K,...] [--memory sam2|samurai|dam4sam]\n\n"
             "Tracks the videos of an SA-V split from a prompt derived from each object's frame-0 mask\n"
             "and writes profile_summary.csv, profile_stats.json and experiment_config.txt to the\n"
             "out folder, the masks to <out_dir>/<model>/<video>/<obj>/<frame>.png (`samrt eval`\n"
@@ -66,7 +66,8 @@ static void usage(FILE *f) {
             "  --sm-limit N        the engines run in a green context of N SMs, an Orin-sized share\n"
             "                      (8 ~ Orin Nano/NX, 16 ~ AGX Orin; rounded up to the driver's granularity,\n"
             "                      the sm_limit column); 0 = the whole GPU (default)\n"
-            "  --memory P          memory-selection policy: sam2 (default) or samurai (the memory column)\n"
+            "  --memory P          memory-selection policy: sam2 (default), samurai or dam4sam (the memory\n"
+            "                      column)\n"
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --decode-threads N  threads decoding a JPEG folder, default one per core but one, <= 4\n"
@@ -245,7 +246,7 @@ static int refused(const struct samrt_opt_refusal *why, const char *arg) {
         fprintf(stderr, "samrt bench: unknown platform profile '%s' (samrt check lists them)\n", arg);
         return 1;
     case SAMRT_OPT_RULE_MEMORY:
-        fprintf(stderr, "samrt bench: --memory wants sam2 or samurai, got '%s'\n", arg);
+        fprintf(stderr, "samrt bench: --memory wants sam2, samurai or dam4sam, got '%s'\n", arg);
         return 1;
     case SAMRT_OPT_RULE_INT: break;
     }

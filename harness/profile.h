@@ -83,7 +83,7 @@ struct samrt_profile_row {
     double gpu_busy_fraction;     /* sum of GPU stage times / loop wall time */
     char timestamp[32];           /* ISO 8601 UTC, e.g. 2025-11-30T14:30:22Z */
     double sm_limit;              /* SMs of the engine's green context (--sm-limit); 0 = the whole GPU */
-    char memory[16];              /* memory-selection policy (--memory): "sam2", "samurai" */
+    char memory[16];              /* memory-selection policy (--memory): "sam2", "samurai", "dam4sam" */
     /* the object sweep (`samrt bench --objects`): one row per configuration; these columns
      * are written only when some row has `objects` (samrt_profile_file_columns) */
     char config[64];              /* "objects=4" */

@@ -62,7 +62,7 @@ struct samrt_track_opts {
     int sm_limit;              /* --sm-limit, 0 = the whole GPU (samrt_engine_params.sm_limit) */
     int decode_threads;        /* --decode-threads, 0 = from the core count (frame_stream.h) */
     int gpu_decode;            /* --gpu-decode: frames decoded on the GPU (nvJPEG, NVDEC) into device frames */
-    enum samrt_memory_policy memory; /* --memory sam2|samurai, SAMRT_MEMORY_SAM2 (samrt_engine_params.memory) */
+    enum samrt_memory_policy memory; /* --memory sam2|samurai|dam4sam, SAMRT_MEMORY_SAM2 (samrt_engine_params.memory) */
 };
 
 /* Why samrt_track_opts_parse refused a value. */
@@ -70,7 +70,7 @@ enum samrt_opt_rule {
     SAMRT_OPT_RULE_INT,        /* a whole number in [lo, hi] */
     SAMRT_OPT_RULE_PRECISION,  /* fp32, fp16 or bf16 */
     SAMRT_OPT_RULE_PLATFORM,   /* a platform profile's name (samrt check lists them) */
-    SAMRT_OPT_RULE_MEMORY      /* a memory policy's name: sam2 or samurai */
+    SAMRT_OPT_RULE_MEMORY      /* a memory policy's name: sam2, samurai or dam4sam */
 };
 struct samrt_opt_refusal {
     const char *name;          /* the option's name without "--" (the first spelling) */

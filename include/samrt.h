@@ -203,8 +203,16 @@ typedef struct samrt_engine *samrt_engine_t;
 /* Memory-selection policies of the tracker (docs/tracking.md), per object. SAM2: the last six
  * frames and the best predicted IoU (the official predictor). SAMURAI: a constant-velocity
  * Kalman filter over each object's box picks among the three candidate masks and only
- * confident frames enter the memory (github.com/yangchris11/samurai). */
-enum samrt_memory_policy { SAMRT_MEMORY_SAM2 = 0, SAMRT_MEMORY_SAMURAI, SAMRT_MEMORY_POLICY_COUNT };
+ * confident frames enter the memory (github.com/yangchris11/samurai). DAM4SAM: the memory is
+ * split into a distractor-resolving part (the prompt frame and up to three frames whose
+ * alternative masks revealed a distractor) and a recent-appearance part (t - 1 and every 5th
+ * frame where the object is visible) (github.com/jovanavidenovic/DAM4SAM). */
+enum samrt_memory_policy {
+    SAMRT_MEMORY_SAM2 = 0,
+    SAMRT_MEMORY_SAMURAI,
+    SAMRT_MEMORY_DAM4SAM,
+    SAMRT_MEMORY_POLICY_COUNT
+};
 
 struct samrt_engine_params {
     const char *platform;            /* platform profile name; NULL = detect from the device */
@@ -438,9 +446,10 @@ enum samrt_status samrt_engine_mask_prompt_logits(samrt_engine_t engine, const u
 
 /* ---- memory-selection policies ---------------------------------------------------------- */
 
-/* "sam2" or "samurai" -> *out; SAMRT_E_INVALID_ARG (nothing logged) for any other name. */
+/* "sam2", "samurai" or "dam4sam" -> *out; SAMRT_E_INVALID_ARG (nothing logged) for any other
+ * name. */
 enum samrt_status samrt_memory_policy_parse(const char *name, enum samrt_memory_policy *out);
-/* The policy's name ("sam2", "samurai"); "?" out of range. */
+/* The policy's name ("sam2", "samurai", "dam4sam"); "?" out of range. */
 const char *samrt_memory_policy_name(enum samrt_memory_policy policy);
 
 #ifdef __cplusplus

@@ -9,3 +9,9 @@ enum samrt_status samrt_op_policy_samurai(int device, const struct samrt_policy_
     return OPS_PICK(device ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, samrt_policy_samurai_cuda(a, (cudaStream_t)s),
                     samrt_policy_samurai_ref(a));
 }
+
+enum samrt_status samrt_op_policy_dam4sam(int device, const struct samrt_policy_dam_args *a, samrt_stream *s) {
+    (void)s;
+    return OPS_PICK(device ? SAMRT_BACKEND_CUDA : SAMRT_BACKEND_CPU, samrt_policy_dam4sam_cuda(a, (cudaStream_t)s),
+                    samrt_policy_dam4sam_ref(a));
+}

@@ -9,7 +9,10 @@
  *   sam2_select / sam2_ptr_gate (kernels/sam2/mask_select.h): the decoder's data-dependent
  *     tail, every mask mode, present and absent objects, the pointer gate;
  *   policy_samurai (kernels/sam2/policy.h): SAMURAI's boxes, Kalman decisions and chosen
- *     masks in every branch, restarted, skipped and absent objects, bit for bit.
+ *     masks in every branch, restarted, skipped and absent objects, bit for bit;
+ *   policy_dam4sam (kernels/sam2/policy_dam.h): DAM4SAM's gate and distractor test (union-find
+ *     components of speckled masks, many ties) for passing, failing, restarted, skipped and
+ *     absent objects, decisions and state bit for bit.
  * Shapes and tolerances follow test_resize_normalize_cuda.c, test_mask_decode_cuda.c,
  * test_fill_holes_cuda.c and test_sam2_select_cuda.c, which also check what a table row
  * cannot (bad arguments, runs without the optional outputs, graph replay). ops_table.h says
@@ -24,6 +27,7 @@
 #include "mask_select.h"
 #include "ops_table.h"
 #include "policy.h"
+#include "policy_dam.h"
 #include "resize_normalize.h"
 #include "test_util.h"
 
@@ -517,6 +521,79 @@ static long policy_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_POLICY = {"policy_samurai", policy_setup, policy_call, policy_check, NULL, NULL, 0};
 
+/* ---- policy_dam4sam: p = {objects, low side}; object b: mask 1 + b % 3 the best (IoU 0.9),
+ *      its area already in the state (the gate passes), b % 4 == 2 a tripled past area (the
+ *      gate fails), b % 4 == 3 absent (score -2), b % 5 == 4 restarted, the last of three or
+ *      more skipped; speckled masks (many components, many ties); bit for bit ---- */
+static uint8_t dam_code(long b, long n) {
+    return b == n - 1 && n > 2 ? SAMRT_POLICY_SKIP : b % 5 == 4 ? SAMRT_POLICY_RESTART : SAMRT_POLICY_RUN;
+}
+
+static void dam_setup(struct ot_case *c) {
+    const long *p = c->row->p, n = p[0], np = p[1] * p[1];
+    double *st = (double *)calloc((size_t)(n * SAMRT_POLICY_STATE), sizeof(double));
+    float *m = (float *)malloc(sizeof(float) * (size_t)(4 * n * np)), iou[4 * 64], score[64];
+    if (!st || !m || n > 64) ot_sam2_fail(c, "no memory");
+    tu_fill_uniform(m, 4 * n * np, c->seed + 1, -1.0f, 0.6f);
+    tu_fill_uniform(iou, 4 * n, c->seed + 3, 0.0f, 0.8f);
+    for (long b = 0; b < n; b++) {
+        const long best = 1 + b % 3;
+        long area = 0;
+        iou[4 * b + best] = 0.9f;
+        score[b] = b % 4 == 3 ? -2.0f : 1.5f;
+        for (long i = 0; i < np; i++) area += m[(b * 4 + best) * np + i] > 0.0f;
+        double *s = st + b * SAMRT_POLICY_STATE;
+        s[SAMRT_DAM_N] = 5, s[SAMRT_DAM_NZ] = 1, s[SAMRT_DAM_AT] = 5;
+        s[SAMRT_DAM_AREA] = (double)(b % 4 == 2 ? 3 * area : area);
+    }
+    ot_buf_copy(c, SAMRT_DTYPE_F32, 4 * n * np, m);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, 4 * n, iou);
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n, score);
+    ot_buf_copy(c, SAMRT_DTYPE_U8, n * SAMRT_POLICY_STATE * (long)sizeof(double), st);
+    c->b[c->nb - 1].role = OT_INOUT;
+    ot_buf_add(c, SAMRT_DTYPE_I32, 2 * n * np, OT_SCRATCH);
+    memset(m, 0, sizeof(float) * (size_t)(n * SAMRT_POLICY_DEC_COLS));
+    ot_buf_copy(c, SAMRT_DTYPE_F32, n * SAMRT_POLICY_DEC_COLS, m);
+    c->b[c->nb - 1].role = OT_INOUT;
+    free(m);
+    free(st);
+    c->moved = 4.0 * 4 * n * np;
+}
+
+static enum samrt_status dam_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const long *q = c->row->p;
+    struct samrt_policy_dam_args a;
+    memset(&a, 0, sizeof a);
+    a.n_obj = (int)q[0];
+    a.low = (int)q[1];
+    a.masks = (const float *)p[0];
+    a.iou = (const float *)p[1];
+    a.score = (const float *)p[2];
+    for (long b = 0; b < q[0]; b++) a.code[b] = dam_code(b, q[0]);
+    a.state = (double *)p[3];
+    a.labels = (int32_t *)p[4];
+    a.dec = (float *)p[5];
+    (void)stream;
+    return gpu ? OT_GPU(samrt_policy_dam4sam_cuda(&a, (cudaStream_t)stream)) : samrt_policy_dam4sam_ref(&a);
+}
+
+/* the best mask chosen; the passing objects tested both alternatives, the others none */
+static long dam_check(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p;
+    const float *dec = (const float *)p[5];
+    long bad = 0;
+    for (long b = 0; b < q[0]; b++) {
+        const float *d = dec + b * SAMRT_POLICY_DEC_COLS;
+        if (dam_code(b, q[0]) == SAMRT_POLICY_SKIP) continue;
+        const int pass = dam_code(b, q[0]) == SAMRT_POLICY_RUN && b % 4 < 2;
+        bad += d[SAMRT_DAM_DEC_INDEX] != (float)(1 + b % 3) || (pass && d[SAMRT_DAM_DEC_TESTED] != 2.0f) ||
+               (!pass && d[SAMRT_DAM_DEC_TESTED] != 0.0f);
+    }
+    return bad;
+}
+
+static const struct ot_op OP_DAM = {"policy_dam4sam", dam_setup, dam_call, dam_check, NULL, NULL, 0};
+
 const struct ot_row ot_rows_sam2[] = {
     /* resize_normalize: in w, h, out w, h, pitch pad, frame +4 bytes, out +1 element, smooth */
     {&OP_RESIZE, "1080p_to_1024", F, 0, X, B, {1920, 1080, 1024, 1024, 0, 0, 0, 0}, {0}},
@@ -582,5 +659,10 @@ const struct ot_row ot_rows_sam2[] = {
     {&OP_POLICY, "4obj_64_256", OT_F32, 0, X, 0, {4, 64, 256}, {0}},
     {&OP_POLICY, "2obj_16_64", OT_F32, 0, X, 0, {2, 16, 64}, {0}},
     {&OP_POLICY, "7obj_9_37", OT_F32, 0, X, 0, {7, 9, 37}, {0}},
+    /* policy_dam4sam: objects, low side; bit for bit */
+    {&OP_DAM, "16obj_256", OT_F32, 0, X, B | OT_GPU_ONLY, {16, 256}, {0}},
+    {&OP_DAM, "6obj_64", OT_F32, 0, X, 0, {6, 64}, {0}},
+    {&OP_DAM, "2obj_16", OT_F32, 0, X, 0, {2, 16}, {0}},
+    {&OP_DAM, "11obj_9", OT_F32, 0, X, 0, {11, 9}, {0}},
 };
 const int ot_n_rows_sam2 = (int)(sizeof ot_rows_sam2 / sizeof ot_rows_sam2[0]);

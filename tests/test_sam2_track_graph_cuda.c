@@ -229,6 +229,9 @@ int main(int argc, char **argv) {
     g_policy = SAMRT_MEMORY_SAMURAI;
     if (wanted("sam2.1_tiny samurai", SAMRT_DTYPE_F32, 256))
         eager_vs_graph("sam2.1_tiny samurai", path, SAMRT_DTYPE_F32, 256);
+    g_policy = SAMRT_MEMORY_DAM4SAM;  /* its decision kernel (union-find atomics) replays the same bits */
+    if (wanted("sam2.1_tiny dam4sam", SAMRT_DTYPE_F32, 256))
+        eager_vs_graph("sam2.1_tiny dam4sam", path, SAMRT_DTYPE_F32, 256);
     g_policy = SAMRT_MEMORY_SAM2;
     /* EdgeTAM: RepViT trunk, perceiver memories (512 tokens), the 2-layer RoPE v2 attention */
     float scale = 0.125f;  /* the pattern's values overflow fp16 in EdgeTAM's trunk */

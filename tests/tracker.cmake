@@ -10,6 +10,11 @@ target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/
 # decisions and bank rules by hand, refused parameters, an occluded clip under sam2 and samurai.
 samrt_add_test(test_sam2_policy SOURCES test_sam2_policy.c LABELS cpu)
 target_include_directories(test_sam2_policy PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# DAM4SAM's policy (kernels/sam2/policy_dam.h, track_policy_dam.c): its gate, distractor test
+# and DRM / RAM selection by hand, an occluded clip under sam2 and dam4sam.
+samrt_add_test(test_sam2_policy_dam SOURCES test_sam2_policy_dam.c LABELS cpu)
+target_include_directories(test_sam2_policy_dam PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+set_tests_properties(test_sam2_policy_dam PROPERTIES TIMEOUT 900)
 # No allocation after setup over a long synthetic video (intercepted allocations, flat
 # cudaMemGetInfo): host (a few frames, CPU backend) and gpu (1200 frames).
 samrt_add_test(test_sam2_track_alloc SOURCES test_sam2_track_alloc.c alloc_intercept.c LABELS cpu ARGS host)

@@ -17,7 +17,7 @@
 static int usage(FILE *f, int code) {
     fprintf(f,
             "usage: samrt budget --model M [--precision fp32|bf16|fp16] [--imgsz N] [--objects K]\n"
-            "                    [--frame WxH] [--streams K] [--sm-limit N] [--memory sam2|samurai]\n"
+            "                    [--frame WxH] [--streams K] [--sm-limit N] [--memory sam2|samurai|dam4sam]\n"
             "                    --platform PROFILE [--json] [--slots]\n\n"
             "Prints the exact arena plan: weights, per-object state, the workspace (one slot that\n"
             "cuBLASLt and cuDNN share: the larger of the profile's caps), I/O staging and peak\n"
@@ -151,7 +151,7 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
 /* --memory: a policy name into *out; 0, or -1 with the message printed. */
 static int memory_opt(const char *arg, enum samrt_memory_policy *out) {
     if (samrt_memory_policy_parse(arg, out) == SAMRT_OK) return 0;
-    fprintf(stderr, "samrt budget: --memory must be sam2 or samurai ('%s')\n", arg);
+    fprintf(stderr, "samrt budget: --memory must be sam2, samurai or dam4sam ('%s')\n", arg);
     return -1;
 }
 

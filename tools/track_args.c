@@ -18,7 +18,8 @@ void samrt_track_usage(FILE *f) {
             "                   [--out DIR] [--overlay-dir DIR] [--overlay-video FILE] [--fps F]\n"
             "                   [--start N] [--max-frames N] [--prefetch N]\n"
             "                   [--precision fp32|bf16|fp16] [--platform P] [--imgsz N] [--max-objects K]\n"
-            "                   [--memory sam2|samurai] [--non-overlap] [--settings vos_inference|notebook] [--fill-holes N]\n"
+            "                   [--memory sam2|samurai|dam4sam] [--non-overlap] [--settings vos_inference|notebook]\n"
+            "                   [--fill-holes N]\n"
             "                   [--dump-taps FILE] [--timing] [--runs N]\n\n"
             "Tracks objects through the JPEG frames of DIR (sorted by the integer stem), a video file\n"
             "or a V4L2 camera with SAM 2.1 or EdgeTAM, streaming: each object is prompted on one frame\n"
@@ -54,8 +55,9 @@ void samrt_track_usage(FILE *f) {
             "                     memories, single-mask fallback)\n"
             "  --fill-holes N     fill background components of <= N low-res pixels (either settings)\n"
             "  --memory P         memory-selection policy per object: sam2 (default: the last six frames,\n"
-            "                     best predicted IoU) or samurai (a Kalman filter picks the mask, only\n"
-            "                     confident frames enter the memory; docs/tracking.md)\n"
+            "                     best predicted IoU), samurai (a Kalman filter picks the mask, only\n"
+            "                     confident frames enter the memory) or dam4sam (distractor-resolving\n"
+            "                     and recent-appearance memories; docs/tracking.md)\n"
             "  --precision, --platform, --imgsz   as for samrt segment\n"
             "  --sm-limit N       run in a green context of N SMs, an Orin-sized share (8 ~ Orin Nano/NX,\n"
             "                     16 ~ AGX Orin; rounded up to the driver's granularity; 0 = the whole GPU)\n"
@@ -145,7 +147,7 @@ static int refused(const struct samrt_opt_refusal *why, const char *arg) {
     char what[96];
     switch (why->rule) {
     case SAMRT_OPT_RULE_PRECISION: return bad("--precision: fp32, bf16, fp16", arg);
-    case SAMRT_OPT_RULE_MEMORY: return bad("--memory: sam2, samurai", arg);
+    case SAMRT_OPT_RULE_MEMORY: return bad("--memory: sam2, samurai, dam4sam", arg);
     case SAMRT_OPT_RULE_PLATFORM:
         fprintf(stderr, "samrt track: unknown platform profile '%s' (samrt check lists them)\n", arg);
         return SAMRT_EXIT_USAGE;

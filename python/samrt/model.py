@@ -43,7 +43,7 @@ def box_of(area: int, box: Any) -> Optional[Tuple[int, int, int, int]]:
     return (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if area > 0 else None
 
 
-_MEMORY_POLICY = ("sam2", "samurai")  # samrt.h enum samrt_memory_policy, in order
+_MEMORY_POLICY = ("sam2", "samurai", "dam4sam")  # samrt.h enum samrt_memory_policy, in order
 
 
 def postproc_id(name: str) -> int:
@@ -100,8 +100,9 @@ class Model(_capi.Closing):
             Orin-sized share of a large GPU (8 ~ Orin Nano / NX, 16 ~ AGX Orin), rounded up to
             the driver's granularity. UnsupportedError where green contexts are unavailable.
         memory_policy: which frames enter each tracked object's memory and which candidate mask
-            a tracked frame keeps: "sam2" (the official predictor) or "samurai" (a Kalman filter
-            per object; docs/tracking.md).
+            a tracked frame keeps: "sam2" (the official predictor), "samurai" (a Kalman filter
+            per object) or "dam4sam" (distractor-resolving and recent-appearance memories per
+            object; docs/tracking.md).
 
     Raises samrt.Error subclasses for what the library refuses (CheckpointError for keys,
     FileError for a missing file, ArenaTooSmallError when the plan exceeds the profile's pool)

@@ -1,6 +1,7 @@
 /* track_policy.c - the tracker's memory-selection policies (track_policy.h): parameters and
  * arena slots, the launch of the policy kernels inside a frame, the download of their
- * decisions, and SAMURAI's bank rules (which frames an object's memory keeps and attends to).
+ * decisions, and SAMURAI's bank rules (which frames an object's memory keeps and attends to;
+ * DAM4SAM's are in track_policy_dam.c).
  * Tests: tests/test_sam2_policy.c. */
 #include "track_policy.h"
 
@@ -26,6 +27,7 @@ const char *samrt_memory_policy_name(enum samrt_memory_policy policy) {
     switch (policy) {
     case SAMRT_MEMORY_SAM2: return "sam2";
     case SAMRT_MEMORY_SAMURAI: return "samurai";
+    case SAMRT_MEMORY_DAM4SAM: return "dam4sam";
     default: return "?";
     }
 }
@@ -36,7 +38,7 @@ enum samrt_status samrt_sam2_track_policy_plan(struct samrt_engine *e, struct sa
     struct samrt_sam2_track_policy *pol = &m->trk.policy;
     const struct samrt_engine_params *prm = &e->params;
     SAMRT_CHECK((int)prm->memory >= 0 && prm->memory < SAMRT_MEMORY_POLICY_COUNT, SAMRT_E_INVALID_ARG,
-                "memory policy %d is not one of sam2, samurai", (int)prm->memory);
+                "memory policy %d is not one of sam2, samurai, dam4sam", (int)prm->memory);
     SAMRT_CHECK(isfinite(prm->memory_kf_weight) && prm->memory_kf_weight >= 0.0 && prm->memory_kf_weight <= 1.0,
                 SAMRT_E_INVALID_ARG, "memory_kf_weight %g is outside [0, 1] (0: the model's)", prm->memory_kf_weight);
     pol->kind = prm->memory;
@@ -52,6 +54,13 @@ enum samrt_status samrt_sam2_track_policy_plan(struct samrt_engine *e, struct sa
     SAMRT_TRY(samrt_ctx_persistent(c, "track.policy_state", SAMRT_REGION_STATE, SAMRT_DTYPE_U8, 1,
                                    SAMRT_SHAPE(K * SAMRT_POLICY_STATE * (int64_t)sizeof(double)), &pol->state,
                                    &pol->slot_state));
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) {  /* the distractor test's labels; no boxes */
+        const int64_t low = (int64_t)e->params.imgsz / 4;
+        SAMRT_TRY(samrt_ctx_persistent(c, "track.policy_labels", SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 3,
+                                       SAMRT_SHAPE(K, 2, low * low), &pol->labels, &pol->slot_labels));
+        return samrt_ctx_persistent(c, "track.policy_decisions", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
+                                    SAMRT_SHAPE(K, SAMRT_POLICY_DEC_COLS), &pol->dec, &pol->slot_dec);
+    }
     SAMRT_TRY(samrt_ctx_persistent(c, "track.policy_boxes", SAMRT_REGION_STAGING, SAMRT_DTYPE_I32, 3,
                                    SAMRT_SHAPE(K, 3, 4), &pol->boxes, &pol->slot_boxes));
     return samrt_ctx_persistent(c, "track.policy_decisions", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 2,
@@ -62,7 +71,8 @@ enum samrt_status samrt_sam2_track_policy_prepare(struct samrt_engine *e, struct
     struct samrt_sam2_track_policy *pol = &m->trk.policy;
     if (pol->kind == SAMRT_MEMORY_SAM2) return SAMRT_OK;
     pol->state.data = samrt_arena_ptr(&e->arena, pol->slot_state);
-    pol->boxes.data = samrt_arena_ptr(&e->arena, pol->slot_boxes);
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) pol->labels.data = samrt_arena_ptr(&e->arena, pol->slot_labels);
+    else pol->boxes.data = samrt_arena_ptr(&e->arena, pol->slot_boxes);
     pol->dec.data = samrt_arena_ptr(&e->arena, pol->slot_dec);
     pol->dec_host = calloc((size_t)m->trk.k_max * SAMRT_POLICY_DEC_COLS, sizeof(float));
     SAMRT_CHECK(pol->dec_host != NULL, SAMRT_E_HOST_MEMORY, "track: out of host memory");
@@ -91,6 +101,8 @@ enum samrt_status samrt_sam2_track_policy_begin(struct samrt_sam2_track_policy *
 void samrt_sam2_track_policy_obj_reset(struct samrt_track_policy_obj *po) {
     memset(po, 0, sizeof *po);
     po->restart = 1;
+    for (int s = 0; s < SAMRT_TRACK_MEM_SLOTS; s++) po->dam_frame[s] = -1;
+    for (int s = 0; s < SAMRT_TRACK_PTR_RING; s++) po->vis_frame[s] = -1;
 }
 
 /* ---- bank rules -------------------------------------------------------------------------------- */
@@ -130,12 +142,17 @@ void samrt_sam2_track_policy_select(const struct samrt_sam2_track_policy *pol, c
                                     struct samrt_track_selection *sel) {
     samrt_track_bank_select(b, t, num_frames, sel);
     if (pol->kind == SAMRT_MEMORY_SAMURAI) samurai_select(b, po, t, sel);
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) samrt_sam2_track_dam_select(b, po, t, sel);
     po->n_sel = sel->n_mem;
     memcpy(po->sel_frame, sel->mem_frame, sizeof(int) * (size_t)sel->n_mem);
 }
 
 void samrt_sam2_track_policy_add_tracked(const struct samrt_sam2_track_policy *pol, struct samrt_track_bank *b,
                                          struct samrt_track_policy_obj *po, int t, int *mem_slot, int *ptr_slot) {
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) {
+        samrt_sam2_track_dam_add_tracked(b, po, t, mem_slot, ptr_slot);
+        return;
+    }
     if (pol->kind != SAMRT_MEMORY_SAMURAI) {
         samrt_track_bank_add_tracked(b, t, mem_slot, ptr_slot);
         return;
@@ -175,7 +192,8 @@ void samrt_sam2_track_policy_admit(const struct samrt_sam2_track_policy *pol, co
 /* ---- a frame ------------------------------------------------------------------------------------ */
 
 uint8_t samrt_sam2_track_policy_code(const struct samrt_sam2_track_policy *pol, struct samrt_track_policy_obj *po,
-                                     int runs) {
+                                     int multi, int tracked) {
+    const int runs = pol->kind == SAMRT_MEMORY_DAM4SAM ? tracked : multi;
     if (pol->kind == SAMRT_MEMORY_SAM2 || !runs) return SAMRT_POLICY_SKIP;
     const uint8_t code = po->restart ? SAMRT_POLICY_RESTART : SAMRT_POLICY_RUN;
     po->restart = 0;
@@ -190,6 +208,14 @@ enum samrt_status samrt_sam2_track_policy_enqueue(struct samrt_engine *e, struct
     for (int k = 0; k < n_obj; k++) any |= codes[k] != SAMRT_POLICY_SKIP;
     if (pol->kind == SAMRT_MEMORY_SAM2 || !any) return SAMRT_OK;
     const struct samrt_sam2_heads *h = &m->seg.heads;
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) {
+        struct samrt_policy_dam_args d = {.n_obj = n_obj, .low = h->low, .masks = h->all_masks.data,
+                                          .iou = h->all_iou.data, .score = h->score.data,
+                                          .state = pol->state.data, .labels = pol->labels.data,
+                                          .dec = pol->dec.data};
+        memcpy(d.code, codes, (size_t)n_obj);
+        return samrt_op_policy_dam4sam(samrt_engine_on_device(e), &d, stream);
+    }
     struct samrt_policy_args a;
     memset(&a, 0, sizeof a);
     a.n_obj = n_obj;
@@ -226,7 +252,11 @@ void samrt_sam2_track_policy_after_frame(struct samrt_sam2_tracker *t, int frame
         struct samrt_sam2_track_obj *o = &t->obj[k];
         const int ran = pol->have_dec && t->key.policy[k] != SAMRT_POLICY_SKIP;
         const float *d = pol->dec_host ? pol->dec_host + (size_t)k * SAMRT_POLICY_DEC_COLS : NULL;
-        if (ran) samrt_sam2_track_policy_admit(pol, &o->bank, &o->pol, frame, o->first_frame, d[SAMRT_POLICY_DEC_ADMIT] > 0.0f);
+        if (ran && pol->kind == SAMRT_MEMORY_DAM4SAM)
+            samrt_sam2_track_dam_decided(&o->pol, frame, d[SAMRT_DAM_DEC_AREA] >= 1.0f, d[SAMRT_DAM_DEC_ADD] > 0.0f);
+        else if (ran)
+            samrt_sam2_track_policy_admit(pol, &o->bank, &o->pol, frame, o->first_frame,
+                                          d[SAMRT_POLICY_DEC_ADMIT] > 0.0f);
         if (!pol->dump || t->key.role[k] == 0) continue;
         fprintf(pol->dump, "%d %d %s %d %.6f %.6f %.6f %d ", frame, o->obj_id, samrt_memory_policy_name(pol->kind),
                 ran ? (int)d[SAMRT_POLICY_DEC_INDEX] : -1, ran ? d[SAMRT_POLICY_DEC_IOU] : 0.0,

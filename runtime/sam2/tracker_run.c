@@ -293,7 +293,9 @@ static enum samrt_status build_frame(struct samrt_sam2 *m, const int *prompted, 
         key->role[k] = ROLE_TRACKED;
         struct samrt_track_selection sel;
         samrt_sam2_track_policy_select(&t->policy, &t->obj[k].bank, &t->obj[k].pol, f, t->opt.num_frames, &sel);
-        if (sel.n_mem < 1 || sel.n_ptr < sel.n_mem || sel.n_mem > SAMRT_TRACK_MAX_SEL_MEM ||
+        /* (dam4sam attends to fewer pointers than memories while the object stays hidden) */
+        const int few_ptrs = sel.n_ptr < sel.n_mem && t->policy.kind != SAMRT_MEMORY_DAM4SAM;
+        if (sel.n_mem < 1 || few_ptrs || sel.n_mem > SAMRT_TRACK_MAX_SEL_MEM ||
             sel.n_ptr > SAMRT_TRACK_MAX_SEL_PTR)
             return SAMRT_E_BAD_STATE;  /* the bank never selects these (track_bank.h) */
         key->n_mem[k] = (uint8_t)sel.n_mem;
@@ -529,7 +531,8 @@ static enum samrt_status set_prompts(struct samrt_sam2 *m, struct samrt_op_ctx *
         /* the memory policy decides where the heads chose among three candidates */
         const int multi = key->role[k] == ROLE_TRACKED ||
                           (key->role[k] == ROLE_PROMPTED && h->mode[k] == SAMRT_SAM2_MODE_MULTI);
-        key->policy[k] = samrt_sam2_track_policy_code(&t->policy, &t->obj[k].pol, multi);
+        key->policy[k] =
+            samrt_sam2_track_policy_code(&t->policy, &t->obj[k].pol, multi, key->role[k] == ROLE_TRACKED);
     }
     return SAMRT_OK;
 }

@@ -10,13 +10,32 @@
 #   tests/parity/run_policy_parity.sh sam2.1_tiny 200           (GPU machine, build/gpu)
 #   SAMRT=build/cpurel/tools/samrt DEVICE=cpu tests/parity/run_policy_parity.sh sam2.1_tiny 8
 # Summary lines go to $OUT/policy_parity_summary.txt (OUT default parity-out). Exit 0 when every
-# compared frame agrees. DAM4SAM has no samrt policy yet.
+# compared frame agrees.
+#
+# DAM4SAM (third argument dam4sam): its official tracker (github.com/jovanavidenovic/DAM4SAM,
+# DAM4SAMTracker.initialize / track, driven by policy_reference.py --policy dam4sam) against
+# `samrt track --memory dam4sam`, both prompted with the same frame-0 mask (DAM4SAM starts from a
+# mask): bedroom, an ellipse around the click; synth, object 001's annotation. Both sides run the
+# settings profile SET (default vos_inference; DAM4SAM's own build uses notebook, where the
+# reference keeps its holes unfilled and samrt fills those of <= 8 pixels). Its snapshot, once:
+#   fetch github:jovanavidenovic/DAM4SAM, then from its git directory
+#   mkdir -p .carry/dam4samref && git --git-dir=<mirror> archive HEAD dam4sam_tracker.py \
+#     dam4sam_config.yaml utils sam2 | tar -x -C .carry/dam4samref
+#   tests/parity/run_policy_parity.sh sam2.1_tiny 200 dam4sam  (GPU machine: DAM4SAMTracker
+#   allocates on "cuda"; vot, cv2 and torchvision are stood in for when missing)
 set -uo pipefail
-model=${1:-sam2.1_tiny}; n=${2:-200}
+model=${1:-sam2.1_tiny}; n=${2:-200}; policy=${3:-samurai}; SET=${SET:-vos_inference}
 final=${OUT:-parity-out}; mkdir -p "$final"; P=${PARITY_DIR:-build/parity}; mkdir -p "$P"
 S=${SAMRT:-build/gpu/tools/samrt}; DEV=${DEVICE:-cuda}
-PKG=${SAMURAI_PKG:-.carry/samurairef/sam2}; FRAMES_SRC=${FRAMES:-.carry/bedroom}
-[ -d "$PKG/sam2" ] || { echo "no SAMURAI package in $PKG (git archive HEAD sam2 of yangchris11/samurai)"; exit 2; }
+FRAMES_SRC=${FRAMES:-.carry/bedroom}
+case $policy in
+  samurai) PKG=${SAMURAI_PKG:-.carry/samurairef/sam2}
+    [ -d "$PKG/sam2" ] || { echo "no SAMURAI package in $PKG (git archive HEAD sam2 of yangchris11/samurai)"; exit 2; } ;;
+  dam4sam) PKG=${DAM4SAM_PKG:-.carry/dam4samref}
+    [ -f "$PKG/dam4sam_tracker.py" ] && [ -d "$PKG/sam2" ] \
+      || { echo "no DAM4SAM snapshot in $PKG (see the header: git archive HEAD of jovanavidenovic/DAM4SAM)"; exit 2; } ;;
+  *) echo "policy: samurai or dam4sam, not '$policy'"; exit 2 ;;
+esac
 ck=$P/$model.gate.pt
 if [ ! -f "$ck" ]; then  # the seeded weights with the gate open, as the video parity run saves them
   python3 tests/parity/dump_taps.py --device "$DEV" --model "$model" --gate-open --ckpt-out "$ck" --build-only \
@@ -32,18 +51,27 @@ ann=$(ls -d "$work"/synth/Annotations_6fps/*/001 | head -1)
 box=$(python3 -c "import sys, numpy as np; from PIL import Image
 m = np.array(Image.open(sys.argv[1])) > 0; ys, xs = np.nonzero(m)
 print(f'{xs.min()},{ys.min()},{xs.max()},{ys.max()}')" "$ann/00000.png") || exit 3
+python3 -c "import sys, numpy as np; from PIL import Image
+w, h = Image.open(sys.argv[1]).size; y, x = np.mgrid[:h, :w]
+m = ((x - 210) / 45.0) ** 2 + ((y - 350) / 70.0) ** 2 <= 1
+Image.fromarray((m * 255).astype(np.uint8)).save(sys.argv[2])" "$(ls -d "$work"/bedroom/* | head -1)" "$work/bedroom_mask.png" \
+  || exit 3
 summary="$final/policy_parity_summary.txt"; status=0
 for clip in bedroom synth; do
-  if [ $clip = bedroom ]; then dir=$work/bedroom; ref=(--click 210,350); s=(--point 210,350)
+  if [ $policy = dam4sam ]; then
+    mask=$work/bedroom_mask.png; [ $clip = synth ] && mask=$ann/00000.png
+    dir=$work/bedroom; [ $clip = synth ] && dir=$synth
+    ref=(--policy dam4sam --mask "$mask" --settings "$SET"); s=(--mask "$mask" --settings "$SET")
+  elif [ $clip = bedroom ]; then dir=$work/bedroom; ref=(--click 210,350); s=(--point 210,350)
   else dir=$synth; ref=(--box "$box"); s=(--box "$box"); fi
   python3 tests/parity/policy_reference.py --pkg "$PKG" --model "$model" --ckpt "$ck" --device "$DEV" \
-    --frames "$dir" "${ref[@]}" --out "$final/$clip.samurai.ref.jsonl" >>"$final/policy_parity.log" 2>&1 \
-    || { echo "official SAMURAI run failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
-  SAMRT_TRACK_DECISIONS="$final/$clip.samurai.samrt.txt" "$S" track --weights "$ck" --frames "$dir" "${s[@]}" \
-    --memory samurai --precision fp32 --out "$work/out_$clip" >>"$final/policy_parity.log" 2>&1 \
+    --frames "$dir" "${ref[@]}" --out "$final/$clip.$policy.ref.jsonl" >>"$final/policy_parity.log" 2>&1 \
+    || { echo "official $policy run failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
+  SAMRT_TRACK_DECISIONS="$final/$clip.$policy.samrt.txt" "$S" track --weights "$ck" --frames "$dir" "${s[@]}" \
+    --memory $policy --precision fp32 --out "$work/out_$clip" >>"$final/policy_parity.log" 2>&1 \
     || { echo "samrt track failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
-  python3 tests/parity/compare_decisions.py --samrt "$final/$clip.samurai.samrt.txt" \
-    --ref "$final/$clip.samurai.ref.jsonl" --label "$model samurai $clip ($((n + 1)) frames)" | tee -a "$summary"
+  python3 tests/parity/compare_decisions.py --samrt "$final/$clip.$policy.samrt.txt" \
+    --ref "$final/$clip.$policy.ref.jsonl" --label "$model $policy $clip ($((n + 1)) frames)" | tee -a "$summary"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 exit $status
