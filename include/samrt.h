@@ -257,7 +257,8 @@ void samrt_engine_free(samrt_engine_t engine);
  * without waiting for each other; one engine (model or session) is used by one thread at a
  * time. params NULL: the model's parameters; otherwise precision, imgsz, platform, memory kind
  * and device must resolve to the model's (SAMRT_E_INVALID_ARG names the one that differs),
- * and max_objects and the frame size may differ. Setup reads the model's checkpoint again
+ * and max_objects and the frame size may differ; expect_model SAMRT_MODEL_UNKNOWN means the
+ * model's model (an EfficientTAM variant chosen by request stays chosen). Setup reads the model's checkpoint again
  * (its derived constants) but uploads no weights. Freeing `model` while sessions live is
  * allowed: the weights stay until the last session is freed. samrt_engine_memory() of a
  * session reports its own arena, the weights it reads as weights_shared_bytes. K videos on

@@ -330,6 +330,9 @@ enum samrt_status samrt_engine_init_session(samrt_engine_t model, const struct s
                 "engine_init_session: a plan-only engine has no weights to share");
     struct samrt_engine_params p = params ? *params : model->params;
     if (!params) p.platform = model->profile->name;  /* the model's may have been the caller's string */
+    /* the session runs its model engine's model: where variants share a key layout
+     * (EfficientTAM's), the file name alone may name another one */
+    if (p.expect_model == SAMRT_MODEL_UNKNOWN) p.expect_model = model->model;
     return engine_init(model->ckpt_path, &p, model, out);
 }
 

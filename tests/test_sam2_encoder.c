@@ -283,14 +283,16 @@ int main(void) {
     const float *pe = W("image_encoder.trunk.pos_embed"), *pw = W("image_encoder.trunk.pos_embed_window");
     CHECK_EQ_INT(samrt_sam2_encoder_prepare(&enc, samrt_engine_env(&e), pe, pw), SAMRT_OK);
     const int64_t n_in = 3 * IMGSZ * IMGSZ;
-    tu_fill_uniform(enc.input.data, (long)n_in, 7, -2.1f, 2.6f);
+    /* the input is a scratch slot that the pass's later tensors reuse: the reference keeps a copy */
+    float *in = malloc(sizeof(float) * (size_t)n_in);
+    tu_fill_uniform(in, (long)n_in, 7, -2.1f, 2.6f);
+    memcpy(enc.input.data, in, sizeof(float) * (size_t)n_in);
     c.tap = collect;
     samrt_ctx_begin(&c, SAMRT_EXEC_RUN, &e.arena);
     samrt_sam2_encoder_forward(&enc, &c);
     CHECK_EQ_INT(samrt_ctx_end(&c), SAMRT_OK);
 
     /* the reference, tap by tap */
-    const float *in = enc.input.data;
     const int E = g_cfg.hiera.embed_dim, S0 = IMGSZ / 4;
     float *patch = malloc(sizeof(float) * (size_t)S0 * S0 * E);
     const float *cw = W("image_encoder.trunk.patch_embed.proj.weight"), *cb = W("image_encoder.trunk.patch_embed.proj.bias");
@@ -358,7 +360,7 @@ int main(void) {
     CHECK_NEAR(((const float *)enc.vision_pos.data)[1], (float)cos(2 * M_PI / (s2 + 1e-6)), 1e-6);
 
     for (int k = 0; k < 4; k++) free(lat[k]);
-    free(f0); free(f1); free(pos);
+    free(f0); free(f1); free(pos); free(in);
     for (int i = 0; i < g_n_taps; i++) free(g_taps[i].v);
     ew_free(&g_t);
     samrt_ctx_free(&c);

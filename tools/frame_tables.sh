@@ -16,7 +16,8 @@ echo "| model | profile | launches | MB per frame | GFLOP | projected ms | proje
 echo "|---|---|---:|---:|---:|---:|---:|"
 for m in $MODELS; do
   for p in $PROFILES; do
-    j=$("$S" budget --model "$m" --precision "$PREC" --platform "$p" --frame "$FRAME" --json 2>/dev/null || true)
+    sz=1024; case $m in *_512x512) sz=512 ;; esac  # the 512x512 variants at their own input size
+    j=$("$S" budget --model "$m" --precision "$PREC" --platform "$p" --frame "$FRAME" --imgsz $sz --json 2>/dev/null || true)
     if [ -z "$j" ] || ! grep -q '"frame":{' <<<"$j"; then echo "| $m | $p | error | | | | |"; continue; fi
     l=$(frame_field "$j" launches); b=$(frame_field "$j" bytes); f=$(frame_field "$j" flops)
     t=$(frame_field "$j" projected_ms)

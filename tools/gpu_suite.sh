@@ -213,13 +213,23 @@ for s in "$@"; do
     step speed
     mkdir -p build/speed
     pts="210,350;600,250;800,420"
+    # SPEED_MODELS: sam2.1_*, edgetam, efficienttam_<variant> (efficienttam_ti_512 = _ti_512x512);
+    # SPEED_PRECISION: samrt's precision (default bf16, the official side's autocast)
     for m in ${SPEED_MODELS:-sam2.1_tiny sam2.1_base_plus}; do
-      pkg=.carry/sam2ref
-      case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; edgetam) y= ;; esac
+      case $m in efficienttam_*_512) m=${m}x512 ;; esac
+      pkg=.carry/sam2ref imgsz=()
+      case $m in sam2.1_tiny) y=t ;; sam2.1_small) y=s ;; sam2.1_base_plus) y=b+ ;; sam2.1_large) y=l ;; *) y= ;; esac
       cfg=$pkg/sam2/configs/sam2.1/sam2.1_hiera_$y.yaml ck=build/speed/$m.pt
       off=.carry/official_reference.py
       # EdgeTAM's predictor batches the objects and its perceiver fails for a batch > 1 otherwise
       [ "$m" = edgetam ] && pkg=.carry/edgetamref && cfg=$pkg/sam2/configs/edgetam.yaml && off=tests/parity/official_speed.py
+      # EfficientTAM: its package and YAML (official_speed.py builds it with efftam_reference.py); the
+      # checkpoint keeps the official file name (samrt reads the variant from it), 512 at 512x512
+      case $m in efficienttam_*)
+        pkg=.carry/efftamref cfg=$pkg/efficient_track_anything/configs/efficienttam/$m.yaml off=tests/parity/official_speed.py
+        [ -f "$cfg" ] || { echo "$m: no $cfg"; continue; }
+        case $m in *_512x512) imgsz=(--imgsz 512) ;; esac ;;
+      esac
       for k in 1 3; do
         p=$(echo "$pts" | cut -d';' -f1-$k)
         save=; [ -f "$ck" ] || save="--save-ckpt $ck"; load=; [ -f "$ck" ] && load="--ckpt $ck"
@@ -229,8 +239,9 @@ for s in "$@"; do
           'import json,sys; r=json.loads(sys.stdin.read()); print("official %s: ms/frame median %.3f p50 %.3f p95 %.3f p99 %.3f peak_alloc %.0f MiB reserved %.0f MiB" % (r["label"], r["ms_per_frame_median"], r["frame_ms_p50"], r["frame_ms_p95"], r["frame_ms_p99"], r["peak_alloc_MiB"], r["peak_reserved_MiB"]))' \
           || tail -3 "$out/official_err.log"
         args=(); i=1; IFS=';'; for c in $p; do args+=(--obj $i --point "$c"); i=$((i + 1)); done; unset IFS
-        echo "samrt $m.${k}obj bf16: $($B/tools/samrt track --weights "$ck" --frames .carry/bedroom "${args[@]}" \
-          --precision bf16 --out build/speed/out_$m --timing --runs 4 2>&1 | grep -E '^(timing|arena)|error' | tr '\n' ' ')"
+        echo "samrt $m.${k}obj ${SPEED_PRECISION:-bf16}: $($B/tools/samrt track --weights "$ck" --frames .carry/bedroom "${args[@]}" \
+          ${imgsz[@]+"${imgsz[@]}"} --precision ${SPEED_PRECISION:-bf16} --out build/speed/out_$m --timing --runs 4 2>&1 \
+          | grep -E '^(timing|arena)|error' | tr '\n' ' ')"
       done
     done ;;
   prompt)

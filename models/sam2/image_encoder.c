@@ -121,8 +121,8 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
     const int64_t n0 = (int64_t)enc->side[0] * enc->side[0], n1 = (int64_t)enc->side[1] * enc->side[1],
                   n2 = (int64_t)enc->side[2] * enc->side[2];
     const enum samrt_dtype dt = c->dtype;
-    SAMRT_TRY(samrt_ctx_persistent(c, "sam2.input", SAMRT_REGION_STAGING, dt, 4, SAMRT_SHAPE(1, 3, S, S), &enc->input,
-                         &enc->slot_input));
+    enc->input = samrt_tensor_make(NULL, dt, 4, SAMRT_SHAPE(1, 3, S, S));  /* a scratch slot of the PLAN pass */
+    enc->slot_input = -1;
     enc->slot_pos = -1;
     const int vit = enc->cfg->trunk == SAMRT_TRUNK_VITDET;
     if (hiera)
@@ -145,7 +145,9 @@ enum samrt_status samrt_sam2_encoder_plan(struct samrt_sam2_encoder *enc, struct
                          &enc->slot_vision));
     samrt_ctx_begin(c, SAMRT_EXEC_PLAN, NULL);
     samrt_sam2_encoder_forward(enc, c);
-    return samrt_ctx_end(c);
+    SAMRT_TRY(samrt_ctx_end(c));
+    SAMRT_CHECK(enc->slot_input >= 0, SAMRT_E_BAD_STATE, "sam2 encoder: the input was not planned");
+    return SAMRT_OK;
 }
 
 /* ---- constants --------------------------------------------------------------------------------- */
@@ -330,18 +332,23 @@ static void neck_level(void *user, struct samrt_op_ctx *c, int s, const struct s
 void samrt_sam2_encoder_forward(struct samrt_sam2_encoder *enc, struct samrt_op_ctx *c) {
     const struct samrt_sam2_encoder_weights *w = &enc->w;
     struct neck_state ns = {enc, {0}};
-    samrt_op_tap(c, "tap.input", &enc->input);
+    /* the preprocessed frame: the pass's first scratch tensor, alive from the pass's first step
+     * to its last reader (the trunk's first op), so later passes reuse its bytes; the frame is
+     * written into it before the pass (enc->input, resolved at prepare: the same bytes) */
+    const struct samrt_tensor in = samrt_op_new(c, "sam2.input", enc->input.dtype, 4, enc->input.ne);
+    if (c->ex->mode == SAMRT_EXEC_PLAN && samrt_ctx_ok(c)) enc->slot_input = c->ex->slot_of[c->ex->n_new - 1];
+    samrt_op_tap(c, "tap.input", &in);
     if (enc->cfg->trunk == SAMRT_TRUNK_VITDET) {
-        samrt_vitdet_forward(&enc->vit, c, &enc->input, &enc->vision);
+        samrt_vitdet_forward(&enc->vit, c, &in, &enc->vision);
         return;
     }
     if (enc->cfg->trunk == SAMRT_TRUNK_REPVIT) {
-        samrt_repvit_forward(&enc->rv, c, &enc->input, neck_level, &ns);
+        samrt_repvit_forward(&enc->rv, c, &in, neck_level, &ns);
         return;
     }
 
     /* patch embed (NCHW conv on the NCHW input), then tokens + position embedding in one copy */
-    struct samrt_tensor pe = samrt_op_conv2d(c, "hiera.patch_embed", &enc->input, w->patch_w, w->patch_b,
+    struct samrt_tensor pe = samrt_op_conv2d(c, "hiera.patch_embed", &in, w->patch_w, w->patch_b,
                                              PATCH_STRIDE, PATCH_PAD, 1, SAMRT_CONV_NCHW, SAMRT_ACT_NONE);
     int h = enc->side[0], wd = enc->side[0];
     static const int to_nhwc[4] = {0, 2, 3, 1};

@@ -67,7 +67,9 @@ struct samrt_sam2_encoder {
                                                        empty (n_dims 0, no slot) */
 
     /* Arena slots owned by the encoder (views valid after commit; tags before). */
-    struct samrt_tensor input;     /* (1, 3, S, S) NCHW, run dtype [staging]: preprocessed frame */
+    struct samrt_tensor input;     /* (1, 3, S, S) NCHW, run dtype [scratch]: preprocessed frame, the
+                                      encoder pass's first scratch tensor (written just before the
+                                      pass, read by the trunk's first op; later passes reuse it) */
     struct samrt_tensor pos;       /* (1, S/4 * S/4, E) tokens [weights]: bicubic pos_embed + window tile (Hiera) */
     struct samrt_tensor vision_pos;/* (1, S/16 * S/16, 256) tokens [weights]: sine PE of level 2 */
     struct samrt_tensor feat_s0;   /* (1, S/4 * S/4, 32) tokens [state]: conv_s0(neck level 0) */

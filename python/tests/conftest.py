@@ -35,19 +35,25 @@ def _writer():
     return found[-1] if found else None
 
 
+def seeded_checkpoint(tmp_path_factory, model, name):
+    """Path of a checkpoint of `model` named `name` (seeded pattern weights, bf16 storage), written
+    by python_ckpt; skips the test when there is no writer."""
+    writer = _writer()
+    if not writer or not os.path.exists(writer):
+        pytest.skip("no test checkpoint: set SAMRT_TEST_CHECKPOINT, or SAMRT_TEST_CKPT_WRITER to the python_ckpt "
+                    "program that a build with -DSAMRT_BUILD_TESTS=ON makes (ctest -R test_python passes it)")
+    path = str(tmp_path_factory.mktemp("ckpt") / name)
+    subprocess.run([writer, path, model, "bf16"], check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
 @pytest.fixture(scope="session")
 def checkpoint(tmp_path_factory):
     """Path of a sam2.1_tiny checkpoint (seeded pattern weights, bf16 storage)."""
     env = os.environ.get("SAMRT_TEST_CHECKPOINT")
     if env:
         return env
-    writer = _writer()
-    if not writer or not os.path.exists(writer):
-        pytest.skip("no test checkpoint: set SAMRT_TEST_CHECKPOINT, or SAMRT_TEST_CKPT_WRITER to the python_ckpt "
-                    "program that a build with -DSAMRT_BUILD_TESTS=ON makes (ctest -R test_python passes it)")
-    path = str(tmp_path_factory.mktemp("ckpt") / "sam2.1_tiny_seeded.safetensors")
-    subprocess.run([writer, path, "sam2.1_tiny", "bf16"], check=True, stdout=subprocess.DEVNULL)
-    return path
+    return seeded_checkpoint(tmp_path_factory, "sam2.1_tiny", "sam2.1_tiny_seeded.safetensors")
 
 
 @pytest.fixture(scope="session")

@@ -53,7 +53,8 @@ static enum samrt_status sam2_plan(struct samrt_engine *e) {
     SAMRT_TRY(samrt_sam2_encoder_plan(&m->enc, &m->ctx_enc));
     SAMRT_TRY(samrt_sam2_segment_plan(e, m));
     SAMRT_TRY(samrt_sam2_tracker_plan(e, m));
-    return SAMRT_OK;
+    /* the output block and logits plane: scratch at a step after every pass (staging.h) */
+    return samrt_staging_plan_out(&m->stage, &m->seg.ctx, m->step_base);
 }
 
 /* The f32 values of a checkpoint tensor (host heap; the caller frees). */

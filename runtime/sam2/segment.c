@@ -51,9 +51,11 @@ enum samrt_status samrt_sam2_segment_plan(struct samrt_engine *e, struct samrt_s
     SAMRT_TRY(samrt_sam2_heads_bind(&s->heads, &cfg, samrt_engine_env(e)));
     SAMRT_TRY(samrt_sam2_ctx_init(e, &s->ctx, &s->ex));
     SAMRT_TRY(samrt_sam2_heads_plan(&s->heads, &s->ctx));
-    /* the staging slots of device engines (plan-only budgets too, so they count them) */
+    /* the staging slots of device engines (plan-only budgets too, so they count them); the
+     * frame's at the encoder pass's first step, beside its input */
     SAMRT_TRY(samrt_staging_plan(&m->stage, &s->ctx, e->params.max_frame_width, e->params.max_frame_height,
-                                 e->params.imgsz, s->heads.cfg.b_max, e->mem_kind != SAMRT_MEM_HOST));
+                                 e->params.imgsz, s->heads.cfg.b_max, e->mem_kind != SAMRT_MEM_HOST,
+                                 e->plan.slots[m->enc.slot_input].t_first));
     SAMRT_TRY(samrt_health_plan(&s->ctx, "seg.health", &s->health));
     samrt_ctx_begin(&s->ctx, SAMRT_EXEC_PLAN, NULL);
     segment_forward(m, &s->ctx);

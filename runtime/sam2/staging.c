@@ -1,6 +1,7 @@
 /* staging.c - frame staging of a SAM 2 family engine (staging.h): the slots that carry a
  * frame in (RGB8 frame, resize tables) and the results out (the output block, one logits
- * plane), planned once for the largest accepted frame, and the upload / resize of a frame.
+ * plane), planned once for the largest accepted frame (the tables persistent, the others
+ * scratch between the passes), and the upload / resize of a frame.
  * One piece for segment.c and tracker_run.c, so neither reads the other's private state. */
 #include "staging.h"
 
@@ -11,29 +12,39 @@
 #include "mask_decoder.h"
 
 enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_op_ctx *c, int max_w, int max_h,
-                                     int side, int b_max, int device) {
+                                     int side, int b_max, int device, int t_frame) {
     const int W = max_w, H = max_h;
     SAMRT_CHECK(W >= 1 && W <= SAMRT_RESIZE_MAX_SIDE && H >= 1 && H <= SAMRT_RESIZE_MAX_SIDE, SAMRT_E_INVALID_ARG,
                 "segment: max frame %dx%d; each side must be in [1, %d]", W, H, SAMRT_RESIZE_MAX_SIDE);
     st->max_w = W;
     st->max_h = H;
     st->b_max = b_max;
+    st->device = device != 0;
     struct samrt_resize_plan big;  /* table sizes grow with the input sides */
     SAMRT_TRY(samrt_resize_plan_init(W, H, side, side, &big));
     st->tables_cap = SAMRT_PAD(big.table_bytes, 16);
     st->slot_rgb = st->slot_tables = st->slot_out = st->slot_logits = -1;
     if (!device) return SAMRT_OK;
-    const int64_t B = b_max, px = (int64_t)W * H;
+    const int64_t px = (int64_t)W * H;
+    /* the frame: alive only from its upload to the resize, beside the encoder's input */
+    st->rgb = samrt_tensor_make(NULL, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px));
+    SAMRT_TRY(samrt_plan_add(c->plan, "seg.rgb", SAMRT_REGION_SCRATCH, samrt_tensor_nbytes(&st->rgb), t_frame, t_frame,
+                             &st->slot_rgb));
+    return samrt_ctx_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
+                                SAMRT_SHAPE((int64_t)st->tables_cap), &st->tables, &st->slot_tables);
+}
+
+enum samrt_status samrt_staging_plan_out(struct samrt_staging *st, struct samrt_op_ctx *c, int t_out) {
+    if (!st->device) return SAMRT_OK;
+    const int64_t B = st->b_max, px = (int64_t)st->max_w * st->max_h;
     st->out_res = SAMRT_PAD(sizeof(struct samrt_mask_stats) * (size_t)B, 16);
     st->out_hdr = st->out_res + SAMRT_PAD(sizeof(float) * SAMRT_SAM2_RES_COLS * (size_t)B, 16);
-    SAMRT_TRY(samrt_ctx_persistent(c, "seg.rgb", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE(3 * px), &st->rgb,
-                                   &st->slot_rgb));
-    SAMRT_TRY(samrt_ctx_persistent(c, "seg.resize_tables", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SAMRT_SHAPE((int64_t)st->tables_cap), &st->tables, &st->slot_tables));
-    SAMRT_TRY(samrt_ctx_persistent(c, "seg.out", SAMRT_REGION_STAGING, SAMRT_DTYPE_U8, 1,
-                                   SAMRT_SHAPE((int64_t)st->out_hdr + B * px), &st->out, &st->slot_out));
-    return samrt_ctx_persistent(c, "seg.logits", SAMRT_REGION_STAGING, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px),
-                                &st->logits, &st->slot_logits);
+    st->out = samrt_tensor_make(NULL, SAMRT_DTYPE_U8, 1, SAMRT_SHAPE((int64_t)st->out_hdr + B * px));
+    st->logits = samrt_tensor_make(NULL, SAMRT_DTYPE_F32, 1, SAMRT_SHAPE(px));
+    SAMRT_TRY(samrt_plan_add(c->plan, "seg.out", SAMRT_REGION_SCRATCH, samrt_tensor_nbytes(&st->out), t_out, t_out,
+                             &st->slot_out));
+    return samrt_plan_add(c->plan, "seg.logits", SAMRT_REGION_SCRATCH, samrt_tensor_nbytes(&st->logits), t_out, t_out,
+                          &st->slot_logits);
 }
 
 enum samrt_status samrt_staging_prepare(struct samrt_staging *st, const struct samrt_arena *a) {

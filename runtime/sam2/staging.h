@@ -2,8 +2,8 @@
  * results out, shared by single-frame segmentation (segment.c) and the tracker
  * (tracker_run.c), owned by struct samrt_sam2 (sam2.h).
  *
- * Device engines (GPU-visible pools) get four arena STAGING slots, sized for the largest
- * frame the engine accepts (params max_frame_width x max_frame_height) and max_objects rows:
+ * Device engines (GPU-visible pools) get four arena slots, sized for the largest frame the
+ * engine accepts (params max_frame_width x max_frame_height) and max_objects rows:
  *   rgb      the RGB8 frame, uploaded on the stream (3 * w bytes per row, packed)
  *   tables   the Pillow-exact resize tables (resize_normalize.h), refilled only when the frame
  *            size changes
@@ -11,6 +11,16 @@
  *            b_max objects, then b_max rows of SAMRT_SAM2_RES_COLS f32 (at out_res), then the
  *            frame-size masks (at out_hdr); it comes back in ONE download
  *   logits   one f32 plane of the largest frame (segment.c's optional logits output, taps)
+ * Only the tables live across calls (STAGING). The other three are SCRATCH slots with a
+ * lifetime of their own, since each is alive only between passes, where no pass's scratch is:
+ *   rgb      at the encoder pass's first step (t_frame), beside the preprocessed input
+ *            (image_encoder.h): uploaded just before the resize, read only by it;
+ *   out, logits  at one step after every pass (t_out, samrt_staging_plan_out): written once
+ *            the frame's passes are done (the mask decode) and read by the downloads of the
+ *            same call, before the next call's upload.
+ * Nothing may run a pass between a frame's upload and its resize, nor between the passes' end
+ * and the call's downloads (both hold in segment.c and tracker_run.c: set_prompts, the tables
+ * and the token rows go to STAGING slots).
  * Host engines get no slots: they resize straight from the caller's frame with the host copy
  * of the tables (samrt_staging_preprocess_host).
  *
@@ -18,8 +28,8 @@
  * ordered by the engine's stream, and each downloads what it needs from the output block
  * before it returns, so the next user may overwrite it. Allocates nothing after prepare.
  *
- * Lifecycle: samrt_staging_plan (from segment.c's plan, at the same point of the arena plan
- * as before the extraction), samrt_staging_prepare after commit, samrt_staging_free. */
+ * Lifecycle: samrt_staging_plan (from segment.c's plan), samrt_staging_plan_out (once every
+ * pass is planned), samrt_staging_prepare after commit, samrt_staging_free. */
 #ifndef SAMRT_RUNTIME_STAGING_H
 #define SAMRT_RUNTIME_STAGING_H
 
@@ -39,6 +49,7 @@ struct samrt_staging {
     size_t out_hdr;              /* bytes before the masks in the output block */
     struct samrt_tensor rgb, tables, out, logits;  /* device engines: the slots (views at prepare) */
     int slot_rgb, slot_tables, slot_out, slot_logits;  /* -1 on host engines */
+    int device;                  /* 1: the slots above are planned (device engines) */
     void *tables_host;           /* resize tables, tables_cap bytes, 16-byte aligned (prepare) */
     void *out_host;              /* device engines: host copy of the output block (prepare) */
     int tables_w, tables_h;      /* the frame size the tables slot holds; 0 = none */
@@ -46,10 +57,14 @@ struct samrt_staging {
 };
 
 /* Checks the max frame (each side in [1, SAMRT_RESIZE_MAX_SIDE]) and, on device engines,
- * adds the four slots through c (samrt_ctx_persistent, names "seg.rgb", "seg.resize_tables",
- * "seg.out", "seg.logits"). side: the model side the frames are resized to. */
+ * adds the tables ("seg.resize_tables", STAGING) and the frame ("seg.rgb", SCRATCH at step
+ * t_frame: the first step of the encoder pass) to c's plan. side: the model side the frames
+ * are resized to. */
 enum samrt_status samrt_staging_plan(struct samrt_staging *st, struct samrt_op_ctx *c, int max_w, int max_h,
-                                     int side, int b_max, int device);
+                                     int side, int b_max, int device, int t_frame);
+/* Device engines: the output block ("seg.out") and the logits plane ("seg.logits"), SCRATCH
+ * at step t_out, a step after every planned pass (no pass's scratch is alive there). */
+enum samrt_status samrt_staging_plan_out(struct samrt_staging *st, struct samrt_op_ctx *c, int t_out);
 /* After commit: the slots' views and the host buffers. */
 enum samrt_status samrt_staging_prepare(struct samrt_staging *st, const struct samrt_arena *a);
 void samrt_staging_free(struct samrt_staging *st);
