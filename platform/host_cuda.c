@@ -32,7 +32,7 @@ void *samrt_platform_cuda_context(void) {
     CUresult (*get)(CUcontext *) = NULL;
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 2000, cudaEnableDefault, &q);
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 12000, cudaEnableDefault, &q);
 #else
     const cudaError_t e = cudaGetDriverEntryPoint("cuCtxGetCurrent", (void **)&get, cudaEnableDefault, &q);
 #endif
