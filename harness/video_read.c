@@ -7,6 +7,10 @@
  * Inputs open local files only (protocol whitelist "file"; nothing at all from memory), so a
  * playlist-like file cannot make the reader fetch a URL.
  *
+ * Asked for device frames (samrt_video_open_with), a file decodes on NVDEC where the build and
+ * machine have it (video_nvdec.c) and samrt_video_read_device delivers RGB8 device frames;
+ * otherwise, and always for host frames, FFmpeg decodes in software with frame threads.
+ *
  * Every FFmpeg failure becomes a status with the file name and FFmpeg's reason logged; the
  * library's own messages at error level and worse are forwarded to samrt's log, the chatty
  * rest is dropped. A file whose container promises more frames than it delivers (cut off in
@@ -281,8 +285,8 @@ static enum samrt_status find_streams(struct samrt_video_reader *r) {
     return SAMRT_OK;
 }
 
-/* After the input is open: the video stream, its decoder, the size and the frame count. */
-/* The decoder's threads, or NVDEC when asked for and there (said once in the log either way). */
+/* The decoder's frame threads, or NVDEC when asked for and there (said once in the log either
+ * way). */
 static enum samrt_status pick_decoder(struct samrt_video_reader *r, SAMRT_AV_CONST AVCodec *codec, int threads,
                                       int device_frames) {
     r->dec->thread_count = threads;
@@ -301,6 +305,7 @@ static enum samrt_status pick_decoder(struct samrt_video_reader *r, SAMRT_AV_CON
     return SAMRT_OK;
 }
 
+/* After the input is open: the video stream, its decoder, the size and the frame count. */
 static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads, int device_frames,
                                      struct samrt_video_info *info) {
     SAMRT_TRY(find_streams(r));
