@@ -114,7 +114,15 @@ void samrt_video_hw_free(struct samrt_video_hw *hw) {
  * active with others) nor destroys it; its copies run on `stream`. */
 static int open_device(AVBufferRef **out, CUstream stream) {
     void *ctx = samrt_platform_cuda_context();
-    if (!ctx) return AVERROR(ENODEV);
+    if (!ctx) {  /* no driver entry point: FFmpeg retains the primary context itself */
+        int ordinal = 0;
+        char dev[16];
+        if (cudaGetDevice(&ordinal) != cudaSuccess) (void)cudaGetLastError();
+        snprintf(dev, sizeof dev, "%d", ordinal);
+        const int r = av_hwdevice_ctx_create(out, AV_HWDEVICE_TYPE_CUDA, dev, NULL, AV_CUDA_USE_PRIMARY_CONTEXT);
+        if (r >= 0 && stream) ((AVCUDADeviceContext *)((AVHWDeviceContext *)(*out)->data)->hwctx)->stream = stream;
+        return r;
+    }
     AVBufferRef *ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
     if (!ref) return AVERROR(ENOMEM);
     AVCUDADeviceContext *cu = (AVCUDADeviceContext *)((AVHWDeviceContext *)ref->data)->hwctx;
