@@ -4,8 +4,10 @@ yformer/EfficientTAM's package efficient_track_anything (carried as .carry/effta
 holds the efficient_track_anything/ folder; docs/parity.md, "EfficientTAM").
 
 build() composes the variant's YAML with the overrides build_efficienttam_video_predictor
-applies (dynamic multimask fallback; with --settings notebook also binarised prompt memories and
-fill_hole_area 8), turns torch.compile off (compile_image_encoder), instantiates
+applies with apply_postprocessing=True for --settings notebook only (the dynamic multimask
+fallback and binarised prompt memories; vos_inference applies none, as official_reference.py
+does for SAM 2.1), sets fill_hole_area 0 (it needs the optional CUDA extension), turns
+torch.compile off (compile_image_encoder), instantiates
 EfficientTAMVideoPredictor and loads --ckpt, or seeds the modules' own initialisers
 (torch.manual_seed(seed): PyTorch's defaults and the base's trunc_normal_ embeddings). With
 gate_open the last bias of pred_obj_score_head is 10, as official_reference.py does for SAM 2.1,
@@ -35,12 +37,14 @@ def build(cfg, vos=False, ckpt=None, seed=0, gate_open=False, settings="vos_infe
     import efficient_track_anything  # noqa: F401  (initialises hydra on its config module)
 
     over = ["++model._target_=efficient_track_anything.efficienttam_video_predictor.EfficientTAMVideoPredictor",
-            "++model.compile_image_encoder=false",
-            "++model.sam_mask_decoder_extra_args.dynamic_multimask_via_stability=true",
-            "++model.sam_mask_decoder_extra_args.dynamic_multimask_stability_delta=0.05",
-            "++model.sam_mask_decoder_extra_args.dynamic_multimask_stability_thresh=0.98"]
-    if settings == "notebook":
-        over += ["++model.binarize_mask_from_pts_for_mem_enc=true", "++model.fill_hole_area=8"]
+            "++model.compile_image_encoder=false", "++model.fill_hole_area=0"]
+    if settings == "notebook":  # apply_postprocessing=True; samrt's notebook settings likewise
+        over += ["++model.sam_mask_decoder_extra_args.dynamic_multimask_via_stability=true",
+                 "++model.sam_mask_decoder_extra_args.dynamic_multimask_stability_delta=0.05",
+                 "++model.sam_mask_decoder_extra_args.dynamic_multimask_stability_thresh=0.98",
+                 "++model.binarize_mask_from_pts_for_mem_enc=true"]
+    elif settings != "vos_inference":
+        raise SystemExit(f"unknown settings profile {settings}")
     c = compose(config_name=_config_name(cfg), overrides=over)
     OmegaConf.resolve(c)
     torch.manual_seed(seed)
