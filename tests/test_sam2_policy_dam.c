@@ -205,46 +205,25 @@ static void test_names(void) {
     CHECK_STATUS(samrt_memory_policy_parse("DAM4SAM", &p), SAMRT_E_INVALID_ARG);
 }
 
-/* The object (a bright box moving right) is hidden by a grey occluder from frame 8 on. */
-static void occluded_frame(uint8_t *rgb, int f) {
-    trk_make_frame(rgb, W, H, f / 2);
-    if (f < 8 || f > 15) return;
-    for (int y = 5; y < 55; y++)
-        for (int x = 15; x < 75; x++) rgb[(y * W + x) * 3] = rgb[(y * W + x) * 3 + 1] = rgb[(y * W + x) * 3 + 2] = 128;
-}
-
 struct run {
-    int n_sel[N_FRAMES], sel[N_FRAMES][SAMRT_TRACK_MAX_SEL_MEM], tpos[N_FRAMES][SAMRT_TRACK_MAX_SEL_MEM];
+    int n_sel[N_FRAMES], sel[N_FRAMES][SAMRT_TRACK_MAX_SEL_MEM];
     int area[N_FRAMES], add[N_FRAMES];
     uint8_t mask[N_FRAMES][W * H];
 };
 
-static void run_clip(const char *ckpt, enum samrt_memory_policy policy, struct run *r) {
-    struct samrt_engine_params p = trk_params(SIDE, 1);
-    p.memory = policy;
-    samrt_engine_t e = NULL;
-    CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
-    if (!e) return;
-    static uint8_t rgb[W * H * 3];
-    struct samrt_object_prompt pr = {0};
-    pr.n_clicks = 1;
-    pr.clicks[0] = (struct samrt_click){40.0f, 30.0f, 1};
-    CHECK_STATUS(samrt_engine_track_begin(e, W, H), SAMRT_OK);
-    CHECK_STATUS(samrt_engine_track_prompt(e, 1, &pr), SAMRT_OK);
+static void record(samrt_engine_t e, int f, void *user) {
+    struct run *r = (struct run *)user;
     const struct samrt_sam2_tracker *t = &samrt_sam2_of(e)->trk;
-    for (int f = 0; f < N_FRAMES; f++) {
-        occluded_frame(rgb, f);
-        const struct samrt_image img = {rgb, W, H, 3 * W};
-        struct samrt_track_result res = {.mask = r->mask[f]};
-        int n = 0;
-        CHECK_STATUS(samrt_engine_track_push(e, &img, 0, &res, 1, &n), SAMRT_OK);
-        r->n_sel[f] = f > 0 ? t->obj[0].pol.n_sel : 0;
-        memcpy(r->sel[f], t->obj[0].pol.sel_frame, sizeof r->sel[f]);
-        const float *d = t->policy.dec_host;
-        r->area[f] = d && f > 0 ? (int)d[SAMRT_DAM_DEC_AREA] : -1;
-        r->add[f] = d && f > 0 ? (int)d[SAMRT_DAM_DEC_ADD] : 0;
-    }
-    samrt_engine_free(e);
+    r->n_sel[f] = f > 0 ? t->obj[0].pol.n_sel : 0;
+    memcpy(r->sel[f], t->obj[0].pol.sel_frame, sizeof r->sel[f]);
+    const float *d = t->policy.dec_host;
+    r->area[f] = d && f > 0 ? (int)d[SAMRT_DAM_DEC_AREA] : -1;
+    r->add[f] = d && f > 0 ? (int)d[SAMRT_DAM_DEC_ADD] : 0;
+}
+
+/* The occluded clip (sam2_track_util.h): the object hidden on frames 8..15. */
+static void run_clip(const char *ckpt, enum samrt_memory_policy policy, struct run *r) {
+    CHECK_STATUS(trk_policy_clip(ckpt, SIDE, policy, W, H, N_FRAMES, &r->mask[0][0], record, r), SAMRT_OK);
 }
 
 /* 1 when frame g may be a RAM frame of frame f by the rule: t - 1 when visible, else a visible
