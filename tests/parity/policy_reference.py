@@ -77,6 +77,18 @@ def dam_memory_frames(model, frame_idx, output_dict):
     cond, nc = output_dict["cond_frame_outputs"], output_dict["non_cond_frame_outputs"]
     sel, _ = select_closest_cond_frames(frame_idx, cond, model.max_cond_frames_in_attn)
     r = model.memory_temporal_stride_for_eval
+
+    def walk_back(prev, step):
+        """The official `while True` walk: back by step to a non-conditioning frame with an
+        object that is not a DRM frame; (prev, None) once it passes frame 1."""
+        while True:
+            prev -= step
+            if prev <= 0:
+                return prev, None
+            out = nc.get(prev)
+            if out is not None and out["n_pixels_pos"] >= 1 and prev not in sel:
+                return prev, out
+
     ram = []
     prev = frame_idx - 1
     for i in range(model.num_maskmem - 1 - (len(sel) - 1)):
@@ -84,28 +96,12 @@ def dam_memory_frames(model, frame_idx, output_dict):
             prev = frame_idx - 1
             out = cond.get(prev) if prev in cond else nc.get(prev)
             if out is None or out["n_pixels_pos"] < 1 or prev in sel:
-                while True:
-                    prev -= 1
-                    if prev > 0:
-                        out = nc.get(prev)
-                        if out is not None and out["n_pixels_pos"] >= 1 and prev not in sel:
-                            break
-                    else:
-                        out = None
-                        break
+                prev, out = walk_back(prev, 1)
         elif prev >= 0:
             prev = ((prev - 1) // r) * r
             out = nc.get(prev)
             if out is None or out["n_pixels_pos"] < 1 or prev in sel:
-                while True:
-                    prev -= r
-                    if prev > 0:
-                        out = nc.get(prev)
-                        if out is not None and out["n_pixels_pos"] >= 1 and prev not in sel:
-                            break
-                    else:
-                        out = None
-                        break
+                prev, out = walk_back(prev, r)
         else:
             out = None
         if out is not None:
