@@ -1,5 +1,6 @@
 /* gemm_cutlass.cu - the fused bias + exact-erf GELU Linear of gemm_cutlass.h, from CUTLASS
- * 2.x's device-level GEMM templates.
+ * 2.x's device-level GEMM templates. Its CPU reference is the GEMM's own, samrt_gemm_ref
+ * (gemm_ref.c), which the op table's fused GELU rows compare it with (gemm_cutlass.h).
  *
  * Row-major Y = X W^T is CUTLASS's "TN" product: A = X row-major (m,k), B = W^T column-major
  * (k,n) with ld = W's row stride (PyTorch's (out,in) weight as it is stored), C and D = Y
