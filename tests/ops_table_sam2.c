@@ -656,11 +656,13 @@ const struct ot_row ot_rows_sam2[] = {
     {&OP_GATE, "11obj_w37", F, 0, X, 0, {11, 37}, {0}},
     /* policy_samurai: objects, low side, model side; bit for bit */
     {&OP_POLICY, "16obj_256_1024", OT_F32, 0, X, B | OT_GPU_ONLY, {16, 256, 1024}, {0}},
+    {&OP_POLICY, "1obj_256_1024", OT_F32, 0, X, B | OT_GPU_ONLY, {1, 256, 1024}, {0}},
     {&OP_POLICY, "4obj_64_256", OT_F32, 0, X, 0, {4, 64, 256}, {0}},
     {&OP_POLICY, "2obj_16_64", OT_F32, 0, X, 0, {2, 16, 64}, {0}},
     {&OP_POLICY, "7obj_9_37", OT_F32, 0, X, 0, {7, 9, 37}, {0}},
     /* policy_dam4sam: objects, low side; bit for bit */
     {&OP_DAM, "16obj_256", OT_F32, 0, X, B | OT_GPU_ONLY, {16, 256}, {0}},
+    {&OP_DAM, "1obj_256", OT_F32, 0, X, B | OT_GPU_ONLY, {1, 256}, {0}},
     {&OP_DAM, "6obj_64", OT_F32, 0, X, 0, {6, 64}, {0}},
     {&OP_DAM, "2obj_16", OT_F32, 0, X, 0, {2, 16}, {0}},
     {&OP_DAM, "11obj_9", OT_F32, 0, X, 0, {11, 9}, {0}},

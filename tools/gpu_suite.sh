@@ -6,7 +6,7 @@
 #   tools/gpu_suite.sh build tests bench sanitize ckpt
 # `tests`: ctest -L cuda -j4 (TESTS_SHORT=1 leaves out the slow ones); `sanitize`: memcheck and
 # racecheck over every cuda test, one shard a call (SAN_SHARD=i/n, SAN_ONLY, SAN_TIMEOUT,
-# SAN_BUDGET; docs/testing.md).
+# SAN_BUDGET, SAN_JOBS units at a time; docs/testing.md).
 # Tracking evidence: `video` (parity over the bedroom clip, VIDEO_MODELS / VIDEO_PRECS / VIDEO_N /
 # VIDEO_PROMPTS: click box two later, run_sam2_video_parity.sh's PROMPT; ANALYZE=1 adds
 # tests/parity/lowp_mask_gap.py for the low precisions),
@@ -26,7 +26,8 @@ step() { echo; echo "=== $1 ($(date +%T))"; }
 # configuration per run or fewer frames. san_units prints the units of shard SAN_SHARD=i/n (by a
 # hash of "test filter": a unit keeps its shard when others come or go), or those matching
 # SAN_ONLY=REGEX; one a line: test, filter, working folder, environment, command (the last two
-# joined by \x1f), separated by \x1e (not a blank: read keeps the empty fields).
+# joined by \x1f), "1" where the test runs alone (RUN_SERIAL or RESOURCE_LOCK: it reads the
+# device's free memory), separated by \x1e (not a blank: read keeps the empty fields).
 san_units() {
   python3 - "$B" <<'PY'
 import json, os, re, subprocess, sys, zlib
@@ -80,7 +81,8 @@ for t in tests:
         uid = name + " " + f
         if (re.search(only, uid) is None) if only else zlib.crc32(uid.encode()) % n != i - 1:
             continue
-        print("\x1e".join([name, f, cwd, "\x1f".join(env), "\x1f".join(argv)]))
+        alone = "1" if props.get("RUN_SERIAL") or props.get("RESOURCE_LOCK") else ""
+        print("\x1e".join([name, f, cwd, "\x1f".join(env), "\x1f".join(argv), alone]))
 PY
 }
 
@@ -103,6 +105,34 @@ san_cell() {
 # library kernels (cuDNN, cuBLAS/cuBLASLt, nvJPEG) left out of racecheck: their shared-memory
 # pipelines raise hazards inside the library that racecheck does not model (docs/testing.md)
 SAN_LIB_KERNELS='nvjet|xmma|cutlass_[0-9]|cutlass3x|cutlass__5x|cudnn|cublas|gemv|gemmSN|gemmk1|splitKreduce|op_generic_tensor|implicit_convolve|convolve_common|conv2d_precomputed|fft|nvjpeg'
+# one unit under memcheck and racecheck: its log lines on stdout, its table row and its counts of
+# unclean and unrun runs under $1/san/rows (numbered $2, so the table keeps the units' order)
+san_unit() {
+  local out=$1 k=$2 test=$3 f=$4 cwd=$5 envs=$6 cmd=$7 tool rc left lim sec log argv ev extra bad=0 unrun=0
+  local cells=() secs=()
+  for tool in memcheck racecheck; do
+    left=$((budget - (SECONDS - t0))); lim=$((left < lim0 ? left : lim0))
+    if [[ " ${SAN_TOOLS:-memcheck racecheck} " != *" $tool "* ]]; then cells+=("not run"); secs+=(0); continue; fi
+    if [ -z "$cmd" ]; then cells+=("not built"); secs+=(0); bad=$((bad + 1)); continue; fi
+    if [ $left -lt 30 ]; then cells+=("not run (SAN_BUDGET spent)"); secs+=(0); unrun=$((unrun + 1)); continue; fi
+    log="$out/san/${tool}_$(printf '%s' "$test $f" | tr -c 'A-Za-z0-9._-' _).log"
+    IFS=$'\x1f' read -r -a argv <<<"$cmd"; ev=(); [ -n "$envs" ] && IFS=$'\x1f' read -r -a ev <<<"$envs"
+    extra=(); [ $tool = racecheck ] && extra=(${race[@]+"${race[@]}"})
+    sec=$SECONDS
+    (cd "$cwd" && env ${ev[@]+"${ev[@]}"} timeout -k 20 "$lim" "$cs" --tool $tool "${common[@]}" \
+      ${extra[@]+"${extra[@]}"} "${argv[@]}") </dev/null >"$log" 2>&1
+    rc=$? sec=$((SECONDS - sec))
+    cells+=("$(san_cell $rc "$log" $lim)$([ $lim -lt "$lim0" ] && { [ $rc = 124 ] || [ $rc = 137 ]; } && echo ' (budget)')") secs+=($sec)
+    echo "$tool $test${f:+ [$f]}: rc=$rc ${sec}s: ${cells[-1]}"
+    case $rc in
+    0|77) ;;
+    *) bad=$((bad + 1))
+       grep -E '^=+ +(Invalid|Race|Error|Warning|Program hit|Saved host|  +at )|CHECK failed' "$log" | head -6 | cut -c1-200 ;;
+    esac
+  done
+  echo "| $test | ${f:-(all)} | ${cells[0]} | ${cells[1]} | ${secs[0]} + ${secs[1]} |" >"$out/san/rows/$k.row"
+  echo $bad >"$out/san/rows/$k.bad"; echo $unrun >"$out/san/rows/$k.unrun"
+}
 san_step() {
   local out=$1 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)}
   [ -n "$cs" ] || { echo "sanitize: no compute-sanitizer (on PATH, under /usr/local/cuda*/bin, or COMPUTE_SANITIZER=PATH)"; return 1; }
@@ -115,40 +145,35 @@ san_step() {
   fi
   [ -n "$excl" ] && race+=(--kernel-name-exclude "regex=$excl")
   local units; units=$(san_units) || { echo "sanitize: cannot list the cuda tests of $B"; return 1; }
-  local n lim0=${SAN_TIMEOUT:-300} budget=${SAN_BUDGET:-520} table=$out/sanitizer_table.md t0=$SECONDS bad=0
+  local n lim0=${SAN_TIMEOUT:-300} budget=${SAN_BUDGET:-520} jobs=${SAN_JOBS:-1} table=$out/sanitizer_table.md t0=$SECONDS
   n=$(grep -c . <<<"$units")
-  mkdir -p "$out/san"
+  rm -rf "$out/san"; mkdir -p "$out/san/rows"
   { echo "<!-- $("$cs" --version 2>&1 | grep -i version | tail -1); shard ${SAN_SHARD:-1/1}${SAN_ONLY:+, SAN_ONLY=$SAN_ONLY};" \
-      "SAN_TIMEOUT $lim0 s; racecheck leaves out kernels matching: ${excl:-nothing} -->"
+      "SAN_TIMEOUT $lim0 s; SAN_JOBS $jobs; racecheck leaves out kernels matching: ${excl:-nothing} -->"
     echo "| test | filter | memcheck | racecheck | seconds |"; echo "|---|---|---|---|---|"; } >"$table"
   echo "sanitize: $n units (test, filter) in shard ${SAN_SHARD:-1/1}${SAN_ONLY:+ (SAN_ONLY=$SAN_ONLY)}," \
-    "$lim0 s a run, $budget s in all"
-  local test f cwd envs cmd tool rc left lim sec log cells secs argv ev extra unrun=0
-  while IFS=$'\x1e' read -r -u 3 test f cwd envs cmd; do
-    [ -n "$test" ] || continue
-    cells=() secs=()
-    for tool in memcheck racecheck; do
-      left=$((budget - (SECONDS - t0))); lim=$((left < lim0 ? left : lim0))
-      if [[ " ${SAN_TOOLS:-memcheck racecheck} " != *" $tool "* ]]; then cells+=("not run"); secs+=(0); continue; fi
-      if [ -z "$cmd" ]; then cells+=("not built"); secs+=(0); bad=$((bad + 1)); continue; fi
-      if [ $left -lt 30 ]; then cells+=("not run (SAN_BUDGET spent)"); secs+=(0); unrun=$((unrun + 1)); continue; fi
-      log="$out/san/${tool}_$(printf '%s' "$test $f" | tr -c 'A-Za-z0-9._-' _).log"
-      IFS=$'\x1f' read -r -a argv <<<"$cmd"; ev=(); [ -n "$envs" ] && IFS=$'\x1f' read -r -a ev <<<"$envs"
-      extra=(); [ $tool = racecheck ] && extra=(${race[@]+"${race[@]}"})
-      sec=$SECONDS
-      (cd "$cwd" && env ${ev[@]+"${ev[@]}"} timeout -k 20 "$lim" "$cs" --tool $tool "${common[@]}" \
-        ${extra[@]+"${extra[@]}"} "${argv[@]}") </dev/null >"$log" 2>&1
-      rc=$? sec=$((SECONDS - sec))
-      cells+=("$(san_cell $rc "$log" $lim)$([ $lim -lt "$lim0" ] && { [ $rc = 124 ] || [ $rc = 137 ]; } && echo ' (budget)')") secs+=($sec)
-      echo "$tool $test${f:+ [$f]}: rc=$rc ${sec}s: ${cells[-1]}"
-      case $rc in
-      0|77) ;;
-      *) bad=$((bad + 1))
-         grep -E '^=+ +(Invalid|Race|Error|Warning|Program hit|Saved host|  +at )|CHECK failed' "$log" | head -6 | cut -c1-200 ;;
-      esac
-    done
-    echo "| $test | ${f:-(all)} | ${cells[0]} | ${cells[1]} | ${secs[0]} + ${secs[1]} |" >>"$table"
-  done 3<<<"$units"
+    "$lim0 s a run, $budget s in all, $jobs at a time (units that read the device's free memory alone, last)"
+  # SAN_JOBS units at a time (the GPU has room for several sanitized tests), then one at a time
+  # the units whose test runs alone; each unit writes its table row and tallies under san/rows
+  local k=0 test f cwd envs cmd alone
+  for pass in shared alone; do
+    while IFS=$'\x1e' read -r -u 3 test f cwd envs cmd alone; do
+      [ -n "$test" ] || continue
+      k=$((k + 1))
+      if [ $pass = shared ] && [ -z "$alone" ]; then
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        san_unit "$out" $k "$test" "$f" "$cwd" "$envs" "$cmd" &
+      elif [ $pass = alone ] && [ -n "$alone" ]; then
+        wait; san_unit "$out" $k "$test" "$f" "$cwd" "$envs" "$cmd"
+      fi
+    done 3<<<"$units"
+    wait; k=0
+  done
+  local bad unrun
+  ls "$out"/san/rows/*.row 2>/dev/null | sort -V | xargs -r cat >>"$table"
+  bad=$(cat "$out"/san/rows/*.bad 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  unrun=$(cat "$out"/san/rows/*.unrun 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  rm -rf "$out/san/rows"
   tar -C "$out" -czf "$out/sanitizer_logs_$(echo "${SAN_SHARD:-1/1}" | tr / -).tgz" san && rm -rf "$out/san"
   echo "sanitize: $n units; $bad runs not clean (errors, test failures, timeouts, not built), $unrun not run" \
     "(SAN_BUDGET spent: run them again with SAN_ONLY or more shards); $table:"
