@@ -29,7 +29,7 @@ static void usage(FILE *f) {
             "                   [--warmup N] [--warmup_frames N] [--runs N] [--imgsz N]\n"
             "                   [--precision fp32|fp16|bf16] [--platform PROFILE] [--per_obj]\n"
             "                   [--prefetch N] [--save_masks annotated|all|none] [--nsight_report PATH]\n"
-            "                   [--objects N,N,...] [--streams K,K,...] [--memory sam2|samurai|dam4sam]\n\n"
+            "                   [--objects N,N,...] [--streams K,K,...] [--memory P[,P...]]\n\n"
             "Tracks the videos of an SA-V split from a prompt derived from each object's frame-0 mask\n"
             "and writes profile_summary.csv, profile_stats.json and experiment_config.txt to the\n"
             "out folder, the masks to <out_dir>/<model>/<video>/<obj>/<frame>.png (`samrt eval`\n"
@@ -68,8 +68,10 @@ static void usage(FILE *f) {
             "  --sm-limit N        the engines run in a green context of N SMs, an Orin-sized share\n"
             "                      (8 ~ Orin Nano/NX, 16 ~ AGX Orin; rounded up to the driver's granularity,\n"
             "                      the sm_limit column); 0 = the whole GPU (default)\n"
-            "  --memory P          memory-selection policy: sam2 (default), samurai or dam4sam (the memory\n"
-            "                      column)\n"
+            "  --memory P[,P...]   memory-selection policy: sam2 (default), samurai or dam4sam (the memory\n"
+            "                      column); a list (e.g. sam2,samurai,dam4sam) runs each model once per\n"
+            "                      policy, its masks under <out_dir>/<model>@<policy>/ and its sweep\n"
+            "                      configurations named ...;memory=<policy>\n"
             "  --per_obj           track each object in its own pass (max_objects 1)\n"
             "  --prefetch N        frames decoded ahead of the tracker, default 4\n"
             "  --decode-threads N  threads decoding a JPEG folder, default one per core but one, <= 4\n"
@@ -255,6 +257,48 @@ static int refused(const struct samrt_opt_refusal *why, const char *arg) {
     return int_wanted(why->name, arg, why->lo, why->hi);
 }
 
+int samrt_bench_parse_memory(const char *list, enum samrt_memory_policy *out, int *n_out, char *why,
+                             size_t why_len) {
+    *n_out = 0;
+    int n = 0;
+    for (const char *p = list ? list : "";;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[16];
+        enum samrt_memory_policy m;
+        snprintf(item, sizeof item, "%.*s", (int)SAMRT_MIN(len, sizeof item - 1), p);
+        if (!len) {
+            snprintf(why, why_len, "item %d is empty (want sam2, samurai, dam4sam)", n + 1);
+            return -1;
+        }
+        if (len >= sizeof item || samrt_memory_policy_parse(item, &m) != SAMRT_OK) {
+            snprintf(why, why_len, "'%.*s' is not a memory policy (want sam2, samurai, dam4sam)",
+                     (int)SAMRT_MIN(len, 24), p);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (out[i] == m) {
+                snprintf(why, why_len, "%s is given twice", item);
+                return -1;
+            }
+        out[n++] = m;  /* n < SAMRT_MEMORY_POLICY_COUNT: the names are distinct */
+        if (!comma) break;
+        p = comma + 1;
+    }
+    *n_out = n;
+    return 0;
+}
+
+/* --memory: one policy (refused in samrt track's words) or a list of them. Returns 0, or 1
+ * after printing why. */
+static int parse_memory(const char *arg, struct samrt_bench_opts *o) {
+    char why[160];
+    if (!samrt_bench_parse_memory(arg, o->memories, &o->n_memory, why, sizeof why)) return 0;
+    if (!strchr(arg, ',')) return refused(&(struct samrt_opt_refusal){"memory", SAMRT_OPT_RULE_MEMORY, 0, 0}, arg);
+    fprintf(stderr, "samrt bench: --memory '%s': %s\n", arg, why);
+    return 1;
+}
+
 /* The shared values into the bench's options. */
 static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opts *o) {
     o->video = v->video;
@@ -268,7 +312,8 @@ static void take_shared(const struct samrt_track_opts *v, struct samrt_bench_opt
     o->runs = v->runs;
     o->imgsz = v->imgsz;
     o->sm_limit = v->sm_limit;
-    o->memory = v->memory;
+    if (!o->n_memory) o->memories[o->n_memory++] = v->memory;  /* no --memory: the default */
+    o->memory = o->memories[0];
     o->precision_set = v->precision != SAMRT_DTYPE_COUNT;
     if (o->precision_set) o->precision = v->precision;
 }
@@ -300,6 +345,10 @@ int samrt_bench_parse(int argc, char **argv, const struct samrt_tracker_backend 
     optind = 1;
     opterr = 1;
     while (!bad && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == SAMRT_OPT_MEMORY) {  /* a list here, one name in samrt track */
+            bad = parse_memory(optarg, o);
+            continue;
+        }
         const int shared = samrt_track_opts_parse(c, optarg, &v, &why);
         if (shared <= 0) {
             bad = shared < 0 && refused(&why, optarg);

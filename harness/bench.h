@@ -86,7 +86,10 @@ struct samrt_bench_opts {
     int sm_limit;                  /* --sm-limit: SMs of the engines' green context; 0 = the whole GPU */
     int decode_threads;            /* --decode-threads: a JPEG folder's decode threads; 0 = default */
     int gpu_decode;                /* --gpu-decode: nvJPEG / NVDEC into device frames where they can */
-    enum samrt_memory_policy memory; /* --memory: the engines' memory-selection policy */
+    enum samrt_memory_policy memory; /* --memory: the first policy of the list */
+    int n_memory;                  /* --memory: policies in the list, 1 by default */
+    enum samrt_memory_policy memories[SAMRT_MEMORY_POLICY_COUNT]; /* each model runs once per policy,
+                                      in this order (the memory column) */
 };
 
 /* Parses `bench` arguments (argv[0] is the subcommand name). Returns -1 when the bench
@@ -113,6 +116,10 @@ int samrt_bench_parse_objects(const char *list, int *out, int *n_out, char *why,
 /* Parses a --streams list: the rules and messages of samrt_bench_parse_objects, with whole
  * numbers in [1, SAMRT_BENCH_MAX_STREAMS]. */
 int samrt_bench_parse_streams(const char *list, int *out, int *n_out, char *why, size_t why_len);
+
+/* Parses a --memory list: comma-separated policy names (sam2, samurai, dam4sam), no empty item,
+ * no duplicate, kept in the given order. Returns 0, or -1 with the reason in why. */
+int samrt_bench_parse_memory(const char *list, enum samrt_memory_policy *out, int *n_out, char *why, size_t why_len);
 
 /* The sweep's prompt of extra object j of n_extra (the objects beyond the clip's prompts) on a
  * width x height frame: one positive click at the centre of cell j of a grid of

@@ -67,11 +67,11 @@ void samrt_bench_video_free(struct video_run *vr) {
 static int obj_id(const struct samrt_sav_video *v, int k) { return v->objects[k].id >= 0 ? v->objects[k].id : k; }
 
 /* The object's mask folder, when masks are saved. */
-static enum samrt_status make_mask_dir(const struct bench *B, const struct samrt_bench_model *m,
-                                       const struct samrt_sav_video *v, const struct samrt_sav_object *ob) {
+static enum samrt_status make_mask_dir(const struct bench *B, const struct samrt_sav_video *v,
+                                       const struct samrt_sav_object *ob) {
     if (B->o->save_masks == SAMRT_BENCH_SAVE_NONE || B->o->n_sweep) return SAMRT_OK;  /* a sweep saves none */
     char dir[PATH_LEN];
-    snprintf(dir, sizeof dir, "%s/%s/%s/%s", B->o->out_dir, m->tag, v->name, ob->name);
+    snprintf(dir, sizeof dir, "%s/%s/%s/%s", B->o->out_dir, B->label, v->name, ob->name);
     return samrt_mkdirs(dir);
 }
 
@@ -111,7 +111,7 @@ enum samrt_status samrt_bench_video_prepare(const struct bench *B, const struct 
             if (k >= n_clip) samrt_bench_grid_prompt(k - n_clip, vr->n_obj - n_clip, vr->w, vr->h, &vr->prompts[k]);
             else vr->prompts[k] = B->o->prompts[k];
             vr->prompts[k].width = vr->w, vr->prompts[k].height = vr->h;
-            st = make_mask_dir(B, m, v, ob);
+            st = make_mask_dir(B, v, ob);
             continue;
         }
         samrt_sav_ann_path(v, ob, 0, path, sizeof path);
@@ -126,15 +126,14 @@ enum samrt_status samrt_bench_video_prepare(const struct bench *B, const struct 
         st = samrt_prompt_from_mask(m->prompt, fm, vr->w, vr->h, pscratch, ps, &vr->prompts[k]);
         for (int t = 0; t < v->n_frames; t++) ao[t] = -1;
         for (int a = 0; a < ob->n_anns; a++) ao[ob->anns[a].frame] = a;
-        if (st == SAMRT_OK) st = make_mask_dir(B, m, v, ob);
+        if (st == SAMRT_OK) st = make_mask_dir(B, v, ob);
     }
     free(pscratch);
     return st;
 }
 
 /* One mask of timed run 0: written (when asked) and scored against its ground truth. */
-static enum samrt_status save_and_score(struct bench *B, const struct samrt_bench_model *m, struct video_run *vr,
-                                        int k, int t, uint8_t *mask) {
+static enum samrt_status save_and_score(struct bench *B, struct video_run *vr, int k, int t, uint8_t *mask) {
     const struct samrt_sav_video *v = vr->v;
     const struct samrt_sav_object *ob = &v->objects[k];
     const int a = vr->ann_of[(size_t)k * (size_t)v->n_frames + (size_t)t];
@@ -145,7 +144,7 @@ static enum samrt_status save_and_score(struct bench *B, const struct samrt_benc
         snprintf(stem, sizeof stem, "%s", v->frames[t].name);
         char *dot = strrchr(stem, '.');
         if (dot) *dot = 0;
-        snprintf(path, sizeof path, "%s/%s/%s/%s/%s.png", B->o->out_dir, m->tag, v->name, ob->name, stem);
+        snprintf(path, sizeof path, "%s/%s/%s/%s/%s.png", B->o->out_dir, B->label, v->name, ob->name, stem);
         SAMRT_TRY(samrt_png_write_palette8(path, mask, vr->w, vr->h, B->palette, 256));
     }
     if (a < 0) return SAMRT_OK;
@@ -184,7 +183,7 @@ static void progress(struct bench *B, const struct model_run *mr, const struct v
     B->t_progress = now;
     const int n_pass = B->o->warmup + B->o->runs;
     fprintf(stderr, "\r\033[K[%d/%d %s] video %d/%d %s  pass %d/%d%s  frame %d/%d", mr->index + 1, B->o->n_models,
-            mr->m->tag, vi + 1, B->split.n_videos, vr->v->name, pass + 1, n_pass,
+            B->label, vi + 1, B->split.n_videos, vr->v->name, pass + 1, n_pass,
             pass < B->o->warmup ? " (warm-up)" : "",
             frame, vr->v->n_frames);
     fflush(stderr);
@@ -254,7 +253,7 @@ void samrt_bench_fill_row(const struct bench *B, const struct model_run *mr, con
     if (o->nsight_report) snprintf(row->nsight_report, sizeof row->nsight_report, "%s", o->nsight_report);
     row->imgsz = o->imgsz;
     row->sm_limit = B->sm_count;
-    snprintf(row->memory, sizeof row->memory, "%s", samrt_memory_policy_name(o->memory));
+    snprintf(row->memory, sizeof row->memory, "%s", samrt_memory_policy_name(B->memory));
     row->infer_H = row->infer_W = o->imgsz;
     row->H = vr->h, row->W = vr->w;
     row->frames = frames;
@@ -313,7 +312,7 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
     const struct samrt_sav_video *v = vr->v;
     const int warm = pass < o->warmup, run = pass - o->warmup, keep = !warm && run == 0 && !o->n_sweep;
     char range[320];
-    snprintf(range, sizeof range, "%s %s pass %d", mr->m->tag, v->name, pass);
+    snprintf(range, sizeof range, "%s %s pass %d", B->label, v->name, pass);
     samrt_latency_rec_reset(&vr->lat);
     struct pass_stats ps;
     memset(&ps, 0, sizeof ps);
@@ -368,7 +367,7 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
         }
         const uint64_t t_pause = samrt_platform_now_ns();
         if (n_res != n_obj) {
-            SAMRT_LOG_ERROR("%s: the tracker returned %d objects on frame %d of %s, %d were prompted", mr->m->tag,
+            SAMRT_LOG_ERROR("%s: the tracker returned %d objects on frame %d of %s, %d were prompted", B->label,
                             n_res, f.index, v->name, n_obj);
             st = SAMRT_E_BAD_STATE;
         }
@@ -377,13 +376,13 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
             for (int i = 0; i < n_res; i++)
                 if (vr->res[i].obj_id == obj_id(v, k0 + k)) r = &vr->res[i];
             if (!r || !r->mask) {
-                SAMRT_LOG_ERROR("%s: no mask for object %s on frame %d of %s", mr->m->tag, v->objects[k0 + k].name,
+                SAMRT_LOG_ERROR("%s: no mask for object %s on frame %d of %s", B->label, v->objects[k0 + k].name,
                                 f.index, v->name);
                 st = SAMRT_E_BAD_STATE;
                 break;
             }
             samrt_nvtx_push("save_and_score");
-            st = save_and_score(B, mr->m, vr, k0 + k, f.index - t0, r->mask);
+            st = save_and_score(B, vr, k0 + k, f.index - t0, r->mask);
             samrt_nvtx_pop();
         }
         progress(B, mr, vr, vi, pass, ps.frames, 0);
@@ -454,6 +453,12 @@ static enum samrt_status write_config(struct bench *B, const char *status) {
         snprintf(streams + len, sizeof streams - len, "%s%d", i ? "," : "", o->streams[i]);
     }
     if (o->n_streams) kv[n++] = (struct samrt_profile_kv){"streams", streams};  /* only with --streams */
+    char mems[SAMRT_MEMORY_POLICY_COUNT * 8 + 1] = "";
+    for (int i = 0; i < o->n_memory; i++) {
+        size_t len = strlen(mems);
+        snprintf(mems + len, sizeof mems - len, "%s%s", i ? "," : "", samrt_memory_policy_name(o->memories[i]));
+    }
+    if (o->n_memory > 1) kv[n++] = (struct samrt_profile_kv){"memory", mems};  /* only with a --memory list */
     kv[n++] = (struct samrt_profile_kv){"save_masks", save_names[o->save_masks]};
     kv[n++] = (struct samrt_profile_kv){"nsight_report", o->nsight_report};
     kv[n++] = (struct samrt_profile_kv){"n_videos_selected", ints[7]};
@@ -526,12 +531,12 @@ static enum samrt_status check_checkpoints(const struct samrt_bench_opts *o) {
 }
 
 /* Whether decoding kept up: the time the tracker waited for frames against the loop time. */
-static void print_decode(const struct model_run *mr) {
+static void print_decode(const struct bench *B, const struct model_run *mr) {
     if (!mr->frames || mr->loop_s <= 0) return;
     const double wait_pct = 100.0 * mr->wait_sum / (1e3 * mr->loop_s);
     printf("samrt bench: %s: decode %.2f ms/frame on its thread; the tracker waited %.2f ms/frame for frames "
            "(%.1f%% of the loop): %s\n",
-           mr->m->tag, mr->decode_sum / mr->frames, mr->wait_sum / mr->frames, wait_pct,
+           B->label, mr->decode_sum / mr->frames, mr->wait_sum / mr->frames, wait_pct,
            wait_pct > 5.0 ? "decode-bound (decoding is slower than tracking; fps is the decoder's)"
                           : "decoding keeps up");
 }
@@ -541,10 +546,11 @@ enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, 
     char ckpt[PATH_LEN];
     snprintf(ckpt, sizeof ckpt, "%s/%s", o->weights_dir, samrt_model_checkpoint_name(mr->m->model));
     const struct samrt_tracker_config cfg = {mr->m->model, ckpt,        B->platform, B->dtype,
-                                             o->imgsz,     max_objects, o->sm_limit, o->memory};
+                                             o->imgsz,     max_objects, o->sm_limit, B->memory};
     /* each model's cpu_peak_rss_MiB is its own peak (setup included), not the process's so
      * far; where the kernel refuses the reset the value stays cumulative (docs/profiling.md) */
-    if (!samrt_platform_peak_rss_reset() && (mr->index > 0 || o->n_sweep > 1) && !B->rss_reset_warned) {
+    if (!samrt_platform_peak_rss_reset() && (mr->index > 0 || o->n_sweep > 1 || o->n_memory > 1) &&
+        !B->rss_reset_warned) {
         fprintf(stderr, "samrt bench: note: cannot reset the peak RSS (/proc/self/clear_refs); "
                         "cpu_peak_rss_MiB of later models includes earlier models' peaks\n");
         B->rss_reset_warned = 1;
@@ -555,7 +561,7 @@ enum samrt_status samrt_bench_open_model(struct bench *B, struct model_run *mr, 
     const enum samrt_status st = B->b->open(&cfg, &mr->tr);
     samrt_nvtx_pop();
     if (st != SAMRT_OK) {
-        fprintf(stderr, "samrt bench: %s: cannot set up the tracker (%s)\n", mr->m->tag, samrt_status_str(st));
+        fprintf(stderr, "samrt bench: %s: cannot set up the tracker (%s)\n", B->label, samrt_status_str(st));
         return st;
     }
     mr->have_mem = mr->tr.ops->memory && mr->tr.ops->memory(mr->tr.self, &mr->mem) == SAMRT_OK;
@@ -568,14 +574,14 @@ enum samrt_status samrt_bench_each_video(struct bench *B, struct model_run *mr, 
         const size_t n_rows0 = B->n_rows;
         st = fn(B, mr, vi, ctx);
         if (st != SAMRT_OK)
-            fprintf(stderr, "%ssamrt bench: %s: video %s failed (%s)\n", B->progress ? "\n" : "", mr->m->tag,
+            fprintf(stderr, "%ssamrt bench: %s: video %s failed (%s)\n", B->progress ? "\n" : "", B->label,
                     B->split.videos[vi].name, samrt_status_str(st));
         if (st != SAMRT_OK) B->n_rows = n_rows0;
         if (st == SAMRT_OK) st = samrt_bench_write_outputs(B);
     }
     if (B->progress) fputc('\n', stderr);
     mr->tr.ops->close(mr->tr.self);
-    if (st == SAMRT_OK) print_decode(mr);
+    if (st == SAMRT_OK) print_decode(B, mr);
     return st;
 }
 
@@ -627,12 +633,16 @@ int samrt_bench_run(const struct samrt_bench_opts *o, const struct samrt_tracker
         return samrt_exit_code(st);
     }
     B.common_setup_ms = ms_between(B.t_start, samrt_platform_now_ns());
-    for (int i = 0; i < o->n_models && st == SAMRT_OK; i++) {
-        struct model_run mr;
-        memset(&mr, 0, sizeof mr);
-        mr.m = &o->models[i], mr.index = i;
-        st = o->n_sweep ? samrt_bench_sweep_model(&B, mr.m, i) : run_model(&B, &mr);
-    }
+    for (int i = 0; i < o->n_models && st == SAMRT_OK; i++)
+        for (int p = 0; p < SAMRT_MAX(o->n_memory, 1) && st == SAMRT_OK; p++) {  /* each policy of --memory */
+            struct model_run mr;
+            memset(&mr, 0, sizeof mr);
+            mr.m = &o->models[i], mr.index = i;
+            B.memory = o->n_memory ? o->memories[p] : o->memory;
+            snprintf(B.label, sizeof B.label, "%s%s%s", mr.m->tag, o->n_memory > 1 ? "@" : "",
+                     o->n_memory > 1 ? samrt_memory_policy_name(B.memory) : "");
+            st = o->n_sweep ? samrt_bench_sweep_model(&B, mr.m, i) : run_model(&B, &mr);
+        }
     /* the finished videos are on disk already; this records the end state */
     const enum samrt_status wst = samrt_bench_write_outputs(&B);
     char status[128];

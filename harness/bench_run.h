@@ -38,6 +38,9 @@ struct bench {
     int progress;                   /* stderr is a terminal */
     uint64_t t_progress;
     uint8_t palette[256 * 3];
+    enum samrt_memory_policy memory; /* the policy of the model being run (--memory's list) */
+    char label[96];                 /* its name in lines and mask folders: the model's tag, and
+                                       "<tag>@<policy>" when --memory lists several */
 };
 
 /* Per model (per configuration in a sweep): the tracker and its memory measurements. */

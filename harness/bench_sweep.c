@@ -14,7 +14,8 @@
  * nothing is scored (the grid objects have no ground truth). With --streams each count N is
  * run on K streams for each K of the list (bench_streams.c: the model engine and K-1 sessions,
  * one thread each), and the row adds the streams' frame rates, their aggregate and all K
- * arenas. docs/profiling.md ("Objects sweep") is the manual.
+ * arenas. With a --memory list each policy runs every configuration, named
+ * "objects=N[;streams=K];memory=<policy>". docs/profiling.md ("Objects sweep") is the manual.
  *
  * Run the tests: ctest --preset cpu -R 'test_bench' */
 #include "bench_run.h"
@@ -137,8 +138,10 @@ static enum samrt_status push_sweep_row(struct bench *B, const struct model_run 
     struct samrt_profile_row row;
     const int k = cfg->n_streams;
     samrt_bench_fill_row(B, mr, vr, &res->acc, &res->lat, &row);
-    if (B->o->n_streams) snprintf(row.config, sizeof row.config, "objects=%d;streams=%d", vr->n_obj, k);
-    else snprintf(row.config, sizeof row.config, "objects=%d", vr->n_obj);
+    char memory[24] = "";  /* a --memory list: the policy names the configuration too */
+    if (B->o->n_memory > 1) snprintf(memory, sizeof memory, ";memory=%s", samrt_memory_policy_name(B->memory));
+    if (B->o->n_streams) snprintf(row.config, sizeof row.config, "objects=%d;streams=%d%s", vr->n_obj, k, memory);
+    else snprintf(row.config, sizeof row.config, "objects=%d%s", vr->n_obj, memory);
     row.objects = vr->n_obj;
     row.grid_objects = vr->n_obj - n_clip;
     row.streams = k;

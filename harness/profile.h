@@ -158,7 +158,9 @@ double samrt_profile_get(const struct samrt_profile_row *row, const struct samrt
 enum samrt_status samrt_profile_write_csv(const char *path, const struct samrt_profile_row *rows,
                                           size_t n);
 /* profile_stats.json: {model: {metric: {n, mean, std, min, max, median, p95}}} over the
- * non-warm-up rows, for every REAL column with at least one present value. Models appear
+ * non-warm-up rows, for every REAL column with at least one present value; a model whose rows
+ * hold several memory policies (bench --memory sam2,samurai) has one key per policy,
+ * "<model>@<policy>". Models appear
  * in order of first row, metrics in column order. std is the population std (numpy's
  * default, ddof=0); median and p95 interpolate linearly (numpy's default method). When some
  * row is a sweep row, a last key "sweep" holds a list with one object per sweep row: model,

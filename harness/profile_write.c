@@ -98,6 +98,12 @@ static void json_sweep(FILE *f, const struct samrt_profile_row *rows, size_t n) 
     fputs("\n  ]", f);
 }
 
+/* Whether row a is of b's model and, when with_memory, of b's memory policy too. */
+static int same_model(const struct samrt_profile_row *a, const struct samrt_profile_row *b, int with_memory) {
+    return !strncmp(a->model, b->model, sizeof a->model) &&
+           (!with_memory || !strncmp(a->memory, b->memory, sizeof a->memory));
+}
+
 enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt_profile_row *rows,
                                             size_t n) {
     SAMRT_CHECK(path && (rows || n == 0), SAMRT_E_INVALID_ARG, "write_stats: NULL argument");
@@ -122,19 +128,26 @@ enum samrt_status samrt_profile_write_stats(const char *path, const struct samrt
     int first_model = 1;
     for (size_t r0 = 0; r0 < n; r0++) {
         if (rows[r0].warmup || done[r0]) continue;
-        const char *model = rows[r0].model;
-        for (size_t r = r0; r < n; r++)
-            if (!strncmp(rows[r].model, model, sizeof rows[r].model)) done[r] = 1;
+        const struct samrt_profile_row *g = &rows[r0];
+        int mixed = 0;  /* the model's rows hold several memory policies: one block each */
+        for (size_t r = 0; r < n; r++) {
+            if (rows[r].warmup || !same_model(&rows[r], g, 0)) continue;
+            mixed |= !same_model(&rows[r], g, 1);
+            done[r] |= same_model(&rows[r], g, 1);
+        }
         fputs(first_model ? "\n  " : ",\n  ", f);
         first_model = 0;
-        json_field(f, model, sizeof rows[r0].model);
+        char key[sizeof g->model + sizeof g->memory + 2];
+        snprintf(key, sizeof key, "%.*s%s%.*s", (int)sizeof g->model, g->model, mixed ? "@" : "",
+                 mixed ? (int)sizeof g->memory : 0, g->memory);
+        json_field(f, key, sizeof key);
         fputs(": {", f);
         int first_metric = 1;
         for (size_t c = 0; c < n_base; c++) {
             if (cols[c].kind != SAMRT_PCOL_REAL) continue;
             size_t k = 0;
             for (size_t r = r0; r < n; r++) {
-                if (rows[r].warmup || strncmp(rows[r].model, model, sizeof rows[r].model)) continue;
+                if (rows[r].warmup || !same_model(&rows[r], g, 1)) continue;
                 double v = samrt_profile_get(&rows[r], &cols[c]);
                 if (!samrt_profile_absent(v)) vals[k++] = v;
             }

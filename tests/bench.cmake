@@ -6,7 +6,11 @@ samrt_add_test(test_bench SOURCES test_bench.c LABELS cpu LIBS samrt_harness)
 # grid, a 1, 2 objects sweep and a 1, 2 streams sweep (a session on a second thread) with the
 # real tracker on the CPU backend (random-weight SAM 2.1 tiny, 64-pixel side).
 samrt_add_test(test_bench_sweep SOURCES test_bench_sweep.c LABELS cpu LIBS samrt_harness)
-foreach(_t test_bench test_bench_sweep)
+# --memory sam2,samurai: one bench run, each model once per policy (per-object rows, the sweep's
+# configurations, the mask folders and JSON keys per policy), on the same tiny CPU run.
+samrt_add_test(test_bench_memory SOURCES test_bench_memory.c LABELS cpu LIBS samrt_harness)
+set_tests_properties(test_bench_memory PROPERTIES TIMEOUT 300)
+foreach(_t test_bench test_bench_sweep test_bench_memory)
   if (SAMRT_BENCH_TRACKING)
     target_compile_definitions(${_t} PRIVATE SAMRT_BENCH_TRACKING=1)
   endif()

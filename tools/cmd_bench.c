@@ -7,7 +7,9 @@
  *   samrt bench --video clip.mp4 --point 210,350 --models edgetam --out_dir sweep --objects 1,2,4,8,16
  * or over videos tracked at once on one copy of the weights (sessions on threads,
  * harness/bench_streams.c), with or without --objects:
- *   samrt bench --video frames/ --point 210,350 --models edgetam --out_dir streams --streams 1,2,4 */
+ *   samrt bench --video frames/ --point 210,350 --models edgetam --out_dir streams --streams 1,2,4
+ * and the memory-selection policies side by side in one run (J&F and cost per policy):
+ *   samrt bench --split_dir synth --models sam2.1_tiny --out_dir policies --memory sam2,samurai,dam4sam */
 #include "bench.h"
 #include "cli.h"
 

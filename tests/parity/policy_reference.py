@@ -30,7 +30,8 @@ same tensors. vot (its box IoU, mask rasteriser) and cv2 (connectedComponentsWit
 stood in for when missing (dam_stubs). Recorded per tracked frame: index (argmax of the
 predicted IoUs + 1), mem (select_closest_cond_frames of its package, then the RAM loop of its
 _prepare_memory_conditioned_features transcribed over output_dict: DRM frames in selection
-order, RAM frames ascending, the order of its memory tokens), drm (1 when it called add_to_drm).
+order, RAM frames ascending, the order of its memory tokens), drm (1 when it called add_to_drm
+for that frame, 0 on the other tracked frames: compare_decisions.py's DRM-add column).
 """
 import argparse, importlib.util, json, os, sys
 
@@ -237,6 +238,9 @@ def run_dam4sam(a, ref):
     trk.initialize(Image.open(os.path.join(a.frames, names[0])), mask)
     for name in names[1:]:
         trk.track(Image.open(os.path.join(a.frames, name)))
+    for r in rows.values():  # a tracked frame (one with memories) that add_to_drm did not take
+        if "mem" in r:
+            r.setdefault("drm", 0)
     return rows
 
 
