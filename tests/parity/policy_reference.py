@@ -32,6 +32,10 @@ predicted IoUs + 1), mem (select_closest_cond_frames of its package, then the RA
 _prepare_memory_conditioned_features transcribed over output_dict: DRM frames in selection
 order, RAM frames ascending, the order of its memory tokens), drm (1 when it called add_to_drm
 for that frame, 0 on the other tracked frames: compare_decisions.py's DRM-add column).
+
+--masks-out DIR also writes the object's mask of every frame (video size), and --bf16 runs the
+tracker under bfloat16 autocast: run_policy_parity.sh judges samrt's masks by them
+(compare_policy_masks.py).
 """
 import argparse, importlib.util, json, os, sys
 
@@ -235,9 +239,12 @@ def run_dam4sam(a, ref):
     if a.max_frames:
         names = names[:a.max_frames + 1]
     mask = (np.array(Image.open(a.mask)) > 0).astype(np.uint8)
-    trk.initialize(Image.open(os.path.join(a.frames, names[0])), mask)
-    for name in names[1:]:
-        trk.track(Image.open(os.path.join(a.frames, name)))
+    with torch.autocast(a.device, dtype=torch.bfloat16, enabled=a.bf16):
+        out = trk.initialize(Image.open(os.path.join(a.frames, names[0])), mask)
+        save_mask(a.masks_out, 0, out["pred_mask"])
+        for t, name in enumerate(names[1:], 1):
+            out = trk.track(Image.open(os.path.join(a.frames, name)))
+            save_mask(a.masks_out, t, out["pred_mask"])
     for r in rows.values():  # a tracked frame (one with memories) that add_to_drm did not take
         if "mem" in r:
             r.setdefault("drm", 0)
@@ -317,6 +324,10 @@ def main():
     ap.add_argument("--max-frames", type=int, default=0)
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--masks-out", help="also write the object's mask of every frame (video size, logit > 0) "
+                    "as DIR/NNNNN.png, 0/255")
+    ap.add_argument("--bf16", action="store_true", help="under bfloat16 autocast, as the official predictors "
+                    "run: the baseline of the low-precision mask bars")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("official_reference", a.official_ref)
     ref = importlib.util.module_from_spec(spec)
@@ -338,7 +349,7 @@ def main():
         return hit[0] if hit else -1
     rows = tap_model(model, kept, memory_frames)
 
-    with torch.inference_mode():
+    with torch.autocast(a.device, dtype=torch.bfloat16, enabled=a.bf16), torch.inference_mode():
         state = model.init_state(video_path=a.frames)
         kw = {}
         if a.click:
@@ -350,9 +361,21 @@ def main():
             raise SystemExit("give --click or --box")
         model.add_new_points_or_box(state, frame_idx=0, obj_id=1, **kw)
         n = a.max_frames or None
-        for _ in model.propagate_in_video(state, start_frame_idx=0, max_frame_num_to_track=n):
-            pass
+        for t, _, masks in model.propagate_in_video(state, start_frame_idx=0, max_frame_num_to_track=n):
+            save_mask(a.masks_out, t, masks[0, 0] > 0)
     write_rows(rows, a.out)
+
+
+def save_mask(folder, t, m):
+    """Frame t's mask (a tensor or array, nonzero = object) as folder/NNNNN.png, 0/255; nothing
+    without --masks-out."""
+    if not folder:
+        return
+    import numpy as np
+    from PIL import Image
+    os.makedirs(folder, exist_ok=True)
+    m = m.detach().cpu().numpy() if hasattr(m, "detach") else np.asarray(m)
+    Image.fromarray(np.where(np.squeeze(m) > 0, 255, 0).astype(np.uint8)).save(os.path.join(folder, f"{t:05d}.png"))
 
 
 def write_rows(rows, path):

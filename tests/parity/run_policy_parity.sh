@@ -9,8 +9,11 @@
 # and a synthetic clip with occluders (`samrt synth --seed 1`; the box of object 001 on frame 0).
 #   tests/parity/run_policy_parity.sh sam2.1_tiny 200           (GPU machine, build/gpu)
 #   SAMRT=build/cpurel/tools/samrt DEVICE=cpu tests/parity/run_policy_parity.sh sam2.1_tiny 8
-# Summary lines go to $OUT/policy_parity_summary.txt (OUT default parity-out). Exit 0 when every
-# compared frame agrees.
+# Summary lines go to $OUT/policy_parity_summary.txt (OUT default parity-out). Both sides also
+# run at LOWP (default bf16; "bf16 fp16" for both, the official side always bf16 autocast), and
+# the masks are judged by compare_policy_masks.py: fp32 against the official fp32 run's, the low
+# precision against it next to the official bf16 run's own IoU (docs/parity.md's bar). Exit 0
+# when every compared frame agrees and every mask meets its bar.
 #
 # DAM4SAM (third argument dam4sam): its official tracker (github.com/jovanavidenovic/DAM4SAM,
 # DAM4SAMTracker.initialize / track, driven by policy_reference.py --policy dam4sam) against
@@ -64,14 +67,32 @@ for clip in bedroom synth; do
     ref=(--policy dam4sam --mask "$mask" --settings "$SET"); s=(--mask "$mask" --settings "$SET")
   elif [ $clip = bedroom ]; then dir=$work/bedroom; ref=(--click 210,350); s=(--point 210,350)
   else dir=$synth; ref=(--box "$box"); s=(--box "$box"); fi
-  python3 tests/parity/policy_reference.py --pkg "$PKG" --model "$model" --ckpt "$ck" --device "$DEV" \
-    --frames "$dir" "${ref[@]}" --out "$final/$clip.$policy.ref.jsonl" >>"$final/policy_parity.log" 2>&1 \
-    || { echo "official $policy run failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
-  SAMRT_TRACK_DECISIONS="$final/$clip.$policy.samrt.txt" "$S" track --weights "$ck" --frames "$dir" "${s[@]}" \
-    --memory $policy --precision fp32 --out "$work/out_$clip" >>"$final/policy_parity.log" 2>&1 \
-    || { echo "samrt track failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
+  for p in fp32 bf16; do  # the official runs (fp32: the decisions' reference; bf16 autocast: the masks' baseline)
+    o=(--masks-out "$work/ref_${clip}_$p"); [ $p = fp32 ] || o+=(--bf16)
+    python3 tests/parity/policy_reference.py --pkg "$PKG" --model "$model" --ckpt "$ck" --device "$DEV" \
+      --frames "$dir" "${ref[@]}" "${o[@]}" --out "$final/$clip.$policy.ref$([ $p = fp32 ] || echo _$p).jsonl" \
+      >>"$final/policy_parity.log" 2>&1 && continue
+    echo "official $policy $p run failed ($clip)"; tail -5 "$final/policy_parity.log"
+    [ $p = fp32 ] && exit 3
+    echo "$model $policy $clip: official bf16 run failed, no low-precision mask bar" | tee -a "$summary"; status=1
+  done
+  for p in fp32 ${LOWP:-bf16}; do
+    SAMRT_TRACK_DECISIONS="$final/$clip.$policy.samrt$([ $p = fp32 ] || echo _$p).txt" "$S" track --weights "$ck" \
+      --frames "$dir" "${s[@]}" --memory $policy --precision $p --out "$work/out_${clip}_$p" >>"$final/policy_parity.log" 2>&1 \
+      || { echo "samrt track $p failed ($clip)"; tail -5 "$final/policy_parity.log"; exit 3; }
+  done
   python3 tests/parity/compare_decisions.py --samrt "$final/$clip.$policy.samrt.txt" \
     --ref "$final/$clip.$policy.ref.jsonl" --label "$model $policy $clip ($((n + 1)) frames)" | tee -a "$summary"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # the masks: fp32 against the official fp32 run; the low precision against it, next to the official bf16 run's
+  python3 tests/parity/compare_policy_masks.py --ref "$work/ref_${clip}_fp32" --test "$work/out_${clip}_fp32/001" \
+    --label "$model $policy $clip fp32 masks" | tee -a "$summary"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  for p in ${LOWP:-bf16}; do
+    [ -d "$work/ref_${clip}_bf16" ] || continue
+    python3 tests/parity/compare_policy_masks.py --ref "$work/ref_${clip}_fp32" --test "$work/out_${clip}_$p/001" \
+      --base "$work/ref_${clip}_bf16" --label "$model $policy $clip $p masks" | tee -a "$summary"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 done
 exit $status
