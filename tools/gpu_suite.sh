@@ -239,7 +239,8 @@ for s in "$@"; do
     mkdir -p build/speed
     pts="210,350;600,250;800,420"
     # SPEED_MODELS: sam2.1_*, edgetam, efficienttam_<variant> (efficienttam_ti_512 = _ti_512x512);
-    # SPEED_PRECISION: samrt's precision (default bf16, the official side's autocast)
+    # SPEED_PRECISION: samrt's precision (default bf16, the official side's autocast);
+    # SPEED_OBJECTS: the object counts (default "1 3", at most 3 clicks)
     for m in ${SPEED_MODELS:-sam2.1_tiny sam2.1_base_plus}; do
       case $m in efficienttam_*_512) m=${m}x512 ;; esac
       pkg=.carry/sam2ref imgsz=()
@@ -255,7 +256,7 @@ for s in "$@"; do
         [ -f "$cfg" ] || { echo "$m: no $cfg"; continue; }
         case $m in *_512x512) imgsz=(--imgsz 512) ;; esac ;;
       esac
-      for k in 1 3; do
+      for k in ${SPEED_OBJECTS:-1 3}; do
         p=$(echo "$pts" | cut -d';' -f1-$k)
         save=; [ -f "$ck" ] || save="--save-ckpt $ck"; load=; [ -f "$ck" ] && load="--ckpt $ck"
         python3 $off --pkg $pkg --cfg "$cfg" --frames .carry/bedroom \
