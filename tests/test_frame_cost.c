@@ -9,6 +9,7 @@
  *   - structure: a second object adds exactly one memory attention pass and its five copies
  *     (the heads and the memory encoder run batched over the object slots, the image encoder
  *     once), the stages sum to the total, precision changes bytes but not launches or FLOPs;
+ *   - memory policies: samurai's and dam4sam's kernels counted in the heads stage;
  *   - bad arguments are refused.
  * The GPU side (the frame's graph holds exactly the planned kernels) is test_frame_cost_cuda. */
 #include <math.h>
@@ -172,8 +173,58 @@ static void projection(enum samrt_model_id model, const char *name) {
     }
 }
 
+/* memory policies: samurai adds its 3 launches (box init, boxes, decisions) and dam4sam its 1
+ * to the heads stage per frame, over every object at once; the bytes by hand from the
+ * low-res planes (4 L^2 bytes each: samurai 5 per object, dam4sam 11); nothing else moves */
+static void policies(enum samrt_model_id model, const char *name) {
+    static const enum samrt_memory_policy kinds[] = {SAMRT_MEMORY_SAMURAI, SAMRT_MEMORY_DAM4SAM};
+    static const int launches[] = {3, 1}, planes[] = {5, 11};
+    samrt_engine_t base = plan(model, SAMRT_DTYPE_F16, 2);
+    struct samrt_internal_frame_cost b1, b2;
+    if (!base || !cost(base, 1, &b1) || !cost(base, 2, &b2)) goto out;
+    for (int i = 0; i < 2; i++) {
+        struct samrt_engine_params p = samrt_engine_default_params();
+        p.platform = "h100-80gb";
+        p.precision = SAMRT_DTYPE_F16;
+        p.max_objects = 2;
+        p.max_frame_width = 1280;
+        p.max_frame_height = 720;
+        p.memory = kinds[i];
+        samrt_engine_t e = NULL;
+        CHECK_STATUS(samrt_engine_init_plan_only(model, &p, &e), SAMRT_OK);
+        struct samrt_internal_frame_cost f1, f2;
+        if (!e || !cost(e, 1, &f1) || !cost(e, 2, &f2)) {
+            samrt_engine_free(e);
+            continue;
+        }
+        const char *pol = samrt_memory_policy_name(kinds[i]);
+        const int H = SAMRT_INTERNAL_STAGE_HEADS;
+        for (int s = 0; s < SAMRT_INTERNAL_STAGES; s++) {
+            const int64_t want = b1.stage[s].launches + (s == H ? launches[i] : 0);
+            CHECK_MSG(f1.stage[s].launches == want, "%s %s: stage %s %lld launches, want %lld", name, pol,
+                      samrt_internal_stage_name(s), (long long)f1.stage[s].launches, (long long)want);
+        }
+        CHECK_EQ_INT((int)(f2.stage[H].launches - b2.stage[H].launches), launches[i]);  /* batched over objects */
+        const double low = 256.0, plane = 4.0 * low * low;  /* 1024 input: 256 x 256 low-res logits */
+        for (int n = 1; n <= 2; n++) {
+            const double got = (n == 1 ? f1 : f2).stage[H].bytes - (n == 1 ? b1 : b2).stage[H].bytes;
+            CHECK_MSG(near(got, n * planes[i] * plane, 1e-9), "%s %s, %d objects: %.0f policy bytes, by hand %.0f",
+                      name, pol, n, got, n * planes[i] * plane);
+        }
+        CHECK(f1.stage[H].projected_ms > b1.stage[H].projected_ms);
+        printf("%s fp16 %s, 1 object: heads %lld launches (sam2 %lld), %.2f MB (sam2 %.2f); frame %lld launches\n",
+               name, pol, (long long)f1.stage[H].launches, (long long)b1.stage[H].launches, f1.stage[H].bytes / 1e6,
+               b1.stage[H].bytes / 1e6, (long long)f1.total.launches);
+        samrt_engine_free(e);
+    }
+out:
+    samrt_engine_free(base);
+}
+
 int main(void) {
     tiny_by_hand();
+    policies(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny");
+    policies(SAMRT_MODEL_EDGETAM, "edgetam");
     projection(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny");
     projection(SAMRT_MODEL_EDGETAM, "edgetam");
     per_object(SAMRT_MODEL_SAM2_1_TINY, "sam2.1_tiny", 605.61, 11.61);

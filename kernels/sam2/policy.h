@@ -259,6 +259,18 @@ SAMRT_POLICY_HD void samrt_samurai_restart(double *st) {
     for (int i = 0; i < SAMRT_POLICY_STATE; i++) st[i] = 0.0;
 }
 
+/* The work of samrt_policy_samurai_cuda over n_obj objects (`samrt budget`'s frame cost):
+ * three launches (box init, boxes, decisions); per object the three candidates' L x L planes
+ * read for the boxes (each bilinear sample of the S x S upsample about 10 flops), the chosen
+ * plane read and the gated logits written. The state and box rows are noise beside them. */
+static inline void samrt_policy_samurai_cost(int n_obj, int low, int side, int64_t *launches, double *flops,
+                                             double *bytes) {
+    const double plane = 4.0 * low * low;
+    *launches = 3;
+    *flops = 30.0 * n_obj * (double)side * side;
+    *bytes = n_obj * 5.0 * plane;
+}
+
 /* SAMRT_E_INVALID_ARG for NULL pointers or sizes out of range. No logging. */
 enum samrt_status samrt_policy_check(const struct samrt_policy_args *a);
 /* Step 1 for one plane (L x L f32 logits) at model side S: box[4] as above. */

@@ -149,6 +149,17 @@ SAMRT_POLICY_HD void samrt_dam_finish(double *st, int best, const float *iou, fl
     dec[SAMRT_DAM_DEC_TESTED] = (float)tested;
 }
 
+/* The work of samrt_policy_dam4sam_cuda over n_obj objects (`samrt budget`'s frame cost): one
+ * launch; per object, where the gate opens, the chosen and the two other candidates' L x L
+ * planes read and, per alternative, the component labels and sizes written and read (the
+ * compulsory bytes when every object's gate opens: the frame's worst case). */
+static inline void samrt_policy_dam4sam_cost(int n_obj, int low, int64_t *launches, double *flops, double *bytes) {
+    const double plane = 4.0 * low * low;
+    *launches = 1;
+    *flops = 30.0 * n_obj * (double)low * low;
+    *bytes = n_obj * (3.0 + 2.0 * 4.0) * plane;
+}
+
 /* SAMRT_E_INVALID_ARG for NULL pointers or sizes out of range. No logging. */
 enum samrt_status samrt_policy_dam_check(const struct samrt_policy_dam_args *a);
 /* Step 2 for one alternative on the CPU: the box (x0, y0, x1, y1) of the largest 8-connected

@@ -5,8 +5,8 @@
  *
  * The passes' ops are not counted again here: each pass's PLAN recorded its own cost
  * (ops.h, struct samrt_op_cost), so this file adds only what the runtime launches around them
- * (the resize, the table-driven row copies, the per-object staging copies, the health check,
- * the mask decode) and mirrors enqueue_frame's order. A change to enqueue_frame that adds a
+ * (the resize, the table-driven row copies, the per-object staging copies, the memory policy's
+ * kernels, the health check, the mask decode) and mirrors enqueue_frame's order. A change to enqueue_frame that adds a
  * launch must add it here too: tests/test_frame_cost_cuda.c compares this count with the
  * kernel nodes of the frame's captured graph, and tests/test_frame_cost.c with a hand count. */
 #include <stdio.h>
@@ -90,6 +90,11 @@ enum samrt_status samrt_sam2_frame_cost(struct samrt_engine *e, int objects, int
     add_pass(&st[SAMRT_INTERNAL_STAGE_HEADS], &t->heads.ctx, 1);
     const double low = (double)m->seg.heads.low;
     add(&st[SAMRT_INTERNAL_STAGE_HEADS], &pk, 0, 3 * (int64_t)n, 0, 2.0 * n * (4.0 * low * low + 4.0 + ptr_row));
+    /* the memory policy's kernels on the tracked objects' candidates (track_policy.c) */
+    int64_t pol_launches;
+    double pol_flops, pol_bytes;
+    samrt_sam2_track_policy_cost(&t->policy, n, (int)low, m->enc.imgsz, &pol_launches, &pol_flops, &pol_bytes);
+    if (pol_launches) add(&st[SAMRT_INTERNAL_STAGE_HEADS], &pk, pol_launches, 0, pol_flops, pol_bytes);
 
     /* the memory encoder; the ring and pointer scatters (no conditioning pairs on a tracked
      * frame: that gather launches nothing); the health check (two kernels) */

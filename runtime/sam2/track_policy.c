@@ -233,6 +233,13 @@ enum samrt_status samrt_sam2_track_policy_enqueue(struct samrt_engine *e, struct
     return samrt_op_policy_samurai(samrt_engine_on_device(e), &a, stream);
 }
 
+void samrt_sam2_track_policy_cost(const struct samrt_sam2_track_policy *pol, int n_obj, int low, int side,
+                                  int64_t *launches, double *flops, double *bytes) {
+    *launches = 0, *flops = *bytes = 0.0;
+    if (pol->kind == SAMRT_MEMORY_DAM4SAM) samrt_policy_dam4sam_cost(n_obj, low, launches, flops, bytes);
+    else if (pol->kind == SAMRT_MEMORY_SAMURAI) samrt_policy_samurai_cost(n_obj, low, side, launches, flops, bytes);
+}
+
 enum samrt_status samrt_sam2_track_policy_download(struct samrt_engine *e, struct samrt_sam2 *m, samrt_stream *stream) {
     struct samrt_sam2_track_policy *pol = &m->trk.policy;
     pol->have_dec = 0;

@@ -125,6 +125,10 @@ void samrt_sam2_track_dam_decided(struct samrt_track_policy_obj *po, int t, int 
  * phase (heads all_masks / all_iou / score), writing the rows of low_out. */
 enum samrt_status samrt_sam2_track_policy_enqueue(struct samrt_engine *e, struct samrt_sam2 *m, const uint8_t *codes,
                                                   int n_obj, samrt_stream *stream);
+/* The work samrt_sam2_track_policy_enqueue issues on a steady frame of n_obj tracked objects
+ * (low-res side low, model side side): launches, flops, bytes; all 0 under sam2. */
+void samrt_sam2_track_policy_cost(const struct samrt_sam2_track_policy *pol, int n_obj, int low, int side,
+                                  int64_t *launches, double *flops, double *bytes);
 /* The frame's decisions to the host with the frame's other downloads (stream order). */
 enum samrt_status samrt_sam2_track_policy_download(struct samrt_engine *e, struct samrt_sam2 *m, samrt_stream *stream);
 /* After the frame's sync: admissions into the banks, the dump line. */
