@@ -12,28 +12,23 @@
  * A build without the bench's tracker skips the runs.
  *
  * Run: ctest --preset test -R test_bench_memory */
-#include "bench.h"
-#include "ckpt_write.h"
+#include "bench_tiny.h"
 #include "csv.h"
-#include "synth.h"
-#include "tool_test.h"
 
 #define N_FRAMES 3
-
-static int bench_real(int argc, char **argv) { return samrt_bench_main(argc, argv, samrt_tracker_backend()); }
 
 static const char *cell(const struct samrt_csv *t, size_t row, const char *col) {
     const int c = samrt_csv_col(t, col);
     return c >= 0 ? samrt_csv_cell(t, row, c) : "";
 }
 
-static char g_split[512], g_weights[512];
+static struct bench_tiny g_bt;
 
 /* Runs bench with the common options of a tiny CPU run and the given extra ones; 0 = ok. */
-#define RUN_BENCH(cap, out, ...)                                                                               \
-    TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir", g_weights,      \
-           "--imgsz", "64", "--platform", "cpu", "--precision", "fp32", "--warmup", "0", "--runs", "1",        \
-           __VA_ARGS__)
+#define RUN_BENCH(cap, out, ...)                                                                             \
+    TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", out, "--weights_dir",     \
+           g_bt.weights, "--imgsz", "64", "--platform", "cpu", "--precision", "fp32", "--warmup", "0",      \
+           "--runs", "1", __VA_ARGS__)
 
 static int exists(const char *out, const char *rel) {
     char path[1200];
@@ -59,6 +54,13 @@ static void test_refused(void) {
     CHECK(!exists(out, "profile_summary.csv") && !exists(out, "experiment_config.txt"));  /* nothing ran */
 }
 
+/* <out>/profile_summary.csv into t (checked). */
+static void read_summary(const char *out, struct samrt_csv *t) {
+    char err[256], path[700];
+    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
+    CHECK_STATUS(samrt_csv_read_table(path, t, err, sizeof err), SAMRT_OK);
+}
+
 /* The columns that say what ran, equal on the rows of the two policies. */
 static void check_same_run(const struct samrt_csv *t, size_t a, size_t b) {
     static const char *const same[] = {"platform", "video", "object", "model", "run", "imgsz", "frames",
@@ -78,9 +80,8 @@ static void test_per_object(void) {
           strstr(log, "samrt bench: sam2.1_tiny_mask@samurai: decode ") && strstr(log, "samrt bench: 2 rows "));
     free(log);
     struct samrt_csv t;
-    char err[256], path[700];
-    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
-    CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
+    char path[700];
+    read_summary(out, &t);
     CHECK_EQ_INT((int)t.n_rows - 1, 2);
     if (t.n_rows == 3) {
         CHECK(!strcmp(cell(&t, 1, "memory"), "sam2") && !strcmp(cell(&t, 2, "memory"), "samurai"));
@@ -117,9 +118,8 @@ static void test_sweep(void) {
     }
     free(log);
     struct samrt_csv t;
-    char err[256], path[700];
-    snprintf(path, sizeof path, "%s/profile_summary.csv", out);
-    CHECK_STATUS(samrt_csv_read_table(path, &t, err, sizeof err), SAMRT_OK);
+    char path[700];
+    read_summary(out, &t);
     CHECK_EQ_INT((int)t.n_rows - 1, 4);
     for (size_t r = 1; r < t.n_rows && t.n_rows == 5; r++) {
         CHECK_MSG(!strcmp(cell(&t, r, "config"), want[r - 1]), "row %zu: %s", r, cell(&t, r, "config"));
@@ -165,28 +165,8 @@ static void test_single(void) {
 
 int main(void) {
     if (tt_begin("test_bench_memory")) return 1;
-    struct samrt_synth_params p = samrt_synth_default_params();
-    p.n_videos = 1, p.n_frames = N_FRAMES, p.n_objects = 1, p.width = 64, p.height = 48;
-    snprintf(g_split, sizeof g_split, "%s", tt_path("split"));
-    snprintf(g_weights, sizeof g_weights, "%s", tt_path("weights"));
-    char ckpt[600];
-    snprintf(ckpt, sizeof ckpt, "%s/sam2.1_hiera_tiny.pt", g_weights);
-    if (samrt_synth_write(g_split, &p, 0) != SAMRT_OK || mkdir(g_weights, 0777) != 0) {
-        fprintf(stderr, "test_bench_memory: cannot write the synthetic split\n");
-        return 1;
-    }
+    if (bench_tiny_setup("test_bench_memory", N_FRAMES, 64, 48, &g_bt)) return 1;
     test_refused();
-#ifdef SAMRT_BENCH_TRACKING
-    CHECK_STATUS(samrt_ckpt_write_random(ckpt, SAMRT_MODEL_SAM2_1_TINY, 7), SAMRT_OK);
-    test_per_object();
-    test_sweep();
-    test_single();
-    remove(ckpt);
-    return tt_end("test_bench_memory");
-#else
-    (void)test_per_object, (void)test_sweep, (void)test_single;
-    const int rc = tt_end("test_bench_memory");
-    printf("test_bench_memory: SKIPPED the runs: this build has no bench tracker (SAMRT_BENCH_TRACKING=OFF)\n");
-    return rc ? rc : 77;
-#endif
+    if (BENCH_TINY_RUNS) test_per_object(), test_sweep(), test_single();
+    return bench_tiny_end("test_bench_memory", &g_bt);
 }

@@ -16,18 +16,14 @@
  * Run: ctest --preset test -R test_bench_sweep */
 #include <math.h>
 
-#include "bench.h"
-#include "ckpt_write.h"
+#include "bench_tiny.h"
 #include "csv.h"
 #include "profile.h"
-#include "synth.h"
-#include "tool_test.h"
 
 #define VW 64
 #define VH 48
 #define N_FRAMES 3
 
-static int bench_real(int argc, char **argv) { return samrt_bench_main(argc, argv, samrt_tracker_backend()); }
 
 static const char *cell(const struct samrt_csv *t, size_t row, const char *col) {
     return samrt_csv_cell(t, row, samrt_csv_col(t, col));
@@ -136,7 +132,7 @@ static void test_grid(void) {
         }
 }
 
-static char g_split[512], g_weights[512];
+static struct bench_tiny g_bt;
 
 static void test_refused(void) {
     char cap[512];
@@ -146,7 +142,7 @@ static void test_refused(void) {
                                          {"--streams", "2,2"}, {"--streams", ""},    {"--streams", "1,,2"},
                                          {"--streams", "17"},  {"--streams", "1;2"}};
     for (size_t i = 0; i < SAMRT_ARRAY_LEN(bad); i++) {
-        CHECK_EQ_INT(TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"),
+        CHECK_EQ_INT(TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", tt_path("o"),
                             "--models", "sam2.1_tiny_points", bad[i][0], bad[i][1]),
                      SAMRT_EXIT_USAGE);
         char *s = tt_read(cap), says[32];
@@ -154,10 +150,10 @@ static void test_refused(void) {
         CHECK_MSG(s && strstr(s, says), "%s '%s': %s", bad[i][0], bad[i][1], s ? s : "");
         free(s);
     }
-    CHECK_EQ_INT(TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
+    CHECK_EQ_INT(TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", tt_path("o"), "--models",
                         "sam2.1_tiny_points", "--objects", "1,2", "--per_obj"),
                  SAMRT_EXIT_USAGE);
-    CHECK_EQ_INT(TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", tt_path("o"), "--models",
+    CHECK_EQ_INT(TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", tt_path("o"), "--models",
                         "sam2.1_tiny_points", "--streams", "1,2", "--per_obj"),
                  SAMRT_EXIT_USAGE);
     CHECK(access(tt_path("o/profile_summary.csv"), F_OK) != 0);
@@ -166,8 +162,8 @@ static void test_refused(void) {
 /* The rows and files of a 1, 2 sweep on the CPU backend. */
 static void test_sweep(void) {
     const char *cap = tt_path("sweep.txt"), *out = tt_path("sweep");
-    const int rc = TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir",
-                          g_weights, "--models", "sam2.1_tiny_points", "--objects", "1,2", "--imgsz", "64",
+    const int rc = TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", out, "--weights_dir",
+                          g_bt.weights, "--models", "sam2.1_tiny_points", "--objects", "1,2", "--imgsz", "64",
                           "--platform", "cpu", "--precision", "fp32", "--warmup", "1", "--warmup_frames", "1", "--runs", "1");
     char *log = tt_read(cap);
     CHECK_MSG(rc == SAMRT_EXIT_OK, "exit %d: %s", rc, log ? log : "");
@@ -239,8 +235,8 @@ static void test_sweep(void) {
  * two threads; one row per count of streams. */
 static void test_streams(void) {
     const char *cap = tt_path("streams.txt"), *out = tt_path("streams");
-    const int rc = TT_RUN(cap, bench_real, "bench", "--split_dir", g_split, "--out_dir", out, "--weights_dir",
-                          g_weights, "--models", "sam2.1_tiny_points", "--streams", "1,2", "--imgsz", "64",
+    const int rc = TT_RUN(cap, bench_tiny_real, "bench", "--split_dir", g_bt.split, "--out_dir", out, "--weights_dir",
+                          g_bt.weights, "--models", "sam2.1_tiny_points", "--streams", "1,2", "--imgsz", "64",
                           "--platform", "cpu", "--precision", "fp32", "--warmup", "1", "--warmup_frames", "1",
                           "--runs", "1");
     char *log = tt_read(cap);
@@ -285,27 +281,8 @@ int main(void) {
     test_parse_objects();
     test_parse_streams();
     test_grid();
-    struct samrt_synth_params p = samrt_synth_default_params();
-    p.n_videos = 1, p.n_frames = N_FRAMES, p.n_objects = 1, p.width = VW, p.height = VH;
-    snprintf(g_split, sizeof g_split, "%s", tt_path("split"));
-    snprintf(g_weights, sizeof g_weights, "%s", tt_path("weights"));
-    char ckpt[600];
-    snprintf(ckpt, sizeof ckpt, "%s/sam2.1_hiera_tiny.pt", g_weights);
-    if (samrt_synth_write(g_split, &p, 0) != SAMRT_OK || mkdir(g_weights, 0777) != 0) {
-        fprintf(stderr, "test_bench_sweep: cannot write the synthetic split\n");
-        return 1;
-    }
+    if (bench_tiny_setup("test_bench_sweep", N_FRAMES, VW, VH, &g_bt)) return 1;
     test_refused();
-#ifdef SAMRT_BENCH_TRACKING
-    CHECK_STATUS(samrt_ckpt_write_random(ckpt, SAMRT_MODEL_SAM2_1_TINY, 7), SAMRT_OK);
-    test_sweep();
-    test_streams();
-    remove(ckpt);
-    return tt_end("test_bench_sweep");
-#else
-    (void)test_sweep, (void)test_streams;
-    const int rc = tt_end("test_bench_sweep");
-    printf("test_bench_sweep: SKIPPED the sweep run: this build has no bench tracker (SAMRT_BENCH_TRACKING=OFF)\n");
-    return rc ? rc : 77;
-#endif
+    if (BENCH_TINY_RUNS) test_sweep(), test_streams();
+    return bench_tiny_end("test_bench_sweep", &g_bt);
 }

@@ -10,13 +10,12 @@ import os
 import subprocess
 import sys
 import tempfile
+import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare_decisions as cd  # noqa: E402
-
-N_PASS, N_FAIL = 0, 0
 
 HEADER = "# frame obj policy index iou score kf_iou admit memory_frames\n"
 # frame 0 is the prompt (no decision ran), frames 1-3 tracked; object 2's lines are noise
@@ -31,78 +30,58 @@ REF = [{"frame": 1, "index": 2, "mem": [0], "drm": 0},
        {"frame": 3, "index": 1, "mem": [0, 2, 1], "drm": 0}]
 
 
-def check(cond, what):
-    global N_PASS, N_FAIL
-    if cond:
-        N_PASS += 1
-    else:
-        N_FAIL += 1
-        print(f"FAIL: {what}")
+class CompareDecisions(unittest.TestCase):
+    def test_read(self):
+        rows = cd.read_samrt(SAMRT, 1)
+        self.assertEqual(sorted(rows), [0, 1, 2, 3])
+        self.assertEqual(rows[2], {"index": 1, "admit": 1, "mem": [0, 1]})
+        self.assertEqual((rows[0]["mem"], rows[0]["admit"]), ([], -1))
+        self.assertEqual(cd.read_samrt(SAMRT, 2)[1]["index"], 3)  # object 2 read on its own
 
+    def test_equal(self):
+        counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), REF)
+        self.assertEqual(counts, {"index": [3, 3], "mem": [3, 3], "drm": [3, 3]})
+        self.assertEqual(bad, [])  # frame 3: samrt's -1 (no decision) is no addition
+        self.assertEqual(cd.summary("tiny dam4sam synth", len(REF), counts),
+                         "tiny dam4sam synth: 3 frames; mask index 3/3 equal; memory frames 3/3 equal; "
+                         "DRM add 3/3 equal")
 
-def test_read():
-    rows = cd.read_samrt(SAMRT, 1)
-    check(sorted(rows) == [0, 1, 2, 3], f"frames {sorted(rows)}")
-    check(rows[2] == {"index": 1, "admit": 1, "mem": [0, 1]}, f"frame 2 {rows[2]}")
-    check(rows[0]["mem"] == [] and rows[0]["admit"] == -1, f"frame 0 {rows[0]}")
-    check(cd.read_samrt(SAMRT, 2)[1]["index"] == 3, "object 2 read on its own")
+    def test_drm_mismatch(self):
+        ref = [dict(r) for r in REF]
+        ref[0]["drm"] = 1  # official added frame 1, samrt did not
+        ref[1]["drm"] = 0  # and the other way round on frame 2
+        counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), ref)
+        self.assertEqual(counts, {"index": [3, 3], "mem": [3, 3], "drm": [1, 3]})
+        self.assertEqual(bad, ["frame 1: DRM add samrt 0 official 1", "frame 2: DRM add samrt 1 official 0"])
+        self.assertTrue(cd.summary("L", 3, counts).endswith("; DRM add 1/3 equal"))
 
+    def test_samurai_lines(self):
+        """Official lines without "drm" (samurai): no DRM column, the admission is not compared."""
+        ref = [{k: v for k, v in r.items() if k != "drm"} for r in REF] + [{"frame": 4, "index": 1}]
+        counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), ref)
+        self.assertEqual(counts["drm"], [0, 0])
+        self.assertEqual(bad, ["frame 4: missing in samrt's file"])
+        self.assertNotIn("DRM", cd.summary("L", 4, counts))
+        counts, _ = cd.compare(cd.read_samrt(SAMRT, 1), [{"frame": 2, "index": 2, "mem": [1, 0]}])
+        self.assertEqual(counts, {"index": [0, 1], "mem": [0, 1], "drm": [0, 0]})
 
-def test_equal():
-    counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), REF)
-    check(counts == {"index": [3, 3], "mem": [3, 3], "drm": [3, 3]}, f"counts {counts}")
-    check(bad == [], f"bad {bad}")  # frame 3: samrt -1 (no decision) is no addition
-    line = cd.summary("tiny dam4sam synth", len(REF), counts)
-    check(line == "tiny dam4sam synth: 3 frames; mask index 3/3 equal; memory frames 3/3 equal; DRM add 3/3 equal",
-          line)
-
-
-def test_drm_mismatch():
-    ref = [dict(r) for r in REF]
-    ref[0]["drm"] = 1  # official added frame 1, samrt did not
-    ref[1]["drm"] = 0  # and the other way round on frame 2
-    counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), ref)
-    check(counts["drm"] == [1, 3] and counts["index"] == [3, 3] and counts["mem"] == [3, 3], f"counts {counts}")
-    check(bad == ["frame 1: DRM add samrt 0 official 1", "frame 2: DRM add samrt 1 official 0"], f"bad {bad}")
-    check(cd.summary("L", 3, counts).endswith("; DRM add 1/3 equal"), cd.summary("L", 3, counts))
-
-
-def test_samurai_lines():
-    """Official lines without "drm" (samurai): no DRM column, the admission is not compared."""
-    ref = [{k: v for k, v in r.items() if k != "drm"} for r in REF] + [{"frame": 4, "index": 1}]
-    counts, bad = cd.compare(cd.read_samrt(SAMRT, 1), ref)
-    check(counts["drm"] == [0, 0], f"counts {counts}")
-    check(bad == ["frame 4: missing in samrt's file"], f"bad {bad}")
-    check("DRM" not in cd.summary("L", 4, counts), cd.summary("L", 4, counts))
-    counts, _ = cd.compare(cd.read_samrt(SAMRT, 1), [{"frame": 2, "index": 2, "mem": [1, 0]}])
-    check(counts == {"index": [0, 1], "mem": [0, 1], "drm": [0, 0]}, f"index / memory mismatch {counts}")
-
-
-def test_exit_status(d):
-    """The script fails on a DRM mismatch alone and passes when everything agrees."""
-    samrt = os.path.join(d, "samrt.txt")
-    with open(samrt, "w") as f:
-        f.writelines(SAMRT)
-    for name, drm2, want_rc, want in (("equal", 1, 0, "DRM add 3/3 equal"), ("drm", 0, 1, "DRM add 2/3 equal")):
-        ref = os.path.join(d, name + ".jsonl")
-        with open(ref, "w") as f:
-            for r in REF:
-                f.write(json.dumps({**r, "drm": drm2} if r["frame"] == 2 else r) + "\n")
-        p = subprocess.run([sys.executable, os.path.join(HERE, "compare_decisions.py"), "--samrt", samrt, "--ref", ref,
-                            "--label", name], capture_output=True, text=True)
-        check(p.returncode == want_rc and want in p.stdout, f"{name}: exit {p.returncode}: {p.stdout}{p.stderr}")
-
-
-def main():
-    test_read()
-    test_equal()
-    test_drm_mismatch()
-    test_samurai_lines()
-    with tempfile.TemporaryDirectory() as d:
-        test_exit_status(d)
-    print(f"test_compare_decisions: {N_PASS} passed, {N_FAIL} failed")
-    return 1 if N_FAIL else 0
+    def test_exit_status(self):
+        """The script fails on a DRM mismatch alone and passes when everything agrees."""
+        with tempfile.TemporaryDirectory() as d:
+            samrt = os.path.join(d, "samrt.txt")
+            with open(samrt, "w") as f:
+                f.writelines(SAMRT)
+            for name, drm2, want_rc, want in (("equal", 1, 0, "DRM add 3/3 equal"),
+                                              ("drm", 0, 1, "DRM add 2/3 equal")):
+                ref = os.path.join(d, name + ".jsonl")
+                with open(ref, "w") as f:
+                    for r in REF:
+                        f.write(json.dumps({**r, "drm": drm2} if r["frame"] == 2 else r) + "\n")
+                p = subprocess.run([sys.executable, os.path.join(HERE, "compare_decisions.py"), "--samrt", samrt,
+                                    "--ref", ref, "--label", name], capture_output=True, text=True)
+                self.assertEqual(p.returncode, want_rc, p.stdout + p.stderr)
+                self.assertIn(want, p.stdout)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    unittest.main()
