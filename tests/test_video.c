@@ -12,7 +12,9 @@
  * Run: ctest -R test_video  (args: the demo clip, the corpus folder) */
 #include "video.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -265,6 +267,20 @@ static void *pipe_writer(void *arg) {
     return NULL;
 }
 
+/* Starts the writer of a named pipe (SIGPIPE ignored: a reader that gives up early). */
+static int pipe_start(struct pipe_feed *feed, pthread_t *th) {
+    signal(SIGPIPE, SIG_IGN);
+    return pthread_create(th, NULL, pipe_writer, feed);
+}
+
+/* Waits for the writer, first opening the reading end once more so that a writer still waiting
+ * for a reader (the reader failed before opening the pipe) gets one. */
+static void pipe_join(const char *fifo, pthread_t th) {
+    const int fd = open(fifo, O_RDONLY | O_NONBLOCK);
+    pthread_join(th, NULL);
+    if (fd >= 0) close(fd);
+}
+
 /* A named pipe is a live source, like a camera: no length (n_frames -1), and when its writer
  * stops after part of the clip written by test_truncated, the frames it sent come out, then
  * SAMRT_E_FORMAT "the pipe stopped sending at frame N" with the pipe named. A clip whose
@@ -282,7 +298,7 @@ static void test_live_and_codec(const char *name) {
     }
     struct pipe_feed feed = {fifo, data, size * 6 / 10};
     pthread_t th;
-    CHECK(pthread_create(&th, NULL, pipe_writer, &feed) == 0);
+    CHECK(pipe_start(&feed, &th) == 0);
     samrt_log_set(log_keep, NULL, SAMRT_LOG_ERROR);
     g_last_err[0] = 0;
     struct samrt_video_reader *r = NULL;
@@ -295,7 +311,7 @@ static void test_live_and_codec(const char *name) {
         st = read_all(r, &info, &n, NULL);
     }
     samrt_video_close(r);
-    pthread_join(th, NULL);
+    pipe_join(fifo, th);
     char want[64];
     snprintf(want, sizeof want, "the pipe stopped sending at frame %d,", n);
     CHECK_MSG(st == SAMRT_E_FORMAT && n > 0 && strstr(g_last_err, fifo) && strstr(g_last_err, want),
@@ -315,8 +331,8 @@ static void test_live_and_codec(const char *name) {
 }
 
 /* The AVI whose header asked FFmpeg for 1.8 GB (found by fuzzing the in-memory reader): with
- * the reader's bounds it is refused with the file named, or read from memory without harm, and
- * the peak resident memory grows by less than 200 MB either way. */
+ * the reader's bounds it is refused with the file (or the named pipe it comes through) named,
+ * or read from memory without harm, and the peak resident memory grows by less than 200 MB. */
 static void test_alloc_bound(const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/bad/avi_header_oom.avi", dir);
@@ -337,6 +353,22 @@ static void test_alloc_bound(const char *dir) {
     printf("avi_header_oom.avi: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
     samrt_video_close(r);
     r = NULL;
+    /* a named pipe, the live path (a camera opens the same way, with V4L2's format): same bounds */
+    char fifo[1100];
+    snprintf(fifo, sizeof fifo, "%s/avi.fifo", g_tmp);
+    struct pipe_feed feed = {fifo, data, size};
+    pthread_t th;
+    if (mkfifo(fifo, 0600) == 0 && pipe_start(&feed, &th) == 0) {
+        g_last_err[0] = 0;
+        st = samrt_video_open(fifo, &r, &info);
+        if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
+        samrt_video_close(r);
+        r = NULL;
+        pipe_join(fifo, th);
+        CHECK_MSG(st != SAMRT_OK && strstr(g_last_err, fifo), "%s: %s, \"%s\"", fifo, samrt_status_str(st),
+                  g_last_err);
+        printf("avi_header_oom.avi through a named pipe: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
+    }
     st = samrt_video_open_mem(data, size, &r, &info);
     if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
     samrt_video_close(r);
