@@ -34,7 +34,7 @@ elseif (TARGET samrt_cli)
   target_include_directories(bad_clip PRIVATE ${SAMRT_LAYER_INCLUDES_tools})
   add_test(NAME test_bad_input_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bad_input_cli.sh $<TARGET_FILE:samrt_cli>
            $<TARGET_FILE:bad_clip> ${CMAKE_CURRENT_BINARY_DIR}/bad_input_cli ${_demo_out}/weights/edgetam.pt)
-  set_tests_properties(test_bad_input_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 600
+  set_tests_properties(test_bad_input_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 900
     FIXTURES_REQUIRED samrt_demo_out)
 endif()
 
