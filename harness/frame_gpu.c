@@ -1,5 +1,6 @@
 /* frame_gpu.c - the frame streamer's GPU path (frame_gpu.h): nvJPEG into a device ring planned
- * at open, with libjpeg-turbo plus one upload for the files nvJPEG does not take. */
+ * at open, with libjpeg-turbo plus one upload for the files nvJPEG does not take or finds
+ * malformed, so a corrupt or truncated frame gets the message of the host path. */
 #include "frame_gpu.h"
 
 #include <stdlib.h>
@@ -77,7 +78,7 @@ enum samrt_status samrt_frame_gpu_decode(struct samrt_frame_gpu *g, const uint8_
     uint8_t *dst = samrt_frame_gpu_slot(g, k);
     const size_t pitch = 3 * (size_t)g->width;
     enum samrt_status st = samrt_jpeg_gpu_decode(g->dec, data, size, dst, pitch, g->stream);
-    if (st == SAMRT_E_UNSUPPORTED) {  /* not for nvJPEG: the CPU decodes it (or says what is wrong) */
+    if (st == SAMRT_E_UNSUPPORTED || st == SAMRT_E_FORMAT) {  /* the CPU decodes it (or says what is wrong) */
         struct samrt_image_info info;
         SAMRT_TRY(samrt_jpeg_info(data, size, &info));
         SAMRT_CHECK(info.width == g->width && info.height == g->height, SAMRT_E_FORMAT, "a %dx%d frame, %dx%d expected",

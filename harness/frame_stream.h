@@ -76,9 +76,9 @@ struct samrt_frame_decode {
 struct samrt_frame_stream_info {
     int width, height;
     int n_frames;         /* frames the stream delivers (after start and max_frames); -1 when
-                             unknown: a camera without max_frames */
+                             unknown: a camera or a named pipe without max_frames */
     double fps;           /* a video's frame rate, 0 when unknown or for a folder */
-    int is_video, is_device;
+    int is_video, is_device;  /* is_device: a live source, a camera or a named pipe (video.h) */
     char codec[32];       /* a video's decoder, e.g. "h264" */
     char decoder[32];     /* the decode path: "nvJPEG hardware", "nvJPEG GPU", "libjpeg-turbo x4",
                              "ffmpeg" */

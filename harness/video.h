@@ -89,7 +89,9 @@ struct samrt_video_info {
     double fps;               /* average frame rate; 0 when the container does not say */
     int64_t n_frames;         /* frames the file holds (exact: the container's count or a
                                  demux pass); -1 for a live device */
-    int is_device;            /* a camera (V4L2): frames arrive in real time, no end */
+    int is_device;            /* a live source, a camera (V4L2) or a named pipe: frames arrive
+                                 in real time, no length, and its end is an error (the source
+                                 stopped sending), after every frame it delivered */
     char codec[32];           /* decoder name, e.g. "h264" */
     char container[32];       /* demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2" (cut to fit) */
     int on_device;            /* frames are decoded by NVDEC into device memory: read them with
@@ -117,9 +119,10 @@ struct samrt_video_open_opts {
 struct samrt_video_reader;
 
 /* Opens a video file (any container and codec the linked FFmpeg reads: mp4, mkv, webm, avi,
- * ...) or a V4L2 camera (/dev/videoN), finds its video stream and its decoder. Errors:
- * SAMRT_E_IO (cannot open), SAMRT_E_FORMAT (not a video, no video stream, undecodable),
- * SAMRT_E_UNSUPPORTED (no FFmpeg in this build, a frame too large). */
+ * ...), a V4L2 camera (/dev/videoN) or a named pipe (read as it arrives, like a camera), finds
+ * its video stream and its decoder. Errors: SAMRT_E_IO (cannot open), SAMRT_E_FORMAT (not a
+ * video, no video stream), SAMRT_E_UNSUPPORTED (no FFmpeg in this build, a codec the linked
+ * FFmpeg has no decoder for, a frame too large). */
 enum samrt_status samrt_video_open(const char *path, struct samrt_video_reader **out, struct samrt_video_info *info);
 /* The same with the decode choices (opts NULL: the defaults, as samrt_video_open). */
 enum samrt_status samrt_video_open_with(const char *path, const struct samrt_video_open_opts *opts,
@@ -128,8 +131,10 @@ enum samrt_status samrt_video_open_with(const char *path, const struct samrt_vid
 enum samrt_status samrt_video_open_mem(const void *data, size_t size, struct samrt_video_reader **out,
                                        struct samrt_video_info *info);
 /* Decodes the next frame into rgb (info.width * info.height * 3 bytes). At the end of the
- * stream returns SAMRT_OK with f->eof = 1. A decode error, a frame of another size, or a file
- * that ends before the frame count its container promised is SAMRT_E_FORMAT. */
+ * stream returns SAMRT_OK with f->eof = 1. A read or decode error, a frame of another size, a
+ * file that ends before the frame count its container promised, or a live source that stops
+ * is SAMRT_E_FORMAT, logged with the file and the frame; the frames the decoder held before it
+ * are delivered first. */
 enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f);
 /* A reader opened with info.on_device: decodes the next frame into the device RGB8 frame rgb
  * (info.width * info.height * 3 bytes, pitch 3 * width, memory of the current GPU) and returns

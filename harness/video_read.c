@@ -14,7 +14,10 @@
  * Every FFmpeg failure becomes a status with the file name and FFmpeg's reason logged; the
  * library's own messages at error level and worse are forwarded to samrt's log, the chatty
  * rest is dropped. A file whose container promises more frames than it delivers (cut off in
- * the middle of its data) is an error, not a short video. */
+ * the middle of its data) is an error, not a short video. A live source (a camera, or a named
+ * pipe another program writes into) has no end: when it stops, that is an error too. A read
+ * error or a live source's end first drains the decoder, so every frame it holds is
+ * delivered before the error, which names the frame it stopped at. */
 #include "video.h"
 
 #include <libavcodec/avcodec.h>
@@ -165,6 +168,8 @@ struct samrt_video_reader {
     double time_base;
     int pending;           /* pkt holds a packet the decoder did not take yet */
     int draining, eof, is_device;
+    int live;              /* a camera or a named pipe: no length, and its end is an error */
+    int read_err;          /* the demuxer's error (or a live source's end) reported once drained */
     int abort;             /* samrt_video_interrupt: blocking reads return at once */
     struct samrt_video_hw *hw;  /* NVDEC (video_nvdec.c); NULL: software decoding, host frames */
     uint8_t *host;         /* hw: one RGB frame for the frames NVDEC turns down (decoded on the CPU) */
@@ -305,6 +310,18 @@ static enum samrt_status pick_decoder(struct samrt_video_reader *r, SAMRT_AV_CON
     return SAMRT_OK;
 }
 
+/* A video stream whose codec the linked FFmpeg cannot decode: valid input this build does not
+ * handle, named with the codec and the container's tag for it. */
+static enum samrt_status no_decoder(const struct samrt_video_reader *r) {
+    const int i = av_find_best_stream(r->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    const AVCodecParameters *p = i >= 0 ? r->fmt->streams[i]->codecpar : NULL;
+    char tag[AV_FOURCC_MAX_STRING_SIZE] = "";
+    if (p && p->codec_tag) av_fourcc_make_string(tag, p->codec_tag);
+    SAMRT_LOG_ERROR("%s: this FFmpeg has no decoder for its video stream (codec %s%s%s)", r->name,
+                    p ? avcodec_get_name(p->codec_id) : "?", tag[0] ? ", tag " : "", tag);
+    return SAMRT_E_UNSUPPORTED;
+}
+
 /* After the input is open: the video stream, its decoder, the size and the frame count. */
 static enum samrt_status open_stream(struct samrt_video_reader *r, const char *path, int threads, int device_frames,
                                      struct samrt_video_info *info) {
@@ -313,7 +330,8 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     SAMRT_AV_CONST AVCodec *codec = NULL;
     ret = av_find_best_stream(r->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (ret == AVERROR_STREAM_NOT_FOUND) return fail(r, SAMRT_E_FORMAT, ret, "no video stream");
-    if (ret < 0 || !codec) return fail(r, SAMRT_E_FORMAT, ret, "no decoder for its video stream");
+    if (ret == AVERROR_DECODER_NOT_FOUND || (ret >= 0 && !codec)) return no_decoder(r);
+    if (ret < 0) return fail(r, SAMRT_E_FORMAT, ret, "no decoder for its video stream");
     r->stream = ret;
     AVStream *st = r->fmt->streams[r->stream];
     r->dec = avcodec_alloc_context3(codec);
@@ -338,10 +356,10 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
     const AVRational fr = av_guess_frame_rate(r->fmt, st, NULL);
     info->fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0.0;
     r->fps = info->fps;
-    r->declared_s = r->is_device ? -1.0 : declared_duration(r->fmt, st);
-    info->is_device = r->is_device;
-    info->n_frames = r->is_device ? -1 : r->promised;
-    if (info->n_frames < 0 && !r->is_device && path) info->n_frames = count_packets(path, r->stream);
+    r->declared_s = r->live ? -1.0 : declared_duration(r->fmt, st);
+    info->is_device = r->live;
+    info->n_frames = r->live ? -1 : r->promised;
+    if (info->n_frames < 0 && !r->live && path) info->n_frames = count_packets(path, r->stream);
     SAMRT_CHECK(info->n_frames != 0, SAMRT_E_FORMAT, "%s: the video stream holds no frame (cut off?)", r->name);
     snprintf(info->codec, sizeof info->codec, "%s", codec->name);
     snprintf(info->container, sizeof info->container, "%s", r->fmt->iformat->name);
@@ -352,6 +370,12 @@ static enum samrt_status open_stream(struct samrt_video_reader *r, const char *p
 static int is_device_path(const char *path) {
     struct stat sb;
     return !strncmp(path, "/dev/", 5) || (stat(path, &sb) == 0 && S_ISCHR(sb.st_mode));
+}
+
+/* A named pipe: read as it arrives, like a camera (no length, no second pass to count it). */
+static int is_pipe_path(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode);
 }
 
 static int interrupted(void *opaque) { return __atomic_load_n(&((struct samrt_video_reader *)opaque)->abort, __ATOMIC_ACQUIRE); }
@@ -395,6 +419,7 @@ enum samrt_status samrt_video_open_with(const char *path, const struct samrt_vid
     SAMRT_TRY(reader_new(path, &r));
     SAMRT_AV_CONST AVInputFormat *ifmt = NULL;
     r->is_device = is_device_path(path);
+    r->live = r->is_device || is_pipe_path(path);
     if (r->is_device) {
         ifmt = av_find_input_format("video4linux2");
         if (!ifmt) {
@@ -414,7 +439,7 @@ enum samrt_status samrt_video_open_with(const char *path, const struct samrt_vid
         samrt_video_close(r);
         return st;
     }
-    enum samrt_status st = open_stream(r, path, r->is_device ? 1 : o->threads, o->device_frames, info);
+    enum samrt_status st = open_stream(r, path, r->live ? 1 : o->threads, o->device_frames, info);
     if (st != SAMRT_OK) {
         samrt_video_close(r);
         return st;
@@ -508,7 +533,9 @@ static void frame_done(struct samrt_video_reader *r, struct samrt_video_frame *f
 static enum samrt_status feed(struct samrt_video_reader *r) {
     if (!r->pending) {
         const int ret = av_read_frame(r->fmt, r->pkt);
-        if (ret == AVERROR_EOF) {
+        if (ret == AVERROR_EOF || (ret < 0 && ret != AVERROR(EAGAIN) && ret != AVERROR_EXIT)) {
+            /* the end, or a read error: the frames the decoder holds come out first */
+            r->read_err = ret != AVERROR_EOF || r->live ? ret : 0;
             r->draining = 1;
             avcodec_send_packet(r->dec, NULL);
             return SAMRT_OK;
@@ -521,7 +548,6 @@ static enum samrt_status feed(struct samrt_video_reader *r) {
             SAMRT_LOG_ERROR("%s: reading was interrupted at frame %lld", r->name, (long long)r->next_index);
             return SAMRT_E_BAD_STATE;
         }
-        if (ret < 0) return fail_at(r, ret, r->is_device ? "the device stopped sending" : "cannot read the data");
         if (r->pkt->stream_index != r->stream) {
             av_packet_unref(r->pkt);
             return SAMRT_OK;
@@ -553,6 +579,10 @@ static enum samrt_status next_frame(struct samrt_video_reader *r, struct samrt_v
         }
         if (ret == AVERROR_EOF) {
             r->eof = 1;
+            if (r->read_err)
+                return fail_at(r, r->read_err, !r->live ? "cannot read the data"
+                                               : r->is_device ? "the device stopped sending"
+                                                              : "the pipe stopped sending");
             SAMRT_TRY(check_complete(r));
             continue;
         }

@@ -38,12 +38,13 @@ int samrt_video_reader_available(void);
 /* Opens the video file or camera at path and finds its video stream and decoder. Only local
  * files and devices are opened (never a URL). Errors: SAMRT_E_INVALID_ARG (NULL arguments),
  * SAMRT_E_IO (cannot open: missing, unreadable), SAMRT_E_FORMAT (not a video, no video
- * stream, a stream that holds no frame), SAMRT_E_UNSUPPORTED (no FFmpeg in this build, frames
- * larger than 16384 on a side). *out is NULL on error. */
+ * stream, a stream that holds no frame), SAMRT_E_UNSUPPORTED (no FFmpeg in this build, a codec
+ * the linked FFmpeg has no decoder for, frames larger than 16384 on a side). *out is NULL on
+ * error. */
 enum samrt_status samrt_video_reader_open(const char *path, samrt_video_reader_t *out);
 
 /* The size of every frame; n_frames: the frames a file holds (the container's count, or one
- * demux pass when it has none), -1 for a camera; fps: the average frame rate, 0 when the
+ * demux pass when it has none), -1 for a camera or a named pipe (a live source); fps: the average frame rate, 0 when the
  * container does not say. Any output pointer may be NULL. SAMRT_E_INVALID_ARG for a NULL
  * reader. */
 enum samrt_status samrt_video_reader_info(samrt_video_reader_t r, int *width, int *height, int64_t *n_frames,
@@ -54,7 +55,7 @@ enum samrt_status samrt_video_reader_info(samrt_video_reader_t r, int *width, in
  * video has ended (rgb is untouched; the same answer on every later call). Errors:
  * SAMRT_E_INVALID_ARG (NULL arguments, a buffer too small), SAMRT_E_FORMAT (a frame does not
  * decode, a frame of another size, a file that ends before the frame count its container
- * lists: cut off), SAMRT_E_BAD_STATE (a call after one of those errors: close the reader). */
+ * lists: cut off, a camera or a named pipe that stops sending), SAMRT_E_BAD_STATE (a call after one of those errors: close the reader). */
 enum samrt_status samrt_video_reader_next(samrt_video_reader_t r, uint8_t *rgb, size_t rgb_bytes, int *eof);
 
 /* Frees the reader; NULL is fine. */

@@ -65,7 +65,9 @@ enum samrt_jpeg_gpu_backend samrt_jpeg_gpu_backend(const struct samrt_jpeg_gpu *
  * the frame's size), queued on stream. SAMRT_E_UNSUPPORTED, with nothing written: this file
  * is not for this backend (progressive on the hardware engine, CMYK, a size above the max, a
  * stream that does not end with its EOI marker); the caller decodes it on the CPU, which also
- * gives corrupt and truncated files their message. SAMRT_E_FORMAT: nvJPEG refused the data. */
+ * gives corrupt and truncated files their message. SAMRT_E_FORMAT, not logged: nvJPEG found
+ * the data malformed; the caller decodes it on the CPU too, so that the file gets libjpeg-turbo's
+ * message (the one the host path gives), or its pixels when libjpeg-turbo takes it. */
 enum samrt_status samrt_jpeg_gpu_decode(struct samrt_jpeg_gpu *d, const void *data, size_t size, uint8_t *dst,
                                         size_t pitch, samrt_stream *stream);
 

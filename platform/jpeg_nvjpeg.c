@@ -232,8 +232,8 @@ static enum samrt_status decode_hardware(struct samrt_jpeg_gpu *d, const uint8_t
     const size_t len[1] = {n};
     const nvjpegStatus_t e = nvjpegDecodeBatched(d->h, d->state, data, len, img, s);
     if (e == NVJPEG_STATUS_JPEG_NOT_SUPPORTED) return SAMRT_E_UNSUPPORTED;
-    SAMRT_CHECK(e == NVJPEG_STATUS_SUCCESS, e == NVJPEG_STATUS_BAD_JPEG ? SAMRT_E_FORMAT : SAMRT_E_CUDA,
-                "nvJPEG hardware decode failed (status %d)", (int)e);
+    if (e == NVJPEG_STATUS_BAD_JPEG) return SAMRT_E_FORMAT;  /* libjpeg-turbo says what is wrong */
+    SAMRT_CHECK(e == NVJPEG_STATUS_SUCCESS, SAMRT_E_CUDA, "nvJPEG hardware decode failed (status %d)", (int)e);
     return SAMRT_OK;
 }
 
@@ -245,8 +245,8 @@ static enum samrt_status decode_hybrid(struct samrt_jpeg_gpu *d, nvjpegImage_t *
     if (e == NVJPEG_STATUS_SUCCESS) e = nvjpegDecodeJpegTransferToDevice(d->h, d->dec, d->state, d->js, s);
     if (e == NVJPEG_STATUS_SUCCESS) e = nvjpegDecodeJpegDevice(d->h, d->dec, d->state, img, s);
     if (e == NVJPEG_STATUS_JPEG_NOT_SUPPORTED) return SAMRT_E_UNSUPPORTED;
-    SAMRT_CHECK(e == NVJPEG_STATUS_SUCCESS, e == NVJPEG_STATUS_BAD_JPEG ? SAMRT_E_FORMAT : SAMRT_E_CUDA,
-                "nvJPEG decode failed (status %d)", (int)e);
+    if (e == NVJPEG_STATUS_BAD_JPEG) return SAMRT_E_FORMAT;  /* libjpeg-turbo says what is wrong */
+    SAMRT_CHECK(e == NVJPEG_STATUS_SUCCESS, SAMRT_E_CUDA, "nvJPEG decode failed (status %d)", (int)e);
     return SAMRT_OK;
 }
 

@@ -4,7 +4,7 @@
 # --frames` over synthetic frames (samrt synth) whose frame 3 is cut in half (3 decode
 # threads), then replaced by a JPEG whose Huffman table libjpeg refuses (the corpus'
 # bad_huffman.jpg, 1 thread), names the file and the frame, writes the masks of frames 0..2
-# (equal to a run that stops before frame 3) and exits 2.
+# (three non-empty files equal to a run that stops before frame 3, none for frame 3) and exits 2.
 #   decode_cli.sh SAMRT SOURCE_DIR WORK_DIR CHECKPOINT
 set -u
 S=$1 SRC=$2 W=$3 CK=$4
@@ -32,10 +32,13 @@ for case in "truncated 3" "huffman 1"; do
   O=$W/out_$1
   expect 2 "cannot decode frame 3 (.*00003.jpg)\|cannot read frame 3 (.*00003.jpg)" "$S" track --weights "$CK" \
     --frames "$F" --point 60,40 --out "$O" --decode-threads "$2" $CPU
+  grep "error" "$W/out.txt"
   for t in 00000 00001 00002; do
-    cmp -s "$W/good/001/$t.png" "$O/001/$t.png" || { echo "FAIL: $1: mask $t missing or different"; fails=$((fails + 1)); }
+    [ -s "$O/001/$t.png" ] && cmp -s "$W/good/001/$t.png" "$O/001/$t.png" ||
+      { echo "FAIL: $1: mask $t missing, empty or different"; fails=$((fails + 1)); }
   done
-  [ -e "$O/001/00003.png" ] && { echo "FAIL: $1: a mask for the bad frame"; fails=$((fails + 1)); }
+  n=$(ls "$O/001" | wc -l)
+  [ "$n" -eq 3 ] || { echo "FAIL: $1: $n masks, want 3 (frames 0..2, none for the bad frame)"; fails=$((fails + 1)); }
 
 done
 echo "decode_cli: $fails failure(s)"

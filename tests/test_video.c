@@ -7,11 +7,16 @@
  * status, or at least never a crash), the reader's bounds (a frame over the caller's plan
  * refused; the AVI header that asked for 1.8 GB grows the peak RSS by < 200 MB) and Matroska /
  * WebM / MPEG-4 clips cut in their data (the good frames, then "cut off" naming the file and the
- * last good frame). Skipped (77) in a build without FFmpeg.
+ * last good frame), a named pipe that stops (a live source, like an unplugged camera) and a codec
+ * no FFmpeg decodes. Skipped (77) in a build without FFmpeg.
  * Run: ctest -R test_video  (args: the demo clip, the corpus folder) */
 #include "video.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -245,9 +250,89 @@ static void test_truncated(const char *name, const char *encoder, int n_frames, 
     free(data);
 }
 
+struct pipe_feed {
+    const char *fifo;
+    const uint8_t *data;
+    size_t n;
+};
+
+/* The program at the other end of a named pipe: writes its bytes, then goes away. */
+static void *pipe_writer(void *arg) {
+    const struct pipe_feed *p = (const struct pipe_feed *)arg;
+    FILE *f = fopen(p->fifo, "wb");
+    if (f) {
+        fwrite(p->data, 1, p->n, f);
+        fclose(f);
+    }
+    return NULL;
+}
+
+/* Starts the writer of a named pipe (SIGPIPE ignored: a reader that gives up early). */
+static int pipe_start(struct pipe_feed *feed, pthread_t *th) {
+    signal(SIGPIPE, SIG_IGN);
+    return pthread_create(th, NULL, pipe_writer, feed);
+}
+
+/* Waits for the writer, first opening the reading end once more so that a writer still waiting
+ * for a reader (the reader failed before opening the pipe) gets one. */
+static void pipe_join(const char *fifo, pthread_t th) {
+    const int fd = open(fifo, O_RDONLY | O_NONBLOCK);
+    pthread_join(th, NULL);
+    if (fd >= 0) close(fd);
+}
+
+/* A named pipe is a live source, like a camera: no length (n_frames -1), and when its writer
+ * stops after part of the clip written by test_truncated, the frames it sent come out, then
+ * SAMRT_E_FORMAT "the pipe stopped sending at frame N" with the pipe named. A clip whose
+ * CodecID no FFmpeg knows is SAMRT_E_UNSUPPORTED, naming it. */
+static void test_live_and_codec(const char *name) {
+    char path[1024], fifo[1100];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    snprintf(fifo, sizeof fifo, "%s/cam.fifo", g_tmp);
+    size_t size = 0;
+    uint8_t *data = du_read_file(path, &size);
+    if (!data || mkfifo(fifo, 0600) != 0) {
+        printf("live source: SKIPPED: no %s or no named pipe\n", path);
+        free(data);
+        return;
+    }
+    struct pipe_feed feed = {fifo, data, size * 6 / 10};
+    pthread_t th;
+    CHECK(pipe_start(&feed, &th) == 0);
+    samrt_log_set(log_keep, NULL, SAMRT_LOG_ERROR);
+    g_last_err[0] = 0;
+    struct samrt_video_reader *r = NULL;
+    struct samrt_video_info info;
+    int n = 0;
+    enum samrt_status st = samrt_video_open(fifo, &r, &info);
+    CHECK_STATUS(st, SAMRT_OK);
+    if (st == SAMRT_OK) {
+        CHECK(info.is_device && info.n_frames == -1);
+        st = read_all(r, &info, &n, NULL);
+    }
+    samrt_video_close(r);
+    pipe_join(fifo, th);
+    char want[64];
+    snprintf(want, sizeof want, "the pipe stopped sending at frame %d,", n);
+    CHECK_MSG(st == SAMRT_E_FORMAT && n > 0 && strstr(g_last_err, fifo) && strstr(g_last_err, want),
+              "pipe: %s after %d frames, \"%s\"", samrt_status_str(st), n, g_last_err);
+    printf("named pipe, 60%% of %s: %d frames, then \"%s\"\n", name, n, g_last_err);
+    for (size_t i = 0; i + 4 < size; i++)  /* Matroska's CodecID element: 0x86, a size, "V_..." */
+        if (data[i] == 0x86 && data[i + 1] > 0x82 && i + 2 + (data[i + 1] & 0x7f) <= size && !memcmp(data + i + 2, "V_", 2))
+            memset(data + i + 4, 'X', (size_t)(data[i + 1] & 0x7f) - 2);
+    g_last_err[0] = 0;
+    st = samrt_video_open_mem(data, size, &r, &info);
+    if (st == SAMRT_OK) samrt_video_close(r);
+    CHECK_MSG(st == SAMRT_E_UNSUPPORTED && strstr(g_last_err, "no decoder for its video stream (codec none)"),
+              "unknown codec: %s, \"%s\"", samrt_status_str(st), g_last_err);
+    printf("unknown CodecID: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
+    du_quiet(0);
+    free(data);
+}
+
 /* The AVI whose header asked FFmpeg for 1.8 GB (found by fuzzing the in-memory reader): with
- * the reader's bounds it is refused with the file named, or read from memory without harm, and
- * the peak resident memory grows by less than 200 MB either way. */
+ * the reader's bounds it is refused with the file (or the named pipe it comes through) named,
+ * or read from memory without harm, and the peak resident memory grows by less than 200 MB. */
 static void test_alloc_bound(const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/bad/avi_header_oom.avi", dir);
@@ -268,6 +353,22 @@ static void test_alloc_bound(const char *dir) {
     printf("avi_header_oom.avi: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
     samrt_video_close(r);
     r = NULL;
+    /* a named pipe, the live path (a camera opens the same way, with V4L2's format): same bounds */
+    char fifo[1100];
+    snprintf(fifo, sizeof fifo, "%s/avi.fifo", g_tmp);
+    struct pipe_feed feed = {fifo, data, size};
+    pthread_t th;
+    if (mkfifo(fifo, 0600) == 0 && pipe_start(&feed, &th) == 0) {
+        g_last_err[0] = 0;
+        st = samrt_video_open(fifo, &r, &info);
+        if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
+        samrt_video_close(r);
+        r = NULL;
+        pipe_join(fifo, th);
+        CHECK_MSG(st != SAMRT_OK && strstr(g_last_err, fifo), "%s: %s, \"%s\"", fifo, samrt_status_str(st),
+                  g_last_err);
+        printf("avi_header_oom.avi through a named pipe: %s, \"%s\"\n", samrt_status_str(st), g_last_err);
+    }
     st = samrt_video_open_mem(data, size, &r, &info);
     if (st == SAMRT_OK) st = read_all(r, &info, &n, NULL);
     samrt_video_close(r);
@@ -381,6 +482,7 @@ int main(int argc, char **argv) {
     test_truncated("cut.mkv", NULL, 24, 0.6);
     test_truncated("cut.webm", "libvpx", 24, 0.6);
     test_truncated("cut_mpeg4.mkv", "mpeg4", 24, 0.5);
+    test_live_and_codec("cut.mkv");
     du_quiet(1);  /* the corpus logs one error per file */
     test_bad_corpus(argv[2]);
     du_quiet(0);

@@ -13,7 +13,7 @@ samrt_add_test(test_video SOURCES test_video.c LABELS cpu LIBS samrt_harness
                ARGS ${PROJECT_SOURCE_DIR}/data/bedroom_40.mp4 ${CMAKE_CURRENT_SOURCE_DIR}/data/video)
 if (CMAKE_CROSSCOMPILING_EMULATOR)
   # the program runs a model on the CPU backend: minutes per frame under emulation
-  foreach(_t test_samrt_demo test_video_cli)
+  foreach(_t test_samrt_demo test_video_cli test_bad_input_cli)
     add_test(NAME ${_t} COMMAND sh -c "echo '${_t}: SKIPPED under ${CMAKE_CROSSCOMPILING_EMULATOR}: it runs a model on the CPU backend, which takes minutes under emulation; run it natively'; exit 77")
     set_tests_properties(${_t} PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
   endforeach()
@@ -25,6 +25,17 @@ elseif (TARGET samrt_cli)
   add_test(NAME test_video_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/video_cli.sh $<TARGET_FILE:samrt_cli>
            ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/video_cli ${_demo_out}/weights/edgetam.pt)
   set_tests_properties(test_video_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 FIXTURES_REQUIRED samrt_demo_out)
+  # Bad input through `samrt track`, made at test time (bad_clip.c writes the clips; the shell
+  # cuts them): mp4 / mkv / webm cut in their data, a codec no FFmpeg decodes, a named pipe that
+  # stops like a camera unplugged. Each: the message naming the file and the frame, the exit
+  # code, and the masks of every frame before it (bad_input_cli.sh).
+  add_executable(bad_clip bad_clip.c)
+  target_link_libraries(bad_clip PRIVATE samrt_harness samrt samrt_flags)
+  target_include_directories(bad_clip PRIVATE ${SAMRT_LAYER_INCLUDES_tools})
+  add_test(NAME test_bad_input_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bad_input_cli.sh $<TARGET_FILE:samrt_cli>
+           $<TARGET_FILE:bad_clip> ${CMAKE_CURRENT_BINARY_DIR}/bad_input_cli ${_demo_out}/weights/edgetam.pt)
+  set_tests_properties(test_bad_input_cli PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 900
+    FIXTURES_REQUIRED samrt_demo_out)
 endif()
 
 if (SAMRT_FUZZ AND SAMRT_HAVE_VIDEO)
