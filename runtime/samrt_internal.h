@@ -73,6 +73,7 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
  * scratch (peak activations). */
 #define SAMRT_INTERNAL_REGIONS 5
 #define SAMRT_INTERNAL_REGION_WORKSPACE 2
+#define SAMRT_INTERNAL_REGION_STAGING 3
 
 struct samrt_internal_budget {
     enum samrt_dtype precision;                     /* the run precision planned */
