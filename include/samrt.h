@@ -285,10 +285,6 @@ struct samrt_memory_report {
     enum samrt_mem_kind mem_kind;  /* the kind actually committed */
     uint64_t weights_shared_bytes; /* a session: the model engine's weights it reads (not in
                                       arena_bytes; weights_bytes is then 0); 0 otherwise */
-    /* GPU engines: the frame slot (in scratch, alive from a frame's upload to its resize), sized
-     * for the largest accepted frame in either format, and what each format stages there:
-     * RGB8 3 * w * h, NV12 the packed luma + chroma planes. 0 on host engines (no slot). */
-    uint64_t frame_slot_bytes, frame_rgb8_bytes, frame_nv12_bytes;
 };
 enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory_report *out);
 

@@ -25,7 +25,6 @@
 #include "ckpt.h"
 #include "family.h"
 #include "engine_limits.h"
-#include "ops_video.h"
 
 struct samrt_engine_params samrt_engine_default_params(void) {
     struct samrt_engine_params p;
@@ -416,15 +415,6 @@ enum samrt_status samrt_engine_memory(samrt_engine_t e, struct samrt_memory_repo
     }
     out->pool_capacity_bytes = e->profile->pool_bytes;
     out->mem_kind = e->mem_kind;
-    for (int i = 0; i < e->plan.n_slots; i++) {  /* GPU engines: the frame slot and what each format needs */
-        const struct samrt_arena_slot *s = &e->plan.slots[i];
-        if (strcmp(s->name, SAMRT_FRAME_SLOT_NAME) != 0) continue;
-        const int w = e->params.max_frame_width, h = e->params.max_frame_height;
-        out->frame_slot_bytes = s->nbytes;
-        out->frame_rgb8_bytes = 3 * (uint64_t)w * (uint64_t)h;
-        out->frame_nv12_bytes = samrt_nv12_packed_bytes(w, h);
-        break;
-    }
     return SAMRT_OK;
 }
 

@@ -11,7 +11,8 @@
  *   gpu (label cuda, exit 77 without a GPU): NV12 in device memory (the NVDEC path) and in host
  *     memory against RGB8 in device memory; the counters show both planes' bytes (w * h +
  *     2 * ceil(w / 2) * ceil(h / 2)) copied device to device / host to device and none to
- *     the host; the memory report names the frame slot and what each format stages.
+ *     the host; the arena plan (samrt_internal_budget) names the frame slot and what each
+ *     format stages.
  * Run: ctest -R test_sam2_track_nv12 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "nv12_rgb.h"
 #include "platform.h"
 #include "sam2_track_util.h"
+#include "samrt_internal.h"
 #include "stream.h"
 
 #define W 81
@@ -144,9 +146,9 @@ static void test_host(const char *ckpt) {
     run_video(e, 1, 0, &c709, &g_b);
     io_delta(e, &io0, 2 * N_FRAMES, 0, 0, 0, "cpu engine: RGB8 and NV12 host frames");
     CHECK(same_runs(&g_a, &g_b, "cpu engine: NV12 host == RGB8 host (709 x86)") > 0);
-    struct samrt_memory_report m;
-    CHECK_STATUS(samrt_engine_memory(e, &m), SAMRT_OK);
-    CHECK(m.frame_slot_bytes == 0 && m.frame_nv12_bytes == 0);  /* host engines stage nothing */
+    struct samrt_internal_budget b;
+    CHECK_STATUS(samrt_internal_budget(e, &b), SAMRT_OK);
+    CHECK(b.frame_slot_bytes == 0 && b.frame_nv12_bytes == 0);  /* host engines stage nothing */
     /* refused: a device frame on a CPU engine, short pitches, no chroma; the engine still works */
     samrt_log_set(trk_quiet, NULL, SAMRT_LOG_ERROR);
     struct samrt_track_result res[K];
@@ -176,10 +178,10 @@ static void test_gpu(const char *ckpt) {
     samrt_engine_t e = NULL;
     CHECK_STATUS(samrt_engine_init(ckpt, &p, &e), SAMRT_OK);
     if (!e) return;
-    struct samrt_memory_report m;
-    CHECK_STATUS(samrt_engine_memory(e, &m), SAMRT_OK);
-    CHECK(m.frame_rgb8_bytes == 3ull * 1920 * 1080 && m.frame_nv12_bytes == 1920ull * 1080 * 3 / 2 &&
-          m.frame_slot_bytes >= m.frame_rgb8_bytes);
+    struct samrt_internal_budget b;
+    CHECK_STATUS(samrt_internal_budget(e, &b), SAMRT_OK);
+    CHECK(b.frame_rgb8_bytes == 3ull * 1920 * 1080 && b.frame_nv12_bytes == 1920ull * 1080 * 3 / 2 &&
+          b.frame_slot_bytes >= b.frame_rgb8_bytes);
     struct samrt_image_nv12 c709 = {0};
     memcpy(c709.yuv_coefs, INV_709, sizeof INV_709);
     c709.yuv_x86 = 1;
