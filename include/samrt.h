@@ -291,6 +291,8 @@ enum samrt_status samrt_engine_memory(samrt_engine_t engine, struct samrt_memory
 /* How frames came in since the engine was made: a frame in host memory costs one host-to-
  * device copy on a GPU engine (none on a CPU engine), a frame already in device memory
  * (frame_on_device) one device-to-device copy into the arena's staging slot and no host copy.
+ * The byte counts are the frame's bytes as staged: 3 per pixel for RGB8, the luma and chroma
+ * planes (w * h + 2 * ceil(w / 2) * ceil(h / 2)) for NV12 (samrt_engine_track_push_nv12).
  * frame_bytes_d2h counts frame bytes brought to the host: 0 on every path of this version. */
 struct samrt_io_counters {
     uint64_t frames_host;          /* frames read from host memory */
@@ -400,6 +402,36 @@ enum samrt_status samrt_engine_track_remove(samrt_engine_t engine, int obj_id);
  * buffers are the caller's; *n_results gets the number of tracked objects (<= max_results). */
 enum samrt_status samrt_engine_track_push(samrt_engine_t engine, const struct samrt_image *frame, int frame_on_device,
                                           struct samrt_track_result *results, int max_results, int *n_results);
+
+/* A decoded frame in NV12 (8-bit YUV 4:2:0 as NVDEC and most decoders give it): a luma plane
+ * and an interleaved U, V plane at half resolution (ceil(height / 2) rows), both in host memory
+ * or both in device memory. With FFmpeg: y / y_stride = data[0] / linesize[0], uv / uv_stride
+ * = data[1] / linesize[1]. The colour fields say how to convert to RGB, as libswscale's default
+ * YUV 4:2:0 -> RGB24 does it (kernels/nv12_rgb.h), so a frame gives the pixels FFmpeg's
+ * software path would: yuv_coefs = sws_getCoefficients(colorspace) ({crv, cbu, cgu, cgv}; all
+ * zero: BT.601, swscale's default), yuv_full_range 1 for JPEG levels (AVCOL_RANGE_JPEG),
+ * yuv_x86 1 for the rounding of swscale's x86 SIMD converter (FFmpeg on x86 with SSSE3 or
+ * MMXEXT), 0 for its C tables (e.g. aarch64). */
+struct samrt_image_nv12 {
+    const uint8_t *y;              /* luma, `y_stride` >= width bytes per row */
+    const uint8_t *uv;             /* chroma, `uv_stride` >= 2 * ceil(width / 2) bytes per row */
+    int y_stride, uv_stride;
+    int width, height;
+    int yuv_coefs[4];
+    int yuv_full_range;
+    int yuv_x86;
+};
+
+/* samrt_engine_track_push for an NV12 frame. Its masks are those of the same frame converted
+ * to RGB8 with the swscale arithmetic above and pushed with samrt_engine_track_push, bit for
+ * bit: the resize kernel converts each sample as it reads it, so the frame never exists as
+ * RGB8 in memory. On a GPU engine its two planes (1.5 bytes per pixel) are copied into the
+ * engine's frame slot (device to device when frame_on_device, e.g. NVDEC's surface, else host
+ * to device) and the caller's buffers are free again when the call returns; a CPU engine
+ * reads a host frame in place (a device frame needs a GPU engine, SAMRT_E_INVALID_ARG). */
+enum samrt_status samrt_engine_track_push_nv12(samrt_engine_t engine, const struct samrt_image_nv12 *frame,
+                                               int frame_on_device, struct samrt_track_result *results,
+                                               int max_results, int *n_results);
 
 /* Per-stage device time of the last frame (CUDA events), in ms; a stage the model did not
  * run on that frame is negative (-1), never 0. */

@@ -27,12 +27,19 @@
  *     value (the plan checks that the weights keep every sum inside it).
  * Integer math makes the result bit-identical to samrt_resize_normalize_ref; the sums wrap
  * as uint32 (two's complement), which gives the exact int32 sum Pillow computes.
- * Tested by tests/test_resize_normalize_cuda.c (--bench reports GB/s vs a device copy). */
+ * The NV12 form (resize_normalize_nv12.h) is the same kernel with kNv12: step 1 converts the
+ * band's NV12 pixels (samrt_yuv_pixel, nv12_rgb's arithmetic) into the staged rows, at phase 0,
+ * instead of copying RGB8 bytes; steps 2 and 3 are unchanged, so it is bit for bit
+ * resize_normalize of nv12_rgb's output.
+ * Tested by tests/test_resize_normalize_cuda.c (--bench reports GB/s vs a device copy) and the
+ * op table (tests/ops_table_video.c: resize_normalize_nv12 against the two references). */
 #include <cstdint>
 #include <type_traits>
 
 #include "common.cuh"
 #include "resize_normalize.h"
+#include "resize_normalize_nv12.h"
+#include "samrt_impl.h"
 
 namespace {
 
@@ -45,8 +52,11 @@ constexpr int kPx = 8;  // output pixels per thread in the vertical pass
 struct Args {
     const int32_t *xb, *xw, *yb, *yw;  // plan tables (device)
     const float *norm;                 // (3, 256)
-    const uint8_t *src;
-    size_t nb_row;                     // bytes per frame row
+    const uint8_t *src;                // RGB8 frame, or NV12: the luma plane
+    size_t nb_row;                     // bytes per frame row (NV12: the luma pitch)
+    const uint8_t *uv;                 // NV12: the chroma plane, uv_pitch bytes per row
+    size_t uv_pitch;
+    samrt_yuv_coefs yuv;               // NV12: the conversion's constants
     size_t src_bytes;                  // (in_h - 1) * nb_row + 3 * in_w: the last readable byte + 1
     int out_w, out_h, ky;
     int tw_log2, th_log2;              // tile_w, tile_h (powers of two)
@@ -124,6 +134,37 @@ __device__ __forceinline__ void stage_band(const Args &a, uint8_t *stage, uintpt
                     v[b >> 2] |= (uint32_t)*reinterpret_cast<const uint8_t *>(g + b) << (8 * (b & 3));
             *reinterpret_cast<uint4 *>(s) = make_uint4(v[0], v[1], v[2], v[3]);
         }
+    }
+}
+
+/* NV12: the band's pixels x_lo .. x_hi - 1 of rows y_lo .. y_lo + n_rows - 1 converted to RGB8
+ * (nv12_rgb's samrt_yuv_pixel) into the staged rows at phase 0, four pixels (three words) per
+ * item; the rest of each staged row is zero (the horizontal pass reads it with zero weights). */
+__device__ __forceinline__ void stage_band_nv12(const Args &a, uint8_t *stage, int y_lo, int n_rows, int x_lo,
+                                                int x_hi) {
+    const int quads = a.row_bytes / 12, tail = a.row_bytes / 4 - 3 * quads;
+    for (int i = threadIdx.x; i < n_rows * quads; i += kThreads) {
+        const int r = i / quads, q = i - r * quads, y = y_lo + r;
+        const uint8_t *yr = a.src + (size_t)y * a.nb_row, *cr = a.uv + (size_t)(y >> 1) * a.uv_pitch;
+        uint8_t px[12];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int x = x_lo + 4 * q + j;
+            if (x < x_hi) {
+                samrt_yuv_pixel(&a.yuv, yr[x], cr[2 * (x >> 1)], cr[2 * (x >> 1) + 1], px + 3 * j);
+            } else {
+                px[3 * j] = px[3 * j + 1] = px[3 * j + 2] = 0;
+            }
+        }
+        uint32_t *s = reinterpret_cast<uint32_t *>(stage + r * a.row_bytes + 12 * q);
+#pragma unroll
+        for (int wd = 0; wd < 3; wd++)
+            s[wd] = px[4 * wd] | (uint32_t)px[4 * wd + 1] << 8 | (uint32_t)px[4 * wd + 2] << 16 |
+                    (uint32_t)px[4 * wd + 3] << 24;
+    }
+    for (int i = threadIdx.x; i < n_rows * tail; i += kThreads) {
+        const int r = i / tail, wd = 3 * quads + (i - r * tail);
+        reinterpret_cast<uint32_t *>(stage + r * a.row_bytes)[wd] = 0;
     }
 }
 
@@ -211,7 +252,7 @@ template <typename T> __device__ __forceinline__ void store8(T *p, const T (&v)[
     *reinterpret_cast<uint4 *>(p) = u;
 }
 
-template <int K, typename T>
+template <int K, typename T, bool kNv12>
 __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a, T *__restrict__ dst) {
     extern __shared__ __align__(16) unsigned char smem[];
     const int tw = 1 << a.tw_log2, th = 1 << a.th_log2;
@@ -231,8 +272,11 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
     const int y_lo = a.yb[2 * y0], n_rows = a.yb[2 * y_last] + a.yb[2 * y_last + 1] - y_lo;
 
     // 1. stage the band (the chunk count covers any phase) and the table slices
-    const uintptr_t row0 = (uintptr_t)a.src + (size_t)y_lo * a.nb_row + 3 * (size_t)x_lo;
-    stage_band(a, stage, row0, n_rows, (3 * (x_hi - x_lo) + 30) >> 4);
+    const uintptr_t row0 = kNv12 ? 0 : (uintptr_t)a.src + (size_t)y_lo * a.nb_row + 3 * (size_t)x_lo;
+    if (kNv12)
+        stage_band_nv12(a, stage, y_lo, n_rows, x_lo, x_hi);
+    else
+        stage_band(a, stage, row0, n_rows, (3 * (x_hi - x_lo) + 30) >> 4);
     copy_words(s_xw, a.xw + (size_t)c0 * K, (c_last - c0 + 1) * K, true);
     copy_words(s_xb, a.xb + 2 * c0, 2 * (c_last - c0 + 1), false);
     copy_words(s_yw, a.yw + (size_t)y0 * a.ky, (y_last - y0 + 1) * a.ky, true);
@@ -254,7 +298,7 @@ __global__ void __launch_bounds__(kThreads) resize_normalize_kernel(const Args a
         const int ob = 3 * (s_xb[2 * ci] - x_lo);
         const uint32_t phase0 = (uint32_t)row0;  // only its low 4 bits matter
         for (int r = tid >> a.tw_log2; r < n_rows; r += kThreads >> a.tw_log2) {
-            const int o = ob + (int)((phase0 + (uint32_t)r * (uint32_t)a.nb_row) & 15u);
+            const int o = ob + (kNv12 ? 0 : (int)((phase0 + (uint32_t)r * (uint32_t)a.nb_row) & 15u));
             int acc[3];
             horizontal_row<K>(reinterpret_cast<const uint32_t *>(stage + r * a.row_bytes) + (o >> 2), 8u * (o & 3),
                               w, acc);
@@ -308,18 +352,55 @@ int log2i(int v) {
     return l;
 }
 
-template <typename T>
+template <typename T, bool kNv12>
 enum samrt_status launch(const struct samrt_resize_plan *p, const Args &a, void *dst, cudaStream_t stream) {
     const dim3 grid(samrt::ceil_div(p->out_w, p->tile_w), samrt::ceil_div(p->out_h, p->tile_h));
     T *out = (T *)dst;
     switch (p->kx) {
 #define SAMRT_RESIZE_CASE(K)                                                                      \
-    case K: resize_normalize_kernel<K, T><<<grid, kThreads, p->smem_bytes, stream>>>(a, out); break;
+    case K: resize_normalize_kernel<K, T, kNv12><<<grid, kThreads, p->smem_bytes, stream>>>(a, out); break;
         SAMRT_RESIZE_CASE(4) SAMRT_RESIZE_CASE(8) SAMRT_RESIZE_CASE(12) SAMRT_RESIZE_CASE(16)
         SAMRT_RESIZE_CASE(20) SAMRT_RESIZE_CASE(24) SAMRT_RESIZE_CASE(28) SAMRT_RESIZE_CASE(32)
 #undef SAMRT_RESIZE_CASE
     default: return SAMRT_E_UNSUPPORTED;
     }
+    return SAMRT_OK;
+}
+
+/* The plan's part of the arguments (tables, sizes, tiling); the caller sets the frame. */
+Args plan_args(const struct samrt_resize_plan *plan, const void *tables, const void *dst) {
+    const char *t = (const char *)tables;
+    Args a = {};
+    a.xb = (const int32_t *)(t + plan->off_xb);
+    a.xw = (const int32_t *)(t + plan->off_xw);
+    a.yb = (const int32_t *)(t + plan->off_yb);
+    a.yw = (const int32_t *)(t + plan->off_yw);
+    a.norm = (const float *)(t + plan->off_norm);
+    a.out_w = plan->out_w;
+    a.out_h = plan->out_h;
+    a.ky = plan->ky;
+    a.tw_log2 = log2i(plan->tile_w);
+    a.th_log2 = log2i(plan->tile_h);
+    a.band_rows = plan->band_rows;
+    a.row_bytes = plan->stage_row_bytes;
+    a.tabs_off = SAMRT_RESIZE_TABS_OFF(plan->band_rows, plan->stage_row_bytes, plan->tile_w);
+    /* 8 values = 16 bytes (16-bit types) or two 16-byte halves (f32): 16-byte alignment */
+    a.vec = plan->out_w % kPx == 0 && ((uintptr_t)dst & 15u) == 0;
+    return a;
+}
+
+template <bool kNv12>
+enum samrt_status dispatch(const struct samrt_resize_plan *plan, const Args &a, void *dst, enum samrt_dtype dtype,
+                           cudaStream_t stream) {
+    enum samrt_status st;
+    switch (dtype) {
+    case SAMRT_DTYPE_F32: st = launch<float, kNv12>(plan, a, dst, stream); break;
+    case SAMRT_DTYPE_F16: st = launch<__half, kNv12>(plan, a, dst, stream); break;
+    case SAMRT_DTYPE_BF16: st = launch<__nv_bfloat16, kNv12>(plan, a, dst, stream); break;
+    default: return SAMRT_E_UNSUPPORTED;
+    }
+    if (st != SAMRT_OK) return st;
+    SAMRT_LAUNCH_CHECK();
     return SAMRT_OK;
 }
 
@@ -334,34 +415,26 @@ extern "C" enum samrt_status samrt_resize_normalize_cuda(const struct samrt_resi
     if (plan->tile_w == 0) return SAMRT_E_UNSUPPORTED;
     if (((uintptr_t)src & 3u) != 0 || ((uintptr_t)tables & 15u) != 0) return SAMRT_E_INVALID_ARG;
     if (nb_row < (size_t)3 * plan->in_w) return SAMRT_E_INVALID_ARG;
-    const char *t = (const char *)tables;
-    Args a;
-    a.xb = (const int32_t *)(t + plan->off_xb);
-    a.xw = (const int32_t *)(t + plan->off_xw);
-    a.yb = (const int32_t *)(t + plan->off_yb);
-    a.yw = (const int32_t *)(t + plan->off_yw);
-    a.norm = (const float *)(t + plan->off_norm);
+    Args a = plan_args(plan, tables, dst);
     a.src = src;
     a.nb_row = nb_row;
     a.src_bytes = (size_t)(plan->in_h - 1) * nb_row + 3 * (size_t)plan->in_w;
-    a.out_w = plan->out_w;
-    a.out_h = plan->out_h;
-    a.ky = plan->ky;
-    a.tw_log2 = log2i(plan->tile_w);
-    a.th_log2 = log2i(plan->tile_h);
-    a.band_rows = plan->band_rows;
-    a.row_bytes = plan->stage_row_bytes;
-    a.tabs_off = SAMRT_RESIZE_TABS_OFF(plan->band_rows, plan->stage_row_bytes, plan->tile_w);
-    /* 8 values = 16 bytes (16-bit types) or two 16-byte halves (f32): 16-byte alignment */
-    a.vec = plan->out_w % kPx == 0 && ((uintptr_t)dst & 15u) == 0;
-    enum samrt_status st;
-    switch (dtype) {
-    case SAMRT_DTYPE_F32: st = launch<float>(plan, a, dst, stream); break;
-    case SAMRT_DTYPE_F16: st = launch<__half>(plan, a, dst, stream); break;
-    case SAMRT_DTYPE_BF16: st = launch<__nv_bfloat16>(plan, a, dst, stream); break;
-    default: return SAMRT_E_UNSUPPORTED;
-    }
-    if (st != SAMRT_OK) return st;
-    SAMRT_LAUNCH_CHECK();
-    return SAMRT_OK;
+    return dispatch<false>(plan, a, dst, dtype, stream);
+}
+
+extern "C" enum samrt_status samrt_resize_normalize_nv12_cuda(const struct samrt_resize_plan *plan,
+                                                              const void *tables, const struct samrt_yuv_coefs *k,
+                                                              const uint8_t *y, size_t y_pitch, const uint8_t *uv,
+                                                              size_t uv_pitch, void *dst, enum samrt_dtype dtype,
+                                                              cudaStream_t stream) {
+    SAMRT_TRY(samrt_resize_normalize_nv12_check(plan, tables, k, y, y_pitch, uv, uv_pitch, dst));
+    if (plan->tile_w == 0) return SAMRT_E_UNSUPPORTED;
+    if (((uintptr_t)tables & 15u) != 0) return SAMRT_E_INVALID_ARG;
+    Args a = plan_args(plan, tables, dst);
+    a.src = y;
+    a.nb_row = y_pitch;
+    a.uv = uv;
+    a.uv_pitch = uv_pitch;
+    a.yuv = *k;
+    return dispatch<true>(plan, a, dst, dtype, stream);
 }

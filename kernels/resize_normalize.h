@@ -97,6 +97,14 @@ enum samrt_status samrt_resize_plan_fill(const struct samrt_resize_plan *plan, c
  * tables: host copy filled by samrt_resize_plan_fill. */
 enum samrt_status samrt_resize_u8_ref(const struct samrt_resize_plan *plan, const void *tables,
                                       const uint8_t *src, size_t nb_row, uint8_t *dst);
+/* The reference over any frame layout: sample(src, x, y, rgb) gives the RGB8 value of input
+ * pixel (x, y) (x < in_w, y < in_h); the resize and normalisation are those below. The NV12
+ * form (resize_normalize_nv12.h) converts each sample as nv12_rgb does. */
+typedef void (*samrt_resize_sample_fn)(const void *src, int x, int y, uint8_t rgb[3]);
+enum samrt_status samrt_resize_normalize_sampled_ref(const struct samrt_resize_plan *plan, const void *tables,
+                                                     samrt_resize_sample_fn sample, const void *src,
+                                                     const float mean[3], const float std[3], void *dst,
+                                                     enum samrt_dtype dtype);
 /* The whole op: dst (3, out_h, out_w) in dtype (f32, f16, bf16). The normalisation is
  * evaluated from mean/std directly (not from the table), so comparing with the CUDA kernel
  * checks the table too. */

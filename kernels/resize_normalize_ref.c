@@ -249,21 +249,36 @@ static int clip8(int64_t acc) { /* Pillow's clip8: (acc >> 22) clamped to [0, 25
     return acc > 255 ? 255 : (int)acc;
 }
 
-static uint8_t resize_px(const struct samrt_resize_plan *p, const char *t, const uint8_t *src,
-                         size_t nb_row, int x, int y, int c) {
+/* The three RGB8 samples of input pixel (x, y) of an RGB8 frame (src: struct rgb_src). */
+struct rgb_src {
+    const uint8_t *rgb;
+    size_t nb_row;
+};
+static void rgb_sample(const void *src, int x, int y, uint8_t out[3]) {
+    const struct rgb_src *s = (const struct rgb_src *)src;
+    const uint8_t *p = s->rgb + (size_t)y * s->nb_row + 3 * (size_t)x;
+    out[0] = p[0], out[1] = p[1], out[2] = p[2];
+}
+
+/* Output pixel (x, y), all three channels, from whatever frame sample() reads. */
+static void resize_px(const struct samrt_resize_plan *p, const char *t, samrt_resize_sample_fn sample,
+                      const void *src, int x, int y, uint8_t out[3]) {
     const int32_t *xb = (const int32_t *)(t + p->off_xb) + 2 * x;
     const int32_t *xw = (const int32_t *)(t + p->off_xw) + (size_t)x * p->kx;
     const int32_t *yb = (const int32_t *)(t + p->off_yb) + 2 * y;
     const int32_t *yw = (const int32_t *)(t + p->off_yw) + (size_t)y * p->ky;
     const int64_t half = 1 << (SAMRT_RESIZE_PRECISION_BITS - 1);
-    int64_t acc_v = half;
+    int64_t acc_v[3] = {half, half, half};
     for (int k = 0; k < yb[1]; k++) {
-        const uint8_t *row = src + (size_t)(yb[0] + k) * nb_row;
-        int64_t acc_h = half;
-        for (int j = 0; j < xb[1]; j++) acc_h += (int64_t)row[3 * (xb[0] + j) + c] * xw[j];
-        acc_v += (int64_t)clip8(acc_h) * yw[k];  /* the horizontal pass is stored as uint8 */
+        int64_t acc_h[3] = {half, half, half};
+        for (int j = 0; j < xb[1]; j++) {
+            uint8_t v[3];
+            sample(src, xb[0] + j, yb[0] + k, v);
+            for (int c = 0; c < 3; c++) acc_h[c] += (int64_t)v[c] * xw[j];
+        }
+        for (int c = 0; c < 3; c++) acc_v[c] += (int64_t)clip8(acc_h[c]) * yw[k];  /* stored as uint8 */
     }
-    return (uint8_t)clip8(acc_v);
+    for (int c = 0; c < 3; c++) out[c] = (uint8_t)clip8(acc_v[c]);
 }
 
 static enum samrt_status ref_args(const struct samrt_resize_plan *plan, const void *tables,
@@ -276,10 +291,29 @@ static enum samrt_status ref_args(const struct samrt_resize_plan *plan, const vo
 enum samrt_status samrt_resize_u8_ref(const struct samrt_resize_plan *plan, const void *tables,
                                       const uint8_t *src, size_t nb_row, uint8_t *dst) {
     SAMRT_TRY(ref_args(plan, tables, src, nb_row, dst));
+    const struct rgb_src s = {src, nb_row};
     for (int y = 0; y < plan->out_h; y++)
         for (int x = 0; x < plan->out_w; x++)
+            resize_px(plan, tables, rgb_sample, &s, x, y, dst + ((size_t)y * plan->out_w + x) * 3);
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_resize_normalize_sampled_ref(const struct samrt_resize_plan *plan, const void *tables,
+                                                     samrt_resize_sample_fn sample, const void *src,
+                                                     const float mean[3], const float std[3], void *dst,
+                                                     enum samrt_dtype dtype) {
+    if (!plan_ok(plan) || tables == NULL || sample == NULL || src == NULL || dst == NULL || mean == NULL ||
+        std == NULL)
+        return SAMRT_E_INVALID_ARG;
+    if (!ref_dtype_ok(dtype)) return SAMRT_E_UNSUPPORTED;
+    const long hw = (long)plan->out_h * plan->out_w;
+    for (int y = 0; y < plan->out_h; y++)
+        for (int x = 0; x < plan->out_w; x++) {
+            uint8_t v[3];
+            resize_px(plan, tables, sample, src, x, y, v);
             for (int c = 0; c < 3; c++)
-                dst[((size_t)y * plan->out_w + x) * 3 + c] = resize_px(plan, tables, src, nb_row, x, y, c);
+                ref_store(dtype, dst, c * hw + (long)y * plan->out_w + x, normalize(v[c], mean[c], std[c]));
+        }
     return SAMRT_OK;
 }
 
@@ -287,12 +321,6 @@ enum samrt_status samrt_resize_normalize_ref(const struct samrt_resize_plan *pla
                                              const uint8_t *src, size_t nb_row, const float mean[3],
                                              const float std[3], void *dst, enum samrt_dtype dtype) {
     SAMRT_TRY(ref_args(plan, tables, src, nb_row, dst));
-    if (mean == NULL || std == NULL) return SAMRT_E_INVALID_ARG;
-    if (!ref_dtype_ok(dtype)) return SAMRT_E_UNSUPPORTED;
-    for (int c = 0; c < 3; c++)
-        for (int y = 0; y < plan->out_h; y++)
-            for (int x = 0; x < plan->out_w; x++)
-                ref_store(dtype, dst, ((long)c * plan->out_h + y) * plan->out_w + x,
-                          normalize(resize_px(plan, tables, src, nb_row, x, y, c), mean[c], std[c]));
-    return SAMRT_OK;
+    const struct rgb_src s = {src, nb_row};
+    return samrt_resize_normalize_sampled_ref(plan, tables, rgb_sample, &s, mean, std, dst, dtype);
 }

@@ -54,6 +54,24 @@ enum samrt_status samrt_engine_track_push(samrt_engine_t e, const struct samrt_i
                          n_results);
 }
 
+enum samrt_status samrt_engine_track_push_nv12(samrt_engine_t e, const struct samrt_image_nv12 *frame,
+                                               int frame_on_device, struct samrt_track_result *results,
+                                               int max_results, int *n_results) {
+    if (n_results) *n_results = 0;
+    SAMRT_CHECK(e != NULL, SAMRT_E_INVALID_ARG, "track: engine is NULL");
+    SAMRT_CHECK(frame && frame->y && frame->uv && frame->width > 0 && frame->height > 0 &&
+                    frame->y_stride >= frame->width && frame->uv_stride >= 2 * ((frame->width + 1) / 2),
+                SAMRT_E_INVALID_ARG, "track_push_nv12: bad frame (%dx%d, strides %d / %d)", frame ? frame->width : 0,
+                frame ? frame->height : 0, frame ? frame->y_stride : 0, frame ? frame->uv_stride : 0);
+    /* The family's push sees the luma plane as the frame (size, pointer, memory); the NV12
+     * description rides on the engine for this call (engine_impl.h: frame_nv12). */
+    const struct samrt_image luma = {frame->y, frame->width, frame->height, frame->y_stride};
+    e->frame_nv12 = frame;
+    const enum samrt_status st = samrt_engine_track_push(e, &luma, frame_on_device, results, max_results, n_results);
+    e->frame_nv12 = NULL;
+    return st;
+}
+
 enum samrt_status samrt_engine_stage_times(samrt_engine_t e, struct samrt_stage_times *out) {
     SAMRT_FAMILY_FORWARD(e, "stage_times: engine and out are required", stage_times, out);
 }

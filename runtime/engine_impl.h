@@ -49,6 +49,8 @@ struct samrt_engine {
     char *ckpt_path;                 /* the checkpoint (host heap): sessions read its derived constants */
     struct samrt_weight_share *share;/* the weights' pool and its reference count (NULL: plan-only) */
     struct samrt_io_counters io;     /* frames in (samrt_engine_io_counters), counted by the families */
+    const struct samrt_image_nv12 *frame_nv12; /* inside samrt_engine_track_push_nv12 only: the frame's NV12
+                                                  planes and colour (the track_push image is its luma); else NULL */
     int is_session;                  /* 1: the weights region is another engine's (samrt_engine_init_session) */
 };
 

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "engine_impl.h"
+#include "engine_limits.h"
 #include "family.h"
+#include "ops_video.h"
 #include "platform.h"
 
 _Static_assert(SAMRT_INTERNAL_REGIONS == SAMRT_REGION_COUNT, "samrt_internal.h lists the arena's regions");
@@ -92,6 +94,14 @@ enum samrt_status samrt_internal_budget(samrt_engine_t e, struct samrt_internal_
     for (int r = 0; r < SAMRT_REGION_COUNT; r++) out->region_bytes[r] = plan->region_bytes[r];
     out->scratch_requested_bytes = samrt_plan_requested_bytes(plan, SAMRT_REGION_SCRATCH);
     out->n_slots = plan->n_slots;
+    for (int i = 0; i < plan->n_slots; i++) {  /* GPU engines: the frame slot and what each format needs */
+        if (strcmp(plan->slots[i].name, SAMRT_FRAME_SLOT_NAME) != 0) continue;
+        const int w = e->params.max_frame_width, h = e->params.max_frame_height;
+        out->frame_slot_bytes = plan->slots[i].nbytes;
+        out->frame_rgb8_bytes = 3 * (uint64_t)w * (uint64_t)h;
+        out->frame_nv12_bytes = samrt_nv12_packed_bytes(w, h);
+        break;
+    }
     return SAMRT_OK;
 }
 

@@ -73,6 +73,7 @@ enum samrt_status samrt_internal_check_prompt(const struct samrt_object_prompt *
  * scratch (peak activations). */
 #define SAMRT_INTERNAL_REGIONS 5
 #define SAMRT_INTERNAL_REGION_WORKSPACE 2
+#define SAMRT_INTERNAL_REGION_STAGING 3
 
 struct samrt_internal_budget {
     enum samrt_dtype precision;                     /* the run precision planned */
@@ -80,6 +81,10 @@ struct samrt_internal_budget {
     uint64_t region_bytes[SAMRT_INTERNAL_REGIONS];  /* padded bytes per region */
     uint64_t scratch_requested_bytes;               /* 0: no forward pass was planned */
     int n_slots;
+    /* GPU engines: the frame slot (scratch, alive from a frame's upload to its resize), sized for
+     * the largest accepted frame in either format, and what each format stages there: RGB8
+     * 3 * w * h, NV12 the packed luma + chroma planes. 0 on host engines (no slot). */
+    uint64_t frame_slot_bytes, frame_rgb8_bytes, frame_nv12_bytes;
 };
 struct samrt_internal_budget_slot {
     const char *name;              /* NULL when unnamed */

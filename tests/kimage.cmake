@@ -5,6 +5,7 @@
 samrt_add_test(test_interp SOURCES test_interp.c LABELS cpu)
 samrt_add_test(test_mask_decode SOURCES test_mask_decode.c LABELS cpu)
 samrt_add_test(test_resize_normalize SOURCES test_resize_normalize.c LABELS cpu)
+samrt_add_test(test_resize_normalize_nv12 SOURCES test_resize_normalize_nv12.c LABELS cpu)
 if (SAMRT_CUDA)
   samrt_add_test(test_mask_decode_cuda SOURCES test_mask_decode_cuda.c LABELS cuda)
   samrt_add_test(test_resize_normalize_cuda SOURCES test_resize_normalize_cuda.c LABELS cuda)

@@ -6,6 +6,14 @@ target_include_directories(test_sam2_track_bank PRIVATE ${PROJECT_SOURCE_DIR}/mo
 # prompt frames = single-frame segmentation, non-overlap, refused calls.
 samrt_add_test(test_sam2_track SOURCES test_sam2_track.c LABELS cpu)
 target_include_directories(test_sam2_track PRIVATE ${PROJECT_SOURCE_DIR}/models/sam2)
+# NV12 frames (samrt_engine_track_push_nv12) give the masks of the same frames converted to
+# RGB8 and pushed as RGB8: a CPU engine (host frames); with CUDA a GPU engine (device and host
+# NV12 against device RGB8, the frame counters and the frame slot).
+samrt_add_test(test_sam2_track_nv12 SOURCES test_sam2_track_nv12.c LABELS cpu)
+if (SAMRT_CUDA)
+  samrt_add_test(test_sam2_track_nv12_cuda SOURCES test_sam2_track_nv12.c LABELS cuda ARGS gpu)
+  set_tests_properties(test_sam2_track_nv12_cuda PROPERTIES TIMEOUT 300)
+endif()
 # The memory-selection policies (track_policy.h, kernels/sam2/policy.h): SAMURAI's filter, boxes,
 # decisions and bank rules by hand, refused parameters, an occluded clip under sam2 and samurai.
 samrt_add_test(test_sam2_policy SOURCES test_sam2_policy.c LABELS cpu)

@@ -107,6 +107,9 @@ static void print_json(const struct budget_view *v) {
         printf(",\"streams\":%d,\"session_bytes\":%" PRIu64 ",\"streams_arena_bytes\":%" PRIu64, v->streams,
                m->arena_bytes - m->weights_bytes, v->total);
     if (v->has_frame) print_json_frame(&v->frame);
+    if (v->b->frame_slot_bytes)  /* last, after the keys scripts match in order */
+        printf(",\"frame_staging\":{\"slot\":%" PRIu64 ",\"rgb8\":%" PRIu64 ",\"nv12\":%" PRIu64 "}",
+               v->b->frame_slot_bytes, v->b->frame_rgb8_bytes, v->b->frame_nv12_bytes);
     printf("}\n");
 }
 
@@ -126,6 +129,9 @@ static void print_table(const struct budget_view *v, samrt_engine_t e, int slots
         if (r == SAMRT_INTERNAL_REGION_WORKSPACE && v->b->region_bytes[r])  /* the workspace: what each library may use of it */
             printf("  (cuBLASLt cap %.0f MiB, cuDNN cap %.0f MiB)", mib(pf->cublaslt_ws_bytes),
                    mib(pf->cudnn_ws_bytes));
+        if (r == SAMRT_INTERNAL_REGION_STAGING && v->b->frame_slot_bytes)  /* the frame: a scratch slot */
+            printf("  (+ frame slot in scratch: %" PRIu64 " B; a frame stages RGB8 %" PRIu64 " B or NV12 %" PRIu64
+                   " B)", v->b->frame_slot_bytes, v->b->frame_rgb8_bytes, v->b->frame_nv12_bytes);
         printf("\n");
     }
     printf("%-28s %16" PRIu64 " %12.2f\n", "arena (one allocation)", m->arena_bytes, mib(m->arena_bytes));

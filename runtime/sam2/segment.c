@@ -246,7 +246,7 @@ static enum samrt_status segment_host(struct samrt_engine *e, struct samrt_sam2 
                                       int n, enum samrt_postproc pp, struct samrt_mask_result *out) {
     struct samrt_sam2_segment *s = &m->seg;
     struct samrt_op_ctx *c = &s->ctx;
-    SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input));
+    SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, NULL, m->enc.imgsz, &m->enc.input));
     SAMRT_TRY(samrt_sam2_encode_image(e, NULL));
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     samrt_ctx_begin(c, SAMRT_EXEC_RUN, &e->arena);
@@ -359,7 +359,7 @@ static enum samrt_status segment_device(struct samrt_engine *e, struct samrt_sam
     struct samrt_resize_plan rp;
     if (timed) samrt_stage_clock_reset(&m->clock);
     MARK(START);
-    SAMRT_TRY(samrt_staging_upload(&m->stage, img, img_on_device, m->enc.imgsz, &rp, stream));
+    SAMRT_TRY(samrt_staging_upload(&m->stage, img, NULL, img_on_device, m->enc.imgsz, &rp, stream));
     samrt_backend_set_stream(c, stream);
     SAMRT_TRY(samrt_sam2_heads_set_prompts(&s->heads, c, s->pts, n, pp == SAMRT_POSTPROC_NOTEBOOK));
     if (s->use_graph && !taps && !timed && !s->n_masked) {

@@ -16,6 +16,7 @@
 #include "memory_encoder.h"
 #include "ops.h"
 #include "prompt_encoder.h"
+#include "staging.h"
 #include "track_bank.h"
 #include "track_mask.h"
 #include "track_policy.h"
@@ -61,6 +62,7 @@ struct samrt_sam2_track_pass {
 #define SAMRT_TRACK_GRAPHS 8   /* cached frame graphs; the oldest is replaced */
 struct samrt_sam2_track_key {
     int width, height;                   /* the resize launch (encode only) */
+    int32_t fmt[SAMRT_STAGING_FMT_KEY];  /* and its frame format (staging.h: RGB8 zero) */
     int encode;                          /* 1: resize + image encoder are part of the frame */
     int n_obj, dynamic;
     int fill;                            /* 0, or 1 + fill_hole_area when post-processing changes the pass */

@@ -262,7 +262,8 @@ static enum samrt_status check_push(struct samrt_engine *e, struct samrt_sam2_tr
                                     const struct samrt_image *f, int on_device,
                                     const struct samrt_track_result *results, int max_results) {
     SAMRT_CHECK(t->width > 0, SAMRT_E_INVALID_ARG, "track_push: call samrt_engine_track_begin first");
-    SAMRT_CHECK(f && f->rgb && f->stride >= 3 * f->width, SAMRT_E_INVALID_ARG, "track_push: bad frame");
+    SAMRT_CHECK(f && f->rgb && (e->frame_nv12 || f->stride >= 3 * f->width), SAMRT_E_INVALID_ARG,
+                "track_push: bad frame");  /* NV12: samrt_engine_track_push_nv12 checked the planes */
     SAMRT_CHECK(f->width == t->width && f->height == t->height, SAMRT_E_INVALID_ARG,
                 "track_push: frame is %dx%d, the video is %dx%d", f->width, f->height, t->width, t->height);
     SAMRT_CHECK(max_results >= 0 && (results || max_results == 0), SAMRT_E_INVALID_ARG,

@@ -571,10 +571,12 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     t->dev_decoded = 0;
     t->last_graph = -1;
     SAMRT_TRY(build_frame(m, prompted, n_prompted, img));
+    const struct samrt_image_nv12 *nv12 = img ? e->frame_nv12 : NULL;  /* NV12: the fused resize's own graphs */
+    samrt_staging_fmt_key(nv12, t->key.fmt);
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_START, stream));
     if (!samrt_engine_on_device(e)) {  /* host engines: the same sequence, run in place */
         if (img) {
-            SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, m->enc.imgsz, &m->enc.input));
+            SAMRT_TRY(samrt_staging_preprocess_host(&m->stage, img, nv12, m->enc.imgsz, &m->enc.input));
             SAMRT_TRY(mark(m, SAMRT_STAGE_MK_PRE, stream));
         }
         SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
@@ -590,7 +592,7 @@ enum samrt_status samrt_sam2_tracker_step(struct samrt_engine *e, struct samrt_s
     }
     struct samrt_resize_plan plan;
     if (img)  /* the resize is in the graph */
-        SAMRT_TRY(samrt_staging_upload(&m->stage, img, img_on_device, m->enc.imgsz, &plan, stream));
+        SAMRT_TRY(samrt_staging_upload(&m->stage, img, nv12, img_on_device, m->enc.imgsz, &plan, stream));
     SAMRT_TRY(samrt_ctx_memcpy(ch, t->tab.data, t->tab_host, samrt_tensor_nbytes(&t->tab)));
     SAMRT_TRY(set_prompts(m, ch));
     SAMRT_TRY(mark(m, SAMRT_STAGE_MK_H2D, stream));
