@@ -321,7 +321,7 @@ enum samrt_status samrt_bench_run_pass(struct bench *B, struct model_run *mr, st
     samrt_frame_stream_t fs = NULL;
     const struct samrt_frame_source src = {v->jpeg_dir, o->prefetch, o->video ? o->start : 0,
                                            o->video ? v->n_frames : 0};
-    const struct samrt_frame_decode dec = {o->decode_threads, o->gpu_decode};
+    const struct samrt_frame_decode dec = {o->decode_threads, o->gpu_decode, 0};
     SAMRT_TRY(samrt_frame_stream_open_decode(&src, &dec, &fs));
     const int t0 = o->video ? o->start : 0;  /* frame index -> position in the split's video */
     enum samrt_status st = mr->tr.ops->begin(mr->tr.self, vr->w, vr->h);

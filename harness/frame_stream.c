@@ -41,6 +41,7 @@ struct slot {
     int index;                    /* the frame's position in the source */
     double pts_s, decode_ms;
     char name[32];                /* a video frame's name: its index, "%05d" */
+    struct samrt_image_nv12 nv12; /* an NVDEC frame kept as NV12 (dec.nv12): its planes in the slot */
 };
 
 /* One decode thread and its file buffer. */
@@ -74,6 +75,7 @@ struct samrt_frame_stream {
     int next;                     /* frames handed to the consumer so far */
     enum samrt_status failed;     /* sticky consumer-side failure */
     int ended;                    /* the consumer has seen the end marker */
+    int nv12;                     /* dec.nv12: NVDEC frames kept as NV12 planes */
     int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv_filled, cv_free;
@@ -133,7 +135,9 @@ static enum samrt_status source_read(struct samrt_frame_stream *s, struct worker
     }
     for (;;) {  /* frames before --start are decoded and dropped: indices count decoded frames */
         struct samrt_video_frame vf;
-        if (s->vring) SAMRT_TRY(samrt_video_read_device(s->video, s->vring + (size_t)slot * s->vslot_bytes, &vf));
+        uint8_t *dev = s->vring ? s->vring + (size_t)slot * s->vslot_bytes : NULL;
+        if (dev && s->nv12) SAMRT_TRY(samrt_video_read_device_nv12(s->video, dev, s->vslot_bytes, &vf, &sl->nv12));
+        else if (dev) SAMRT_TRY(samrt_video_read_device(s->video, dev, &vf));
         else SAMRT_TRY(samrt_video_read(s->video, s->pixels + (size_t)slot * s->frame_bytes, &vf));
         if (vf.eof) {
             sl->end = 1;
@@ -296,6 +300,7 @@ static enum samrt_status start_ring(struct samrt_frame_stream *s, const struct s
     snprintf(s->info.decoder, sizeof s->info.decoder, s->video ? "ffmpeg" : "libjpeg-turbo x%d", s->n_workers);
     if (!s->video && dec->device_frames) SAMRT_TRY(open_gpu(s, first, first_size));
     if (s->video && s->info.on_device) SAMRT_TRY(open_video_ring(s));
+    s->nv12 = dec->nv12 && s->vring;
     s->slots = (struct slot *)calloc((size_t)s->n_slots, sizeof *s->slots);
     s->workers = (struct worker *)calloc((size_t)s->n_workers, sizeof *s->workers);
     SAMRT_CHECK(s->slots && s->workers, SAMRT_E_HOST_MEMORY, "out of memory");
@@ -328,7 +333,7 @@ enum samrt_status samrt_frame_stream_open_source(const struct samrt_frame_source
 enum samrt_status samrt_frame_stream_open_decode(const struct samrt_frame_source *src, const struct samrt_frame_decode *dec,
                                                  samrt_frame_stream_t *out) {
     SAMRT_CHECK(src && src->path && out, SAMRT_E_INVALID_ARG, "samrt_frame_stream_open_source: NULL argument");
-    const struct samrt_frame_decode defaults = {0, 0};
+    const struct samrt_frame_decode defaults = {0, 0, 0};
     if (!dec) dec = &defaults;
     *out = NULL;
     SAMRT_CHECK(src->depth >= 1 && src->depth <= STREAM_MAX_DEPTH, SAMRT_E_INVALID_ARG, "prefetch depth %d not in 1..%d",
@@ -406,6 +411,7 @@ enum samrt_status samrt_frame_stream_next(samrt_frame_stream_t s, struct samrt_f
                  : s->vring ? s->vring + (size_t)slot * s->vslot_bytes
                             : s->pixels + (size_t)slot * s->frame_bytes;
         f->on_device = s->gpu != NULL || s->vring != NULL;
+        f->nv12 = sl->nv12.y ? &sl->nv12 : NULL;
         f->index = sl->index;
         f->width = s->info.width;
         f->height = s->info.height;

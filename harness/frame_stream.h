@@ -50,6 +50,9 @@ struct samrt_frame {
     double pts_s;         /* a video frame's timestamp in seconds from the stream start; -1 for JPEGs */
     double wait_ms;       /* how long samrt_frame_stream_next waited for this frame to be decoded */
     int on_device;        /* 1: rgb is device memory of the current GPU (nvJPEG), pitch 3 * width */
+    const struct samrt_image_nv12 *nv12;  /* with decode.nv12, an NVDEC frame: its NV12 planes in
+                             device memory (nv12->y == rgb), to push with samrt_engine_track_push_nv12;
+                             NULL: rgb holds RGB8 (a frame NVDEC turned down is uploaded as RGB8) */
 };
 
 /* Decode threads of a JPEG folder: 1..SAMRT_DECODE_THREADS_MAX; the default (0) is one per core
@@ -71,6 +74,8 @@ struct samrt_frame_decode {
     int threads;          /* a folder's decode threads; 0 = samrt_frame_stream_default_threads() */
     int device_frames;    /* 1: a folder's frames decoded by nvJPEG into device memory where the
                              build and machine have it (info.on_device says whether they are) */
+    int nv12;             /* 1: a video's NVDEC frames handed out as their NV12 planes (f.nv12, for
+                             samrt_engine_track_push_nv12: the resize converts, no RGB8 pass) */
 };
 
 struct samrt_frame_stream_info {

@@ -141,6 +141,12 @@ enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, s
  * once it is there (the conversion runs on the reader's own stream, no allocation). The end,
  * the errors and f as samrt_video_read; SAMRT_E_BAD_STATE for a reader with host frames. */
 enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f);
+/* The same, but a frame NVDEC decoded comes as its NV12 planes copied into buf (device memory
+ * of `bytes`, >= 3 * width * height), packed and described by *nv12 for
+ * samrt_engine_track_push_nv12 (nv12->y == buf); a frame the CPU decoded is uploaded as RGB8
+ * into buf as samrt_video_read_device does, with nv12->y NULL. */
+enum samrt_status samrt_video_read_device_nv12(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
+                                               struct samrt_video_frame *f, struct samrt_image_nv12 *nv12);
 /* The video decode path of this build and machine, in words (`samrt check`): "NVDEC via
  * FFmpeg's cuda hwaccel (h264 hevc ...)" or "software with frame threads", with why. */
 void samrt_video_decode_path(char *buf, size_t len);

@@ -47,6 +47,11 @@ enum samrt_status samrt_video_hw_attach(AVCodecContext *dec, const AVCodec *code
 enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *rgb, size_t pitch);
 /* A frame the CPU decoded and converted (host, bytes) into the device frame rgb; returns once
  * it is there. */
+/* NVDEC frame fr's NV12 planes copied into buf (device memory, bytes >= w * h + 2 * ceil(w / 2)
+ * * ceil(h / 2)) packed (luma pitch w, chroma pitch 2 * ceil(w / 2)), and *out described over
+ * them with the colour fields samrt_video_hw_convert would use; returns once copied. */
+enum samrt_status samrt_video_hw_copy_nv12(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *buf, size_t bytes,
+                                           struct samrt_image_nv12 *out);
 enum samrt_status samrt_video_hw_upload(struct samrt_video_hw *hw, const uint8_t *host, size_t bytes, uint8_t *rgb);
 void samrt_video_hw_free(struct samrt_video_hw *hw);  /* NULL is fine */
 

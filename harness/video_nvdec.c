@@ -1,6 +1,7 @@
 /* video_nvdec.c - the video reader's GPU path (video_impl.h): FFmpeg's `cuda` hwaccel (NVDEC)
  * decoding into device NV12 surfaces, converted to RGB8 in a device frame by the op layer
- * (ops_video.h: swscale's arithmetic, so the pixels match the software path's).
+ * (ops_video.h: swscale's arithmetic, so the pixels match the software path's), or copied as
+ * NV12 planes for samrt_engine_track_push_nv12, whose resize converts with the same arithmetic.
  *
  * The hwaccel device is handed the thread's current CUDA context (open_device below), so
  * FFmpeg's surfaces live in the same context as samrt's memory, and its stream is the
@@ -193,6 +194,32 @@ enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFram
     return samrt_stream_sync(hw->stream);  /* the frame is in rgb; its surface goes back to the pool */
 }
 
+enum samrt_status samrt_video_hw_copy_nv12(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *buf, size_t bytes,
+                                           struct samrt_image_nv12 *out) {
+    const AVHWFramesContext *fc = fr->hw_frames_ctx ? (const AVHWFramesContext *)fr->hw_frames_ctx->data : NULL;
+    SAMRT_CHECK(fc && fc->sw_format == AV_PIX_FMT_NV12, SAMRT_E_UNSUPPORTED,
+                "%s: NVDEC gave %s surfaces; NV12 frames are 8-bit 4:2:0 only", hw->name,
+                fc && av_get_pix_fmt_name(fc->sw_format) ? av_get_pix_fmt_name(fc->sw_format) : "unknown");
+    const size_t w = (size_t)fr->width, h = (size_t)fr->height, cw = 2 * ((w + 1) / 2), ch = (h + 1) / 2;
+    SAMRT_CHECK(w * h + cw * ch <= bytes, SAMRT_E_INVALID_ARG, "%s: a %zux%zu NV12 frame does not fit %zu bytes",
+                hw->name, w, h, bytes);
+    SAMRT_TRY(samrt_stream_copy_2d(buf, w, fr->data[0], (size_t)fr->linesize[0], w, h, SAMRT_COPY_D2D, hw->stream));
+    SAMRT_TRY(samrt_stream_copy_2d(buf + w * h, cw, fr->data[1], (size_t)fr->linesize[1], cw, ch, SAMRT_COPY_D2D,
+                                   hw->stream));
+    memset(out, 0, sizeof *out);
+    out->y = buf;
+    out->uv = buf + w * h;
+    out->y_stride = (int)w;
+    out->uv_stride = (int)cw;
+    out->width = fr->width;
+    out->height = fr->height;
+    /* the colour fields samrt_video_hw_convert's swscale form reads: the same pixels */
+    memcpy(out->yuv_coefs, sws_getCoefficients(fr->colorspace), sizeof out->yuv_coefs);
+    out->yuv_full_range = fr->color_range == AVCOL_RANGE_JPEG;
+    out->yuv_x86 = sws_form() == SAMRT_YUV_SWS_X86;
+    return samrt_stream_sync(hw->stream);  /* the planes are in buf; the surface goes back to the pool */
+}
+
 enum samrt_status samrt_video_hw_upload(struct samrt_video_hw *hw, const uint8_t *host, size_t bytes, uint8_t *rgb) {
     SAMRT_TRY(samrt_stream_copy(rgb, host, bytes, SAMRT_COPY_H2D, hw->stream));
     return samrt_stream_sync(hw->stream);
@@ -239,6 +266,12 @@ enum samrt_status samrt_video_hw_attach(AVCodecContext *dec, const AVCodec *code
 
 enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *rgb, size_t pitch) {
     (void)hw, (void)fr, (void)rgb, (void)pitch;
+    return SAMRT_E_UNSUPPORTED;
+}
+
+enum samrt_status samrt_video_hw_copy_nv12(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *buf, size_t bytes,
+                                           struct samrt_image_nv12 *out) {
+    (void)hw, (void)fr, (void)buf, (void)bytes, (void)out;
     return SAMRT_E_UNSUPPORTED;
 }
 

@@ -608,6 +608,36 @@ enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, s
     return SAMRT_OK;
 }
 
+enum samrt_status samrt_video_read_device_nv12(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
+                                               struct samrt_video_frame *f, struct samrt_image_nv12 *nv12) {
+    SAMRT_CHECK(r && buf && f && nv12, SAMRT_E_INVALID_ARG, "samrt_video_read_device_nv12: NULL argument");
+    SAMRT_CHECK(r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into host frames (samrt_video_read)", r->name);
+    SAMRT_CHECK(bytes >= (size_t)r->width * (size_t)r->height * 3, SAMRT_E_INVALID_ARG,
+                "%s: a %zu-byte buffer for %dx%d frames", r->name, bytes, r->width, r->height);
+    memset(nv12, 0, sizeof *nv12);
+    SAMRT_TRY(next_frame(r, f));
+    if (f->eof) return SAMRT_OK;
+    if (r->frame->format != AV_PIX_FMT_CUDA) {  /* decoded on the CPU: RGB8 as samrt_video_read_device */
+        enum samrt_status st = convert(r, r->host);
+        if (st == SAMRT_OK) st = samrt_video_hw_upload(r->hw, r->host, (size_t)r->width * r->height * 3, buf);
+        if (st != SAMRT_OK) {
+            av_frame_unref(r->frame);
+            SAMRT_CHECK(0, st, "%s: cannot upload frame %lld", r->name, (long long)r->next_index);
+        }
+        frame_done(r, f);
+        return SAMRT_OK;
+    }
+    const enum samrt_status st = samrt_video_hw_copy_nv12(r->hw, r->frame, buf, bytes, nv12);
+    if (st != SAMRT_OK) {
+        av_frame_unref(r->frame);
+        memset(nv12, 0, sizeof *nv12);
+        SAMRT_CHECK(0, st, "%s: cannot copy frame %lld's NV12 planes", r->name, (long long)r->next_index);
+    }
+    frame_done(r, f);
+    f->hw = 1;
+    return SAMRT_OK;
+}
+
 enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
     SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read_device: NULL argument");
     SAMRT_CHECK(r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into host frames (samrt_video_read)", r->name);

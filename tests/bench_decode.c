@@ -31,7 +31,7 @@
 
 static double stream_ms(const char *dir, int threads, int n_frames) {
     const struct samrt_frame_source src = {dir, 16, 0, 0};
-    const struct samrt_frame_decode dec = {threads, 0};
+    const struct samrt_frame_decode dec = {threads, 0, 0};
     samrt_frame_stream_t fs = NULL;
     if (samrt_frame_stream_open_decode(&src, &dec, &fs) != SAMRT_OK) return -1;
     const double t0 = bench_now_ms();

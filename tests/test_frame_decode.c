@@ -22,7 +22,7 @@ static char g_dir[800];
 static enum samrt_status open_n(const char *dir, int depth, int threads, int start, int max_frames,
                                 samrt_frame_stream_t *fs) {
     const struct samrt_frame_source src = {dir, depth, start, max_frames};
-    const struct samrt_frame_decode dec = {threads, 0};
+    const struct samrt_frame_decode dec = {threads, 0, 0};
     return samrt_frame_stream_open_decode(&src, &dec, fs);
 }
 

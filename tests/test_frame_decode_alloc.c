@@ -21,7 +21,7 @@
 
 static void run(const char *dir, int threads, int slow) {
     const struct samrt_frame_source src = {dir, 4, 0, 0};
-    const struct samrt_frame_decode dec = {threads, 0};
+    const struct samrt_frame_decode dec = {threads, 0, 0};
     struct alloc_counts a0, a1, a2;
     alloc_counts_get(&a0);
     samrt_frame_stream_t fs = NULL;

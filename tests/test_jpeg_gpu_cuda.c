@@ -162,7 +162,7 @@ static void check_stream(const char *root) {
     CHECK(good && du_write_file(path, good, n / 2) == 0);
     free(good);
     const struct samrt_frame_source src = {dir, 3, 0, 0};
-    const struct samrt_frame_decode dec = {2, 1};
+    const struct samrt_frame_decode dec = {2, 1, 0};
     samrt_frame_stream_t fs = NULL;
     CHECK_STATUS(samrt_frame_stream_open_decode(&src, &dec, &fs), SAMRT_OK);
     struct samrt_frame_stream_info info;

@@ -10,7 +10,10 @@
  *      host malloc from samrt or this test (intercepted, tests/alloc_intercept.c; FFmpeg's own
  *      shared libraries are not intercepted: its surface pool is preallocated to
  *      initial_pool_size and the reader holds one surface at a time);
- *   3. the frame streamer asked for device frames hands out the same device frames.
+ *   3. the frame streamer asked for device frames hands out the same device frames, and asked
+ *      for NV12 (decode.nv12, what `samrt track --gpu-decode` pushes with
+ *      samrt_engine_track_push_nv12) frames whose planes, converted with their own colour
+ *      fields, are byte for byte the RGB8 stream's frames.
  * Exits 77 without a GPU, without NVDEC for the clip's codec (the reason printed). */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -20,6 +23,8 @@
 #include "alloc_intercept.h"
 #include "check.h"
 #include "frame_stream.h"
+#include "nv12_rgb.h"
+#include "ops_video.h"
 #include "video_nv12_util.h"
 
 #define W 1280
@@ -92,7 +97,7 @@ static int compare(const char *path, const char *codec) {
 /* 3: the streamer's device ring. */
 static void check_stream(const char *path) {
     const struct samrt_frame_source src = {path, 3, 0, 0};
-    const struct samrt_frame_decode dec = {0, 1};
+    const struct samrt_frame_decode dec = {0, 1, 0};
     samrt_frame_stream_t fs = NULL;
     CHECK_STATUS(samrt_frame_stream_open_decode(&src, &dec, &fs), SAMRT_OK);
     struct samrt_frame_stream_info info;
@@ -111,6 +116,45 @@ static void check_stream(const char *path) {
     samrt_frame_stream_close(fs);
 }
 
+/* 3b: the NV12 stream against the RGB8 stream, frame by frame. */
+static void check_stream_nv12(const char *path) {
+    const struct samrt_frame_source src = {path, 3, 0, 0};
+    const struct samrt_frame_decode drgb = {0, 1, 0}, dnv = {0, 1, 1};
+    samrt_frame_stream_t a = NULL, b = NULL;
+    CHECK_STATUS(samrt_frame_stream_open_decode(&src, &drgb, &a), SAMRT_OK);
+    CHECK_STATUS(samrt_frame_stream_open_decode(&src, &dnv, &b), SAMRT_OK);
+    const size_t bytes = (size_t)W * H * 3;
+    uint8_t *conv = NULL, *want = (uint8_t *)malloc(bytes), *got = (uint8_t *)malloc(bytes);
+    CHECK(a && b && want && got && cudaMalloc((void **)&conv, bytes) == cudaSuccess);
+    int k = 0, same = 0;
+    struct samrt_frame fa, fb;
+    while (a && b && conv && want && got && samrt_frame_stream_next(a, &fa) == SAMRT_OK && fa.rgb &&
+           samrt_frame_stream_next(b, &fb) == SAMRT_OK && fb.rgb) {
+        const struct samrt_image_nv12 *n = fb.nv12;
+        CHECK(!fa.nv12 && n && n->y == fb.rgb && n->width == W && n->height == H && fb.index == k);
+        if (n) {
+            struct samrt_yuv_coefs c;
+            samrt_yuv_coefs_init(n->yuv_coefs, n->yuv_full_range, n->yuv_x86 ? SAMRT_YUV_SWS_X86 : SAMRT_YUV_SWS_C, &c);
+            CHECK_STATUS(samrt_op_nv12_rgb(&c, n->y, (size_t)n->y_stride, n->uv, (size_t)n->uv_stride, W, H, conv, 3 * W,
+                                           NULL), SAMRT_OK);
+            CHECK(cudaDeviceSynchronize() == cudaSuccess);
+            CHECK(cudaMemcpy(got, conv, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            CHECK(cudaMemcpy(want, fa.rgb, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            same += memcmp(got, want, bytes) == 0;
+        }
+        samrt_frame_stream_release(a, &fa);
+        samrt_frame_stream_release(b, &fb);
+        k++;
+    }
+    printf("stream, NV12: %d frames, %d equal to the RGB8 stream's after conversion\n", k, same);
+    CHECK(k == FRAMES && same == FRAMES);
+    cudaFree(conv);
+    free(want);
+    free(got);
+    samrt_frame_stream_close(a);
+    samrt_frame_stream_close(b);
+}
+
 int main(int argc, char **argv) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) return check_skip("test_video_nvdec_cuda", "no CUDA device");
@@ -122,6 +166,7 @@ int main(int argc, char **argv) {
     printf("clip: %dx%d, %d frames, %s; video decode path: %s\n", W, H, FRAMES, codec, dp);
     const int rc = compare(path, codec);
     if (rc == 0) check_stream(path);
+    if (rc == 0) check_stream_nv12(path);
     remove(path);
     return rc ? rc : check_report("test_video_nvdec_cuda");
 }

@@ -54,7 +54,10 @@ static enum samrt_status track_frame(const struct track_args *a, struct track_ru
                                 : samrt_engine_track_prompt(r->e, a->obj[k].id, &a->obj[k].p);
     const struct samrt_image img = {fr->rgb, fr->width, fr->height, 3 * fr->width};
     const uint64_t t0 = samrt_cli_now_ns();
-    if (st == SAMRT_OK) st = samrt_engine_track_push(r->e, &img, fr->on_device, r->res, a->p.max_objects, n);
+    if (st == SAMRT_OK && fr->nv12)  /* an NVDEC frame: its NV12 planes, converted inside the resize */
+        st = samrt_engine_track_push_nv12(r->e, fr->nv12, 1, r->res, a->p.max_objects, n);
+    else if (st == SAMRT_OK)
+        st = samrt_engine_track_push(r->e, &img, fr->on_device, r->res, a->p.max_objects, n);
     if (timed && r->n_ms < r->cap_ms) {
         r->ms[r->n_ms++] = (double)(samrt_cli_now_ns() - t0) * 1e-6;
         r->decode_ms += fr->decode_ms;
@@ -102,7 +105,7 @@ static enum samrt_status open_stream(const struct track_args *a, samrt_frame_str
     samrt_frame_stream_close(*fs);
     *fs = NULL;
     const struct samrt_frame_source src = {a->frames, a->s.prefetch, a->s.start, a->s.max_frames};
-    const struct samrt_frame_decode dec = {a->s.decode_threads, a->s.gpu_decode};
+    const struct samrt_frame_decode dec = {a->s.decode_threads, a->s.gpu_decode, a->s.gpu_decode};
     return samrt_frame_stream_open_decode(&src, &dec, fs);
 }
 
