@@ -65,20 +65,26 @@ static long finite_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_FINITE = {"finite", finite_setup, finite_call, finite_check, NULL, NULL, 0};
 
+/* The f32 RoPE table of a dim-channel head over a side x side grid, as an input buffer. */
+static int rope_table_buf(struct ot_case *c, int dim, int side) {
+    const size_t nt = samrt_rope_table_floats(dim, side, side);
+    float *tab = (float *)malloc(sizeof(float) * nt);
+    if (!tab || samrt_rope_table_fill(tab, dim, side, side, 10000.0f) != SAMRT_OK) {
+        fprintf(stderr, "%s/%s: no table\n", c->row->op->name, c->row->shape);
+        exit(1);
+    }
+    const int i = ot_buf_copy(c, SAMRT_DTYPE_F32, (long)nt, tab);
+    free(tab);
+    return i;
+}
+
 /* ---- rope: p = {batch, heads, tokens, dim, period, skip, n_rope, grid side, in place,
  *      source token stride in dims (1: contiguous, 3: a packed qkv row)} ---- */
 static void rope_setup(struct ot_case *c) {
     const long *p = c->row->p, s_tok = p[9] * p[3];
     const long n_src = p[0] * p[1] * p[2] * s_tok, n = p[0] * p[1] * p[2] * p[3];
     const int x = ot_buf_random(c, c->dt, n_src, -2.0f, 2.0f);
-    const size_t nt = samrt_rope_table_floats((int)p[3], (int)p[7], (int)p[7]);
-    float *tab = (float *)malloc(sizeof(float) * nt);
-    if (!tab || samrt_rope_table_fill(tab, (int)p[3], (int)p[7], (int)p[7], 10000.0f) != SAMRT_OK) {
-        fprintf(stderr, "rope/%s: no table\n", c->row->shape);
-        exit(1);
-    }
-    ot_buf_copy(c, SAMRT_DTYPE_F32, (long)nt, tab);
-    free(tab);
+    rope_table_buf(c, (int)p[3], (int)p[7]);
     if (p[8]) {
         c->b[x].role = OT_INOUT;
         ot_buf_alias(c, x);
@@ -124,18 +130,7 @@ static const struct ot_op OP_ROPE = {"rope", rope_setup, rope_call, rope_check, 
 static void rpool_setup(struct ot_case *c) {
     const long *p = c->row->p, n_tok = p[1] * p[2] * p[2] + p[4], h = p[2] / 2;
     ot_buf_random(c, c->dt, p[0] * n_tok * p[7] * p[3], -2.0f, 2.0f);
-    if (p[5]) {
-        const size_t nt = samrt_rope_table_floats((int)p[3], (int)p[2], (int)p[2]);
-        float *tab = (float *)malloc(sizeof(float) * nt);
-        if (!tab || samrt_rope_table_fill(tab, (int)p[3], (int)p[2], (int)p[2], 10000.0f) != SAMRT_OK) {
-            fprintf(stderr, "rope_pool/%s: no table\n", c->row->shape);
-            exit(1);
-        }
-        ot_buf_copy(c, SAMRT_DTYPE_F32, (long)nt, tab);
-        free(tab);
-    } else {
-        ot_buf_null(c);
-    }
+    p[5] ? rope_table_buf(c, (int)p[3], (int)p[2]) : ot_buf_null(c);
     const long n_out = p[0] * (p[6] * p[1] * h * h + p[4]) * p[3];
     ot_buf_add(c, c->dt, n_out, OT_OUT);
     c->moved = (double)(p[0] * n_tok * p[3] + n_out) * samrt_dtype_size(c->dt);
