@@ -22,6 +22,9 @@
  *
  *   SAM 2.1 cross-attn keys: period 4096, skip 0,   n_rope = L - P   (64x64 table)
  *   EdgeTAM cross-attn keys: period 512,  skip 256, n_rope = 512 * S (16x16 table)
+ *
+ * The fused rotate + 2x2 pool (samrt_rope_pool_*) makes EfficientTAM's pooled memory keys
+ * (EfficientRoPEAttention1 / 2) in one pass over the projected keys, see below.
  */
 #ifndef SAMRT_KERNELS_ROPE_H
 #define SAMRT_KERNELS_ROPE_H
@@ -75,10 +78,47 @@ enum samrt_status samrt_rope_check(const struct samrt_rope_params *p);
 /* Plain C reference: dst = rotate(src), rows without a table row copied unchanged. */
 enum samrt_status samrt_rope_apply_ref(const struct samrt_rope_params *p);
 
+/* Rotate + 2x2 average pool of M memories, each a g x g map of tokens (row-major), then the
+ * rows after the memories (object pointers) copied as they are:
+ *   src (B, M*g*g + n_tail, D) -> dst (B, rep*M*(g/2)^2 + n_tail, D);
+ * pooled row r = (m*(g/2) + y)*(g/2) + x of memory m averages tokens (2y + dy)*g + 2x + dx,
+ * dy, dx in {0, 1}, and lands in dst rows rep*r .. rep*r + rep - 1 (rep copies: EfficientTAM
+ * /1's logit offset); tail row i lands in dst row rep*M*(g/2)^2 + i. Per element, exactly the
+ * rounding of samrt_rope_apply (tables row = token within its memory) followed by the 2x2
+ * stride-2 depthwise convolution with weights 1/4 and a bias it used before:
+ *   v_t = dtype(rotate_fp32(x_t))              (no table: v_t = x_t)
+ *   acc = 0; acc += v_t * 0.25 for t in (0,0), (0,1), (1,0), (1,1)   (fp32; x 0.25 is exact)
+ *   out = dtype(acc + bias)                     (one rounding)
+ * so it matches rope in place + conv pool + row copies bit for bit where the rotation rounds
+ * alike (the CUDA kernel contracts x*cos - y*sin as rope.cu does). Reads src once, writes dst
+ * once. */
+struct samrt_rope_pool_params {
+    enum samrt_dtype dtype;               /* F32, F16 or BF16, src and dst alike */
+    int n_batch, n_mem, grid, dim;        /* B, M >= 1 memories of grid x grid tokens (grid even), D (even) */
+    int64_t n_tail;                       /* rows after the memories, copied */
+    const void *src;                      /* (B, M*g*g + n_tail, D) at these strides, channel stride 1 */
+    int64_t s_src_b, s_src_t;
+    void *dst;                            /* (B, rep*M*g*g/4 + n_tail, D), channel stride 1; not src */
+    int64_t s_dst_b, s_dst_t;
+    const float *table;                   /* (g*g, D/2, 2) cos, sin; NULL: no rotation (a plain pool) */
+    float bias;                           /* added to every pooled element in fp32 (0: none) */
+    int rep;                              /* copies of each pooled row, >= 1 */
+};
+
+/* Output rows per batch item: rep*M*(g/2)^2 + n_tail. */
+int64_t samrt_rope_pool_rows(const struct samrt_rope_pool_params *p);
+
+/* Validates p (no logging: also used on the run path). */
+enum samrt_status samrt_rope_pool_check(const struct samrt_rope_pool_params *p);
+
+/* Plain C reference. */
+enum samrt_status samrt_rope_pool_ref(const struct samrt_rope_pool_params *p);
+
 #ifdef SAMRT_HAVE_CUDA
 #include <cuda_runtime.h>
 /* Same on the GPU. Allocates nothing, logs nothing. */
 enum samrt_status samrt_rope_apply_cuda(const struct samrt_rope_params *p, cudaStream_t stream);
+enum samrt_status samrt_rope_pool_cuda(const struct samrt_rope_pool_params *p, cudaStream_t stream);
 #endif
 
 #ifdef __cplusplus

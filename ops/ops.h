@@ -318,6 +318,17 @@ struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, cons
                                   const struct samrt_tensor *table, int period, int skip, int64_t n_rope,
                                   const struct samrt_tensor *out);
 
+/* RoPE + 2x2 average pool in one pass (kernels/rope.h samrt_rope_pool_params): x (B, n_mem *
+ * grid^2 + n_tail, D) with contiguous channels, n_mem maps of grid x grid tokens (grid even)
+ * then n_tail rows -> a new contiguous (B, rep * n_mem * grid^2/4 + n_tail, D): each pooled row
+ * rep times, then the tail rows as they are. Each token is rotated by table row token-in-map
+ * (table (grid^2, D/2, 2) f32; NULL: no rotation) and rounded to x's dtype, four averaged in
+ * fp32, bias added, rounded once: the numerics of samrt_op_rope followed by the 2x2 stride-2
+ * depthwise conv (weights 1/4) with that bias. EfficientTAM's pooled memory keys and inputs. */
+struct samrt_tensor samrt_op_rope_pool(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *table, int n_mem, int grid, int64_t n_tail,
+                                       float bias, int rep);
+
 /* ---- position encodings ------------------------------------------------------------------- */
 
 /* The 1-D sine encoding of n_pos positions pos (f32, contiguous, >= n_pos values) -> (n_pos,

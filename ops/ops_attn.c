@@ -1,4 +1,5 @@
-/* ops_attn.c - the attention and interp ops of ops.h (kernels/attention.h, kernels/interp.h).
+/* ops_attn.c - the attention, RoPE and interp ops of ops.h (kernels/attention.h,
+ * kernels/rope.h, kernels/interp.h).
  *
  * Attention needs a workspace whose size depends on the parameters (RoPE copies of q and k,
  * split-K partials); the op plans it as a scratch tensor of its own step, so it is reused
@@ -13,6 +14,7 @@
 #include "attention.h"
 #include "interp.h"
 #include "ops_impl.h"
+#include "rope.h"
 
 /* Any non-NULL address for the pure planning helpers, which reject NULL tensors; PLAN-mode
  * weights have no data yet. */
@@ -265,6 +267,33 @@ struct samrt_tensor samrt_op_rope(struct samrt_op_ctx *c, const char *name, cons
     if (st == SAMRT_OK) cost_add(c, 1, 6.0 * (double)samrt_tensor_nelements(&y), tbytes(x) + tbytes(&y));
     if (st == SAMRT_OK && samrt_exec_running(c->ex))
         st = OPS_PICK(c->backend, samrt_rope_apply_cuda(&p, c->stream), samrt_rope_apply_ref(&p));
+    finish(c, st);
+    return y;
+}
+
+struct samrt_tensor samrt_op_rope_pool(struct samrt_op_ctx *c, const char *name, const struct samrt_tensor *x,
+                                       const struct samrt_tensor *table, int n_mem, int grid, int64_t n_tail,
+                                       float bias, int rep) {
+    const int64_t B = x->ne[0], D = x->ne[2], h = grid / 2;
+    struct samrt_tensor y = samrt_op_new(c, name, x->dtype, 3, SAMRT_SHAPE(B, rep * n_mem * h * h + n_tail, D));
+    use(c, x, &y, table, NULL);
+    enum samrt_status st = c->ex->status;
+    const struct samrt_rope_pool_params p = {x->dtype, (int)B, n_mem, grid, (int)D, n_tail, PLAN_PTR(x->data),
+                                             x->s[0], x->s[1], PLAN_PTR(y.data), y.s[0], y.s[1],
+                                             table ? (const float *)PLAN_PTR(table->data) : NULL, bias, rep};
+    if (st == SAMRT_OK && planning(c) &&
+        (x->n_dims != 3 || x->s[2] != 1 || x->ne[1] != (int64_t)n_mem * grid * grid + n_tail ||
+         (table && (table->dtype != SAMRT_DTYPE_F32 ||
+                    samrt_tensor_nelements(table) < (int64_t)grid * grid * D)) ||
+         samrt_rope_pool_check(&p) != SAMRT_OK)) {
+        SAMRT_LOG_ERROR("rope_pool %s: x must be (B, %d * %d^2 + %lld, D) with contiguous channels, grid even, an f32 "
+                        "(grid^2, D/2, 2) table or none", name ? name : "?", n_mem, grid, (long long)n_tail);
+        st = SAMRT_E_INVALID_ARG;
+    }
+    if (st == SAMRT_OK)
+        cost_add(c, 1, (table ? 6.0 * 4 + 2.0 : 2.0) * (double)B * n_mem * h * h * D, tbytes(x) + tbytes(&y));
+    if (st == SAMRT_OK && samrt_exec_running(c->ex))
+        st = OPS_PICK(c->backend, samrt_rope_pool_cuda(&p, c->stream), samrt_rope_pool_ref(&p));
     finish(c, st);
     return y;
 }

@@ -2,22 +2,31 @@
  * scan (kernels/finite.h: a frame's embedding at 1024, tails, a bad value at the start, the
  * middle or the end), the rotary encoding of memory attention (kernels/rope.h: SAM 2.1's 64x64
  * self-attention and repeated cross-attention keys with object pointers, EdgeTAM's 16x16 keys
- * behind 256 perceiver latents, in place), the memory store (kernels/sam2/mem_store.h: f32 / f16 /
+ * behind 256 perceiver latents, in place), the fused rotate + 2x2 pool of EfficientTAM's memory
+ * keys and value inputs (kernels/rope.h samrt_rope_pool: Ti/2's seven 64x64 memories at 1024,
+ * /1's four copies, odd maps and packed rows, checked against rope_ref + dwconv_ref), the memory store (kernels/sam2/mem_store.h: f32 / f16 /
  * bf16 into the bf16 bank, present and absent objects) and the tracker's row copies
  * (kernels/sam2/track_rows.h). ops_table.h says how a row is run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwconv.h"
 #include "finite.h"
 #include "mem_store.h"
 #include "ops_table.h"
+#include "ref_util.h"
 #include "rope.h"
 #include "test_util.h"
 #include "track_rows.h"
 
 /* rotations in fp32 from one table: only the contraction of x*cos - y*sin may differ */
 static const struct ot_tol TOL_ROPE = {"rope_fma", {1e-6, 1e-6, 1e-6}, {1e-6, 1.0 / 1024, 1.0 / 128}, 0, 0};
+
+/* the rotated taps may round differently when x*cos - y*sin contracts: one storage ulp of a
+ * tap (|x| < 2.9) moves the average by a quarter of it, plus the final rounding */
+static const struct ot_tol TOL_ROPE_POOL = {"rope_pool_fma", {1e-6, 1.0 / 512, 1.0 / 64}, {1e-6, 1.0 / 1024, 1.0 / 128},
+                                            0, 0};
 
 /* ---- finite: p = {elements, bad at (-1 none, 0 start, 1 middle, 2 end), misalign} ---- */
 static void finite_setup(struct ot_case *c) {
@@ -56,20 +65,26 @@ static long finite_check(const struct ot_case *c, void *const *p) {
 
 static const struct ot_op OP_FINITE = {"finite", finite_setup, finite_call, finite_check, NULL, NULL, 0};
 
+/* The f32 RoPE table of a dim-channel head over a side x side grid, as an input buffer. */
+static int rope_table_buf(struct ot_case *c, int dim, int side) {
+    const size_t nt = samrt_rope_table_floats(dim, side, side);
+    float *tab = (float *)malloc(sizeof(float) * nt);
+    if (!tab || samrt_rope_table_fill(tab, dim, side, side, 10000.0f) != SAMRT_OK) {
+        fprintf(stderr, "%s/%s: no table\n", c->row->op->name, c->row->shape);
+        exit(1);
+    }
+    const int i = ot_buf_copy(c, SAMRT_DTYPE_F32, (long)nt, tab);
+    free(tab);
+    return i;
+}
+
 /* ---- rope: p = {batch, heads, tokens, dim, period, skip, n_rope, grid side, in place,
  *      source token stride in dims (1: contiguous, 3: a packed qkv row)} ---- */
 static void rope_setup(struct ot_case *c) {
     const long *p = c->row->p, s_tok = p[9] * p[3];
     const long n_src = p[0] * p[1] * p[2] * s_tok, n = p[0] * p[1] * p[2] * p[3];
     const int x = ot_buf_random(c, c->dt, n_src, -2.0f, 2.0f);
-    const size_t nt = samrt_rope_table_floats((int)p[3], (int)p[7], (int)p[7]);
-    float *tab = (float *)malloc(sizeof(float) * nt);
-    if (!tab || samrt_rope_table_fill(tab, (int)p[3], (int)p[7], (int)p[7], 10000.0f) != SAMRT_OK) {
-        fprintf(stderr, "rope/%s: no table\n", c->row->shape);
-        exit(1);
-    }
-    ot_buf_copy(c, SAMRT_DTYPE_F32, (long)nt, tab);
-    free(tab);
+    rope_table_buf(c, (int)p[3], (int)p[7]);
     if (p[8]) {
         c->b[x].role = OT_INOUT;
         ot_buf_alias(c, x);
@@ -109,6 +124,69 @@ static long rope_check(const struct ot_case *c, void *const *p) {
 }
 
 static const struct ot_op OP_ROPE = {"rope", rope_setup, rope_call, rope_check, NULL, NULL, 0};
+
+/* ---- rope_pool: p = {batch, memories, grid, dim, tail rows, rotate, copies, source token
+ *      stride in dims}; f = {bias, rounded to the dtype as the pool's bias tensor was} ---- */
+static void rpool_setup(struct ot_case *c) {
+    const long *p = c->row->p, n_tok = p[1] * p[2] * p[2] + p[4], h = p[2] / 2;
+    ot_buf_random(c, c->dt, p[0] * n_tok * p[7] * p[3], -2.0f, 2.0f);
+    p[5] ? rope_table_buf(c, (int)p[3], (int)p[2]) : ot_buf_null(c);
+    const long n_out = p[0] * (p[6] * p[1] * h * h + p[4]) * p[3];
+    ot_buf_add(c, c->dt, n_out, OT_OUT);
+    c->moved = (double)(p[0] * n_tok * p[3] + n_out) * samrt_dtype_size(c->dt);
+}
+
+static struct samrt_rope_pool_params rpool_params(const struct ot_case *c, void *const *p) {
+    const long *q = c->row->p, n_tok = q[1] * q[2] * q[2] + q[4], h = q[2] / 2, s_t = q[7] * q[3];
+    const struct samrt_rope_pool_params a = {c->dt, (int)q[0], (int)q[1], (int)q[2], (int)q[3], q[4],
+                                             p[0], n_tok * s_t, s_t, p[2], (q[6] * q[1] * h * h + q[4]) * q[3], q[3],
+                                             q[5] ? (const float *)p[1] : NULL, ref_round(c->dt, c->row->f[0]),
+                                             (int)q[6]};
+    return a;
+}
+
+static enum samrt_status rpool_call(const struct ot_case *c, void *const *p, int gpu, void *stream) {
+    const struct samrt_rope_pool_params a = rpool_params(c, p);
+    (void)stream;
+    return gpu ? OT_GPU(samrt_rope_pool_cuda(&a, (cudaStream_t)stream)) : samrt_rope_pool_ref(&a);
+}
+
+/* The unfused composition, value for value: samrt_rope_apply_ref in place on the memory rows
+ * (stored in the dtype), the 2x2 stride-2 depthwise conv reference (weights 1/4, the bias),
+ * rounded to the dtype, each pooled row rep times, the tail rows copied. */
+static long rpool_check(const struct ot_case *c, void *const *p) {
+    const struct samrt_rope_pool_params a = rpool_params(c, p);
+    const long g = a.grid, D = a.dim, n_mem_tok = a.n_mem * g * g, n_pool = a.n_mem * (g / 2) * (g / 2);
+    const size_t es = samrt_dtype_size(c->dt);
+    char *rot = (char *)malloc((size_t)(n_mem_tok + a.n_tail) * (size_t)D * es);
+    float *x = (float *)malloc(sizeof(float) * (size_t)(n_mem_tok * D + 4 * D + D + n_pool * D));
+    if (!rot || !x) exit(1);
+    float *w = x + n_mem_tok * D, *bias = w + 4 * D, *y = bias + D;
+    for (long i = 0; i < 4 * D; i++) w[i] = 0.25f;
+    for (long i = 0; i < D; i++) bias[i] = a.bias;
+    const struct samrt_dwconv_desc dw = {a.n_mem, (int)g, (int)g, (int)D, 2, 2, 0, SAMRT_DTYPE_F32,
+                                         SAMRT_EPILOGUE_ACT_NONE, a.bias != 0.0f, 0};
+    long bad = 0;
+    for (int b = 0; b < a.n_batch; b++) {
+        const char *src = (const char *)a.src + (size_t)(b * a.s_src_b) * es;
+        const struct samrt_rope_params r = {c->dt, 1, 1, (int)(n_mem_tok + a.n_tail), (int)D, src, 0, 0, a.s_src_t,
+                                            rot, 0, 0, D, a.table, (int)(g * g), 0, a.table ? n_mem_tok : 0};
+        if (samrt_rope_apply_ref(&r) != SAMRT_OK) return 1;
+        for (long i = 0; i < n_mem_tok * D; i++) x[i] = ref_load(c->dt, rot, i);
+        samrt_dwconv_ref(&dw, x, w, dw.has_bias ? bias : NULL, NULL, y);
+        for (long o = 0; o < (a.rep * n_pool + a.n_tail) * D; o++) {
+            const long row = o / D, e = o % D;
+            const float want = row < a.rep * n_pool ? ref_round(c->dt, y[row / a.rep * D + e])
+                                                    : ref_load(c->dt, rot, (n_mem_tok + row - a.rep * n_pool) * D + e);
+            bad += ref_load(c->dt, a.dst, b * a.s_dst_b + o) != want;
+        }
+    }
+    free(rot);
+    free(x);
+    return bad;
+}
+
+static const struct ot_op OP_ROPE_POOL = {"rope_pool", rpool_setup, rpool_call, rpool_check, NULL, NULL, 0};
 
 /* ---- mem_store: p = {objects, tokens, dim, no-object embedding}; scores +1.5, -0.5, 0, ... ---- */
 static void store_setup(struct ot_case *c) {
@@ -217,6 +295,15 @@ const struct ot_row ot_rows_misc[] = {
     {&OP_ROPE, "odd_heads_packed", F, 0, &TOL_ROPE, 0, {2, 3, 37, 12, 25, 0, 30, 5, 0, 3}, {0}},
     {&OP_ROPE, "one_token", F, 0, &TOL_ROPE, 0, {1, 1, 1, 4, 1, 0, 1, 1, 1, 1}, {0}},
     {&OP_ROPE, "period23_skip3_in_place", F, 0, &TOL_ROPE, 0, {2, 3, 50, 16, 23, 3, 46, 5, 1, 1}, {0}},
+    /* rope_pool: batch, memories, grid, dim, tail, rotate, copies, src token stride; bias */
+    {&OP_ROPE_POOL, "efftam_ti2_k_1024", F, 0, &TOL_ROPE_POOL, B,  /* 7 64x64 memories, 16 pointers x 4 */
+     {1, 7, 64, 256, 64, 1, 1, 1}, {1.38629436f}},
+    {&OP_ROPE_POOL, "efftam_ti2_vin_1024", F, 0, X, B, {1, 7, 64, 64, 64, 0, 1, 1}, {0}},  /* values' inputs */
+    {&OP_ROPE_POOL, "efftam_ti1_k_1024", F, 0, &TOL_ROPE_POOL, 0, {1, 7, 64, 256, 64, 1, 4, 1}, {0}},
+    {&OP_ROPE_POOL, "odd_packed_rep4", F, 0, &TOL_ROPE_POOL, 0, {2, 3, 6, 12, 5, 1, 4, 3}, {1.38629436f}},
+    {&OP_ROPE_POOL, "one_cell", F, 0, &TOL_ROPE_POOL, 0, {1, 1, 2, 4, 0, 1, 1, 1}, {0.5f}},
+    {&OP_ROPE_POOL, "plain_pool_odd", F, 0, X, 0, {3, 2, 4, 6, 1, 0, 2, 1}, {0}},
+    {&OP_ROPE_POOL, "plain_pool_bias_packed", F, 0, X, 0, {2, 5, 10, 34, 7, 0, 1, 2}, {-0.3f}},
     /* mem_store: objects, tokens, dim, no-object embedding; into the bf16 bank, bit for bit */
     {&OP_STORE, "maskmem_3obj", OT_BF16, F, X, B, {3, 64 * 64, 64, 1}, {0}},
     {&OP_STORE, "maskmem_1obj_no_embed", OT_BF16, F, X, 0, {1, 64 * 64, 64, 0}, {0}},

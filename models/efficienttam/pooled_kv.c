@@ -1,5 +1,7 @@
-/* pooled_kv.c - EfficientTAM's pooled memory keys and values (pooled_kv.h): rotate, 2x2
- * average pool per memory, the /2 key offset or the /1 four copies, pointer rows appended.
+/* pooled_kv.c - EfficientTAM's pooled memory keys and values (pooled_kv.h): keys projected,
+ * then rotated and 2x2 average pooled per memory in one pass; values pooled on their
+ * 64-channel inputs, then projected; the /2 key offset or the /1 four copies, pointer rows
+ * appended.
  * Tests: tests/test_efficienttam.c (against a plain C transcription of the official forward). */
 #include "pooled_kv.h"
 
@@ -12,38 +14,18 @@ void samrt_efftam_pool_fill(float *w, float *b) {
     for (int i = 0; i < DIM; i++) b[i] = (float)(2.0 * log(2.0));  /* 2 * math.log(s_kernel_size) */
 }
 
-/* rows [row0, row0 + n) of a contiguous (B, L, DIM) tensor, batch b, as (n, DIM). */
-static struct samrt_tensor rows(const struct samrt_tensor *t, int64_t b, int64_t row0, int64_t n) {
-    const int64_t L = t->ne[1];
-    return samrt_tensor_view(t, (b * L + row0) * DIM, 2, SAMRT_SHAPE(n, DIM), SAMRT_SHAPE(DIM, 1));
-}
-
-/* One tensor's pooled rows into out: per batch item, the M memories as (M, g, g, DIM) NHWC
- * through the 2x2 / stride-2 depthwise conv, copied (x4 for /1) in front of the pointer rows. */
-static void pool_into(struct samrt_op_ctx *c, const struct samrt_efftam_pool_args *a, const struct samrt_tensor *x,
-                      const struct samrt_tensor *bias, struct samrt_tensor *out, const char *name) {
-    const int64_t B = x->ne[0], g = a->grid, n = g * g, M = a->n_mem, h = g / 2, np = M * h * h;
-    const int64_t rep = a->variant == SAMRT_EFFTAM_POOL_LOGIT ? 4 : 1;
-    for (int64_t b = 0; b < B && samrt_ctx_ok(c); b++) {
-        const struct samrt_tensor src = samrt_tensor_view(x, b * x->ne[1] * DIM, 4, SAMRT_SHAPE(M, g, g, DIM),
-                                                          SAMRT_SHAPE(n * DIM, g * DIM, DIM, 1));
-        struct samrt_tensor p = samrt_op_conv2d(c, name, &src, a->pool_w, bias, 2, 0, DIM, SAMRT_CONV_NHWC,
-                                                SAMRT_ACT_NONE);  /* (M, h, h, DIM) */
-        if (b == 0)  /* made after the first pool, so it does not live beside the full-length input longer */
-            *out = samrt_op_new(c, name, x->dtype, 3, SAMRT_SHAPE(B, rep * np + a->n_ptr_tok, DIM));
-        /* pooled row r goes to rows rep*r .. rep*r + rep - 1 (stride-0 source for the copies) */
-        const struct samrt_tensor srep = samrt_tensor_view(&p, 0, 3, SAMRT_SHAPE(np, rep, DIM), SAMRT_SHAPE(DIM, 0, 1));
-        const struct samrt_tensor drep = samrt_tensor_view(out, b * out->ne[1] * DIM, 3, SAMRT_SHAPE(np, rep, DIM),
-                                                           SAMRT_SHAPE(rep * DIM, DIM, 1));
-        samrt_op_copy_into(c, &srep, NULL, &drep);
-        if (a->n_ptr_tok > 0) {
-            const struct samrt_tensor ps = rows(x, b, M * n, a->n_ptr_tok);
-            const struct samrt_tensor pd = rows(out, b, rep * np, a->n_ptr_tok);
-            samrt_op_copy_into(c, &ps, NULL, &pd);
-        }
-    }
-}
-
+/* The values: pooling commutes with the projection. For a pooled row,
+ *   avg_t (W x_t + b) = W (avg_t x_t) + b          (avg over the 4 tokens t of a 2x2 cell),
+ * since W is linear and the weights 1/4 sum to 1, so the 64-channel inputs are pooled (the
+ * (B, M*g*g/4 + P, 64) rows, pointer rows copied, each pooled row rep times for /1) and
+ * projected straight into v_out: v_proj reads and writes a quarter of the rows (/2) and no
+ * full-length (B, M*g*g + P, 256) value tensor is made. Only the order of float operations
+ * changes: in fp32 an element moves by an ulp or so of its value; at fp16 / bf16 the pooled
+ * inputs are rounded to the run dtype before the projection where the projected values were
+ * before the pool, a difference of the size of one rounding of the run dtype.
+ * The keys cannot be pooled before the projection: RoPE turns each token by its own angle
+ * after it. They are projected, then rotated and pooled in one pass (samrt_op_rope_pool, the
+ * rounding of the rotation in place and the 2x2 conv pool it replaces, bit for bit). */
 void samrt_efftam_pool_kv(struct samrt_op_ctx *c, const struct samrt_efftam_pool_args *a,
                           const struct samrt_tensor *kin, const struct samrt_tensor *vin,
                           const struct samrt_tensor *k_w, const struct samrt_tensor *k_b,
@@ -57,11 +39,13 @@ void samrt_efftam_pool_kv(struct samrt_op_ctx *c, const struct samrt_efftam_pool
                         (long long)M, (long long)n, (long long)a->n_ptr_tok);
         samrt_ctx_fail(c, SAMRT_E_INVALID_ARG);
     }
-    /* keys: projected, RoPE on the memory rows (in place; pointer rows untouched), pooled */
+    const int rep = a->variant == SAMRT_EFFTAM_POOL_LOGIT ? 4 : 1;
+    /* /2's 2 ln 2 as the run dtype holds it (the pool's bias was a run-dtype tensor) */
+    const float bias = a->variant == SAMRT_EFFTAM_POOL_KEY ? ref_round(kin->dtype, (float)(2.0 * log(2.0))) : 0.0f;
+    /* keys: projected, then rotated (memory rows; pointer rows as they are) and pooled */
     struct samrt_tensor k = samrt_op_linear(c, "efftam.k_proj", kin, k_w, k_b, SAMRT_ACT_NONE, NULL);
-    samrt_op_rope(c, "efftam.k_rope", &k, 1, a->rope, (int)n, 0, M * n, &k);
-    pool_into(c, a, &k, a->variant == SAMRT_EFFTAM_POOL_KEY ? a->pool_b : NULL, k_out, "efftam.k_pool");
-    /* values: projected once the full-length keys are dead, pooled */
-    struct samrt_tensor v = samrt_op_linear(c, "efftam.v_proj", vin, v_w, v_b, SAMRT_ACT_NONE, NULL);
-    pool_into(c, a, &v, NULL, v_out, "efftam.v_pool");
+    *k_out = samrt_op_rope_pool(c, "efftam.k_pool", &k, a->rope, (int)M, (int)g, a->n_ptr_tok, bias, rep);
+    /* values: inputs pooled, then projected */
+    struct samrt_tensor vp = samrt_op_rope_pool(c, "efftam.v_pool", vin, NULL, (int)M, (int)g, a->n_ptr_tok, 0.0f, rep);
+    *v_out = samrt_op_linear(c, "efftam.v_proj", &vp, v_w, v_b, SAMRT_ACT_NONE, NULL);
 }

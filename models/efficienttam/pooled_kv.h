@@ -12,12 +12,12 @@
  *         scaled_dot_product_attention (scale 1/16);
  *     /1: logits q.k_pool / 16 + 2 ln 2 for the pooled keys, q.k_ptr / 16 for the pointers,
  *         one softmax over both, times [v_pool; v_ptr].
- * Here the rotation is samrt_op_rope (the attention then rotates q only); the pool is a
- * depthwise 2x2 stride-2 NHWC convolution with weights 1/4 (exact) whose bias is the 2 ln 2
- * of /2 (no bias for /1); the /1 logit offset is exact as four copies of each pooled key and
- * value (exp(s + ln 4) = 4 exp(s)), so /1 attends over as many keys as the plain variant
- * while /2 attends over a quarter. The pool weight and bias are constant slots that the
- * memory attention plans and fills with samrt_efftam_pool_fill.
+ * Here the keys are projected, then rotated and pooled in one pass (samrt_op_rope_pool: the
+ * rotation rounded to the run dtype, the four averaged in fp32, the 2 ln 2 of /2 added, one
+ * rounding); the values are pooled on their 64-channel inputs and then projected, since
+ * pooling commutes with the linear projection (pooled_kv.c has the algebra). The /1 logit
+ * offset is exact as four copies of each pooled key and value (exp(s + ln 4) = 4 exp(s)), so
+ * /1 attends over as many keys as the plain variant while /2 attends over a quarter.
  */
 #ifndef SAMRT_EFFICIENTTAM_POOLED_KV_H
 #define SAMRT_EFFICIENTTAM_POOLED_KV_H
@@ -36,23 +36,24 @@ struct samrt_efftam_pool_args {
     int n_mem;                             /* M >= 2 */
     int64_t n_ptr_tok;                     /* P pointer tokens after the memory tokens */
     const struct samrt_tensor *rope;       /* (g*g, 128, 2) f32: the memory attention's table */
-    const struct samrt_tensor *pool_w;     /* (256, 2, 2, 1) run dtype: 1/4 everywhere */
-    const struct samrt_tensor *pool_b;     /* (256) run dtype: 2 ln 2 (/2), NULL for /1 */
+    const struct samrt_tensor *pool_w;     /* (256, 2, 2, 1) run dtype: 1/4 everywhere (not read) */
+    const struct samrt_tensor *pool_b;     /* (256) run dtype: 2 ln 2 (not read: the op adds it) */
 };
 
 /* kin, vin (B, M*g*g + P, 64) contiguous: the key and value inputs (memories + position, raw
  * memories; pointer tokens last); k_w, k_b, v_w, v_b: cross_attn_image.k_proj / v_proj.
  * Writes *k_out, *v_out: (B, M*g*g/4 + P, 256) for /2, (B, M*g*g + P, 256) for /1 (each pooled
- * row four times), the keys rotated, the pointer rows as projected. The keys are projected,
- * rotated in place and pooled before the values are projected, so that one full-length
- * (B, M*g*g + P, 256) tensor is alive at a time. The caller attends with RoPE on q only. */
+ * row four times), the keys rotated, the pointer rows as projected. The only full-length
+ * (B, M*g*g + P, 256) tensor is the projected keys, dead once pooled. The caller attends with
+ * RoPE on q only. */
 void samrt_efftam_pool_kv(struct samrt_op_ctx *c, const struct samrt_efftam_pool_args *a,
                           const struct samrt_tensor *kin, const struct samrt_tensor *vin,
                           const struct samrt_tensor *k_w, const struct samrt_tensor *k_b,
                           const struct samrt_tensor *v_w, const struct samrt_tensor *v_b, struct samrt_tensor *k_out,
                           struct samrt_tensor *v_out);
 
-/* The constants on the host: w (256 * 4 values) 1/4, b (256 values) 2 ln 2, as f32. */
+/* The constants on the host: w (256 * 4 values) 1/4, b (256 values) 2 ln 2, as f32 (the
+ * memory attention's pool_w / pool_b slots). */
 void samrt_efftam_pool_fill(float *w, float *b);
 
 #ifdef __cplusplus
