@@ -6,27 +6,16 @@ Run: python3 tests/parity/test_compare_policy_masks.py  (exit 0 = all passed)
 """
 import os
 import sys
+import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import numpy as np
 except ImportError:
-    print("SKIPPED: no numpy")
+    print("test_compare_policy_masks: SKIPPED: numpy is not installed")
     sys.exit(77)
 import compare_policy_masks as cm  # noqa: E402
-
-N_PASS, N_FAIL = 0, 0
-
-
-def check(cond, what):
-    global N_PASS, N_FAIL
-    if cond:
-        N_PASS += 1
-    else:
-        N_FAIL += 1
-        print("FAIL:", what)
 
 
 def box(x0, y0, x1, y1, h=10, w=10):
@@ -35,34 +24,44 @@ def box(x0, y0, x1, y1, h=10, w=10):
     return m
 
 
-ref = {"00000": box(0, 0, 4, 4), "00001": box(2, 2, 6, 6), "00002": np.zeros((10, 10), bool)}
-# frame 1 shifted by one column: intersection 12, union 20 -> IoU 0.6
-test = {"00000": box(0, 0, 4, 4), "00001": box(3, 2, 7, 6), "00002": np.zeros((10, 10), bool)}
-rows = cm.compare(ref, test)
-check([r[0] for r in rows] == ["00000", "00001", "00002"], "frames in stem order")
-check(rows[0][1] == 1.0 and rows[0][2] == 1.0 and rows[0][4], "equal masks: IoU 1, agreement 1, pass")
-check(abs(rows[1][1] - 0.6) < 1e-12, "shifted box IoU 12/20 = %r" % rows[1][1])
-check(abs(rows[1][2] - 0.92) < 1e-12, "shifted box agreement 92/100 = %r" % rows[1][2])
-check(not rows[1][4], "IoU 0.6 fails the fp32 bar 0.99")
-check(rows[2][1] == 1.0 and rows[2][4], "two empty masks: IoU 1")
-check(all(r[4] for r in cm.compare(ref, test, min_iou=0.5)), "--min-iou 0.5 passes all")
-# low precision: the official bf16 run also moved frame 1 (IoU 0.6): within the margin
-base = {"00000": box(0, 0, 4, 4), "00001": box(1, 2, 5, 6), "00002": np.zeros((10, 10), bool)}
-rows = cm.compare(ref, test, base=base)
-check(all(r[4] for r in rows), "bf16 bar: samrt IoU 0.6 against the official bf16's 0.6 passes")
-check(rows[1][3] is not None and abs(rows[1][3] - 0.6) < 1e-12, "base IoU reported")
-worse = dict(test, **{"00001": box(4, 2, 8, 6)})  # intersection 8, union 24 -> 1/3
-rows = cm.compare(ref, worse, base=base)
-check(not rows[1][4] and rows[0][4], "bf16 bar: IoU 1/3 against the official bf16's 0.6 fails, only that frame")
-line = cm.summary(rows, "L")
-check(line.startswith("L: 3 frames;") and "2/3 frames within the bar" in line and "official bf16 IoU min" in line,
-      "summary line: " + line)
-for bad, what in (({"00000": ref["00000"], "00001": ref["00001"]}, "missing"),
-                  (dict(ref, **{"00002": np.zeros((5, 5), bool)}), "size")):
-    try:
-        cm.compare(ref, bad)
-        check(False, "a %s frame is refused" % what)
-    except ValueError as e:
-        check("00002" in str(e), "the refusal names the frame (%s): %s" % (what, e))
-print("test_compare_policy_masks: %d passed, %d failed" % (N_PASS, N_FAIL))
-sys.exit(1 if N_FAIL else 0)
+EMPTY = np.zeros((10, 10), bool)
+REF = {"00000": box(0, 0, 4, 4), "00001": box(2, 2, 6, 6), "00002": EMPTY}
+# frame 1 shifted by one column: intersection 12, union 20 -> IoU 0.6, 8 pixels differ
+TEST = {"00000": box(0, 0, 4, 4), "00001": box(3, 2, 7, 6), "00002": EMPTY}
+# the official bf16 run moved frame 1 as far the other way (IoU 0.6)
+BASE = {"00000": box(0, 0, 4, 4), "00001": box(1, 2, 5, 6), "00002": EMPTY}
+
+
+class ComparePolicyMasks(unittest.TestCase):
+    def test_per_frame(self):
+        rows = cm.compare(REF, TEST)
+        self.assertEqual([r[0] for r in rows], ["00000", "00001", "00002"])
+        self.assertEqual(rows[0][1:3] + (rows[0][4],), (1.0, 1.0, True))
+        self.assertAlmostEqual(rows[1][1], 0.6, places=12)
+        self.assertAlmostEqual(rows[1][2], 0.92, places=12)
+        self.assertFalse(rows[1][4])  # 0.6 is below the fp32 bar 0.99
+        self.assertEqual(rows[2][1], 1.0)  # two empty masks
+        self.assertTrue(rows[2][4])
+        self.assertTrue(all(r[4] for r in cm.compare(REF, TEST, min_iou=0.5)))
+
+    def test_low_precision_bar(self):
+        rows = cm.compare(REF, TEST, base=BASE)
+        self.assertTrue(all(r[4] for r in rows))  # 0.6 against the official bf16's 0.6
+        self.assertAlmostEqual(rows[1][3], 0.6, places=12)
+        worse = dict(TEST, **{"00001": box(4, 2, 8, 6)})  # intersection 8, union 24 -> 1/3
+        rows = cm.compare(REF, worse, base=BASE)
+        self.assertEqual([r[4] for r in rows], [True, False, True])
+        line = cm.summary(rows, "L")
+        self.assertTrue(line.startswith("L: 3 frames;"), line)
+        self.assertIn("2/3 frames within the bar", line)
+        self.assertIn("official bf16 IoU min", line)
+
+    def test_refusals_name_the_frame(self):
+        for bad in ({"00000": REF["00000"], "00001": REF["00001"]}, dict(REF, **{"00002": np.zeros((5, 5), bool)})):
+            with self.assertRaises(ValueError) as e:
+                cm.compare(REF, bad)
+            self.assertIn("00002", str(e.exception))
+
+
+if __name__ == "__main__":
+    sys.exit(0 if unittest.main(exit=False, verbosity=1).result.wasSuccessful() else 1)
