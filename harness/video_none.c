@@ -93,6 +93,12 @@ enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t 
     return SAMRT_E_UNSUPPORTED;
 }
 
+enum samrt_status samrt_video_read_device_nv12(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
+                                               struct samrt_video_frame *f, struct samrt_image_nv12 *nv12) {
+    (void)r, (void)buf, (void)bytes, (void)f, (void)nv12;
+    return SAMRT_E_UNSUPPORTED;
+}
+
 void samrt_video_decode_path(char *buf, size_t len) {
     if (len) snprintf(buf, len, "none: video input is not in this build (no FFmpeg)");
 }
