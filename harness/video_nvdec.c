@@ -178,11 +178,17 @@ enum samrt_status samrt_video_hw_attach(AVCodecContext *dec, const AVCodec *code
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *rgb, size_t pitch) {
+/* The frame's surfaces must be NV12 (8-bit 4:2:0): what the conversion and the NV12 copy read. */
+static enum samrt_status nv12_surfaces(const struct samrt_video_hw *hw, const AVFrame *fr) {
     const AVHWFramesContext *fc = fr->hw_frames_ctx ? (const AVHWFramesContext *)fr->hw_frames_ctx->data : NULL;
     SAMRT_CHECK(fc && fc->sw_format == AV_PIX_FMT_NV12, SAMRT_E_UNSUPPORTED,
                 "%s: NVDEC gave %s surfaces; the GPU conversion takes NV12 (8-bit 4:2:0) only", hw->name,
                 fc && av_get_pix_fmt_name(fc->sw_format) ? av_get_pix_fmt_name(fc->sw_format) : "unknown");
+    return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *rgb, size_t pitch) {
+    SAMRT_TRY(nv12_surfaces(hw, fr));
     const int key = 1 + ((int)fr->colorspace << 8 | (int)fr->color_range);
     if (key != hw->key) {  /* the same matrix and range the software path's sws_setColorspaceDetails gets */
         samrt_yuv_coefs_init(sws_getCoefficients(fr->colorspace), fr->color_range == AVCOL_RANGE_JPEG, sws_form(),
@@ -196,10 +202,7 @@ enum samrt_status samrt_video_hw_convert(struct samrt_video_hw *hw, const AVFram
 
 enum samrt_status samrt_video_hw_copy_nv12(struct samrt_video_hw *hw, const AVFrame *fr, uint8_t *buf, size_t bytes,
                                            struct samrt_image_nv12 *out) {
-    const AVHWFramesContext *fc = fr->hw_frames_ctx ? (const AVHWFramesContext *)fr->hw_frames_ctx->data : NULL;
-    SAMRT_CHECK(fc && fc->sw_format == AV_PIX_FMT_NV12, SAMRT_E_UNSUPPORTED,
-                "%s: NVDEC gave %s surfaces; NV12 frames are 8-bit 4:2:0 only", hw->name,
-                fc && av_get_pix_fmt_name(fc->sw_format) ? av_get_pix_fmt_name(fc->sw_format) : "unknown");
+    SAMRT_TRY(nv12_surfaces(hw, fr));
     const size_t w = (size_t)fr->width, h = (size_t)fr->height, cw = 2 * ((w + 1) / 2), ch = (h + 1) / 2;
     SAMRT_CHECK(w * h + cw * ch <= bytes, SAMRT_E_INVALID_ARG, "%s: a %zux%zu NV12 frame does not fit %zu bytes",
                 hw->name, w, h, bytes);

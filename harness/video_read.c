@@ -608,51 +608,39 @@ enum samrt_status samrt_video_read(struct samrt_video_reader *r, uint8_t *rgb, s
     return SAMRT_OK;
 }
 
-enum samrt_status samrt_video_read_device_nv12(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
-                                               struct samrt_video_frame *f, struct samrt_image_nv12 *nv12) {
-    SAMRT_CHECK(r && buf && f && nv12, SAMRT_E_INVALID_ARG, "samrt_video_read_device_nv12: NULL argument");
+/* The device readers' body: an NVDEC frame converted to RGB8 into buf, or with nv12 its planes
+ * copied there and described; a frame the CPU decoded converted and uploaded as RGB8. */
+static enum samrt_status read_device(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
+                                     struct samrt_video_frame *f, struct samrt_image_nv12 *nv12) {
     SAMRT_CHECK(r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into host frames (samrt_video_read)", r->name);
-    SAMRT_CHECK(bytes >= (size_t)r->width * (size_t)r->height * 3, SAMRT_E_INVALID_ARG,
-                "%s: a %zu-byte buffer for %dx%d frames", r->name, bytes, r->width, r->height);
-    memset(nv12, 0, sizeof *nv12);
+    const size_t rgb_bytes = (size_t)r->width * (size_t)r->height * 3;
+    SAMRT_CHECK(bytes >= rgb_bytes, SAMRT_E_INVALID_ARG, "%s: a %zu-byte buffer for %dx%d frames", r->name, bytes,
+                r->width, r->height);
+    if (nv12) memset(nv12, 0, sizeof *nv12);
     SAMRT_TRY(next_frame(r, f));
     if (f->eof) return SAMRT_OK;
-    if (r->frame->format != AV_PIX_FMT_CUDA) {  /* decoded on the CPU: RGB8 as samrt_video_read_device */
-        enum samrt_status st = convert(r, r->host);
-        if (st == SAMRT_OK) st = samrt_video_hw_upload(r->hw, r->host, (size_t)r->width * r->height * 3, buf);
-        if (st != SAMRT_OK) {
-            av_frame_unref(r->frame);
-            SAMRT_CHECK(0, st, "%s: cannot upload frame %lld", r->name, (long long)r->next_index);
-        }
-        frame_done(r, f);
-        return SAMRT_OK;
-    }
-    const enum samrt_status st = samrt_video_hw_copy_nv12(r->hw, r->frame, buf, bytes, nv12);
-    if (st != SAMRT_OK) {
-        av_frame_unref(r->frame);
-        memset(nv12, 0, sizeof *nv12);
-        SAMRT_CHECK(0, st, "%s: cannot copy frame %lld's NV12 planes", r->name, (long long)r->next_index);
-    }
-    frame_done(r, f);
-    f->hw = 1;
-    return SAMRT_OK;
-}
-
-enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
-    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read_device: NULL argument");
-    SAMRT_CHECK(r->hw, SAMRT_E_BAD_STATE, "%s: this reader decodes into host frames (samrt_video_read)", r->name);
-    SAMRT_TRY(next_frame(r, f));
-    if (f->eof) return SAMRT_OK;
-    const size_t bytes = (size_t)r->width * (size_t)r->height * 3;
-    enum samrt_status st;
-    if (r->frame->format == AV_PIX_FMT_CUDA) st = samrt_video_hw_convert(r->hw, r->frame, rgb, 3 * (size_t)r->width);
-    else if ((st = convert(r, r->host)) == SAMRT_OK) st = samrt_video_hw_upload(r->hw, r->host, bytes, rgb);
     const int hw = r->frame->format == AV_PIX_FMT_CUDA;
+    enum samrt_status st;
+    if (hw && nv12) st = samrt_video_hw_copy_nv12(r->hw, r->frame, buf, bytes, nv12);
+    else if (hw) st = samrt_video_hw_convert(r->hw, r->frame, buf, 3 * (size_t)r->width);
+    else if ((st = convert(r, r->host)) == SAMRT_OK) st = samrt_video_hw_upload(r->hw, r->host, rgb_bytes, buf);
     if (st != SAMRT_OK) {
         av_frame_unref(r->frame);
+        if (nv12) memset(nv12, 0, sizeof *nv12);
         SAMRT_CHECK(0, st, "%s: cannot convert frame %lld on the GPU", r->name, (long long)r->next_index);
     }
     frame_done(r, f);
     f->hw = hw;
     return SAMRT_OK;
+}
+
+enum samrt_status samrt_video_read_device_nv12(struct samrt_video_reader *r, uint8_t *buf, size_t bytes,
+                                               struct samrt_video_frame *f, struct samrt_image_nv12 *nv12) {
+    SAMRT_CHECK(r && buf && f && nv12, SAMRT_E_INVALID_ARG, "samrt_video_read_device_nv12: NULL argument");
+    return read_device(r, buf, bytes, f, nv12);
+}
+
+enum samrt_status samrt_video_read_device(struct samrt_video_reader *r, uint8_t *rgb, struct samrt_video_frame *f) {
+    SAMRT_CHECK(r && rgb && f, SAMRT_E_INVALID_ARG, "samrt_video_read_device: NULL argument");
+    return read_device(r, rgb, (size_t)r->width * (size_t)r->height * 3, f, NULL);
 }
